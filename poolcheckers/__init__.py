@@ -1,0 +1,1 @@
+"""American Pool Checkers."""

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# System packages the test suite needs: Debian's Chromium (for the Playwright
+# end-to-end tests; no browser download) and a PostgreSQL server (for the
+# multi-process tests).  Installs only what is missing.
+set -euo pipefail
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if ! command -v pg_ctl >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+  need+=(postgresql)
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
