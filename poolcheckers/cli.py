@@ -1,0 +1,158 @@
+"""The ``poolcheckers`` command: one sub-command each.
+
+Library commands live here (``moves``, ``perft``); the engine's and the web
+app's commands are registered from their own modules (``COMMAND_MODULES``),
+each exposing ``register(subparsers)`` that sets ``func`` on its parser.
+Bad input exits with status 2 and one clear line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from poolcheckers.board import STARTING_FEN, Board
+from poolcheckers.errors import PoolCheckersError
+from poolcheckers.perft import perft, perft_divide
+from poolcheckers.rules import RuleSet
+
+#: Modules that add sub-commands (each has ``register(subparsers) -> None``).
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one line on stderr, exit status 2."""
+
+
+def add_position_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--fen`` and ``--rules OPTION=VALUE …``, shared by the commands that take a position."""
+    parser.add_argument("--fen", default=STARTING_FEN, help="position in FEN (R5); default: start")
+    parser.add_argument(
+        "--rules",
+        nargs="*",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="rule options of RULES.md §9, e.g. crown_during_capture=stop",
+    )
+
+
+def board_from_args(args: argparse.Namespace) -> Board:
+    """The board of ``--fen`` under ``--rules`` (raises on bad input)."""
+    rules = RuleSet.from_options(args.rules)
+    return Board.from_fen(args.fen, rules=rules)
+
+
+def _cmd_moves(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    for move in sorted(board.legal_moves, key=lambda m: (m.origin, m.destination, str(m))):
+        print(move)
+    return 0
+
+
+def _native_perft() -> (
+    tuple[Callable[[Board, int], int], Callable[[Board, int], list[tuple[object, int]]]] | None
+):
+    try:
+        engine = importlib.import_module("poolcheckers.engine")
+    except ImportError:
+        return None
+    if not getattr(engine, "native_available", lambda: False)():
+        return None
+    return engine.perft_native, engine.perft_divide_native
+
+
+def _cmd_perft(args: argparse.Namespace) -> int:
+    board = board_from_args(args)
+    depth: int = args.depth
+    if depth < 0:
+        raise UsageError(f"--depth must be >= 0, not {depth}")
+    native = None if args.python else _native_perft()
+    generator = "native" if native else "python"
+    start = time.perf_counter()
+    if args.divide:
+        if depth < 1:
+            raise UsageError("--divide needs --depth >= 1")
+        if native:
+            rows = [(board.notation(m), n) for m, n in native[1](board, depth)]  # type: ignore[arg-type]
+        else:
+            from tqdm import tqdm
+
+            with tqdm(
+                total=len(board.legal_moves),
+                desc=f"perft {depth}",
+                unit="move",
+                disable=None,
+                file=sys.stderr,
+            ) as bar:
+                rows = [
+                    (board.notation(m), n)
+                    for m, n in perft_divide(board, depth, lambda i, total: bar.update(1))
+                ]
+        for text, n in rows:
+            print(f"{text}: {n}")
+        total = sum(n for _, n in rows)
+        print(f"total: {total}")
+    else:
+        total = native[0](board, depth) if native else perft(board, depth)
+        print(total)
+    elapsed = time.perf_counter() - start
+    rate = total / elapsed if elapsed > 0 else float("inf")
+    print(
+        f"perft {depth}: {total} leaves in {elapsed:.3f} s, {rate:,.0f} leaves/s ({generator})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="poolcheckers", description="American Pool Checkers: rules, engine and web app."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("moves", help="print every legal move in R4 notation, one per line")
+    add_position_arguments(p)
+    p.set_defaults(func=_cmd_moves)
+
+    p = sub.add_parser("perft", help="count the leaves of the move tree to a depth")
+    add_position_arguments(p)
+    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--divide", action="store_true", help="one line per root move, then the total")
+    p.add_argument("--python", action="store_true", help="use the library's generator")
+    p.set_defaults(func=_cmd_perft)
+
+    p = sub.add_parser("serve", help="start the web app", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_cmd_serve)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    serve_main: Callable[[list[str]], int] = importlib.import_module(
+        "poolcheckers.server.cli"
+    ).serve_main
+    return serve_main(list(args.rest))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+    except (PoolCheckersError, UsageError) as exc:
+        print(f"poolcheckers {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"poolcheckers {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
