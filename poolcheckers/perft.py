@@ -40,7 +40,7 @@ def perft(board: Board, depth: int) -> int:
 
 
 def perft_divide(
-    board: Board, depth: int, progress: Callable[[int, int], None] | None = None
+    board: Board, depth: int, progress: Callable[[int, int], object] | None = None
 ) -> list[tuple[Move, int]]:
     """Leaf counts per root move (``depth`` >= 1), in the order of ``board.legal_moves``.
 
