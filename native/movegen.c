@@ -1,0 +1,325 @@
+/* movegen.c -- the fast generator of the native core.
+ *
+ * Men step forward (R6) and capture forward and backward (R7); kings fly
+ * (R8) and capture at a distance (R9) landing where the capture goes on if
+ * such a square exists (R10).  Capturing is compulsory (R11) with free choice
+ * (R12); sequences are completed (R13); jumped pieces stay on the board as
+ * blockers and cannot be jumped twice, and the origin square is empty during
+ * its own sequence (R14).  A man ending on its king row is crowned (R15); with
+ * crown_during_capture = "stop" it is crowned and stops on reaching it.
+ */
+#include "movegen.h"
+
+static inline int first_blocker(Bitboard b, int d) { return d < 2 ? pc_lsb(b) : pc_msb(b); }
+
+/* Squares strictly before the first occupied square along a ray. */
+static inline Bitboard ray_attacks(int s, int d, Bitboard occ) {
+    Bitboard r = pc_ray[s][d];
+    Bitboard b = r & occ;
+    if (!b) return r;
+    int f = first_blocker(b, d);
+    return r & ~(pc_ray[f][d] | BIT(f));
+}
+
+typedef struct {
+    Bitboard occ; /* every piece except the capturing one (R14: origin is empty) */
+    Bitboard opp; /* opposing pieces */
+    int from;
+    int us;
+    bool crown_stop;
+    MoveList *list;
+    int start; /* first move of this origin in the list (for dedup) */
+} CapCtx;
+
+static void emit(CapCtx *c, int to, Bitboard cap, bool man) {
+    MoveList *l = c->list;
+    /* R4: same origin, destination and captured set is one move. */
+    for (int i = c->start; i < l->n; i++)
+        if (l->m[i].to == to && l->m[i].cap == cap) return;
+    if (l->n >= PC_MAX_MOVES) {
+        l->overflow = 1;
+        return;
+    }
+    Move *m = &l->m[l->n++];
+    m->cap = cap;
+    m->from = (uint8_t)c->from;
+    m->to = (uint8_t)to;
+    m->crown = (uint8_t)(man && (BIT(to) & pc_promo[c->us]) != 0);
+    m->pad = 0;
+}
+
+/* R7, R13, R15: a man jumps adjacent opposing pieces in any direction. */
+static bool man_dfs(CapCtx *c, int s, Bitboard cap) {
+    Bitboard avail = c->opp & ~cap;
+    Bitboard empty = PC_VALID & ~c->occ;
+    Bitboard sb = BIT(s);
+    /* Landing squares of the four jumps (+4, +5, -4, -5 steps twice). */
+    Bitboard land[4] = {(((sb << 4) & avail) << 4) & empty, (((sb << 5) & avail) << 5) & empty,
+                        (((sb >> 4) & avail) >> 4) & empty, (((sb >> 5) & avail) >> 5) & empty};
+    if (!(land[0] | land[1] | land[2] | land[3])) return false;
+    static const int step[4] = {4, 5, -4, -5};
+    for (int d = 0; d < 4; d++) {
+        if (!land[d]) continue;
+        int l = s + 2 * step[d];
+        Bitboard ncap = cap | BIT(s + step[d]);
+        if (c->crown_stop && (land[d] & pc_promo[c->us])) {
+            emit(c, l, ncap, true); /* option "stop": crowned, the move ends */
+        } else if (!man_dfs(c, l, ncap)) {
+            emit(c, l, ncap, true);
+        }
+    }
+    return true;
+}
+
+/* Whether a king standing on s can jump again (R9), not back along `from_dir`. */
+static inline bool king_can_capture(const CapCtx *c, int s, Bitboard cap, int from_dir) {
+    Bitboard avail = c->opp & ~cap;
+    for (int d = 0; d < 4; d++) {
+        if (d == (from_dir ^ 2)) continue; /* back towards the piece just jumped: blocked (R14) */
+        Bitboard b = pc_ray[s][d] & c->occ;
+        if (!b) continue;
+        int f = first_blocker(b, d);
+        if (!(avail & BIT(f))) continue;
+        int l = pc_nb[f][d];
+        if (l >= 0 && !(c->occ & BIT(l))) return true;
+    }
+    return false;
+}
+
+/* R9, R10, R13, R14: a flying king's capture sequences. */
+static bool king_dfs(CapCtx *c, int s, Bitboard cap, int from_dir) {
+    bool found = false;
+    Bitboard avail = c->opp & ~cap;
+    for (int d = 0; d < 4; d++) {
+        if (from_dir >= 0 && d == (from_dir ^ 2)) continue;
+        Bitboard b = pc_ray[s][d] & c->occ;
+        if (!b) continue;
+        int f = first_blocker(b, d);
+        if (!(avail & BIT(f))) continue; /* own piece, or a piece already jumped (R14) */
+        Bitboard land = ray_attacks(f, d, c->occ);
+        if (!land) continue;
+        found = true;
+        Bitboard ncap = cap | BIT(f);
+        Bitboard cont = 0;
+        for (Bitboard t = land; t; t &= t - 1) {
+            int l = pc_lsb(t);
+            if (king_can_capture(c, l, ncap, d)) cont |= BIT(l);
+        }
+        if (cont) { /* R10: only squares from which the capture goes on */
+            for (; cont; cont &= cont - 1) king_dfs(c, pc_lsb(cont), ncap, d);
+        } else {
+            for (; land; land &= land - 1) emit(c, pc_lsb(land), ncap, false);
+        }
+    }
+    return found;
+}
+
+static inline bool king_has_jump(int s, Bitboard occ, Bitboard opp, Bitboard empty) {
+    for (int d = 0; d < 4; d++) {
+        Bitboard b = pc_ray[s][d] & occ;
+        if (!b) continue;
+        int f = first_blocker(b, d);
+        if (!(opp & BIT(f))) continue;
+        int l = pc_nb[f][d];
+        if (l >= 0 && (empty & BIT(l))) return true;
+    }
+    return false;
+}
+
+/* Pieces of the side to move that can capture (R11). */
+static inline Bitboard capturers(const Position *pos) {
+    int us = pos->stm;
+    Bitboard occ = pos->bb[0] | pos->bb[1];
+    Bitboard empty = PC_VALID & ~occ;
+    Bitboard opp = pos->bb[us ^ 1];
+    Bitboard r = men_jumpers(pos->bb[us] & ~pos->kings, opp, empty);
+    for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {
+        int s = pc_lsb(k);
+        if (king_has_jump(s, occ, opp, empty)) r |= BIT(s);
+    }
+    return r;
+}
+
+bool pc_has_capture(const Position *pos) {
+    int us = pos->stm;
+    Bitboard occ = pos->bb[0] | pos->bb[1];
+    Bitboard empty = PC_VALID & ~occ;
+    Bitboard opp = pos->bb[us ^ 1];
+    if (men_jumpers(pos->bb[us] & ~pos->kings, opp, empty)) return true;
+    for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1)
+        if (king_has_jump(pc_lsb(k), occ, opp, empty)) return true;
+    return false;
+}
+
+static void gen_captures(const Position *pos, const RuleOptions *rules, MoveList *list,
+                         Bitboard from_set) {
+    int us = pos->stm;
+    Bitboard all = pos->bb[0] | pos->bb[1];
+    CapCtx c;
+    c.opp = pos->bb[us ^ 1];
+    c.us = us;
+    c.crown_stop = rules->crown_stop;
+    c.list = list;
+    for (Bitboard p = from_set; p; p &= p - 1) {
+        int s = pc_lsb(p);
+        c.from = s;
+        c.occ = all & ~BIT(s);
+        c.start = list->n;
+        if (pos->kings & BIT(s)) king_dfs(&c, s, 0, -1);
+        else man_dfs(&c, s, 0);
+    }
+}
+
+static inline void add_quiet(MoveList *list, int from, int to, bool crown) {
+    if (list->n >= PC_MAX_MOVES) {
+        list->overflow = 1;
+        return;
+    }
+    Move *m = &list->m[list->n++];
+    m->cap = 0;
+    m->from = (uint8_t)from;
+    m->to = (uint8_t)to;
+    m->crown = (uint8_t)crown;
+    m->pad = 0;
+}
+
+static void gen_quiet(const Position *pos, MoveList *list) {
+    int us = pos->stm;
+    Bitboard occ = pos->bb[0] | pos->bb[1];
+    Bitboard empty = PC_VALID & ~occ;
+    Bitboard men = pos->bb[us] & ~pos->kings;
+    Bitboard promo = pc_promo[us];
+    /* R6: men one square forward. */
+    for (int sh = 4; sh <= 5; sh++) {
+        Bitboard t = us == PC_BLACK ? (men << sh) & empty : (men >> sh) & empty;
+        for (; t; t &= t - 1) {
+            int to = pc_lsb(t);
+            add_quiet(list, us == PC_BLACK ? to - sh : to + sh, to, (BIT(to) & promo) != 0);
+        }
+    }
+    /* R8: flying kings. */
+    for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {
+        int s = pc_lsb(k);
+        for (int d = 0; d < 4; d++)
+            for (Bitboard t = ray_attacks(s, d, occ); t; t &= t - 1) add_quiet(list, s, pc_lsb(t), false);
+    }
+}
+
+int pc_gen_moves(const Position *pos, const RuleOptions *rules, MoveList *list) {
+    list->n = 0;
+    list->overflow = 0;
+    Bitboard from_set = capturers(pos);
+    if (from_set) gen_captures(pos, rules, list, from_set); /* R11 */
+    else gen_quiet(pos, list);
+    return list->n;
+}
+
+int pc_count_quiet(const Position *pos) {
+    int us = pos->stm;
+    Bitboard occ = pos->bb[0] | pos->bb[1];
+    Bitboard empty = PC_VALID & ~occ;
+    Bitboard men = pos->bb[us] & ~pos->kings;
+    int n;
+    if (us == PC_BLACK) n = pc_popcount((men << 4) & empty) + pc_popcount((men << 5) & empty);
+    else n = pc_popcount((men >> 4) & empty) + pc_popcount((men >> 5) & empty);
+    for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {
+        int s = pc_lsb(k);
+        for (int d = 0; d < 4; d++) n += pc_popcount(ray_attacks(s, d, occ));
+    }
+    return n;
+}
+
+int pc_king_mobility(const Position *pos, int colour) {
+    Bitboard occ = pos->bb[0] | pos->bb[1];
+    int n = 0;
+    for (Bitboard k = pos->bb[colour] & pos->kings; k; k &= k - 1) {
+        int s = pc_lsb(k);
+        for (int d = 0; d < 4; d++) n += pc_popcount(ray_attacks(s, d, occ));
+    }
+    return n;
+}
+
+/* Number of complete capture sequences of a man from s (R7, R13, R15) without
+ * storing them.  Two sequences of a man can only be the same move (R4) when
+ * they use a cycle of at least four jumps, so `*complex` is set as soon as a
+ * sequence reaches four captures and the caller then generates and dedups. */
+static int man_count(const CapCtx *c, int s, Bitboard cap, int depth, bool *complex) {
+    Bitboard avail = c->opp & ~cap;
+    Bitboard empty = PC_VALID & ~c->occ;
+    Bitboard sb = BIT(s);
+    Bitboard land[4] = {(((sb << 4) & avail) << 4) & empty, (((sb << 5) & avail) << 5) & empty,
+                        (((sb >> 4) & avail) >> 4) & empty, (((sb >> 5) & avail) >> 5) & empty};
+    if (!(land[0] | land[1] | land[2] | land[3])) return 0;
+    if (depth >= 3) {
+        *complex = true;
+        return 0;
+    }
+    static const int step[4] = {4, 5, -4, -5};
+    int n = 0;
+    for (int d = 0; d < 4; d++) {
+        if (!land[d]) continue;
+        if (c->crown_stop && (land[d] & pc_promo[c->us])) {
+            n++;
+            continue;
+        }
+        int sub = man_count(c, s + 2 * step[d], cap | BIT(s + step[d]), depth + 1, complex);
+        n += sub ? sub : 1;
+    }
+    return n;
+}
+
+int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                          MoveList *scratch) {
+    int us = pos->stm;
+    Bitboard all = pos->bb[0] | pos->bb[1];
+    CapCtx c;
+    c.opp = pos->bb[us ^ 1];
+    c.us = us;
+    c.crown_stop = rules->crown_stop;
+    c.list = scratch;
+    bool complex = false;
+    int n = 0;
+    for (Bitboard p = from_set; p; p &= p - 1) {
+        int s = pc_lsb(p);
+        c.from = s;
+        c.occ = all & ~BIT(s);
+        n += man_count(&c, s, 0, 0, &complex);
+    }
+    if (!complex) return n;
+    scratch->n = 0;
+    scratch->overflow = 0;
+    gen_captures(pos, rules, scratch, from_set);
+    return scratch->n;
+}
+
+int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList *scratch) {
+    Bitboard from_set = capturers(pos);
+    if (!from_set) return pc_count_quiet(pos);
+    if (!(from_set & pos->kings)) return pc_count_men_captures(pos, rules, from_set, scratch);
+    scratch->n = 0;
+    scratch->overflow = 0;
+    gen_captures(pos, rules, scratch, from_set);
+    return scratch->n;
+}
+
+void pc_make(const Position *pos, const Move *m, Position *out) {
+    int us = pos->stm, them = us ^ 1;
+    int before = pc_three_v_one(pos);
+    bool was_king = (pos->kings & BIT(m->from)) != 0;
+    uint64_t key = pos->key ^ pc_zobrist_side;
+    key ^= pc_zobrist[us * 2 + was_king][m->from];
+    for (Bitboard c = m->cap; c; c &= c - 1) {
+        int i = pc_lsb(c);
+        key ^= pc_zobrist[them * 2 + ((pos->kings >> i) & 1)][i];
+    }
+    pc_make_fast(pos, m, out);
+    key ^= pc_zobrist[us * 2 + ((out->kings >> m->to) & 1)][m->to];
+    out->key = key;
+    /* R18: plies since the last man move or capture. */
+    out->halfmove = (m->cap || !was_king) ? 0 : pos->halfmove + 1;
+    /* R19: moves of the three-king side in 3K v 1K; the move creating the material is not counted. */
+    int after = pc_three_v_one(out);
+    if (after < 0) out->tk_count = 0;
+    else if (before == after && !m->cap) out->tk_count = pos->tk_count + (us == after ? 1 : 0);
+    else out->tk_count = 0;
+}

@@ -1,0 +1,80 @@
+/* movegen.h -- legal move generation, RULES.md R6-R15. */
+#ifndef PC_MOVEGEN_H
+#define PC_MOVEGEN_H
+
+#include "position.h"
+
+/* A move: origin, destination (internal bit indices) and the set of jumped
+ * pieces.  Two capture sequences with the same origin, destination and
+ * captured set are one move (R4); the path is not needed to play it. */
+typedef struct {
+    Bitboard cap;
+    uint8_t from, to;
+    uint8_t crown; /* a man ends on its king row (R15) */
+    uint8_t pad;
+} Move;
+
+#define PC_MAX_MOVES 1024
+
+typedef struct {
+    int n;
+    int overflow; /* set when a position has more than PC_MAX_MOVES moves */
+    Move m[PC_MAX_MOVES];
+} MoveList;
+
+/* All legal moves of the side to move (captures only when one exists, R11). */
+int pc_gen_moves(const Position *pos, const RuleOptions *rules, MoveList *list);
+/* Whether the side to move has a capture (R11). */
+bool pc_has_capture(const Position *pos);
+/* Men of `men` that have a first jump (R7): shifts over opposing pieces to empty squares. */
+static inline Bitboard men_jumpers(Bitboard men, Bitboard opp, Bitboard empty) {
+    return men & (((opp & (empty >> 4)) >> 4) | ((opp & (empty >> 5)) >> 5) |
+                  ((opp & (empty << 4)) << 4) | ((opp & (empty << 5)) << 5));
+}
+
+int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList *scratch);
+/* Number of capture moves of the men in `from_set` (the side to move has no kings). */
+int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                          MoveList *scratch);
+
+/* Number of legal moves, without building quiet moves (bulk counting). */
+static inline int pc_count_moves(const Position *pos, const RuleOptions *rules, MoveList *scratch) {
+    int us = pos->stm;
+    Bitboard own = pos->bb[us];
+    if (!(own & pos->kings)) { /* fast path: men only, no capture (R6) */
+        Bitboard empty = PC_VALID & ~(own | pos->bb[us ^ 1]);
+        Bitboard jumpers = men_jumpers(own, pos->bb[us ^ 1], empty);
+        if (!jumpers) {
+            if (us == PC_BLACK) return pc_popcount((own << 4) & empty) + pc_popcount((own << 5) & empty);
+            return pc_popcount((own >> 4) & empty) + pc_popcount((own >> 5) & empty);
+        }
+        return pc_count_men_captures(pos, rules, jumpers, scratch);
+    }
+    return pc_count_moves_slow(pos, rules, scratch);
+}
+/* Number of non-capturing moves of the side to move (R6, R8). */
+int pc_count_quiet(const Position *pos);
+/* Quiet (non-capture) moves of the kings of the given colour. */
+int pc_king_mobility(const Position *pos, int colour);
+
+/* Play a move: pieces, side to move, Zobrist key and the R18/R19 counters. */
+void pc_make(const Position *pos, const Move *m, Position *out);
+
+/* Play a move, pieces and side to move only (perft). */
+static inline void pc_make_fast(const Position *p, const Move *m, Position *o) {
+    int us = p->stm, them = us ^ 1;
+    Bitboard fb = BIT(m->from), tb = BIT(m->to);
+    o->bb[us] = (p->bb[us] & ~fb) | tb;
+    o->bb[them] = p->bb[them] & ~m->cap;
+    Bitboard k = p->kings & ~m->cap;
+    if (k & fb) k = (k & ~fb) | tb;
+    else if (tb & pc_promo[us]) k |= tb;
+    o->kings = k;
+    o->stm = them;
+}
+
+/* Squares (1..32) of a move, for the binding and the tests. */
+static inline int pc_move_from_sq(const Move *m) { return pc_idx_to_sq[m->from]; }
+static inline int pc_move_to_sq(const Move *m) { return pc_idx_to_sq[m->to]; }
+
+#endif
