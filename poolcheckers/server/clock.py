@@ -1,0 +1,42 @@
+"""Injectable wall clocks (milliseconds since the epoch) for the server-side game clocks.
+
+>>> c = ManualClock(1_000)
+>>> c.now_ms()
+1000
+>>> c.advance(2.5)
+>>> c.now_ms()
+3500
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+class SystemClock:
+    """The real time."""
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000)
+
+
+class ManualClock:
+    """A clock that only moves when told to (tests)."""
+
+    def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
+        self._now = start_ms
+        self._lock = threading.Lock()
+
+    def now_ms(self) -> int:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._now += round(seconds * 1000)

@@ -1,0 +1,165 @@
+"""Storage: SQLAlchemy 2 tables, database URLs and the embedded alembic migrations.
+
+A game is one row of ``games`` plus one row of ``moves`` per ply.  The primary key
+``(game_id, ply)`` of ``moves`` and the ``version`` column of ``games`` (updated by
+compare-and-set) make sure that two moves racing for the same ply cannot both be
+stored, even when they come from different server processes.
+
+>>> normalize_url("postgresql://u:p@localhost/db")
+'postgresql+psycopg://u:p@localhost/db'
+>>> normalize_url("postgres://localhost/db")
+'postgresql+psycopg://localhost/db'
+>>> normalize_url("sqlite:///games.sqlite3")
+'sqlite:///games.sqlite3'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+    text,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+PG_CHANNEL = "poolcheckers_games"
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    """One game: its set-up, seats, clocks and result.  The moves are in ``moves``."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    start_fen: Mapped[str] = mapped_column(Text)
+    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    engine_color: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    black_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    white_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    clock_initial_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    clock_increment_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    black_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    white_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    clock_running: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    turn_started_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    deadline_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    ply: Mapped[int] = mapped_column(Integer)
+    draw_offer: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    termination: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    winner: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    result: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    tags: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
+    version: Mapped[int] = mapped_column(Integer)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    updated_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ix_games_status_created", "status", "created_ms"),
+        Index("ix_games_deadline", "deadline_ms"),
+    )
+
+
+class MoveRow(Base):
+    """One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever."""
+
+    __tablename__ = "moves"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    notation: Mapped[str] = mapped_column(String(128))
+    path: Mapped[str] = mapped_column(String(128))
+    color: Mapped[str] = mapped_column(String(8))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    black_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    white_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    draw_offer: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    version: Mapped[int] = mapped_column(Integer)
+
+
+def default_database_path() -> Path:
+    """The default SQLite file: ``$XDG_DATA_HOME/poolcheckers/games.sqlite3``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "poolcheckers" / "games.sqlite3"
+
+
+def normalize_url(url: str) -> str:
+    """Map ``postgresql://`` and ``postgres://`` to the psycopg 3 driver."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def is_postgres(url: str) -> bool:
+    return make_url(normalize_url(url)).get_backend_name() == "postgresql"
+
+
+def libpq_conninfo(url: str) -> str:
+    """The libpq connection string of a SQLAlchemy PostgreSQL URL (for LISTEN)."""
+    u = make_url(normalize_url(url)).set(drivername="postgresql")
+    return u.render_as_string(hide_password=False)
+
+
+def make_engine(url: str) -> Engine:
+    """Create the SQLAlchemy engine; SQLite gets WAL, a busy timeout and foreign keys."""
+    url = normalize_url(url)
+    backend = make_url(url).get_backend_name()
+    if backend == "sqlite":
+        database = make_url(url).database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def run_migrations(engine: Engine) -> None:
+    """Bring the database schema to the latest alembic revision (run at start-up).
+
+    On PostgreSQL an advisory lock serialises concurrent start-ups of several servers.
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(7226201)"))
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")

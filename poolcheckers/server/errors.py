@@ -1,0 +1,71 @@
+"""API errors: HTTP status, a machine-readable code (docs/CONTRACTS.md §3) and a message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CODES = frozenset(
+    {
+        "malformed",
+        "illegal_move",
+        "stale_ply",
+        "forbidden",
+        "not_found",
+        "game_over",
+        "too_large",
+        "conflict",
+        "bad_request",
+        "engine_unavailable",
+    }
+)
+
+
+class ApiError(Exception):
+    """An error answered to the client as ``{"error": {"code", "message"}}``.
+
+    >>> e = ApiError(404, "not_found", "no game 'x'")
+    >>> e.body()
+    {'error': {'code': 'not_found', 'message': "no game 'x'"}}
+    """
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        assert code in CODES, code
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+def not_found(game_id: str) -> ApiError:
+    return ApiError(404, "not_found", f"no game with id {game_id!r}")
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, "bad_request", message)
+
+
+def malformed(message: str) -> ApiError:
+    return ApiError(400, "malformed", message)
+
+
+def forbidden(message: str) -> ApiError:
+    return ApiError(403, "forbidden", message)
+
+
+def conflict(message: str) -> ApiError:
+    return ApiError(409, "conflict", message)
+
+
+def game_over(message: str) -> ApiError:
+    return ApiError(409, "game_over", message)
+
+
+def stale_ply(message: str) -> ApiError:
+    return ApiError(409, "stale_ply", message)
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(413, "too_large", f"payload larger than {limit} bytes")
