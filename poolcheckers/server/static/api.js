@@ -1,0 +1,151 @@
+// The web API of docs/CONTRACTS.md §3: JSON over fetch, and WebSockets with reconnect.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function parseError(response) {
+  let code = "http_" + response.status;
+  let message = `${response.status} ${response.statusText}`;
+  try {
+    const body = await response.json();
+    if (body && body.error) {
+      code = body.error.code || code;
+      message = body.error.message || message;
+    } else if (body && typeof body.detail === "string") {
+      message = body.detail;
+    } else if (body && Array.isArray(body.detail)) {
+      message = body.detail.map((d) => d.msg || JSON.stringify(d)).join("; ");
+    }
+  } catch {
+    /* not JSON */
+  }
+  return new ApiError(response.status, code, message);
+}
+
+export async function request(method, url, body = undefined, { text = false } = {}) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    if (typeof body === "string") {
+      init.headers["Content-Type"] = "text/plain; charset=utf-8";
+      init.body = body;
+    } else {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (err) {
+    throw new ApiError(0, "network", `The server cannot be reached (${err.message}).`);
+  }
+  if (!response.ok) throw await parseError(response);
+  if (text) return response.text();
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+export const api = {
+  createGame: (body) => request("POST", "/api/games", body),
+  joinGame: (id, invite) => request("POST", `/api/games/${encodeURIComponent(id)}/join`, { invite }),
+  getGame: (id, token = null) =>
+    request("GET", `/api/games/${encodeURIComponent(id)}${token ? `?token=${encodeURIComponent(token)}` : ""}`),
+  move: (id, move, ply, token) =>
+    request("POST", `/api/games/${encodeURIComponent(id)}/move`, { move, ply, token }),
+  action: (id, action, token) =>
+    request("POST", `/api/games/${encodeURIComponent(id)}/${action}`, { token }),
+  listGames: (status, limit = 50, offset = 0) =>
+    request("GET", `/api/games?status=${status}&limit=${limit}&offset=${offset}`),
+  gamePdn: (id) => request("GET", `/api/games/${encodeURIComponent(id)}/pdn`, undefined, { text: true }),
+  importPdn: (text) => request("POST", "/api/import", text),
+  position: (fen, moves, rules) =>
+    request("POST", "/api/analysis/position", rules ? { fen, moves, rules } : { fen, moves }),
+};
+
+function wsUrl(path) {
+  const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${window.location.host}${path}`;
+}
+
+/**
+ * A WebSocket that reconnects with back-off. onMessage(obj) per JSON message,
+ * onStatus("open" | "closed" | "connecting") on every change.
+ */
+export class LiveSocket {
+  constructor(path, { onMessage, onStatus, onOpen } = {}) {
+    this.path = path;
+    this.onMessage = onMessage || (() => {});
+    this.onStatus = onStatus || (() => {});
+    this.onOpen = onOpen || (() => {});
+    this.ws = null;
+    this.closed = false;
+    this.delay = 500;
+    this.timer = null;
+    this.connect();
+  }
+
+  connect() {
+    if (this.closed) return;
+    this.onStatus("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(wsUrl(this.path));
+    } catch {
+      this.schedule();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.delay = 500;
+      this.onStatus("open");
+      this.onOpen();
+    });
+    ws.addEventListener("message", (event) => {
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.onMessage(data);
+    });
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.onStatus("closed");
+      this.schedule();
+    });
+    ws.addEventListener("error", () => {
+      /* a close event follows */
+    });
+  }
+
+  schedule() {
+    if (this.closed) return;
+    window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.connect(), this.delay);
+    this.delay = Math.min(this.delay * 2, 8000);
+  }
+
+  get isOpen() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(obj) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  close() {
+    this.closed = true;
+    window.clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+}

@@ -1,0 +1,42 @@
+// Entry point: route by location.pathname and load the page's module on demand.
+
+import { h } from "./util.js";
+
+const routes = [
+  { pattern: /^\/$/, module: "./home.js", title: "New game" },
+  { pattern: /^\/play\/([^/]+)\/?$/, module: "./play.js", title: "Game" },
+  { pattern: /^\/analysis\/?$/, module: "./analysis.js", title: "Analysis" },
+  { pattern: /^\/archive\/?$/, module: "./archive.js", title: "Archive" },
+];
+
+async function start() {
+  const root = document.getElementById("app");
+  const path = window.location.pathname;
+  for (const route of routes) {
+    const match = path.match(route.pattern);
+    if (!match) continue;
+    document.title = `${route.title} · Pool Checkers`;
+    for (const link of document.querySelectorAll(".site-header nav a")) {
+      if (link.getAttribute("href") === path) link.setAttribute("aria-current", "page");
+    }
+    try {
+      const page = await import(route.module);
+      await page.render(root, ...match.slice(1).map(decodeURIComponent));
+    } catch (err) {
+      root.replaceChildren(
+        h("h1", {}, "Something went wrong"),
+        h("p", { class: "error", role: "alert" }, err && err.message ? err.message : String(err)),
+        h("p", {}, h("a", { href: "/" }, "Back to the start page")),
+      );
+      throw err;
+    }
+    return;
+  }
+  document.title = "Not found · Pool Checkers";
+  root.replaceChildren(
+    h("h1", {}, "Page not found"),
+    h("p", {}, h("a", { href: "/" }, "Start a new game")),
+  );
+}
+
+start();

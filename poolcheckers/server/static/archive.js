@@ -1,0 +1,203 @@
+// The archive page: running and finished games, open / replay / analyse,
+// PDN export (one game or all) and PDN import with errors per game.
+
+import { api } from "./api.js";
+import { COLOR_NAME, announce, h } from "./util.js";
+
+const PAGE = 50;
+
+function when(g) {
+  const ms = g.updated_ms ?? g.created_ms;
+  const iso = g.updated_at ?? g.created_at;
+  const date = ms ? new Date(ms) : iso ? new Date(iso) : null;
+  if (!date || Number.isNaN(date.getTime())) return "";
+  return date.toLocaleString();
+}
+
+function players(g) {
+  const tags = g.tags || {};
+  if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
+  if (g.mode === "engine") {
+    const engine = `Engine ${g.level ?? ""}`.trim();
+    return g.engine_color === "black" ? `${engine} – You` : `You – ${engine}`;
+  }
+  if (g.mode === "local") return "Two players, one screen";
+  if (g.mode === "online") return "Online game";
+  return g.mode || "Game";
+}
+
+function resultText(g) {
+  if (g.status === "running") {
+    return g.turn ? `${COLOR_NAME[g.turn] || g.turn} to move` : "running";
+  }
+  const outcome = g.outcome || {};
+  const result = g.result ?? outcome.result ?? "";
+  const reason = g.reason ?? outcome.reason ?? "";
+  return [result, reason].filter(Boolean).join(" — ");
+}
+
+class ArchivePage {
+  constructor(root) {
+    this.root = root;
+    this.offsets = { running: 0, finished: 0 };
+  }
+
+  async start() {
+    this.build();
+    await Promise.all([this.load("running"), this.load("finished")]);
+  }
+
+  build() {
+    this.tables = {};
+    const section = (status, title) => {
+      const body = h("tbody", { id: `${status}-games` });
+      const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, "Show more");
+      more.addEventListener("click", () => this.load(status, true));
+      this.tables[status] = { body, more };
+      return h(
+        "section",
+        { class: "card games", "aria-labelledby": `${status}-title` },
+        h("h2", { id: `${status}-title` }, title),
+        h(
+          "div",
+          { class: "table-wrap" },
+          h(
+            "table",
+            {},
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
+            body,
+          ),
+        ),
+        more,
+      );
+    };
+    this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file to import" });
+    this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": "PDN text to import", placeholder: "…or paste PDN text here" });
+    this.importResult = h("div", { id: "import-result", "aria-live": "polite" });
+    const importForm = h(
+      "form",
+      { id: "import-form" },
+      h("div", { class: "row" }, this.fileInput),
+      this.importText,
+      h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Import")),
+      this.importResult,
+    );
+    importForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.importPdn();
+    });
+    this.root.replaceChildren(
+      h("h1", {}, "Archive"),
+      h(
+        "div",
+        { class: "archive" },
+        h(
+          "div",
+          {},
+          section("running", "Running games"),
+          section("finished", "Finished games"),
+        ),
+        h(
+          "aside",
+          { class: "side" },
+          h(
+            "section",
+            { class: "card" },
+            h("h2", {}, "Export"),
+            h("p", {}, h("a", { class: "button", id: "export-all", href: "/api/export.pdn", download: "poolcheckers-games.pdn" }, "Download all games (PDN)")),
+          ),
+          h("section", { class: "card" }, h("h2", {}, "Import PDN"), importForm),
+        ),
+      ),
+    );
+  }
+
+  async load(status, more = false) {
+    const { body, more: moreButton } = this.tables[status];
+    if (!more) {
+      this.offsets[status] = 0;
+      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "hint" }, "Loading…")));
+    }
+    try {
+      const data = await api.listGames(status, PAGE, this.offsets[status]);
+      const games = data.games || [];
+      if (!more) body.replaceChildren();
+      for (const g of games) body.append(this.row(g));
+      this.offsets[status] += games.length;
+      if (!body.children.length) {
+        body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, status === "running" ? "No game in progress." : "No finished game yet.")));
+      }
+      moreButton.hidden = games.length < PAGE;
+    } catch (err) {
+      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "error" }, err.message)));
+    }
+  }
+
+  row(g) {
+    const id = encodeURIComponent(g.id);
+    const plies = g.ply ?? (Array.isArray(g.moves) ? g.moves.length : g.moves ?? "");
+    return h(
+      "tr",
+      { "data-game": g.id },
+      h("td", {}, h("a", { href: `/play/${id}` }, players(g))),
+      h("td", { class: "num" }, String(plies)),
+      h("td", {}, resultText(g)),
+      h("td", { class: "date" }, when(g)),
+      h(
+        "td",
+        { class: "row-actions" },
+        h("a", { href: `/play/${id}`, "aria-label": `Open game ${g.id}` }, g.status === "running" ? "Open" : "Replay"),
+        h("a", { href: `/analysis?game=${id}`, "aria-label": `Analyse game ${g.id}` }, "Analyse"),
+        h("a", { href: `/api/games/${id}/pdn`, download: `game-${g.id}.pdn`, "aria-label": `Download PDN of game ${g.id}` }, "PDN"),
+      ),
+    );
+  }
+
+  async importPdn() {
+    let text = this.importText.value;
+    const file = this.fileInput.files && this.fileInput.files[0];
+    if (file) text = await file.text();
+    if (!text.trim()) {
+      this.importResult.replaceChildren(h("p", { class: "error" }, "Choose a PDN file or paste PDN text first."));
+      return;
+    }
+    this.importResult.replaceChildren(h("p", { class: "hint" }, "Importing…"));
+    try {
+      const res = await api.importPdn(text);
+      const imported = res.imported || [];
+      const errors = res.errors || [];
+      const parts = [
+        h(
+          "p",
+          { class: imported.length ? "ok" : "hint", id: "import-summary" },
+          `Imported ${imported.length} game${imported.length === 1 ? "" : "s"}${errors.length ? `; ${errors.length} with errors` : ""}.`,
+        ),
+      ];
+      if (imported.length) {
+        parts.push(
+          h("ul", { class: "imported" }, ...imported.map((id) => h("li", {}, h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${id}`), " · ", h("a", { href: `/analysis?game=${encodeURIComponent(id)}` }, "analyse")))),
+        );
+      }
+      if (errors.length) {
+        parts.push(
+          h(
+            "ul",
+            { class: "import-errors", id: "import-errors" },
+            ...errors.map((e) => h("li", { class: "error" }, `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}: ${e.message}`)),
+          ),
+        );
+      }
+      this.importResult.replaceChildren(...parts);
+      announce(parts[0].textContent, errors.length > 0);
+      await this.load("finished");
+      await this.load("running");
+    } catch (err) {
+      this.importResult.replaceChildren(h("p", { class: "error", role: "alert" }, `Import failed: ${err.message}`));
+    }
+  }
+}
+
+export async function render(root) {
+  const page = new ArchivePage(root);
+  await page.start();
+}

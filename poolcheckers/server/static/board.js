@@ -1,0 +1,543 @@
+// The SVG board: R2 numbering, pieces, legal-move highlights, click-click, drag,
+// landing-by-landing multi-capture choice, keyboard play and move animation.
+
+import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./util.js";
+
+const CELL = 100;
+const STEP_MS = 190;
+
+export class BoardView {
+  /**
+   * @param {HTMLElement} container
+   * @param {{onMove?: (move) => void, label?: string}} options
+   */
+  constructor(container, { onMove = null, label = "Board" } = {}) {
+    this.container = container;
+    this.onMove = onMove;
+    this.flipped = false;
+    this.showNumbers = false;
+    this.position = { turn: "black", pieces: new Map() };
+    this.entries = new Map(); // square -> {el, kind, sq}
+    this.legal = [];
+    this.interactive = false;
+    this.prefix = null; // [origin, landing, ...] of the move being built
+    this.lastMove = null;
+    this.cursor = 29;
+    this.drag = null;
+    this.build(label);
+  }
+
+  build(label) {
+    this.root = svg("svg", {
+      class: "board",
+      viewBox: `0 0 ${8 * CELL} ${8 * CELL}`,
+      role: "group",
+      "aria-label": `${label}. Arrow keys move between squares, Enter picks a piece and drops it.`,
+    });
+    this.squareLayer = svg("g", { class: "squares" });
+    this.markLayer = svg("g", { class: "marks", "aria-hidden": "true" });
+    this.numberLayer = svg("g", { class: "numbers", "aria-hidden": "true" });
+    this.pieceLayer = svg("g", { class: "pieces", "aria-hidden": "true" });
+    this.root.append(this.squareLayer, this.markLayer, this.numberLayer, this.pieceLayer);
+    this.squareEls = new Map();
+    for (let r = 0; r < 8; r++) {
+      for (let c = 0; c < 8; c++) {
+        if (rcToSquare(r, c) === 0) {
+          this.squareLayer.append(
+            svg("rect", { class: "light", x: c * CELL, y: r * CELL, width: CELL, height: CELL }),
+          );
+        }
+      }
+    }
+    for (const s of SQUARES) {
+      const rect = svg("rect", {
+        class: "sq",
+        width: CELL,
+        height: CELL,
+        tabindex: s === this.cursor ? 0 : -1,
+        role: "button",
+        "data-square": s,
+      });
+      rect.addEventListener("focus", () => this.setCursor(s, false));
+      this.squareEls.set(s, rect);
+      this.squareLayer.append(rect);
+      const text = svg("text", { class: "num", "data-square": s }, String(s));
+      this.numberLayer.append(text);
+    }
+    this.root.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    this.root.addEventListener("pointermove", (e) => this.pointerMove(e));
+    this.root.addEventListener("pointerup", (e) => this.pointerUp(e));
+    this.root.addEventListener("pointercancel", () => this.cancelDrag());
+    this.root.addEventListener("keydown", (e) => this.keyDown(e));
+    this.container.replaceChildren(this.root);
+    this.layout();
+  }
+
+  // ---- geometry ------------------------------------------------------------
+
+  xy(s) {
+    const { r, c } = squareToRC(s);
+    const dr = this.flipped ? 7 - r : r;
+    const dc = this.flipped ? 7 - c : c;
+    return { x: dc * CELL, y: dr * CELL };
+  }
+
+  squareAtEvent(e) {
+    const ctm = this.root.getScreenCTM();
+    if (!ctm) return 0;
+    const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    let dc = Math.floor(pt.x / CELL);
+    let dr = Math.floor(pt.y / CELL);
+    if (this.flipped) {
+      dc = 7 - dc;
+      dr = 7 - dr;
+    }
+    return rcToSquare(dr, dc);
+  }
+
+  eventPoint(e) {
+    const ctm = this.root.getScreenCTM();
+    if (!ctm) return { x: 0, y: 0 };
+    const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    return { x: pt.x, y: pt.y };
+  }
+
+  layout() {
+    for (const s of SQUARES) {
+      const { x, y } = this.xy(s);
+      const rect = this.squareEls.get(s);
+      rect.setAttribute("x", x);
+      rect.setAttribute("y", y);
+      const text = this.numberLayer.querySelector(`[data-square="${s}"]`);
+      text.setAttribute("x", x + 6);
+      text.setAttribute("y", y + 22);
+    }
+    this.root.classList.add("no-anim");
+    for (const entry of this.entries.values()) this.place(entry.el, entry.sq);
+    // Force a style flush so the jump is not animated, then restore transitions.
+    void this.root.getBoundingClientRect();
+    this.root.classList.remove("no-anim");
+    this.root.classList.toggle("flipped", this.flipped);
+    this.root.classList.toggle("show-numbers", this.showNumbers);
+    this.refreshMarks();
+    this.refreshLabels();
+  }
+
+  setFlipped(flipped) {
+    this.flipped = flipped;
+    this.layout();
+  }
+
+  setShowNumbers(show) {
+    this.showNumbers = show;
+    this.root.classList.toggle("show-numbers", show);
+  }
+
+  // ---- pieces --------------------------------------------------------------
+
+  place(el, s) {
+    const { x, y } = this.xy(s);
+    el.style.transform = `translate(${x}px, ${y}px)`;
+  }
+
+  makePiece(kind, s) {
+    const color = kind.toLowerCase() === "b" ? "black" : "white";
+    const king = kind === kind.toUpperCase();
+    const el = svg("g", { class: `piece ${color}${king ? " king" : ""}`, "data-square": s });
+    el.append(
+      svg("circle", { class: "body", cx: 50, cy: 53, r: 38 }),
+      svg("circle", { class: "top", cx: 50, cy: 48, r: 38 }),
+      svg("circle", { class: "ring", cx: 50, cy: 48, r: 27 }),
+    );
+    if (king) {
+      el.append(
+        svg("path", {
+          class: "crown",
+          d: "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z",
+        }),
+      );
+    }
+    this.place(el, s);
+    return el;
+  }
+
+  samePieces(pieces) {
+    if (pieces.size !== this.entries.size) return false;
+    for (const [s, kind] of pieces) {
+      const entry = this.entries.get(s);
+      if (!entry || entry.kind !== kind) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Show a position ({turn, pieces}); with move = {path, captured} the piece on
+   * path[0] walks its landings and the captured pieces fade.
+   */
+  setPosition(position, { move = null, animate = true } = {}) {
+    this.position = position;
+    this.lastMove = move;
+    // Finish any animation still running.
+    for (const entry of this.entries.values()) this.place(entry.el, entry.sq);
+    const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (!this.samePieces(position.pieces) && move && animate && !reduce && this.entries.has(move.path[0])) {
+      this.animateMove(move);
+    }
+    this.sync(position.pieces);
+    this.prefix = null;
+    this.legalFilter = null;
+    this.refreshMarks();
+    this.refreshLabels();
+  }
+
+  animateMove(move) {
+    const origin = move.path[0];
+    const dest = move.path[move.path.length - 1];
+    const entry = this.entries.get(origin);
+    this.entries.delete(origin);
+    for (const c of move.captured || []) {
+      const victim = this.entries.get(c);
+      if (!victim) continue;
+      this.entries.delete(c);
+      this.fadeOut(victim.el, STEP_MS * (move.path.length - 1));
+    }
+    const occupant = this.entries.get(dest);
+    if (occupant) occupant.el.remove();
+    entry.sq = dest;
+    this.entries.set(dest, entry);
+    this.pieceLayer.append(entry.el); // on top while moving
+    const token = Symbol("anim");
+    entry.anim = token;
+    move.path.slice(1).forEach((s, i) => {
+      window.setTimeout(() => {
+        if (entry.anim === token) this.place(entry.el, s);
+      }, STEP_MS * i);
+    });
+  }
+
+  fadeOut(el, delay = 0) {
+    window.setTimeout(() => {
+      el.classList.add("captured");
+      window.setTimeout(() => el.remove(), 320);
+    }, delay);
+  }
+
+  sync(pieces) {
+    for (const [s, entry] of [...this.entries]) {
+      const kind = pieces.get(s);
+      if (kind === undefined) {
+        this.entries.delete(s);
+        this.fadeOut(entry.el);
+      } else if (kind !== entry.kind) {
+        if (kind.toLowerCase() === entry.kind.toLowerCase()) {
+          // Crowned (or uncrowned on takeback): rebuild in place.
+          const fresh = this.makePiece(kind, s);
+          entry.el.replaceWith(fresh);
+          entry.el = fresh;
+          entry.kind = kind;
+          entry.anim = null;
+          // Keep showing the walk if one is running.
+          if (this.lastMove && this.lastMove.path[this.lastMove.path.length - 1] === s) {
+            this.place(fresh, s);
+          }
+        } else {
+          entry.el.remove();
+          this.entries.delete(s);
+        }
+      }
+    }
+    for (const [s, kind] of pieces) {
+      if (this.entries.has(s)) continue;
+      const el = this.makePiece(kind, s);
+      el.classList.add("appearing");
+      this.pieceLayer.append(el);
+      this.entries.set(s, { el, kind, sq: s });
+      window.requestAnimationFrame(() => el.classList.remove("appearing"));
+    }
+  }
+
+  // ---- legal moves and selection --------------------------------------------
+
+  /** legal: [{notation, path, captured}]; interactive: may the user move now. */
+  setLegalMoves(legal, interactive) {
+    this.legal = legal || [];
+    this.legalFilter = null;
+    this.interactive = Boolean(interactive);
+    if (this.prefix && (!this.interactive || !this.candidates(this.prefix).length)) this.prefix = null;
+    this.root.classList.toggle("interactive", this.interactive);
+    this.refreshMarks();
+    this.refreshLabels();
+  }
+
+  origins() {
+    return new Set(this.legal.map((m) => m.path[0]));
+  }
+
+  candidates(prefix) {
+    const pool = this.legalFilter || this.legal;
+    return pool.filter(
+      (m) => m.path.length >= prefix.length && prefix.every((s, i) => m.path[i] === s),
+    );
+  }
+
+  select(origin) {
+    this.legalFilter = null;
+    this.prefix = [origin];
+    this.refreshMarks();
+    this.refreshLabels();
+    const cands = this.candidates(this.prefix);
+    const dests = [...new Set(cands.map((m) => m.path[m.path.length - 1]))].sort((a, b) => a - b);
+    announce(`Picked ${pieceName(this.position.pieces.get(origin))} on ${origin}. Destinations: ${dests.join(", ")}.`);
+  }
+
+  clear() {
+    this.prefix = null;
+    this.legalFilter = null;
+    this.refreshMarks();
+    this.refreshLabels();
+  }
+
+  /** A click (or Enter, or drop) on square s. */
+  activate(s) {
+    if (!this.interactive || s === 0) return;
+    if (this.prefix === null) {
+      if (this.origins().has(s)) this.select(s);
+      else if (this.position.pieces.has(s)) {
+        const mustCapture = this.legal.some((m) => m.captured && m.captured.length);
+        announce(mustCapture ? `Square ${s} cannot move: a capture is compulsory (R11).` : `Square ${s} has no legal move.`);
+      }
+      return;
+    }
+    const prefix = this.prefix;
+    const cands = this.candidates(prefix);
+    const k = prefix.length;
+    const next = cands.filter((m) => m.path[k] === s);
+    if (next.length) {
+      const newPrefix = [...prefix, s];
+      const continuing = next.filter((m) => m.path.length > newPrefix.length);
+      const finishing = next.filter((m) => m.path.length === newPrefix.length);
+      if (finishing.length && !continuing.length) {
+        this.choose(finishing[0]);
+        return;
+      }
+      if (new Set(next.map((m) => m.notation)).size === 1) {
+        this.choose(next[0]);
+        return;
+      }
+      this.prefix = newPrefix;
+      this.legalFilter = next;
+      this.refreshMarks();
+      this.refreshLabels();
+      const options = [...new Set(continuing.map((m) => m.path[newPrefix.length]))].sort((a, b) => a - b);
+      announce(`Landed on ${s}. Several ways on: next landing ${options.join(" or ")}.`);
+      return;
+    }
+    const ending = cands.filter((m) => m.path[m.path.length - 1] === s);
+    if (ending.length) {
+      if (ending.length === 1 || new Set(ending.map((m) => m.notation)).size === 1) {
+        this.choose(ending[0]);
+        return;
+      }
+      // Several capture paths end on s: walk the common part and ask for the next landing.
+      let common = [...ending[0].path];
+      for (const m of ending) {
+        let i = 0;
+        while (i < common.length && i < m.path.length && common[i] === m.path[i]) i++;
+        common = common.slice(0, i);
+      }
+      this.prefix = common;
+      this.legalFilter = ending;
+      this.refreshMarks();
+      this.refreshLabels();
+      const options = [...new Set(ending.map((m) => m.path[common.length]))].sort((a, b) => a - b);
+      announce(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
+      return;
+    }
+    if (s === prefix[0] && prefix.length === 1) {
+      this.clear();
+      announce("Selection cleared.");
+      return;
+    }
+    if (this.origins().has(s)) {
+      this.select(s);
+      return;
+    }
+    announce(`${s} is not a legal landing square.`, true);
+  }
+
+  choose(move) {
+    this.prefix = null;
+    this.legalFilter = null;
+    this.refreshMarks();
+    if (this.onMove) this.onMove(move);
+  }
+
+  // ---- highlights --------------------------------------------------------------
+
+  mark(s, cls) {
+    const { x, y } = this.xy(s);
+    if (cls === "target" || cls === "dest") {
+      this.markLayer.append(
+        svg("circle", { class: `mark ${cls}`, cx: x + CELL / 2, cy: y + CELL / 2, r: cls === "target" ? 15 : 40 }),
+      );
+    } else {
+      this.markLayer.append(svg("rect", { class: `mark ${cls}`, x, y, width: CELL, height: CELL }));
+    }
+  }
+
+  refreshMarks() {
+    this.markLayer.replaceChildren();
+    if (this.lastMove) {
+      for (const s of this.lastMove.path) this.mark(s, "last");
+    }
+    if (this.prefix) {
+      for (const s of this.prefix) this.mark(s, "picked");
+      const cands = this.candidates(this.prefix);
+      const k = this.prefix.length;
+      const nextSquares = new Set(cands.map((m) => m.path[k]).filter((x) => x !== undefined));
+      const ends = new Set(cands.map((m) => m.path[m.path.length - 1]));
+      for (const s of ends) if (!nextSquares.has(s)) this.mark(s, "dest");
+      for (const s of nextSquares) this.mark(s, "target");
+      for (const m of cands) for (const c of m.captured || []) this.mark(c, "threat");
+    }
+  }
+
+  refreshLabels() {
+    const targets = new Set();
+    if (this.prefix) {
+      const k = this.prefix.length;
+      for (const m of this.candidates(this.prefix)) {
+        if (m.path[k] !== undefined) targets.add(m.path[k]);
+        targets.add(m.path[m.path.length - 1]);
+      }
+    }
+    const origins = this.interactive ? this.origins() : new Set();
+    for (const s of SQUARES) {
+      const parts = [`Square ${s}`, pieceName(this.position.pieces.get(s))];
+      if (this.prefix && this.prefix[0] === s) parts.push("picked");
+      else if (targets.has(s)) parts.push("legal landing");
+      else if (this.prefix === null && origins.has(s)) parts.push("can move");
+      this.squareEls.get(s).setAttribute("aria-label", parts.join(", "));
+      this.squareEls.get(s).classList.toggle("can-move", this.prefix === null && origins.has(s));
+    }
+  }
+
+  // ---- pointer -------------------------------------------------------------------
+
+  pointerDown(e) {
+    if (e.button !== 0 || !this.interactive) return;
+    const s = this.squareAtEvent(e);
+    if (!s) return;
+    this.setCursor(s, false);
+    const startsPick = this.origins().has(s) && (this.prefix === null || this.prefix.length === 1);
+    if (startsPick) {
+      const wasSelected = this.prefix !== null && this.prefix[0] === s;
+      if (!wasSelected) this.select(s);
+      const entry = this.entries.get(s);
+      this.drag = { sq: s, entry, moved: false, wasSelected, start: this.eventPoint(e), pointerId: e.pointerId };
+      try {
+        this.root.setPointerCapture(e.pointerId);
+      } catch {
+        /* synthetic events */
+      }
+      e.preventDefault();
+      return;
+    }
+    e.preventDefault();
+    this.activate(s);
+  }
+
+  pointerMove(e) {
+    const drag = this.drag;
+    if (!drag || !drag.entry) return;
+    const p = this.eventPoint(e);
+    if (!drag.moved && Math.hypot(p.x - drag.start.x, p.y - drag.start.y) < 12) return;
+    drag.moved = true;
+    const el = drag.entry.el;
+    el.classList.add("dragging");
+    this.pieceLayer.append(el);
+    el.style.transform = `translate(${p.x - CELL / 2}px, ${p.y - CELL / 2}px)`;
+  }
+
+  pointerUp(e) {
+    const drag = this.drag;
+    if (!drag) return;
+    this.drag = null;
+    if (drag.entry) {
+      drag.entry.el.classList.remove("dragging");
+    }
+    if (!drag.moved) {
+      if (drag.wasSelected) {
+        this.clear();
+      }
+      return;
+    }
+    const s = this.squareAtEvent(e);
+    if (drag.entry) this.place(drag.entry.el, drag.entry.sq);
+    if (s && s !== drag.sq) this.activate(s);
+  }
+
+  cancelDrag() {
+    if (this.drag && this.drag.entry) {
+      this.drag.entry.el.classList.remove("dragging");
+      this.place(this.drag.entry.el, this.drag.entry.sq);
+    }
+    this.drag = null;
+  }
+
+  // ---- keyboard -------------------------------------------------------------------
+
+  setCursor(s, focus = true) {
+    if (this.cursor !== s) {
+      const old = this.squareEls.get(this.cursor);
+      if (old) old.setAttribute("tabindex", "-1");
+      this.cursor = s;
+    }
+    const el = this.squareEls.get(s);
+    el.setAttribute("tabindex", "0");
+    if (focus) el.focus();
+  }
+
+  focus() {
+    this.squareEls.get(this.cursor).focus();
+  }
+
+  keyDown(e) {
+    const dirs = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (e.key in dirs) {
+      e.preventDefault();
+      const [ddr, ddc] = dirs[e.key];
+      const here = this.xy(this.cursor);
+      const dr = here.y / CELL;
+      const dc = here.x / CELL;
+      let best = 0;
+      let bestCost = Infinity;
+      for (const s of SQUARES) {
+        const p = this.xy(s);
+        const r = p.y / CELL;
+        const c = p.x / CELL;
+        if (ddr !== 0) {
+          if (r !== dr + ddr) continue;
+          const cost = Math.abs(c - dc) + (c < dc ? 0.1 : 0);
+          if (cost < bestCost) [best, bestCost] = [s, cost];
+        } else {
+          if (r !== dr || Math.sign(c - dc) !== ddc) continue;
+          const cost = Math.abs(c - dc);
+          if (cost < bestCost) [best, bestCost] = [s, cost];
+        }
+      }
+      if (best) this.setCursor(best);
+      return;
+    }
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      this.activate(this.cursor);
+      return;
+    }
+    if (e.key === "Escape" && this.prefix) {
+      e.preventDefault();
+      this.clear();
+      announce("Selection cleared.");
+    }
+  }
+}

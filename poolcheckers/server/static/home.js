@@ -1,0 +1,204 @@
+// Home page: the new-game form (mode, level, colour, §9 rule options, clock, start FEN).
+
+import { api } from "./api.js";
+import { announce, h, inviteKey, parseFen, storageSet, tokenKey } from "./util.js";
+
+function field(label, control, hint = null) {
+  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
+}
+
+function radio(name, value, text, checked = false) {
+  return h(
+    "label",
+    { class: "choice" },
+    h("input", { type: "radio", name, value, checked }),
+    h("span", {}, text),
+  );
+}
+
+export function render(root) {
+  const levelSelect = h(
+    "select",
+    { name: "level", id: "level" },
+    Array.from({ length: 10 }, (_, i) =>
+      h("option", { value: i + 1, selected: i + 1 === 3 }, `${i + 1}${i === 0 ? " (beginner)" : i === 9 ? " (full strength)" : ""}`),
+    ),
+  );
+  const colorSelect = h(
+    "select",
+    { name: "color", id: "color" },
+    h("option", { value: "black" }, "Black (moves first)"),
+    h("option", { value: "white" }, "White"),
+    h("option", { value: "random" }, "Random"),
+  );
+  const crown = h(
+    "select",
+    { name: "crown_during_capture" },
+    h("option", { value: "pass" }, "pass: jump on as a man (APCA, R15)"),
+    h("option", { value: "stop" }, "stop: crowned, the move ends"),
+  );
+  const threeKings = h(
+    "select",
+    { name: "three_kings_limit_result" },
+    h("option", { value: "draw" }, "draw (R19)"),
+    h("option", { value: "loss" }, "loss for the stronger side"),
+  );
+  const kingLimit = h("input", { type: "number", name: "king_only_move_limit", min: 1, max: 200, value: 25, inputmode: "numeric" });
+  const repetition = h("input", { type: "checkbox", name: "repetition_draw" });
+  const useClock = h("input", { type: "checkbox", name: "use_clock" });
+  const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: 600, step: 0.5, value: 5, inputmode: "decimal" });
+  const increment = h("input", { type: "number", name: "increment", min: 0, max: 120, step: 1, value: 3, inputmode: "numeric" });
+  const fen = h("input", { type: "text", name: "fen", placeholder: "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", autocomplete: "off", spellcheck: "false" });
+  const error = h("p", { class: "error", role: "alert", id: "new-game-error" });
+  const submit = h("button", { type: "submit", class: "primary" }, "Start game");
+
+  const engineOptions = h(
+    "fieldset",
+    { class: "engine-only" },
+    h("legend", {}, "Engine"),
+    field("Level (1-10)", levelSelect),
+    field("Your colour", colorSelect),
+  );
+  const onlineOptions = h(
+    "fieldset",
+    { class: "online-only", hidden: true },
+    h("legend", {}, "Online"),
+    field("Your colour", colorSelect.cloneNode(true)),
+    h("p", { class: "hint" }, "You get an invitation link to send to your opponent."),
+  );
+  const onlineColor = onlineOptions.querySelector("select");
+  onlineColor.name = "online_color";
+  onlineColor.id = "online-color";
+
+  const clockBox = h("div", { class: "clock-fields", hidden: true }, field("Minutes each", minutes), field("Increment (s)", increment));
+  useClock.addEventListener("change", () => {
+    clockBox.hidden = !useClock.checked;
+  });
+
+  const form = h(
+    "form",
+    { class: "new-game card", id: "new-game", novalidate: true },
+    h("h1", {}, "New game"),
+    h(
+      "fieldset",
+      { class: "modes" },
+      h("legend", {}, "Opponent"),
+      radio("mode", "engine", "The engine", true),
+      radio("mode", "local", "Two players on this screen"),
+      radio("mode", "online", "A friend online (invitation link)"),
+    ),
+    engineOptions,
+    onlineOptions,
+    h(
+      "details",
+      { class: "rules" },
+      h("summary", {}, "Rule options (§9)"),
+      field("Man reaching the king row during a capture", crown),
+      field("Three kings v one not won in 13 moves", threeKings),
+      field("King-only moves per side before a draw (R18)", kingLimit),
+      h("label", { class: "choice" }, repetition, h("span", {}, "Draw by threefold repetition")),
+    ),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, "Clock"),
+      h("label", { class: "choice" }, useClock, h("span", {}, "Play with a clock")),
+      clockBox,
+    ),
+    h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", fen, "Empty: the standard start (R3).")),
+    error,
+    h("div", { class: "actions" }, submit),
+  );
+
+  const modeInputs = form.querySelectorAll('input[name="mode"]');
+  const syncMode = () => {
+    const mode = form.querySelector('input[name="mode"]:checked').value;
+    engineOptions.hidden = mode !== "engine";
+    onlineOptions.hidden = mode !== "online";
+  };
+  for (const input of modeInputs) input.addEventListener("change", syncMode);
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const mode = form.querySelector('input[name="mode"]:checked').value;
+    const limit = Number(kingLimit.value);
+    if (!Number.isInteger(limit) || limit < 1) {
+      error.textContent = "The king-only move limit must be a whole number of moves, at least 1.";
+      announce(error.textContent, true);
+      kingLimit.focus();
+      return;
+    }
+    const fenText = fen.value.trim();
+    if (fenText) {
+      try {
+        parseFen(fenText);
+      } catch (err) {
+        error.textContent = `Start position: ${err.message}`;
+        announce(error.textContent, true);
+        fen.focus();
+        return;
+      }
+    }
+    let color = mode === "online" ? onlineColor.value : colorSelect.value;
+    if (color === "random") color = Math.random() < 0.5 ? "black" : "white";
+    let clock = null;
+    if (useClock.checked) {
+      const initial = Math.round(Number(minutes.value) * 60);
+      const inc = Number(increment.value);
+      if (!(initial > 0) || !(inc >= 0)) {
+        error.textContent = "The clock needs a positive time and an increment of zero or more.";
+        announce(error.textContent, true);
+        return;
+      }
+      clock = { initial, increment: inc };
+    }
+    const body = {
+      mode,
+      rules: {
+        crown_during_capture: crown.value,
+        three_kings_limit_result: threeKings.value,
+        king_only_move_limit: limit,
+        repetition_draw: repetition.checked,
+      },
+      fen: fenText || null,
+      level: Number(levelSelect.value),
+      color: mode === "local" ? "black" : color,
+      clock,
+    };
+    submit.disabled = true;
+    submit.textContent = "Starting…";
+    try {
+      const created = await api.createGame(body);
+      const id = created.game.id;
+      storageSet(tokenKey(id), created.token);
+      if (created.invite) storageSet(inviteKey(id), created.invite);
+      window.location.assign(`/play/${encodeURIComponent(id)}`);
+    } catch (err) {
+      error.textContent = err.message;
+      announce(`Could not start the game: ${err.message}`, true);
+      submit.disabled = false;
+      submit.textContent = "Start game";
+    }
+  });
+
+  const side = h(
+    "section",
+    { class: "card home-links" },
+    h("h2", {}, "More"),
+    h(
+      "ul",
+      {},
+      h("li", {}, h("a", { href: "/analysis" }, "Analysis board"), " — set up a position or a PDN game and let the engine look."),
+      h("li", {}, h("a", { href: "/archive" }, "Archive"), " — running and finished games, PDN import and export."),
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      "American pool checkers: men capture backward too, kings fly, captures are compulsory but the choice is free. Black moves first.",
+    ),
+  );
+
+  root.replaceChildren(h("div", { class: "home" }, form, side));
+  syncMode();
+}

@@ -1,0 +1,649 @@
+// The game page /play/{id}: board, clocks, counters, actions, move list, live updates.
+
+import { ApiError, LiveSocket, api } from "./api.js";
+import { BoardView } from "./board.js";
+import {
+  COLOR_NAME,
+  announce,
+  applyMove,
+  fenTurn,
+  formatClock,
+  h,
+  inviteKey,
+  moveRows,
+  opponent,
+  parseFen,
+  storageGet,
+  storageSet,
+  tokenKey,
+} from "./util.js";
+
+const POLL_MS = 1500;
+
+class GamePage {
+  constructor(root, id) {
+    this.root = root;
+    this.id = id;
+    this.token = storageGet(tokenKey(id));
+    this.state = null;
+    this.viewPly = null; // null: live; else the ply shown while navigating
+    this.positionCache = new Map();
+    this.pending = false;
+    this.receivedAt = performance.now();
+    this.socket = null;
+    this.pollTimer = null;
+    this.confirming = null;
+  }
+
+  async start() {
+    const params = new URLSearchParams(window.location.search);
+    const invite = params.get("invite");
+    this.buildLayout();
+    if (invite && !this.token) {
+      try {
+        const joined = await api.joinGame(this.id, invite);
+        this.token = joined.token;
+        storageSet(tokenKey(this.id), joined.token);
+        this.showNotice(`You joined the game as ${COLOR_NAME[joined.game.your_color] || "a player"}.`);
+        this.applyState(joined.game, { force: true });
+      } catch (err) {
+        this.showError(`Could not join: ${err.message}`);
+      }
+    }
+    if (invite) window.history.replaceState(null, "", `/play/${encodeURIComponent(this.id)}`);
+    try {
+      const state = await this.fetchState();
+      this.applyState(state, { force: true, animate: false });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        this.root.replaceChildren(h("h1", {}, "Game not found"), h("p", {}, h("a", { href: "/" }, "Start a new game")));
+        return;
+      }
+      this.showError(err.message);
+    }
+    this.connect();
+    window.setInterval(() => this.tick(), 100);
+  }
+
+  fetchState() {
+    return api.getGame(this.id, this.token).then((state) => {
+      // GET has no seat token: keep the colour we learnt from the token-bearing channels.
+      if (this.state && state.your_color === null && this.state.your_color) {
+        state.your_color = this.state.your_color;
+      }
+      return state;
+    });
+  }
+
+  // ---- layout ------------------------------------------------------------------
+
+  buildLayout() {
+    this.topPlayer = h("div", { class: "player top" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
+    this.bottomPlayer = h("div", { class: "player bottom" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
+    this.boardBox = h("div", { class: "board-box", id: "board" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), label: "Game board" });
+    this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
+    this.numbersButton = h(
+      "button",
+      { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() },
+      "Square numbers",
+    );
+    this.status = h("div", { class: "status", id: "status", "aria-live": "polite" });
+    this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
+    this.counters = h("div", { class: "counters", id: "counters" });
+    this.error = h("p", { class: "error", id: "error", role: "alert" });
+    this.notice = h("p", { class: "notice", id: "notice" });
+    this.moveInput = h("input", {
+      type: "text",
+      id: "move-input",
+      name: "move",
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: "11-15 or 1x10x19",
+      "aria-label": "Type a move in PDN notation",
+    });
+    this.moveForm = h(
+      "form",
+      { class: "move-form", id: "move-form" },
+      this.moveInput,
+      h("button", { type: "submit" }, "Play"),
+    );
+    this.moveForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const text = this.moveInput.value.trim();
+      if (text) this.sendMove(text, null);
+    });
+    this.actions = h("div", { class: "actions", id: "actions" });
+    this.invite = h("div", { class: "invite", id: "invite", hidden: true });
+    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+    this.viewBanner = h("div", { class: "view-banner", id: "view-banner", hidden: true });
+    const nav = h(
+      "div",
+      { class: "nav", role: "group", "aria-label": "Move navigation" },
+      h("button", { type: "button", "aria-label": "First position", id: "nav-first", onclick: () => this.view(0) }, "⏮"),
+      h("button", { type: "button", "aria-label": "Previous move", id: "nav-prev", onclick: () => this.step(-1) }, "◀"),
+      h("button", { type: "button", "aria-label": "Next move", id: "nav-next", onclick: () => this.step(1) }, "▶"),
+      h("button", { type: "button", "aria-label": "Last move (live)", id: "nav-last", onclick: () => this.view(null) }, "⏭"),
+    );
+    this.links = h("p", { class: "links" });
+    this.connection = h("span", { class: "connection", id: "connection" });
+    this.root.replaceChildren(
+      h(
+        "div",
+        { class: "play" },
+        h(
+          "section",
+          { class: "board-col", "aria-label": "Board" },
+          this.topPlayer,
+          this.boardBox,
+          this.bottomPlayer,
+          h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.connection),
+        ),
+        h(
+          "aside",
+          { class: "side" },
+          this.status,
+          this.outcome,
+          this.counters,
+          this.invite,
+          this.moveForm,
+          this.error,
+          this.notice,
+          this.actions,
+          h("h2", { class: "sub" }, "Moves"),
+          nav,
+          this.viewBanner,
+          this.moveList,
+          this.links,
+        ),
+      ),
+    );
+    document.addEventListener("keydown", (e) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+      if (e.target instanceof Element && e.target.closest(".board")) return;
+      if (e.key === "ArrowLeft" && e.altKey) this.step(-1);
+      if (e.key === "ArrowRight" && e.altKey) this.step(1);
+    });
+  }
+
+  flip() {
+    this.userFlipped = !this.board.flipped;
+    this.board.setFlipped(!this.board.flipped);
+    this.renderPlayers();
+  }
+
+  toggleNumbers() {
+    const on = !this.board.showNumbers;
+    this.board.setShowNumbers(on);
+    this.numbersButton.setAttribute("aria-pressed", String(on));
+  }
+
+  showError(text) {
+    this.error.textContent = text;
+    if (text) announce(text, true);
+  }
+
+  showNotice(text) {
+    this.notice.textContent = text;
+    if (text) announce(text);
+  }
+
+  // ---- live updates ----------------------------------------------------------------
+
+  connect() {
+    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    this.socket = new LiveSocket(`/ws/games/${encodeURIComponent(this.id)}${q}`, {
+      onMessage: (msg) => {
+        if (msg.type === "state" && msg.game) this.applyState(msg.game, { fromSocket: true });
+        else if (msg.type === "error" && msg.error) this.showError(msg.error.message);
+      },
+      onStatus: (status) => {
+        this.connection.textContent = status === "open" ? "" : status === "connecting" ? "connecting…" : "reconnecting…";
+        this.connection.dataset.status = status;
+        if (status === "open") this.stopPolling();
+        else this.startPolling();
+      },
+    });
+  }
+
+  startPolling() {
+    if (this.pollTimer) return;
+    this.pollTimer = window.setInterval(async () => {
+      try {
+        this.applyState(await this.fetchState());
+      } catch {
+        /* still offline */
+      }
+    }, POLL_MS);
+  }
+
+  stopPolling() {
+    window.clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  /** Take a GameState; older ones (lower version) are ignored. */
+  applyState(state, { force = false, animate = true } = {}) {
+    const old = this.state;
+    if (!force && old && state.version !== undefined && old.version !== undefined && state.version < old.version) {
+      return;
+    }
+    if (!force && old && state.version === undefined && state.ply < old.ply && state.status === old.status) {
+      return;
+    }
+    if (old && state.your_color == null && old.your_color) state.your_color = old.your_color;
+    this.state = state;
+    this.receivedAt = performance.now();
+    if (!old || (old.ply !== state.ply)) this.positionCache.clear();
+    if (!this.flipDecided && !this.userFlipped && state.your_color) {
+      this.flipDecided = true;
+      if (this.board.flipped !== (state.your_color === "black")) this.board.setFlipped(state.your_color === "black");
+    }
+    const changedMoves = !old || old.ply !== state.ply || old.fen !== state.fen;
+    if (this.viewPly === null) {
+      this.board.setPosition(parseFen(state.fen), { move: state.last_move, animate: animate && Boolean(old) });
+    }
+    this.renderAll();
+    if (old && changedMoves && state.ply > old.ply && state.moves.length) {
+      const text = state.moves[state.moves.length - 1];
+      const mover = state.ply % 2 === 1 ? COLOR_NAME[fenTurn(state.start_fen)] : COLOR_NAME[opponent(fenTurn(state.start_fen))];
+      announce(`${mover} played ${text}.${state.outcome ? " " + state.outcome.reason : ""}`);
+    } else if (old && !old.outcome && state.outcome) {
+      announce(`Game over: ${state.outcome.reason}`);
+    }
+  }
+
+  // ---- rendering -------------------------------------------------------------------
+
+  myColors() {
+    const c = this.state && this.state.your_color;
+    if (c === "both") return ["black", "white"];
+    if (c === "black" || c === "white") return [c];
+    return [];
+  }
+
+  canMove() {
+    const s = this.state;
+    return Boolean(s && s.status === "running" && this.viewPly === null && !this.pending && this.myColors().includes(s.turn));
+  }
+
+  renderAll() {
+    const s = this.state;
+    this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove());
+    this.renderPlayers();
+    this.renderStatus();
+    this.renderCounters();
+    this.renderActions();
+    this.renderInvite();
+    this.renderMoves();
+    this.moveInput.disabled = !this.canMove();
+    this.moveForm.querySelector("button").disabled = !this.canMove();
+    this.links.replaceChildren(
+      h("a", { href: `/analysis?game=${encodeURIComponent(s.id)}` }, "Analyse this game"),
+      " · ",
+      h("a", { href: `/api/games/${encodeURIComponent(s.id)}/pdn`, download: `game-${s.id}.pdn` }, "Download PDN"),
+    );
+  }
+
+  playerName(color) {
+    const s = this.state;
+    const mine = this.myColors();
+    if (s.mode === "engine") {
+      if (s.engine_color === color) return `Engine (level ${s.level ?? "?"})`;
+      return mine.includes(color) ? "You" : COLOR_NAME[color];
+    }
+    if (s.mode === "online") {
+      if (mine.length === 1 && mine[0] === color) return `You (${COLOR_NAME[color]})`;
+      if (!s.seats || s.seats[color]) return `${COLOR_NAME[color]}${mine.length === 1 ? " (opponent)" : ""}`;
+      return `${COLOR_NAME[color]} — waiting for a player`;
+    }
+    return COLOR_NAME[color];
+  }
+
+  renderPlayers() {
+    const s = this.state;
+    if (!s) return;
+    const topColor = this.board.flipped ? "white" : "black";
+    for (const [el, color] of [
+      [this.topPlayer, topColor],
+      [this.bottomPlayer, opponent(topColor)],
+    ]) {
+      el.dataset.color = color;
+      el.querySelector(".name").textContent = this.playerName(color);
+      el.classList.toggle("to-move", s.status === "running" && s.turn === color);
+      const clock = el.querySelector(".clock");
+      clock.hidden = !s.clock;
+    }
+    this.tick();
+  }
+
+  tick() {
+    const s = this.state;
+    if (!s || !s.clock) return;
+    const elapsed = (performance.now() - this.receivedAt) / 1000;
+    for (const el of [this.topPlayer, this.bottomPlayer]) {
+      const color = el.dataset.color;
+      let left = s.clock[color];
+      const running = s.status === "running" && s.clock.running === color;
+      if (running) left -= elapsed;
+      const clock = el.querySelector(".clock");
+      clock.textContent = formatClock(left);
+      clock.classList.toggle("running", running);
+      clock.classList.toggle("low", left < 20);
+      clock.setAttribute("aria-label", `${COLOR_NAME[color]} clock ${formatClock(left)}`);
+      if (running && left <= 0 && !this.flagCheck) {
+        // The server decides the time loss (R20); ask it soon after our clock shows zero.
+        this.flagCheck = window.setTimeout(async () => {
+          this.flagCheck = null;
+          try {
+            this.applyState(await this.fetchState());
+          } catch {
+            /* retry on the next tick */
+          }
+        }, 600);
+      }
+    }
+  }
+
+  renderStatus() {
+    const s = this.state;
+    const mine = this.myColors();
+    let text;
+    if (s.status === "finished") {
+      text = "Game over";
+    } else if (s.mode === "engine" && s.engine_color === s.turn) {
+      text = `${COLOR_NAME[s.turn]} to move — the engine is thinking…`;
+    } else if (mine.includes(s.turn)) {
+      text = mine.length === 2 ? `${COLOR_NAME[s.turn]} to move` : `${COLOR_NAME[s.turn]} to move — your turn`;
+    } else if (s.mode === "online" && s.seats && !s.seats[s.turn]) {
+      text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
+    } else {
+      text = `${COLOR_NAME[s.turn]} to move`;
+    }
+    this.status.replaceChildren(h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }), text);
+    this.status.dataset.turn = s.turn;
+    if (s.outcome) {
+      this.outcome.hidden = false;
+      const result = s.outcome.result ? ` (${s.outcome.result})` : "";
+      let head = "Draw";
+      if (s.outcome.winner) {
+        head = `${COLOR_NAME[s.outcome.winner]} wins`;
+        if (mine.length === 1) head = mine[0] === s.outcome.winner ? "You win" : "You lose";
+      }
+      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), h("span", {}, s.outcome.reason || ""));
+    } else {
+      this.outcome.hidden = true;
+    }
+  }
+
+  renderCounters() {
+    const c = this.state.counters;
+    const parts = [];
+    if (c && c.r18_plies > 0 && this.state.status === "running") {
+      const limit = c.r18_limit_plies || 50;
+      parts.push(
+        h(
+          "p",
+          { class: "counter r18", id: "counter-r18" },
+          `R18: ${c.r18_plies} of ${limit} plies (${Math.floor(c.r18_plies / 2)} of ${limit / 2} moves each) with no man moved and no capture.`,
+        ),
+      );
+    }
+    if (c && c.r19_active && this.state.status === "running") {
+      parts.push(
+        h(
+          "p",
+          { class: "counter r19", id: "counter-r19" },
+          `R19: three kings v one — move ${c.r19_moves} of 13 for the stronger side.`,
+        ),
+      );
+    }
+    this.counters.replaceChildren(...parts);
+    this.counters.hidden = parts.length === 0;
+  }
+
+  actionButton(id, label, handler, { confirm = null, cls = "" } = {}) {
+    const button = h("button", { type: "button", id, class: cls }, label);
+    button.addEventListener("click", () => {
+      if (confirm && this.confirming !== id) {
+        this.confirming = id;
+        button.textContent = confirm;
+        button.classList.add("confirm");
+        window.setTimeout(() => {
+          if (this.confirming === id) {
+            this.confirming = null;
+            this.renderActions();
+          }
+        }, 4000);
+        return;
+      }
+      this.confirming = null;
+      handler();
+    });
+    if (this.confirming === id) {
+      button.textContent = confirm;
+      button.classList.add("confirm");
+    }
+    return button;
+  }
+
+  renderActions() {
+    const s = this.state;
+    const mine = this.myColors();
+    const buttons = [];
+    if (s.status === "running" && mine.length) {
+      const resignLabel = mine.length === 2 ? `Resign (${COLOR_NAME[s.turn]})` : "Resign";
+      buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: "Really resign?", cls: "danger" }));
+      const offerBy = s.draw_offer;
+      const offerIsMine = offerBy && mine.includes(offerBy) && mine.length === 1;
+      if (offerBy && !offerIsMine) {
+        buttons.push(h("p", { class: "draw-offer" }, `${COLOR_NAME[offerBy]} offers a draw (R17).`));
+        buttons.push(this.actionButton("draw-accept", "Accept draw", () => this.action("draw-accept")));
+        buttons.push(this.actionButton("draw-decline", "Decline draw", () => this.action("draw-decline")));
+      } else if (offerIsMine) {
+        buttons.push(h("p", { class: "draw-offer" }, "You offered a draw; waiting for the answer."));
+      } else {
+        buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
+      }
+      if (s.mode === "engine" && s.ply > 0) {
+        buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
+      }
+    }
+    if (s.status === "finished") {
+      buttons.push(h("a", { class: "button", href: "/" }, "New game"));
+    }
+    this.actions.replaceChildren(...buttons);
+  }
+
+  renderInvite() {
+    const s = this.state;
+    const invitePath = storageGet(inviteKey(s.id));
+    const waiting = s.mode === "online" && s.status === "running" && s.seats && (!s.seats.black || !s.seats.white);
+    if (!invitePath || !waiting) {
+      this.invite.hidden = true;
+      return;
+    }
+    const url = new URL(invitePath, window.location.origin).href;
+    const field = h("input", { type: "text", readonly: true, value: url, id: "invite-link", "aria-label": "Invitation link" });
+    const copy = h("button", { type: "button", id: "copy-invite" }, "Copy link");
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+      } catch {
+        field.select();
+        document.execCommand("copy");
+      }
+      copy.textContent = "Copied";
+      announce("Invitation link copied.");
+    });
+    this.invite.hidden = false;
+    this.invite.replaceChildren(
+      h("p", {}, "Send this link to your opponent; the game starts when they open it."),
+      h("div", { class: "row" }, field, copy),
+    );
+  }
+
+  renderMoves() {
+    const s = this.state;
+    const rows = moveRows(s.moves, fenTurn(s.start_fen));
+    const current = this.viewPly === null ? s.moves.length : this.viewPly;
+    const cell = (entry) => {
+      if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
+      return h(
+        "button",
+        {
+          type: "button",
+          class: `mv${entry.ply === current ? " current" : ""}`,
+          "data-ply": entry.ply,
+          "aria-current": entry.ply === current ? "true" : null,
+          onclick: () => this.view(entry.ply === s.moves.length ? null : entry.ply),
+        },
+        entry.text,
+      );
+    };
+    this.moveList.replaceChildren(
+      ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
+    );
+    if (s.outcome && s.outcome.result) {
+      this.moveList.append(h("li", { class: "result" }, s.outcome.result));
+    }
+    const currentEl = this.moveList.querySelector(".current");
+    if (currentEl && this.viewPly === null) currentEl.scrollIntoView({ block: "nearest" });
+    if (this.viewPly !== null) {
+      this.viewBanner.hidden = false;
+      this.viewBanner.replaceChildren(
+        `Viewing the position after ply ${this.viewPly} (view only). `,
+        h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
+      );
+    } else {
+      this.viewBanner.hidden = true;
+    }
+  }
+
+  // ---- navigation ----------------------------------------------------------------
+
+  step(delta) {
+    const s = this.state;
+    if (!s) return;
+    const cur = this.viewPly === null ? s.moves.length : this.viewPly;
+    const next = Math.max(0, Math.min(s.moves.length, cur + delta));
+    this.view(next >= s.moves.length ? null : next);
+  }
+
+  async positionAt(ply) {
+    const s = this.state;
+    if (this.positionCache.has(ply)) return this.positionCache.get(ply);
+    const info = await api.position(s.start_fen, s.moves.slice(0, ply), s.rules);
+    this.positionCache.set(ply, info);
+    return info;
+  }
+
+  async view(ply) {
+    const s = this.state;
+    if (!s) return;
+    if (ply !== null && ply >= s.moves.length) ply = null;
+    const from = this.viewPly === null ? s.moves.length : this.viewPly;
+    if (ply === null) {
+      this.viewPly = null;
+      this.board.setPosition(parseFen(s.fen), { move: s.last_move, animate: from === s.moves.length - 1 });
+      this.renderAll();
+      announce("Back to the current position.");
+      return;
+    }
+    try {
+      const info = await this.positionAt(ply);
+      let move = null;
+      if (ply > 0) {
+        const before = await this.positionAt(ply - 1);
+        move = findMove(before.legal_moves, s.moves[ply - 1]);
+      }
+      this.viewPly = ply;
+      this.board.setPosition(parseFen(info.fen), { move, animate: ply === from + 1 });
+      this.renderAll();
+      announce(ply === 0 ? "Start position." : `Position after ${s.moves[ply - 1]}, ply ${ply}.`);
+    } catch (err) {
+      this.showError(err.message);
+    }
+  }
+
+  // ---- actions --------------------------------------------------------------------
+
+  playMove(move) {
+    // Show the move at once; the server's state confirms or corrects it.
+    this.board.setPosition(applyMove(parseFen(this.state.fen), move), { move });
+    this.sendMove(move.notation, move);
+  }
+
+  async sendMove(text, move) {
+    if (!this.canMove()) return;
+    this.showError("");
+    this.pending = true;
+    this.board.setLegalMoves([], false);
+    try {
+      const state = await api.move(this.id, text, this.state.ply, this.token);
+      this.pending = false;
+      this.moveInput.value = "";
+      if (!move && this.state && state.version > (this.state.version ?? -1)) {
+        this.applyState(state);
+      } else {
+        this.applyState(state, { animate: false });
+      }
+      if (!move) this.board.focus();
+    } catch (err) {
+      this.pending = false;
+      this.showError(err.message);
+      // The position is unchanged: show the server's board again.
+      this.board.setPosition(parseFen(this.state.fen), { move: this.state.last_move, animate: false });
+      this.renderAll();
+      if (err instanceof ApiError && err.code === "stale_ply") {
+        try {
+          this.applyState(await this.fetchState(), { force: true, animate: false });
+        } catch {
+          /* the socket will bring it */
+        }
+      }
+      if (!move) this.moveInput.focus();
+    }
+  }
+
+  async action(name) {
+    this.showError("");
+    try {
+      const state = await api.action(this.id, name, this.token);
+      if (state && state.id) {
+        this.applyState(state, { force: name === "takeback" });
+      } else if (state && state.game) {
+        this.applyState(state.game, { force: name === "takeback" });
+      } else {
+        this.applyState(await this.fetchState(), { force: true });
+      }
+      const words = {
+        resign: "You resigned.",
+        "draw-offer": "Draw offered.",
+        "draw-accept": "Draw accepted.",
+        "draw-decline": "Draw declined.",
+        takeback: "Move taken back.",
+      };
+      this.showNotice(words[name] || "");
+    } catch (err) {
+      this.showError(err.message);
+    }
+  }
+}
+
+function findMove(legal, text) {
+  if (!legal) return null;
+  const exact = legal.find((m) => m.notation === text);
+  if (exact) return exact;
+  const path = text.split(/[-x]/).map(Number);
+  return (
+    legal.find((m) => m.path.length === path.length && m.path.every((s, i) => s === path[i])) ||
+    legal.find((m) => m.path[0] === path[0] && m.path[m.path.length - 1] === path[path.length - 1]) ||
+    null
+  );
+}
+
+export async function render(root, id) {
+  const page = new GamePage(root, id);
+  await page.start();
+}
