@@ -163,3 +163,12 @@ def run_migrations(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(7226201)"))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def make_url_safe(url: str) -> str:
+    """The URL with its password hidden (for printing).
+
+    >>> make_url_safe("postgresql://u:secret@h/db")
+    'postgresql://u:***@h/db'
+    """
+    return make_url(url).render_as_string(hide_password=True)

@@ -16,6 +16,7 @@ stored ``version`` is unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -108,7 +109,7 @@ class Committed:
     engine_to_move: bool
 
 
-ChangeHook = Callable[[str, int, dict[str, Any]], None]
+ChangeHook = Callable[[Committed], None]
 
 
 @dataclass
@@ -285,7 +286,7 @@ class GameService:
 
     def _notify(self, c: Committed) -> None:
         if self.on_change is not None:
-            self.on_change(c.loaded.game.id, c.loaded.game.version, c.state)
+            self.on_change(c)
 
     # ------------------------------------------------------------------ clocks
     def _flag_change(self, loaded: Loaded, now: int) -> Change | None:
@@ -350,6 +351,14 @@ class GameService:
         if white:
             return "white"
         raise errors.forbidden(f"this token holds no seat in game {game.id}")
+
+    def seat(self, game_id: str, token: str | None) -> str | None:
+        """The seat ``token`` holds in ``game_id`` (seats never change once taken)."""
+        cached = self._cache_get(game_id)
+        if cached is not None:
+            with contextlib.suppress(ApiError):
+                return self.viewer(cached.game, token)
+        return self.viewer(self.loaded(game_id).game, token)  # fresh: a seat may be new
 
     def _seat(self, game: GameRec, token: str) -> str:
         seat = self.viewer(game, token)

@@ -1,0 +1,7 @@
+"""``python -m poolcheckers.server [--host H] [--port P] [--database-url URL]``."""
+
+import sys
+
+from .cli import serve_main
+
+sys.exit(serve_main(sys.argv[1:]))

@@ -1,0 +1,238 @@
+"""Engine thinking for engine games and the analysis board, off the event loop.
+
+Searches run in a small thread pool (the native search releases the GIL, so the
+event loop keeps serving while the engine thinks).  Each worker thread keeps one
+:class:`poolcheckers.engine.Engine` per rule set.  The engine's move is stored through
+:meth:`GameService.engine_move`, which validates it like any other move and refuses
+it if the game moved on meanwhile (a takeback, a resignation, a flag).
+
+The engine module (docs/CONTRACTS.md §2) is imported lazily: without it (or without
+its native core) engine games are refused with ``engine_unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+from poolcheckers import Board, Move, RuleSet
+
+from .service import GameService
+from .state import color_name
+
+log = logging.getLogger("poolcheckers.server.engine")
+
+
+class SearchResultLike(Protocol):
+    move: Move
+    score: int
+    pv: list[Move]
+    depth: int
+    nodes: int
+    time: float
+    mate_in: int | None
+
+
+class EngineLike(Protocol):
+    def search(
+        self,
+        board: Board,
+        limit: Any,
+        on_info: Callable[[Any], None] | None = None,
+        level: int | None = None,
+    ) -> Any: ...
+
+    def stop(self) -> None: ...
+
+
+def _engine_module() -> Any:
+    try:
+        return importlib.import_module("poolcheckers.engine")
+    except ImportError:
+        return None
+
+
+def engine_available() -> bool:
+    """Whether ``poolcheckers.engine`` and its native core can be used."""
+    mod = _engine_module()
+    if mod is None:
+        return False
+    try:
+        return bool(mod.native_available())
+    except Exception:  # a broken build counts as unavailable
+        log.exception("poolcheckers.engine.native_available() failed")
+        return False
+
+
+def level_time(level: int | None) -> float:
+    """Seconds the engine thinks per move at a level (1 fast .. 10 strongest).
+
+    >>> level_time(1), level_time(10)
+    (0.1, 1.0)
+    """
+    return 0.1 * (level or 10)
+
+
+def pv_notation(board: Board, pv: list[Move]) -> list[str]:
+    """The principal variation in R4 notation, each move in its own position."""
+    b = board.copy(stack=False)
+    out: list[str] = []
+    for m in pv:
+        if m not in b.legal_moves:
+            break
+        out.append(b.notation(m))
+        b.push(m)
+    return out
+
+
+class EngineRunner:
+    """Plays the engine's moves and runs analyses in a thread pool."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        threads: int = 2,
+        move_time: float | None = None,
+        hash_mb: int = 32,
+    ) -> None:
+        self.service = service
+        self.move_time = move_time
+        self.hash_mb = hash_mb
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
+        self._local = threading.local()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._searching: dict[str, EngineLike] = {}
+        self._searching_lock = threading.Lock()
+        self._again: set[str] = set()
+
+    def close(self) -> None:
+        with self._searching_lock:
+            for eng in self._searching.values():
+                eng.stop()
+        for task in self._tasks.values():
+            task.cancel()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+    # ------------------------------------------------------------ worker side
+    def _engine(self, rules: RuleSet) -> EngineLike:
+        engines: dict[RuleSet, EngineLike] | None = getattr(self._local, "engines", None)
+        if engines is None:
+            engines = {}
+            self._local.engines = engines
+        eng = engines.get(rules)
+        if eng is None:
+            mod = _engine_module()
+            eng = mod.Engine(hash_mb=self.hash_mb, rules=rules)
+            engines[rules] = eng
+        return eng
+
+    def search_blocking(
+        self,
+        key: str,
+        board: Board,
+        *,
+        time: float,
+        clock: float | None = None,
+        increment: float = 0.0,
+        level: int | None = None,
+        on_info: Callable[[Any], None] | None = None,
+    ) -> SearchResultLike:
+        """Run one search in the calling (worker) thread; ``key`` lets :meth:`cancel` stop it."""
+        mod = _engine_module()
+        eng = self._engine(board.rules)
+        limit = mod.Limit(time=time, clock=clock, increment=increment)
+        with self._searching_lock:
+            self._searching[key] = eng
+        try:
+            result: SearchResultLike = eng.search(board, limit, on_info=on_info, level=level)
+            return result
+        finally:
+            with self._searching_lock:
+                self._searching.pop(key, None)
+
+    def stop(self, key: str) -> None:
+        """Stop the search running under ``key`` (it returns its best move so far)."""
+        with self._searching_lock:
+            eng = self._searching.get(key)
+        if eng is not None:
+            eng.stop()
+
+    # ------------------------------------------------------------ loop side
+    def schedule(self, game_id: str) -> None:
+        """Let the engine reply in ``game_id`` (no-op if it is already thinking there)."""
+        task = self._tasks.get(game_id)
+        if task is not None and not task.done():
+            self._again.add(game_id)  # re-check once the current task has finished
+            return
+        self._tasks[game_id] = asyncio.get_running_loop().create_task(self._play(game_id))
+
+    def cancel(self, game_id: str) -> None:
+        """The game changed under the engine (e.g. a takeback): stop its search."""
+        if game_id in self._tasks:
+            self.stop("game:" + game_id)
+
+    def thinking(self, game_id: str) -> bool:
+        task = self._tasks.get(game_id)
+        return task is not None and not task.done()
+
+    async def _play(self, game_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            loaded = await asyncio.to_thread(self.service.loaded, game_id)
+            g = loaded.game
+            board = loaded.board
+            if (
+                g.status != "running"
+                or g.mode != "engine"
+                or g.engine_color != color_name(board.turn)
+            ):
+                return
+            think = self.move_time if self.move_time is not None else level_time(g.level)
+            clock = None
+            increment = 0.0
+            if g.has_clock:
+                clock = max(
+                    0.0, g.remaining_ms(color_name(board.turn), self.service.clock.now_ms())
+                )
+                clock /= 1000
+                increment = (g.clock_increment_ms or 0) / 1000
+                think = min(think, max(0.01, clock / 20 + increment / 2))
+            ply = g.ply
+            result = await loop.run_in_executor(
+                self.executor,
+                lambda: self.search_blocking(
+                    "game:" + game_id,
+                    board,
+                    time=think,
+                    clock=clock,
+                    increment=increment,
+                    level=g.level,
+                ),
+            )
+            await asyncio.to_thread(
+                self.service.engine_move, game_id, ply, result.move.full_notation()
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("engine move in game %s failed", game_id)
+        finally:
+            if self._tasks.get(game_id) is asyncio.current_task():
+                del self._tasks[game_id]
+                if game_id in self._again:
+                    self._again.discard(game_id)
+                    self.schedule(game_id)
+
+    async def evaluate(self, board: Board, time: float = 0.2) -> SearchResultLike:
+        """A short search of ``board`` (e.g. to decide on a draw offer)."""
+        loop = asyncio.get_running_loop()
+        key = f"eval:{id(board)}"
+        return await loop.run_in_executor(
+            self.executor, lambda: self.search_blocking(key, board.copy(), time=time)
+        )
