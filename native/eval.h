@@ -1,0 +1,36 @@
+/* eval.h -- static evaluation; every tunable weight lives in EvalWeights. */
+#ifndef PC_EVAL_H
+#define PC_EVAL_H
+
+#include "position.h"
+
+typedef struct {
+    int man;             /* material: a man */
+    int king;            /* material: a king */
+    int adv[8];          /* a man on its n-th row counted from its own back row */
+    int back_rank;       /* a man still guarding its back row while the opponent has men */
+    int centre;          /* a man on one of the four centre squares 14, 15, 18, 19 */
+    int king_mobility;   /* each square a king can move to (R8) */
+    int long_diagonal;   /* a king on the long diagonal 4-8-11-15-18-22-25-29 */
+    int runaway;         /* a man with a free path to its king row, scaled by nearness */
+    int tempo;           /* having the move */
+    int drawish_divisor; /* divides the score of known drawish king endings (2K v 1K, 3K v 1K) */
+    int three_v_one_edge; /* 3K v 1K with the lone king off the long diagonal: bonus per R19 move left */
+    int noise;           /* amplitude of the deterministic evaluation noise (weaker levels) */
+    int noise_seed;      /* seed of that noise */
+} EvalWeights;
+
+typedef struct {
+    const char *name;
+    int offset; /* index of the int inside EvalWeights */
+} EvalWeightName;
+
+extern const EvalWeightName pc_weight_names[];
+extern const int pc_weight_count;
+
+EvalWeights pc_default_weights(void);
+
+/* Score in centi-men from the side to move's point of view (a man is 100). */
+int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *rules);
+
+#endif

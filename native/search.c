@@ -1,0 +1,355 @@
+/* search.c -- iterative deepening, PVS alpha-beta with a transposition
+ * table, capture quiescence (captures are compulsory, R11, so the search goes
+ * on while the side to move must capture), killer and history move ordering,
+ * mate scores as wins in N plies, and the draw rules scored inside the tree:
+ * R16 (no move loses), R18 (king-only move limit), R19 (3 kings v 1 king
+ * count) and repetition of a position (scored as a draw).
+ */
+#define _POSIX_C_SOURCE 199309L
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double pc_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+Searcher *pc_searcher_new(size_t hash_mb) {
+    pc_init();
+    Searcher *s = calloc(1, sizeof(Searcher));
+    if (!s) return NULL;
+    if (pc_tt_init(&s->tt, hash_mb) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->weights = pc_default_weights();
+    s->rules = pc_default_rules();
+    atomic_init(&s->stop, 0);
+    return s;
+}
+
+void pc_searcher_free(Searcher *s) {
+    if (!s) return;
+    pc_tt_free(&s->tt);
+    free(s);
+}
+
+void pc_searcher_clear(Searcher *s) {
+    pc_tt_clear(&s->tt);
+    memset(s->killers, 0, sizeof s->killers);
+    memset(s->history, 0, sizeof s->history);
+}
+
+static inline int score_to_tt(int score, int ply) {
+    if (score > PC_MATE_BOUND) return score + ply;
+    if (score < -PC_MATE_BOUND) return score - ply;
+    return score;
+}
+
+static inline int score_from_tt(int score, int ply) {
+    if (score > PC_MATE_BOUND) return score - ply;
+    if (score < -PC_MATE_BOUND) return score + ply;
+    return score;
+}
+
+static inline bool should_stop(Searcher *s) {
+    if (s->completed == 0) return false; /* depth 1 always completes: there is a move to return */
+    if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return true;
+    if (s->max_nodes && s->nodes >= s->max_nodes) return true;
+    if (s->time_limit > 0 && (s->nodes & 1023) == 0 && pc_now() - s->t0 >= s->time_limit) return true;
+    return false;
+}
+
+/* A position seen before with the same side to move since the last irreversible move. */
+static bool is_repetition(const Searcher *s, const Position *pos, int ply) {
+    int cur = s->root_index + ply;
+    for (int i = cur - 2; i >= 0 && cur - i <= pos->halfmove; i -= 2)
+        if (s->keys[i] == pos->key) return true;
+    return false;
+}
+
+static inline uint16_t quiet_id(const Move *m) { return (uint16_t)(m->from | (m->to << 8)); }
+
+static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
+    s->pv_len[ply] = 0;
+    if (s->aborted) return 0;
+    if (should_stop(s)) {
+        s->aborted = 1;
+        return 0;
+    }
+    s->nodes++;
+    s->keys[s->root_index + ply] = pos->key;
+
+    MoveList *list = &s->lists[ply];
+    pc_gen_moves(pos, &s->rules, list);
+    if (list->overflow) {
+        s->error = 1;
+        s->aborted = 1;
+        return 0;
+    }
+    if (list->n == 0) return -PC_MATE + ply; /* R16: no legal move loses */
+    if (ply > 0) {
+        if (pos->halfmove >= 2 * s->rules.king_move_limit) return 0; /* R18 */
+        int strong = pc_three_v_one(pos);
+        if (strong >= 0 && strong != pos->stm && pos->tk_count >= 13) /* R19 */
+            return s->rules.three_kings_loss ? PC_MATE - ply : 0;
+        if (is_repetition(s, pos, ply)) return 0;
+    }
+    if (ply >= PC_MAX_PLY - 1) return pc_evaluate(pos, &s->weights, &s->rules);
+
+    bool capture = list->m[0].cap != 0;
+    if (depth <= 0 && !capture) return pc_evaluate(pos, &s->weights, &s->rules); /* quiet: stand pat */
+    if (depth < 0) depth = 0;
+
+    bool pv_node = beta - alpha > 1;
+    int tt_move = -1;
+    const TTEntry *e = pc_tt_probe(&s->tt, pos->key);
+    if (e) {
+        tt_move = e->move;
+        if (!pv_node && ply > 0 && e->depth >= depth) {
+            int v = score_from_tt(e->score, ply);
+            if (e->bound == TT_EXACT || (e->bound == TT_LOWER && v >= beta) ||
+                (e->bound == TT_UPPER && v <= alpha))
+                return v;
+        }
+    }
+
+    /* Move ordering: TT move, captures by size, killers, history. */
+    int n = list->n;
+    int *order = s->order[ply];
+    int *keys = s->sortkeys[ply];
+    for (int i = 0; i < n; i++) {
+        const Move *m = &list->m[i];
+        int k;
+        if (i == tt_move) k = 1 << 30;
+        else if (m->cap) k = (1 << 24) + pc_popcount(m->cap) * 1000 + pc_popcount(m->cap & pos->kings) * 300;
+        else if (quiet_id(m) == s->killers[ply][0]) k = 1 << 23;
+        else if (quiet_id(m) == s->killers[ply][1]) k = (1 << 23) - 1;
+        else k = s->history[m->from][m->to];
+        if (m->crown) k += 1 << 20;
+        order[i] = i;
+        keys[i] = k;
+    }
+
+    int best = -PC_INF, best_i = -1, orig_alpha = alpha;
+    Position next;
+    for (int j = 0; j < n; j++) {
+        int bj = j;
+        for (int t = j + 1; t < n; t++)
+            if (keys[t] > keys[bj]) bj = t;
+        int tk = keys[j], to = order[j];
+        keys[j] = keys[bj];
+        order[j] = order[bj];
+        keys[bj] = tk;
+        order[bj] = to;
+        int i = order[j];
+        const Move *m = &list->m[i];
+        pc_make(pos, m, &next);
+        /* A forced capture costs no depth. */
+        int new_depth = (capture && n == 1) ? depth : depth - 1;
+        int score;
+        if (j == 0) {
+            score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
+        } else {
+            int reduction = (!capture && depth >= 3 && j >= 3 && !m->crown) ? 1 : 0;
+            score = -pvs(s, &next, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
+            if (!s->aborted && score > alpha && (reduction || score < beta))
+                score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
+        }
+        if (s->aborted) return 0;
+        if (score > best) {
+            best = score;
+            best_i = i;
+            if (score > alpha) {
+                alpha = score;
+                s->pv[ply][0] = *m;
+                memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(Move) * (size_t)s->pv_len[ply + 1]);
+                s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+                if (alpha >= beta) {
+                    if (!m->cap) {
+                        uint16_t id = quiet_id(m);
+                        if (s->killers[ply][0] != id) {
+                            s->killers[ply][1] = s->killers[ply][0];
+                            s->killers[ply][0] = id;
+                        }
+                        int32_t *h = &s->history[m->from][m->to];
+                        *h += depth * depth;
+                        if (*h > (1 << 18)) {
+                            for (int a = 0; a < 64; a++)
+                                for (int b = 0; b < 64; b++) s->history[a][b] /= 2;
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    int bound = best >= beta ? TT_LOWER : (best > orig_alpha ? TT_EXACT : TT_UPPER);
+    pc_tt_store(&s->tt, pos->key, score_to_tt(best, ply), best_i, depth, bound);
+    return best;
+}
+
+static int setup_history(Searcher *s, const Position *root, const uint64_t *history, int nhistory) {
+    if (nhistory > PC_MAX_HISTORY) {
+        history += nhistory - PC_MAX_HISTORY;
+        nhistory = PC_MAX_HISTORY;
+    }
+    if (nhistory < 0) nhistory = 0;
+    for (int i = 0; i < nhistory; i++) s->keys[i] = history[i];
+    s->root_index = nhistory;
+    s->keys[nhistory] = root->key;
+    return 0;
+}
+
+static void reset_counters(Searcher *s) {
+    s->aborted = 0;
+    s->error = 0;
+    s->nodes = 0;
+    s->completed = 0;
+    s->t0 = pc_now();
+}
+
+int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
+              const SearchLimits *limits, SearchCallback cb, void *userdata, SearchInfo *out) {
+    setup_history(s, root, history, nhistory);
+    reset_counters(s);
+    s->max_nodes = limits->nodes > 0 ? limits->nodes : 0;
+    s->time_limit = limits->time > 0 ? limits->time : 0;
+    pc_tt_new_search(&s->tt);
+    memset(s->killers, 0, sizeof s->killers);
+
+    MoveList *rootlist = &s->lists[0];
+    pc_gen_moves(root, &s->rules, rootlist);
+    if (rootlist->overflow) return -2;
+    if (rootlist->n == 0) return -1;
+    int root_moves = rootlist->n;
+
+    int max_depth = limits->depth > 0 ? limits->depth : PC_MAX_PLY - 8;
+    if (max_depth > PC_MAX_PLY - 8) max_depth = PC_MAX_PLY - 8;
+    memset(out, 0, sizeof *out);
+    out->pv_len = 1;
+    out->pv[0] = rootlist->m[0];
+    for (int d = 1; d <= max_depth; d++) {
+        int score = pvs(s, root, d, -PC_INF, PC_INF, 0);
+        if (s->error) return -2;
+        if (s->aborted) break;
+        s->completed = d;
+        out->depth = d;
+        out->score = score;
+        out->nodes = s->nodes;
+        out->time = pc_now() - s->t0;
+        out->pv_len = s->pv_len[0];
+        memcpy(out->pv, s->pv[0], sizeof(Move) * (size_t)s->pv_len[0]);
+        if (out->pv_len == 0) { /* cannot happen with moves at the root; keep a move anyway */
+            out->pv_len = 1;
+            out->pv[0] = rootlist->m[0];
+        }
+        if (cb && cb(out, userdata)) break;
+        if (atomic_load_explicit(&s->stop, memory_order_relaxed)) break;
+        if (s->max_nodes && s->nodes >= s->max_nodes) break;
+        bool timed = s->time_limit > 0;
+        if (timed && pc_now() - s->t0 >= 0.5 * s->time_limit) break; /* the next depth would not finish */
+        if (timed && root_moves == 1) break;                          /* a forced move */
+        int a = score < 0 ? -score : score;
+        if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break;       /* a proven result */
+    }
+    out->nodes = s->nodes;
+    out->time = pc_now() - s->t0;
+    return 0;
+}
+
+int pc_root_scores(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
+                   int depth, MoveList *moves, int *scores) {
+    setup_history(s, root, history, nhistory);
+    reset_counters(s);
+    s->max_nodes = 0;
+    s->time_limit = 0;
+    s->completed = 1; /* honour stop() from the start */
+    pc_tt_new_search(&s->tt);
+    pc_gen_moves(root, &s->rules, moves);
+    if (moves->overflow) return -2;
+    if (moves->n == 0) return -1;
+    if (depth < 1) depth = 1;
+    if (depth > PC_MAX_PLY - 8) depth = PC_MAX_PLY - 8;
+    Position next;
+    for (int d = 1; d <= depth; d++) {
+        for (int i = 0; i < moves->n; i++) {
+            pc_make(root, &moves->m[i], &next);
+            int v = -pvs(s, &next, d - 1, -PC_INF, PC_INF, 1);
+            if (s->error) return -2;
+            if (s->aborted) return moves->n; /* keep the scores of the last full depth */
+            scores[i] = v;
+        }
+    }
+    return moves->n;
+}
+
+/* Bench positions: the start, positions reached by fixed pseudo-random play
+ * from it, and king endings (including the rule examples). */
+static const char *bench_fens[] = {
+    "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "W:WK7,10,21,K31,K32:B4,9,K19,22",
+    "B:WK1,7,8,K19,22,23,24:B5,K15",
+    "W:WK3,K10,11,30:BK6,7,K29,K31",
+    "B:W8,K10,K19,K22,27:BK3",
+    "W:WK1,K5,K9:BK32",
+    "B:W18,19,26,27,30:B6,10,13,K25",
+};
+#define N_FENS ((int)(sizeof bench_fens / sizeof bench_fens[0]))
+#define N_PLAYED 9
+
+int pc_bench_count(void) { return N_FENS + N_PLAYED; }
+
+int pc_bench_position(int i, Position *pos) {
+    if (i < 0 || i >= pc_bench_count()) return -1;
+    if (i < N_FENS) return pc_parse_fen(pos, bench_fens[i]);
+    /* Played positions: 6, 10, ... plies of a fixed linear congruential sequence. */
+    int k = i - N_FENS;
+    pc_parse_fen(pos, bench_fens[0]);
+    RuleOptions rules = pc_default_rules();
+    uint32_t seed = 12345u + 7919u * (uint32_t)k;
+    int plies = 6 + 4 * k;
+    MoveList *list = malloc(sizeof(MoveList));
+    if (!list) return -1;
+    Position next;
+    for (int p = 0; p < plies; p++) {
+        pc_gen_moves(pos, &rules, list);
+        if (list->n == 0) break;
+        seed = seed * 1103515245u + 12345u;
+        pc_make(pos, &list->m[(seed >> 16) % (uint32_t)list->n], &next);
+        if (next.bb[0] == 0 || next.bb[1] == 0) break;
+        *pos = next;
+    }
+    free(list);
+    pos->halfmove = 0;
+    pos->tk_count = 0;
+    return 0;
+}
+
+int pc_bench(int depth, int64_t *nodes, double *seconds) {
+    Searcher *s = pc_searcher_new(16);
+    if (!s) return -1;
+    int64_t total = 0;
+    double t0 = pc_now();
+    for (int i = 0; i < pc_bench_count(); i++) {
+        Position pos;
+        if (pc_bench_position(i, &pos) != 0) continue;
+        pc_searcher_clear(s);
+        SearchLimits lim = {depth, 0, 0};
+        SearchInfo info;
+        int r = pc_search(s, &pos, NULL, 0, &lim, NULL, NULL, &info);
+        if (r == -2) {
+            pc_searcher_free(s);
+            return -2;
+        }
+        total += s->nodes;
+    }
+    *seconds = pc_now() - t0;
+    *nodes = total;
+    pc_searcher_free(s);
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* search.h -- iterative deepening PVS alpha-beta search. */
+#ifndef PC_SEARCH_H
+#define PC_SEARCH_H
+
+#include <stdatomic.h>
+
+#include "eval.h"
+#include "movegen.h"
+#include "tt.h"
+
+#define PC_MAX_PLY 128
+#define PC_MATE 30000
+#define PC_MATE_BOUND 29000 /* |score| above this is a win/loss in (PC_MATE - |score|) plies */
+#define PC_INF 32000
+#define PC_MAX_HISTORY 4096
+
+typedef struct {
+    int depth;     /* maximum depth in plies, 0 = no limit */
+    int64_t nodes; /* node budget, 0 = no limit (deterministic) */
+    double time;   /* seconds, <= 0 = no limit */
+} SearchLimits;
+
+typedef struct {
+    int depth;
+    int score; /* centi-men, side to move's point of view; mate scores beyond PC_MATE_BOUND */
+    int64_t nodes;
+    double time;
+    int pv_len;
+    Move pv[PC_MAX_PLY];
+} SearchInfo;
+
+/* Called once per finished depth; a non-zero return stops the search. */
+typedef int (*SearchCallback)(const SearchInfo *info, void *userdata);
+
+typedef struct {
+    TT tt;
+    EvalWeights weights;
+    RuleOptions rules;
+    atomic_int stop;
+    int aborted;
+    int error;
+    int64_t nodes, max_nodes;
+    double t0, time_limit;
+    int completed;
+    uint16_t killers[PC_MAX_PLY][2];
+    int32_t history[64][64];
+    uint64_t keys[PC_MAX_HISTORY + PC_MAX_PLY + 2];
+    int root_index; /* index of the root position in keys */
+    MoveList lists[PC_MAX_PLY + 1];
+    int order[PC_MAX_PLY + 1][PC_MAX_MOVES];
+    int sortkeys[PC_MAX_PLY + 1][PC_MAX_MOVES];
+    Move pv[PC_MAX_PLY + 1][PC_MAX_PLY + 1];
+    int pv_len[PC_MAX_PLY + 1];
+} Searcher;
+
+/* A searcher with a transposition table of about hash_mb megabytes, or NULL. */
+Searcher *pc_searcher_new(size_t hash_mb);
+void pc_searcher_free(Searcher *s);
+/* Forget everything learnt (TT, killers, history): the next search is reproducible. */
+void pc_searcher_clear(Searcher *s);
+
+/* Search `root`.  `history` holds the keys of the positions since the last
+ * irreversible move, oldest first, without the root (repetitions are draws in
+ * search).  Returns 0 with the result in *out, -1 when the side to move has no
+ * legal move (R16), -2 on an internal limit (move list overflow). */
+int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
+              const SearchLimits *limits, SearchCallback cb, void *userdata, SearchInfo *out);
+
+/* Score every root move with a full-window search of `depth` plies (used by
+ * the weaker levels).  Fills moves and scores; returns the number of moves or
+ * a negative code as pc_search. */
+int pc_root_scores(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
+                   int depth, MoveList *moves, int *scores);
+
+/* The fixed bench: searches each bench position to `depth` with a fresh
+ * searcher; returns total nodes (the signature of the search) and seconds. */
+int pc_bench(int depth, int64_t *nodes, double *seconds);
+/* Number of bench positions and the i-th one. */
+int pc_bench_count(void);
+int pc_bench_position(int i, Position *pos);
+
+double pc_now(void);
+
+#endif

@@ -1,0 +1,67 @@
+/* tt.c -- a bucketed transposition table: depth-preferred, replacing old searches first. */
+#include "tt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pc_tt_init(TT *tt, size_t mb) {
+    size_t bytes = mb * 1024 * 1024;
+    size_t buckets = 1;
+    while (buckets * 2 * sizeof(TTEntry) * TT_BUCKET <= bytes) buckets *= 2;
+    tt->table = calloc(buckets * TT_BUCKET, sizeof(TTEntry));
+    if (!tt->table) {
+        tt->buckets = 0;
+        return -1;
+    }
+    tt->buckets = buckets;
+    tt->age = 0;
+    return 0;
+}
+
+void pc_tt_free(TT *tt) {
+    free(tt->table);
+    tt->table = NULL;
+    tt->buckets = 0;
+}
+
+void pc_tt_clear(TT *tt) {
+    if (tt->table) memset(tt->table, 0, tt->buckets * TT_BUCKET * sizeof(TTEntry));
+    tt->age = 0;
+}
+
+void pc_tt_new_search(TT *tt) { tt->age++; }
+
+const TTEntry *pc_tt_probe(const TT *tt, uint64_t key) {
+    const TTEntry *b = &tt->table[(key & (tt->buckets - 1)) * TT_BUCKET];
+    for (int i = 0; i < TT_BUCKET; i++)
+        if (b[i].key == key && b[i].bound != TT_NONE) return &b[i];
+    return NULL;
+}
+
+void pc_tt_store(TT *tt, uint64_t key, int score, int move, int depth, int bound) {
+    TTEntry *b = &tt->table[(key & (tt->buckets - 1)) * TT_BUCKET];
+    TTEntry *victim = NULL;
+    int worst = 1 << 30;
+    for (int i = 0; i < TT_BUCKET; i++) {
+        if (b[i].key == key || b[i].bound == TT_NONE) {
+            victim = &b[i];
+            if (b[i].key == key && move < 0) move = b[i].move; /* keep the old best move */
+            break;
+        }
+        /* Prefer to replace entries of older searches, then shallow ones. */
+        int value = b[i].depth - (b[i].age != tt->age ? 64 : 0);
+        if (value < worst) {
+            worst = value;
+            victim = &b[i];
+        }
+    }
+    if (depth < -1) depth = -1;
+    if (depth > 127) depth = 127;
+    victim->key = key;
+    victim->score = (int16_t)score;
+    victim->move = (int16_t)move;
+    victim->depth = (int8_t)depth;
+    victim->bound = (uint8_t)bound;
+    victim->age = tt->age;
+    victim->pad = 0;
+}
