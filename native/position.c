@@ -172,11 +172,12 @@ int pc_parse_fen(Position *pos, const char *fen) {
         else if (*p == '\0' || *p == '.') break;
         else return -12;
         p++;
+        bool after_comma = false;
         for (;;) {
             bool king = false;
             if (*p == 'K' || *p == 'k') { king = true; p++; }
             if (!isdigit((unsigned char)*p)) {
-                if (!king && (*p == ':' || *p == '\0' || *p == '.' || *p == ' ')) break;
+                if (!king && !after_comma && (*p == ':' || *p == '\0' || *p == '.' || *p == ' ')) break;
                 return -13;
             }
             int s = 0;
@@ -186,7 +187,7 @@ int pc_parse_fen(Position *pos, const char *fen) {
             if ((side[0] | side[1]) & b) return -14;
             side[colour] |= b;
             if (king) kings |= b;
-            if (*p == ',') { p++; continue; }
+            if (*p == ',') { p++; after_comma = true; continue; }
             if (*p == ':' || *p == '\0' || *p == '.' || *p == ' ') break;
             return -15;
         }
