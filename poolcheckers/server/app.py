@@ -144,12 +144,14 @@ def get_int(data: dict[str, Any], key: str, *, required: bool = True) -> int | N
     return value
 
 
-def get_number(data: dict[str, Any], key: str, default: float | None) -> float | None:
+def get_number(
+    data: dict[str, Any], key: str, default: float | None, label: str | None = None
+) -> float | None:
     value = data.get(key)
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise errors.malformed(f"{key!r} must be a number")
+        raise errors.malformed(f"{label or key!r} must be a number")
     return float(value)
 
 
@@ -170,10 +172,10 @@ def create_request(data: dict[str, Any]) -> CreateRequest:
     if clock is not None:
         if not isinstance(clock, dict):
             raise errors.malformed('\'clock\' must be {"initial": s, "increment": s} or null')
-        initial = get_number(clock, "initial", None)
+        initial = get_number(clock, "initial", None, "clock.initial")
         if initial is None:
             raise errors.malformed("'clock.initial' is required")
-        increment = get_number(clock, "increment", 0.0) or 0.0
+        increment = get_number(clock, "increment", 0.0, "clock.increment") or 0.0
     rules = data.get("rules") or {}
     if not isinstance(rules, dict):
         raise errors.malformed("'rules' must be an object of RULES.md §9 options")

@@ -1,0 +1,33 @@
+"""Helpers shared by the server tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def online_game(client: TestClient, **body: Any) -> tuple[str, str, str]:
+    """An online game with both seats taken: (id, black token, white token)."""
+    created = new_game(client, mode="online", color="black", **body)
+    gid = created["game"]["id"]
+    invite = created["invite"].split("invite=", 1)[1]
+    r = client.post(f"/api/games/{gid}/join", json={"invite": invite})
+    assert r.status_code == 200, r.text
+    return gid, created["token"], r.json()["token"]
+
+
+def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> Any:
+    return client.post(f"/api/games/{gid}/move", json={"move": mv, "ply": ply, "token": token})
+
+
+def error_code(response: Any) -> str:
+    code: str = response.json()["error"]["code"]
+    return code
