@@ -20,7 +20,7 @@ from poolcheckers.perft import perft, perft_divide
 from poolcheckers.rules import RuleSet
 
 #: Modules that add sub-commands (each has ``register(subparsers) -> None``).
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("poolcheckers.commands.hub_cmd",)
 
 
 class UsageError(Exception):

@@ -1,0 +1,181 @@
+"""What the engine's sub-commands share.
+
+The engine (``poolcheckers.engine``, CONTRACTS.md §2) is used through the
+structural types :class:`SearchInfo` and :class:`EngineLike`, so that every
+command and the Hub loop can be driven by a fake engine in tests.
+
+>>> from poolcheckers import Board
+>>> format_score(35, None), format_score(-120, None), format_score(9990, 3)
+('+0.35', '-1.20', 'win in 3')
+>>> format_score(-9990, -2)
+'loss in 2'
+>>> board = Board()
+>>> pv_notation(board, [board.parse_move("11-15"), Move.from_notation("22-18")])
+['11-15', '22-18']
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from poolcheckers.board import Board
+from poolcheckers.move import Move
+from poolcheckers.rules import RuleSet
+
+#: Default size of the engine's transposition table (MiB).
+DEFAULT_HASH_MB = 64
+
+#: Levels of the engine (CONTRACTS.md §2): 1 is a beginner, 10 full strength.
+MIN_LEVEL, MAX_LEVEL = 1, 10
+
+#: A man is worth 100 in the engine's scores (centi-men).
+CENTI_MEN_PER_MAN = 100
+
+
+class SearchInfo(Protocol):
+    """One finished depth or the final answer of a search (``SearchResult``)."""
+
+    @property
+    def move(self) -> Move | None:
+        """The best move found (``None`` only when the side to move has none)."""
+
+    @property
+    def score(self) -> int:
+        """Centi-men from the side to move's point of view (a man is 100)."""
+
+    @property
+    def pv(self) -> Sequence[Move]:
+        """The principal variation, starting with :attr:`move`."""
+
+    @property
+    def depth(self) -> int:
+        """The nominal depth in plies."""
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far."""
+
+    @property
+    def time(self) -> float:
+        """Seconds spent so far."""
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves to a won (positive) or lost (negative) end, when the search proved one."""
+
+
+class EngineLike(Protocol):
+    """What the commands use of ``poolcheckers.engine.Engine``."""
+
+    def search(
+        self,
+        board: Board,
+        limit: Any,
+        on_info: Callable[[SearchInfo], None] | None = ...,
+        level: int | None = ...,
+    ) -> SearchInfo:
+        """Search ``board`` within ``limit`` (a ``poolcheckers.engine.Limit``)."""
+
+    def stop(self) -> None:
+        """Ask a running search (in another thread) to return its best move now."""
+
+
+class EngineUnavailableError(RuntimeError):
+    """The engine package or its native core cannot be loaded."""
+
+
+def _engine_module() -> Any:
+    try:
+        return importlib.import_module("poolcheckers.engine")
+    except ImportError as exc:
+        raise EngineUnavailableError(f"the engine cannot be loaded: {exc}") from exc
+
+
+def make_limit(
+    *,
+    time: float | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+    clock: float | None = None,
+    increment: float = 0.0,
+) -> Any:
+    """A ``poolcheckers.engine.Limit`` with these bounds (none: search until stopped)."""
+    limit_class = _engine_module().Limit
+    return limit_class(time=time, depth=depth, nodes=nodes, clock=clock, increment=increment)
+
+
+def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
+    """A new engine with a ``hash_mb`` MiB table playing under ``rules``.
+
+    ``weights`` is a JSON file of evaluation weights, handed to the engine's
+    ``load_weights`` (raises :class:`EngineUnavailableError` if it has none).
+    """
+    module = _engine_module()
+    engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules)
+    if weights is not None:
+        loader = getattr(engine, "load_weights", None)
+        if loader is None:
+            raise EngineUnavailableError("this engine cannot load evaluation weights")
+        loader(weights)
+    return engine
+
+
+def native_available() -> bool:
+    """Whether the engine's native core is built and loads."""
+    try:
+        return bool(_engine_module().native_available())
+    except EngineUnavailableError:
+        return False
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--hash MB``, shared by the commands that run the engine."""
+    parser.add_argument(
+        "--hash",
+        type=int,
+        default=DEFAULT_HASH_MB,
+        metavar="MB",
+        help=f"transposition table size in MiB (default {DEFAULT_HASH_MB})",
+    )
+
+
+def format_score(score: int, mate_in: int | None) -> str:
+    """A score for people: ``+0.35`` men, or ``win in N`` / ``loss in N`` moves."""
+    if mate_in is not None:
+        return f"win in {mate_in}" if mate_in > 0 else f"loss in {-mate_in}"
+    return f"{score / CENTI_MEN_PER_MAN:+.2f}"
+
+
+def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
+    """The R4 notation of each move of ``pv`` played from ``board`` (unchanged).
+
+    Stops at the first move that is not legal where it is played.
+    """
+    work = board.copy(stack=False)
+    texts: list[str] = []
+    for move in pv:
+        legal = work.legal_moves
+        if move not in legal:
+            break
+        texts.append(work.notation(move))
+        work.push(legal[legal.index(move)])
+    return texts
+
+
+def format_nps(nodes: int, seconds: float) -> str:
+    """Nodes per second, scaled: ``812``, ``45.2k``, ``3.10M``.
+
+    >>> format_nps(3_100_000, 1.0), format_nps(45_200, 1.0), format_nps(10, 0.0)
+    ('3.10M', '45.2k', '-')
+    """
+    if seconds <= 0:
+        return "-"
+    rate = nodes / seconds
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f}M"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f}k"
+    return f"{rate:.0f}"

@@ -1,0 +1,365 @@
+"""The Hub protocol (poolcheckers.hub): parsing, formatting, positions, moves and
+whole sessions over in-memory streams, with a fake engine and, when it is
+built, the real one."""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from commands.fake_engine import FakeEngine, FakeLimit
+
+from poolcheckers import Board, RuleSet
+from poolcheckers.commands.common import native_available
+from poolcheckers.hub import (
+    DEFAULT_MOVE_TIME,
+    HubSession,
+    HubSyntaxError,
+    board_from_hub,
+    board_from_pos_command,
+    format_line,
+    hub_move,
+    hub_position,
+    parse_hub_move,
+    parse_line,
+)
+
+START_POS = "B" + "b" * 12 + "e" * 8 + "w" * 12
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----------------------------------------------------------------- syntax
+def test_parse_line_values_flags_and_quotes() -> None:
+    line = parse_line('  level  move-time=0.5 infinite  name="a = b" empty="" ')
+    assert line.command == "level"
+    assert line.args == {"move-time": "0.5", "infinite": "", "name": "a = b", "empty": ""}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "pos=x", 'go think="', "go =x", 'set-param value="a"b', "level x=a=b"],
+)
+def test_parse_line_rejects_malformed(text: str) -> None:
+    with pytest.raises(HubSyntaxError):
+        parse_line(text)
+
+
+def test_format_line_round_trips() -> None:
+    text = format_line("info", ("depth", "3"), ("pv", "11-15 22-18"), ("x", ""), ("f", None))
+    assert text == 'info depth=3 pv="11-15 22-18" x="" f'
+    assert parse_line(text).args == {"depth": "3", "pv": "11-15 22-18", "x": "", "f": ""}
+
+
+# ----------------------------------------------------------------- positions, moves
+def test_start_position_string_is_r2_order() -> None:
+    assert hub_position(Board()) == START_POS
+    assert board_from_hub(START_POS) == Board()
+
+
+def test_position_with_kings_and_white_to_move() -> None:
+    board = Board("W:WK5,18:B3,K30")
+    text = hub_position(board)
+    assert text[0] == "W" and text[3] == "b" and text[5] == "W" and text[18] == "w"
+    assert text[30] == "B" and text.count("e") == 28
+    assert board_from_hub(text) == board
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("B" + "e" * 31, "33 characters"),
+        ("X" + "e" * 32, "side to move"),
+        ("B" + "e" * 31 + "q", "square 32"),
+    ],
+)
+def test_bad_position_strings(text: str, message: str) -> None:
+    with pytest.raises(HubSyntaxError, match=message):
+        board_from_hub(text)
+
+
+def test_hub_moves_name_captured_squares() -> None:
+    king = Board("W:WK32:B27,18")
+    capture = next(m for m in king.legal_moves if m.captured == frozenset({27, 18}))
+    assert hub_move(capture) == f"32x{capture.destination}x18x27"
+    assert parse_hub_move(king, f"32x{capture.destination}x27x18") == capture
+    plain = Board().parse_move("11-15")
+    assert hub_move(plain) == "11-15"
+    assert parse_hub_move(Board(), "11-15") == plain
+
+
+def test_parse_hub_move_errors() -> None:
+    with pytest.raises(ValueError, match="not a Hub move"):
+        parse_hub_move(Board(), "11/15")
+    with pytest.raises(ValueError, match="not legal here"):
+        parse_hub_move(Board(), "12-15")
+    with pytest.raises(ValueError, match="1-32"):
+        parse_hub_move(Board(), "0-4")
+
+
+def test_pos_command_with_moves() -> None:
+    board = board_from_pos_command({"pos": START_POS, "moves": "11-15 22-18 15x22x18"}, RuleSet())
+    assert board.ply == 3 and board.piece_at(22) is not None and board.piece_at(18) is None
+    assert board_from_pos_command({"start": ""}, RuleSet()) == Board()
+    with pytest.raises(HubSyntaxError, match="move 22-18"):
+        board_from_pos_command({"moves": "22-18"}, RuleSet())
+
+
+# ----------------------------------------------------------------- sessions
+class _Lines(io.TextIOBase):
+    """A blocking input stream fed line by line from the test."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[str] = queue.Queue()
+
+    def send(self, line: str) -> None:
+        self._queue.put(line + "\n")
+
+    def close_input(self) -> None:
+        self._queue.put("")
+
+    def readline(self, size: int | None = -1) -> str:
+        return self._queue.get(timeout=10)
+
+
+class _Output(io.TextIOBase):
+    """Collects written lines; :meth:`expect` waits for a line with a prefix."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str] = queue.Queue()
+        self._partial = ""
+
+    def write(self, text: str) -> int:
+        self._partial += text
+        while "\n" in self._partial:
+            line, self._partial = self._partial.split("\n", 1)
+            self.lines.append(line)
+            self._queue.put(line)
+        return len(text)
+
+    def expect(self, prefix: str, timeout: float = 10.0) -> list[str]:
+        """Lines up to and including the next one starting with ``prefix``."""
+        seen: list[str] = []
+        while True:
+            line = self._queue.get(timeout=timeout)
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+
+
+def _session(engine: FakeEngine) -> tuple[_Lines, _Output, threading.Thread, list[int]]:
+    stdin, stdout = _Lines(), _Output()
+    session = HubSession(lambda mb, rules: engine, stdin, stdout, limit_factory=FakeLimit)
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(session.run()), daemon=True)
+    thread.start()
+    return stdin, stdout, thread, status
+
+
+def _run_script(lines: list[str], engine: FakeEngine | None = None) -> list[str]:
+    stdout = _Output()
+    engine = engine or FakeEngine()
+    text = "\n".join(lines) + "\n"
+    session = HubSession(
+        lambda mb, rules: engine, io.StringIO(text), stdout, limit_factory=FakeLimit
+    )
+    assert session.run() == 0
+    return stdout.lines
+
+
+def test_init_handshake() -> None:
+    out = _run_script(["hub", "set-param name=level value=7", "init", "quit"])
+    assert out[0].startswith("id name=poolcheckers version=")
+    params = [parse_line(line).args for line in out if line.startswith("param ")]
+    assert {p["name"] for p in params} >= {"level", "hash", "crown_during_capture"}
+    assert out[-2:] == ["wait", "ready"] and len(out) == len(params) + 3
+
+
+def test_go_think_returns_a_legal_move_and_ponder() -> None:
+    engine = FakeEngine(prefer="11-15")
+    out = _run_script(
+        ["hub", "init", "new-game", f"pos pos={START_POS}", "level depth=4", "go think", "quit"],
+        engine,
+    )
+    infos = [parse_line(line).args for line in out if line.startswith("info")]
+    assert [i["depth"] for i in infos] == ["1", "2", "3", "4"]
+    assert infos[0]["score"] == "0.00" and infos[0]["pv"] == "11-15 21-17"
+    done = parse_line(out[-1])
+    assert done.command == "done"
+    assert parse_hub_move(Board(), done.args["move"]) in Board().legal_moves
+    assert done.args == {"move": "11-15", "ponder": "21-17"}
+    assert engine.searches[0][1] == FakeLimit(depth=4)
+
+
+def test_level_forms_become_limits() -> None:
+    engine = FakeEngine()
+    _run_script(
+        [
+            "pos start",
+            "go think",
+            "level move-time=0.25",
+            "go think",
+            "level time=60 inc=1",
+            "go think",
+            "level moves=10 time=30 inc=0.5",
+            "go think",
+            "level nodes=5000",
+            "go think",
+        ],
+        engine,
+    )
+    limits = [limit for _fen, limit, _level in engine.searches]
+    assert limits == [
+        FakeLimit(time=DEFAULT_MOVE_TIME),
+        FakeLimit(time=0.25),
+        FakeLimit(clock=60.0, increment=1.0),
+        FakeLimit(time=3.5),
+        FakeLimit(nodes=5000),
+    ]
+
+
+def test_level_resets_after_pos_and_level_param_reaches_the_engine() -> None:
+    engine = FakeEngine()
+    _run_script(
+        ["set-param name=level value=3", "level depth=2", "pos start moves=11-15", "go think"],
+        engine,
+    )
+    fen, limit, level = engine.searches[0]
+    assert limit == FakeLimit(time=DEFAULT_MOVE_TIME) and level == 3
+    assert fen.startswith("W:")
+
+
+def test_ping_and_stop_during_analyze() -> None:
+    engine = FakeEngine(step=0.005)
+    stdin, stdout, thread, status = _session(engine)
+    stdin.send("pos start")
+    stdin.send("go analyze")
+    stdout.expect("info depth=2")
+    stdin.send("ping")
+    before_pong = stdout.expect("pong")
+    assert not any(line.startswith("done") for line in before_pong)
+    stdout.expect("info")  # still searching after the pong
+    stdin.send("go think")  # refused while searching
+    assert any(line.startswith("error") for line in stdout.expect("error"))
+    stdin.send("stop")
+    done = stdout.expect("done")[-1]
+    assert parse_line(done).args["move"] == "10-14"
+    stdin.send("ping")
+    stdout.expect("pong")
+    stdin.send("quit")
+    thread.join(10)
+    assert status == [0]
+
+
+def test_stop_before_the_search_starts_still_stops_it() -> None:
+    engine = FakeEngine(step=0.005)
+    stdin, stdout, thread, _status = _session(engine)
+    stdin.send("go analyze")
+    stdin.send("stop")
+    assert stdout.expect("done")
+    stdin.close_input()
+    thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_ponder_hit_stops_after_the_move_time() -> None:
+    engine = FakeEngine(step=0.005)
+    stdin, stdout, thread, _status = _session(engine)
+    stdin.send("level move-time=0.05")
+    stdin.send("go ponder")
+    stdout.expect("info depth=3")
+    stdin.send("ponder-hit")
+    assert stdout.expect("done", timeout=5)[-1].startswith("done move=")
+    stdin.send("quit")
+    thread.join(10)
+    assert engine.searches[0][1] == FakeLimit()
+
+
+def test_quit_during_a_search_ends_it_with_done() -> None:
+    engine = FakeEngine(step=0.005)
+    stdin, stdout, thread, status = _session(engine)
+    stdin.send("go analyze")
+    stdout.expect("info")
+    stdin.send("quit")
+    thread.join(10)
+    assert status == [0] and stdout.lines[-1].startswith("done move=")
+
+
+def test_malformed_lines_get_errors_and_the_loop_goes_on() -> None:
+    out = _run_script(
+        [
+            "",
+            "frobnicate",
+            'go "think',
+            "go",
+            "level depth=x",
+            "level move-time=-1",
+            "level bogus=1",
+            "pos pos=Bxyz",
+            "pos moves=22-18",
+            "set-param name=nope value=1",
+            "set-param name=hash value=0",
+            "set-param name=crown_during_capture value=maybe",
+            "set-param value=3",
+            "ping",
+        ]
+    )
+    errors = [line for line in out if line.startswith("error message=")]
+    assert len(errors) == 13
+    assert out[-1] == "pong"
+    assert "unknown command 'frobnicate'" in errors[1]
+    assert "22-18" in errors[8]
+
+
+def test_go_on_a_finished_game_reports_it() -> None:
+    out = _run_script(["pos pos=W" + "b" + "e" * 31, "go think"])
+    assert out[0].startswith("error") and "cannot move" in out[0] and out[1] == "done"
+
+
+def test_rule_parameters_change_the_board_rules() -> None:
+    engine = FakeEngine()
+    seen: list[RuleSet] = []
+
+    def factory(hash_mb: int, rules: RuleSet) -> FakeEngine:
+        seen.append(rules)
+        return engine
+
+    session = HubSession(
+        factory,
+        io.StringIO("set-param name=king_only_move_limit value=15\ninit\nquit\n"),
+        _Output(),
+        limit_factory=FakeLimit,
+    )
+    session.run()
+    assert seen == [RuleSet(king_only_move_limit=15)]
+
+
+# ----------------------------------------------------------------- the real thing
+@pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
+def test_cli_hub_with_the_real_engine() -> None:
+    script = "\n".join(
+        ["hub", "init", f"pos pos={START_POS} moves=11-15", "level depth=4", "go think", "quit"]
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "hub"],
+        input=script + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "ready" in lines
+    done = parse_line(lines[-1])
+    board = Board()
+    board.push_notation("11-15")
+    assert done.command == "done"
+    assert parse_hub_move(board, done.args["move"]) in board.legal_moves
