@@ -489,15 +489,16 @@ static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyOb
     if (n == -1) PyErr_SetString(PyExc_ValueError, "the side to move has no legal move: the game is over (R16)");
     else if (n < 0) overflow_error();
     else {
-        out = PyList_New(n);
-        for (int i = 0; out && i < n; i++) {
+        PyObject *l = PyList_New(n);
+        for (int i = 0; l && i < n; i++) {
             PyObject *it = Py_BuildValue("(Ni)", move_tuple(&list->m[i]), scores[i]);
             if (!it) {
-                Py_CLEAR(out);
+                Py_CLEAR(l);
                 break;
             }
-            PyList_SET_ITEM(out, i, it);
+            PyList_SET_ITEM(l, i, it);
         }
+        if (l) out = Py_BuildValue("(LN)", (long long)s->nodes, l);
     }
     PyMem_Free(list);
     PyMem_Free(scores);
@@ -580,7 +581,7 @@ static PyMethodDef Searcher_methods[] = {
      "nodes=0, time=0.0, callback=None) -> (depth, score, nodes, seconds, pv)"},
     {"root_scores", (PyCFunction)(void (*)(void))Searcher_root_scores, METH_VARARGS | METH_KEYWORDS,
      "root_scores(black, white, kings, turn, halfmove, three_kings, history=None, rules=None, depth=1) "
-     "-> [((from, to, captured), score)]"},
+     "-> (nodes, [((from, to, captured), score)])"},
     {"stop", (PyCFunction)Searcher_stop, METH_NOARGS, "Stop a running search (thread-safe)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "Clear the hash table and move ordering."},
     {"get_weights", (PyCFunction)Searcher_get_weights, METH_NOARGS, "Evaluation weights as a dict."},

@@ -93,10 +93,11 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     }
     if (list->n == 0) return -PC_MATE + ply; /* R16: no legal move loses */
     if (ply > 0) {
-        if (pos->halfmove >= 2 * s->rules.king_move_limit) return 0; /* R18 */
+        /* R21: R16 first (above), then R19, then R18. */
         int strong = pc_three_v_one(pos);
         if (strong >= 0 && strong != pos->stm && pos->tk_count >= 13) /* R19 */
             return s->rules.three_kings_loss ? PC_MATE - ply : 0;
+        if (pos->halfmove >= 2 * s->rules.king_move_limit) return 0; /* R18 */
         if (is_repetition(s, pos, ply)) return 0;
     }
     if (ply >= PC_MAX_PLY - 1) return pc_evaluate(pos, &s->weights, &s->rules);

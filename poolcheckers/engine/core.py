@@ -1,0 +1,490 @@
+"""The Python face of the native core (``poolcheckers._core``), contract §2.
+
+Positions go to the core as bitboards (bit ``s-1`` is square ``s``, R2) and
+moves come back as (origin, destination, captured squares); they are turned
+into members of :attr:`Board.legal_moves` here.  Searching and perft run
+without the GIL, so other Python threads keep running.
+
+>>> from poolcheckers import Board
+>>> native_available()
+True
+>>> perft_native(Board(), 5)
+7482
+>>> engine = Engine(hash_mb=4)
+>>> result = engine.search(Board(), Limit(depth=4))
+>>> result.move in Board().legal_moves
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from poolcheckers.board import Board
+from poolcheckers.move import Move
+from poolcheckers.rules import RuleSet
+
+from .levels import LEVELS, Level, choose_index
+
+__all__ = [
+    "DEFAULT_BENCH_DEPTH",
+    "BenchResult",
+    "Engine",
+    "Limit",
+    "NativeMove",
+    "NativeUnavailableError",
+    "SearchResult",
+    "bench",
+    "bench_positions",
+    "default_weights",
+    "native_available",
+    "native_legal_moves",
+    "perft_divide_native",
+    "perft_native",
+]
+
+#: depth of :func:`bench` when none is given (about half a second here)
+DEFAULT_BENCH_DEPTH = 12
+
+
+def _load_core() -> Any:
+    try:
+        return importlib.import_module("poolcheckers._core")
+    except ImportError:
+        return None
+
+
+_CORE: Any = _load_core()
+
+
+class NativeUnavailableError(RuntimeError):
+    """The native core ``poolcheckers._core`` is not built (run ``make setup``)."""
+
+
+def native_available() -> bool:
+    """Whether the compiled core can be used.
+
+    >>> isinstance(native_available(), bool)
+    True
+    """
+    return _CORE is not None
+
+
+def _core() -> Any:
+    if _CORE is None:
+        raise NativeUnavailableError(
+            "the native engine core poolcheckers._core is not built: run `make setup`"
+        )
+    return _CORE
+
+
+def _rules_tuple(rules: RuleSet) -> tuple[bool, bool, int, bool]:
+    return (
+        rules.crown_during_capture == "stop",
+        rules.three_kings_limit_result == "loss",
+        rules.king_only_move_limit,
+        rules.repetition_draw,
+    )
+
+
+def _position(board: Board) -> tuple[int, int, int, int]:
+    return board.black, board.white, board.kings, int(board.turn)
+
+
+class NativeMove(NamedTuple):
+    """A move as the native generator sees it: origin, destination, captured squares."""
+
+    origin: int
+    destination: int
+    captured: frozenset[int]
+
+
+def _squares(mask: int) -> frozenset[int]:
+    return frozenset(s for s in range(1, 33) if mask >> (s - 1) & 1)
+
+
+def _move_key(move: Move) -> tuple[int, int, int]:
+    return move.origin, move.destination, move.captured_mask
+
+
+def _lookup(board: Board) -> dict[tuple[int, int, int], Move]:
+    return {_move_key(m): m for m in board.legal_moves}
+
+
+def _library_move(board: Board, native: tuple[int, int, int]) -> Move:
+    move = _lookup(board).get((native[0], native[1], native[2]))
+    if move is None:
+        raise RuntimeError(
+            f"the native core returned {native[0]}-{native[1]} capturing "
+            f"{sorted(_squares(native[2]))}, which is not a legal move in {board.fen()} "
+            "(the two generators disagree: please report this position)"
+        )
+    return move
+
+
+def native_legal_moves(board: Board) -> list[NativeMove]:
+    """The native generator's legal moves of ``board`` (for differential tests).
+
+    >>> from poolcheckers import Board
+    >>> sorted(m.origin * 100 + m.destination for m in native_legal_moves(Board()))[:3]
+    [913, 914, 1014]
+    """
+    raw = _core().legal_moves(*_position(board), rules=_rules_tuple(board.rules))
+    return [NativeMove(o, d, _squares(c)) for o, d, c in raw]
+
+
+def perft_native(board: Board, depth: int) -> int:
+    """Number of move paths of ``depth`` plies (duplicates dropped, R4), natively.
+
+    >>> from poolcheckers import Board
+    >>> [perft_native(Board(), d) for d in range(1, 5)]
+    [7, 49, 302, 1469]
+    """
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= 30:
+        raise ValueError(f"perft depth must be an int in 0..30, not {depth!r}")
+    return int(_core().perft(*_position(board), depth, rules=_rules_tuple(board.rules)))
+
+
+def perft_divide_native(board: Board, depth: int) -> list[tuple[Move, int]]:
+    """Perft of each legal move of ``board`` (``depth`` counts the move itself).
+
+    >>> from poolcheckers import Board
+    >>> sum(n for _, n in perft_divide_native(Board(), 3))
+    302
+    """
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 30:
+        raise ValueError(f"perft divide depth must be an int in 1..30, not {depth!r}")
+    raw = _core().perft_divide(*_position(board), depth, rules=_rules_tuple(board.rules))
+    return [(_library_move(board, (o, d, c)), int(n)) for o, d, c, n in raw]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops.
+
+    ``time``: seconds for this move; ``clock`` and ``increment``: the game
+    clock of the side to move (the engine budgets a share of it); ``depth``
+    in plies; ``nodes``.  With no limit at all the search runs until
+    :meth:`Engine.stop` (or its maximum depth).
+
+    >>> Limit(time=0.5).time
+    0.5
+    >>> Limit(depth=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: Limit.depth must be a positive int, not -1
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    clock: float | None = None
+    increment: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("time", "clock", "increment"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"Limit.{name} must be a number of seconds, not {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"Limit.{name} must be a finite number >= 0, not {value!r}")
+        for name in ("depth", "nodes"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Limit.{name} must be a positive int, not {value!r}")
+        if self.depth is not None and self.depth > 100:
+            raise ValueError(f"Limit.depth must be at most 100, not {self.depth!r}")
+
+    def budget(self) -> float:
+        """Seconds the engine may spend on this move; 0 means no time limit.
+
+        With a clock: a twentieth of it plus most of the increment, never more
+        than 40% of what is left.
+
+        >>> Limit(clock=60.0, increment=1.0).budget()
+        3.8
+        >>> Limit(time=2.0, clock=10.0).budget()
+        0.5
+        """
+        budget = 0.0
+        if self.clock is not None:
+            clock = float(self.clock)
+            budget = min(clock / 20 + 0.8 * self.increment, max(0.005, 0.4 * clock))
+        if self.time is not None:
+            budget = min(budget, float(self.time)) if budget > 0 else float(self.time)
+            if budget == 0:
+                budget = 1e-6
+        return round(budget, 6)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of a search.
+
+    ``score`` is in centi-men from the side to move's point of view (a man is
+    100); ``mate_in`` is the number of plies to a forced win (positive) or
+    loss (negative) when the search proved one, else ``None``.
+    """
+
+    move: Move
+    score: int
+    pv: list[Move]
+    depth: int
+    nodes: int
+    time: float
+    mate_in: int | None
+
+    @property
+    def nps(self) -> float:
+        """Nodes per second of this search."""
+        return self.nodes / self.time if self.time > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """Nodes searched over the bench positions (a signature of the search), time and speed."""
+
+    nodes: int
+    time: float
+    nps: float
+    depth: int
+
+
+def default_weights() -> dict[str, int]:
+    """The default evaluation weights of the native core (all in centi-men).
+
+    >>> w = default_weights()
+    >>> w["man"], w["king"] > w["man"]
+    (100, True)
+    """
+    return dict(_core().default_weights())
+
+
+def bench_positions() -> list[Board]:
+    """The fixed bench positions, as boards.
+
+    >>> len(bench_positions()) >= 10
+    True
+    """
+    boards = []
+    for black, white, kings, turn in _core().bench_positions():
+        board = Board.empty()
+        board.set_fen(_fen(black, white, kings, turn))
+        boards.append(board)
+    return boards
+
+
+def _fen(black: int, white: int, kings: int, turn: int) -> str:
+    def side(mask: int) -> str:
+        return ",".join(
+            ("K" if kings >> (s - 1) & 1 else "") + str(s)
+            for s in range(1, 33)
+            if mask >> (s - 1) & 1
+        )
+
+    return f"{'BW'[turn]}:W{side(white)}:B{side(black)}"
+
+
+def bench(depth: int | None = None) -> BenchResult:
+    """Search every bench position to ``depth`` plies with a fresh hash table.
+
+    The node total is a signature of the search: it changes when the search
+    or the evaluation changes, and not between runs.
+
+    >>> bench(4).nodes == bench(4).nodes
+    True
+    """
+    d = DEFAULT_BENCH_DEPTH if depth is None else depth
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 40:
+        raise ValueError(f"bench depth must be an int in 1..40, not {depth!r}")
+    nodes, seconds = _core().bench(d)
+    return BenchResult(int(nodes), float(seconds), nodes / seconds if seconds > 0 else 0.0, d)
+
+
+InfoCallback = Callable[[SearchResult], object]
+
+
+class Engine:
+    """The native search engine.
+
+    ``rules``: when given, boards searched must use the same rule set (RULES.md
+    §9); by default the engine follows each board's rules.  ``weights``:
+    evaluation weights to change (see :func:`default_weights`).  ``seed``
+    makes the weaker levels' choices reproducible.
+
+    >>> from poolcheckers import Board
+    >>> engine = Engine(hash_mb=4)
+    >>> board = Board("B:W14:B9")
+    >>> result = engine.search(board, Limit(depth=3))
+    >>> str(result.move), result.mate_in
+    ('9x18', 1)
+    """
+
+    def __init__(
+        self,
+        hash_mb: int = 64,
+        rules: RuleSet | None = None,
+        weights: Mapping[str, int] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= 16384:
+            raise ValueError(f"hash_mb must be an int in 1..16384, not {hash_mb!r}")
+        self._searcher: Any = _core().Searcher(hash_mb)
+        self.hash_mb = hash_mb
+        self.rules = rules
+        self._rng = random.Random(seed)
+        if weights:
+            self.set_weights(weights)
+
+    # ------------------------------------------------------------ weights
+    @property
+    def weights(self) -> dict[str, int]:
+        """The current evaluation weights."""
+        return dict(self._searcher.get_weights())
+
+    def set_weights(self, weights: Mapping[str, int]) -> None:
+        """Change some evaluation weights; unknown names raise ``ValueError``.
+
+        >>> engine = Engine(hash_mb=1)
+        >>> engine.set_weights({"king": 150})
+        >>> engine.weights["king"]
+        150
+        """
+        self._searcher.set_weights(dict(weights))
+        self._searcher.clear()
+
+    def evaluate(self, board: Board) -> int:
+        """Static evaluation of ``board``, centi-men from the side to move's view.
+
+        >>> from poolcheckers import Board
+        >>> Engine(hash_mb=1).evaluate(Board("B:W:BK1,2")) > 200
+        True
+        """
+        return int(
+            self._searcher.evaluate(
+                *_position(board),
+                board.halfmove_clock,
+                board.three_kings_count,
+                _rules_tuple(self._rules_for(board)),
+            )
+        )
+
+    def clear(self) -> None:
+        """Forget the hash table and move-ordering statistics."""
+        self._searcher.clear()
+
+    def stop(self) -> None:
+        """Stop a running search (from another thread); it returns its best move so far."""
+        self._searcher.stop()
+
+    # ------------------------------------------------------------ search
+    def _rules_for(self, board: Board) -> RuleSet:
+        if self.rules is not None and board.rules != self.rules:
+            raise ValueError(
+                f"the board plays under rules {board.rules.name!r} but this engine was made "
+                f"for {self.rules.name!r} (RULES.md §9)"
+            )
+        return board.rules
+
+    def _args(self, board: Board) -> tuple[Any, ...]:
+        rules = self._rules_for(board)
+        history = [(b, w, k, int(t)) for b, w, k, t in board.reversible_history()]
+        return (
+            *_position(board),
+            board.halfmove_clock,
+            board.three_kings_count,
+            history,
+            _rules_tuple(rules),
+        )
+
+    def _result(
+        self, board: Board, depth: int, score: int, nodes: int, secs: float, pv: list[Any]
+    ) -> SearchResult:
+        moves: list[Move] = []
+        b = board.copy()
+        for raw in pv:
+            move = _library_move(b, (raw[0], raw[1], raw[2]))
+            moves.append(move)
+            b.push(move)
+        mate_in: int | None = None
+        mate, bound = _core().MATE, _core().MATE_BOUND
+        if abs(score) > bound:
+            plies = mate - abs(score)
+            mate_in = plies if score > 0 else -plies
+        return SearchResult(moves[0], score, moves, depth, nodes, secs, mate_in)
+
+    def search(
+        self,
+        board: Board,
+        limit: Limit | None = None,
+        on_info: InfoCallback | None = None,
+        level: int | None = None,
+    ) -> SearchResult:
+        """Search ``board`` and return the best move found with its score and PV.
+
+        ``on_info`` is called with a :class:`SearchResult` after every finished
+        depth.  ``level`` 1..10 plays weaker (see :mod:`poolcheckers.engine.levels`);
+        ``None`` is full strength.  Raises ``ValueError`` when the side to move
+        has no legal move (R16).
+        """
+        if not board.legal_moves:
+            raise ValueError(
+                f"{board.turn.name_lower} has no legal move in {board.fen()}: "
+                "the game is over (R16)"
+            )
+        lim = limit if limit is not None else Limit()
+        if level is not None:
+            if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+                raise ValueError(f"level must be an int in 1..10, not {level!r}")
+            if not LEVELS[level].full_strength:
+                return self._search_level(board, lim, LEVELS[level], on_info)
+        args = self._args(board)
+
+        def callback(info: tuple[int, int, int, float, list[Any]]) -> bool:
+            if on_info is not None:
+                on_info(self._result(board, *info))
+            return False
+
+        depth, score, nodes, secs, pv = self._searcher.search(
+            *args,
+            depth=lim.depth or 0,
+            nodes=lim.nodes or 0,
+            time=lim.budget(),
+            callback=callback if on_info is not None else None,
+        )
+        return self._result(board, depth, score, nodes, secs, pv)
+
+    def _search_level(
+        self, board: Board, lim: Limit, spec: Level, on_info: InfoCallback | None
+    ) -> SearchResult:
+        depth = spec.depth if lim.depth is None else min(spec.depth, lim.depth)
+        saved = self.weights
+        noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(1 << 30)}
+        self._searcher.set_weights(noisy)
+        self._searcher.clear()
+        try:
+            nodes, scored = self._searcher.root_scores(*self._args(board), depth=depth)
+        finally:
+            self._searcher.set_weights({k: saved[k] for k in noisy})
+            self._searcher.clear()
+        index = choose_index([s for _, s in scored], spec, self._rng)
+        raw, score = scored[index]
+        move = _library_move(board, raw)
+        mate_in: int | None = None
+        mate, bound = _core().MATE, _core().MATE_BOUND
+        if abs(score) > bound:
+            plies = mate - abs(score)
+            mate_in = plies if score > 0 else -plies
+        result = SearchResult(move, int(score), [move], depth, int(nodes), 0.0, mate_in)
+        if on_info is not None:
+            on_info(result)
+        return result

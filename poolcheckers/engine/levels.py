@@ -1,0 +1,77 @@
+"""Playing levels 1..10 of the engine.
+
+A weaker level searches less deeply, sees a slightly noisy evaluation, and
+picks among the moves close to its best by a softmax over their scores: it
+makes human-like inaccuracies, never a random blunder (a move scoring more
+than ``margin`` centi-men below its best is never chosen).
+
+>>> LEVELS[10].full_strength
+True
+>>> LEVELS[1].depth < LEVELS[5].depth < LEVELS[9].depth
+True
+>>> import random
+>>> choose_index([0, -500, -20], LEVELS[3], random.Random(1)) in (0, 2)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["LEVELS", "Level", "choose_index"]
+
+
+@dataclass(frozen=True)
+class Level:
+    """How one level plays.
+
+    ``depth``: search depth in plies; ``noise``: amplitude of the evaluation
+    noise in centi-men; ``temperature``: softmax temperature in centi-men;
+    ``margin``: moves worse than the best by more than this are never played.
+    """
+
+    level: int
+    depth: int
+    noise: int
+    temperature: float
+    margin: int
+
+    @property
+    def full_strength(self) -> bool:
+        """Level 10 is the full engine: no depth cap, no noise, the best move."""
+        return self.level >= 10
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, depth=1, noise=80, temperature=60.0, margin=220),
+    2: Level(2, depth=2, noise=60, temperature=45.0, margin=160),
+    3: Level(3, depth=2, noise=45, temperature=35.0, margin=120),
+    4: Level(4, depth=3, noise=35, temperature=25.0, margin=90),
+    5: Level(5, depth=4, noise=25, temperature=18.0, margin=70),
+    6: Level(6, depth=5, noise=18, temperature=12.0, margin=50),
+    7: Level(7, depth=6, noise=12, temperature=8.0, margin=35),
+    8: Level(8, depth=8, noise=8, temperature=5.0, margin=25),
+    9: Level(9, depth=10, noise=4, temperature=3.0, margin=15),
+    10: Level(10, depth=0, noise=0, temperature=0.0, margin=0),
+}
+
+
+def choose_index(scores: Sequence[int], level: Level, rng: random.Random) -> int:
+    """Pick a move index: a softmax over the scores within ``level.margin`` of the best.
+
+    >>> choose_index([10, 300, 5], LEVELS[1], random.Random(0))
+    1
+    >>> choose_index([7], LEVELS[2], random.Random(0))
+    0
+    """
+    if not scores:
+        raise ValueError("choose_index needs at least one scored move")
+    best = max(scores)
+    candidates = [i for i, s in enumerate(scores) if s >= best - level.margin]
+    if level.temperature <= 0 or len(candidates) == 1:
+        return max(candidates, key=lambda i: scores[i])
+    weights = [math.exp((scores[i] - best) / level.temperature) for i in candidates]
+    return rng.choices(candidates, weights=weights, k=1)[0]
