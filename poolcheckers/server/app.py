@@ -496,8 +496,8 @@ def create_app(settings: Settings) -> FastAPI:
                         raise errors.malformed("'move' must be move notation such as 11-15 (R4)")
                     ply = get_int(data, "ply")
                     assert ply is not None
-                    state = await run(service.move, game_id, token, mv, ply)
-                    if state["version"] <= sub.version:
+                    _, played = await run(service.move_ex, game_id, token, mv, ply)
+                    if not played:
                         # an idempotent retry: answer with the current state again
                         state, _ = await run(service.state, game_id, token)
                         sub.send(state_message(dumps(state), sub.color))

@@ -511,6 +511,12 @@ class GameService:
         A retry of a move already stored at ``ply`` (same move, same seat) answers the
         state right after that move again, without playing anything.
         """
+        return self.move_ex(game_id, token, text_move, ply)[0]
+
+    def move_ex(
+        self, game_id: str, token: str, text_move: str, ply: int
+    ) -> tuple[dict[str, Any], bool]:
+        """:meth:`move`, also telling whether the move was played now (False: a retry)."""
         if not isinstance(text_move, str) or not text_move.strip():
             raise errors.malformed("'move' must be move notation such as 11-15 (R4)")
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
@@ -537,8 +543,8 @@ class GameService:
             mv = self._parse(board, text_move)
             return self._play(loaded, mv, now)
 
-        def answer(loaded: Loaded, now: int) -> dict[str, Any]:
-            return retry[-1] if retry else base_state(loaded, now)
+        def answer(loaded: Loaded, now: int) -> tuple[dict[str, Any], bool]:
+            return (retry[-1], False) if retry else (base_state(loaded, now), True)
 
         return self._run(game_id, op, answer)
 

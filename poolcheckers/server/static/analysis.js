@@ -134,10 +134,10 @@ class AnalysisPage {
     const nav = h(
       "div",
       { class: "nav", role: "group", "aria-label": "Move navigation" },
-      h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => this.go(0) }, "⏮"),
-      h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => this.go(this.ply - 1) }, "◀"),
-      h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => this.go(this.ply + 1) }, "▶"),
-      h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => this.go(this.line.length) }, "⏭"),
+      h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => this.go(0) }, "«"),
+      h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => this.go(this.ply - 1) }, "‹"),
+      h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => this.go(this.ply + 1) }, "›"),
+      h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => this.go(this.line.length) }, "»"),
     );
     const tools = h(
       "div",
@@ -363,6 +363,7 @@ class AnalysisPage {
     this.socket = new LiveSocket("/ws/analysis", {
       onMessage: (msg) => this.engineMessage(msg),
       onOpen: () => {
+        this.outstanding = 0;
         if (this.engineOn) this.analyse();
       },
       onStatus: (status) => {
@@ -379,7 +380,7 @@ class AnalysisPage {
       this.ensureSocket();
       this.analyse();
     } else {
-      if (this.socket) this.socket.send({ type: "stop" });
+      if (this.socket && this.outstanding) this.socket.send({ type: "stop" });
       this.engineOut.append(h("p", { class: "hint" }, "Engine stopped."));
     }
   }
@@ -387,28 +388,33 @@ class AnalysisPage {
   async analyse() {
     const info = await this.info(this.ply).catch(() => null);
     if (!info || !this.socket) return;
-    this.current = { fen: info.fen, legal: new Set((info.legal_moves || []).map((m) => m.notation)) };
+    this.current = { fen: info.fen };
     this.lastInfo = null;
     this.bestButton.disabled = true;
-    if ((info.legal_moves || []).length === 0) {
-      this.engineOut.replaceChildren(h("p", {}, "No legal move: the game is over here."));
+    if ((info.legal_moves || []).length === 0 || info.outcome) {
+      if (this.outstanding) this.socket.send({ type: "stop" });
+      const why = info.outcome ? info.outcome.reason || "the game is over" : "no legal move";
+      this.engineOut.replaceChildren(h("p", {}, `Nothing to analyse: ${why}.`));
       return;
     }
     this.engineOut.replaceChildren(h("p", { class: "hint" }, "Thinking…"));
-    this.socket.send({ type: "stop" });
-    this.socket.send({ type: "analyse", fen: info.fen, rules: this.rules || undefined, time: Number(this.engineTime.value) || 5 });
+    if (this.outstanding) this.socket.send({ type: "stop" });
+    const sent = this.socket.send({ type: "analyse", fen: info.fen, rules: this.rules || undefined, time: Number(this.engineTime.value) || 5 });
+    // Each analyse request ends with exactly one "done" or "error": only the
+    // newest request's messages are shown.
+    if (sent) this.outstanding = (this.outstanding || 0) + 1;
   }
 
   engineMessage(msg) {
+    if (msg.type !== "info" && msg.type !== "done" && msg.type !== "error") return;
+    const latest = (this.outstanding || 0) <= 1;
+    if (msg.type === "done" || msg.type === "error") this.outstanding = Math.max(0, (this.outstanding || 0) - 1);
+    if (!latest || !this.current || !this.engineOn) return;
     if (msg.type === "error") {
-      this.showError(`Engine: ${msg.error ? msg.error.message : "error"}`);
+      this.engineOut.replaceChildren(h("p", { class: "error" }, `Engine: ${msg.error ? msg.error.message : "error"}`));
       return;
     }
-    if (msg.type !== "info" && msg.type !== "done") return;
-    if (!this.current) return;
-    if (msg.fen && msg.fen !== this.current.fen) return;
-    const pv = msg.pv || (msg.move ? [msg.move] : []);
-    if (pv.length && !this.current.legal.has(pv[0])) return; // a late line of an earlier position
+    const pv = msg.pv && msg.pv.length ? msg.pv : msg.best ? [msg.best] : [];
     const data = { ...this.lastInfo, ...msg, pv: pv.length ? pv : this.lastInfo ? this.lastInfo.pv : [] };
     this.lastInfo = data;
     const turn = parseFen(this.current.fen).turn;
@@ -467,9 +473,12 @@ class AnalysisPage {
         const info = await this.info(k);
         const turn = info.turn || parseFen(info.fen).turn;
         let score;
-        if (!(info.legal_moves || []).length) {
+        if (info.outcome) {
+          // Decided by the rules (R16, R18, R19): no search needed.
+          const w = info.outcome.winner;
+          score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
+        } else if (!(info.legal_moves || []).length) {
           score = -WIN; // no move: the side to move has lost (R16)
-          if (info.outcome && !info.outcome.winner) score = 0;
         } else {
           const done = await analyseOnce(socket, info.fen, this.rules, seconds);
           score = clampScore(done.score ?? 0, done.mate_in);

@@ -77,8 +77,9 @@ function wsUrl(path) {
  * onStatus("open" | "closed" | "connecting") on every change.
  */
 export class LiveSocket {
-  constructor(path, { onMessage, onStatus, onOpen } = {}) {
+  constructor(path, { onMessage, onStatus, onOpen, onRefused } = {}) {
     this.path = path;
+    this.onRefused = onRefused || null;
     this.onMessage = onMessage || (() => {});
     this.onStatus = onStatus || (() => {});
     this.onOpen = onOpen || (() => {});
@@ -114,9 +115,15 @@ export class LiveSocket {
       }
       this.onMessage(data);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      // 4403 / 4404: the server refused this token or game; retrying cannot help.
+      if (event.code >= 4400 && event.code < 4500) {
+        this.onStatus("refused");
+        if (this.onRefused) this.onRefused(event.code);
+        return;
+      }
       this.onStatus("closed");
       this.schedule();
     });

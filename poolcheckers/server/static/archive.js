@@ -7,9 +7,8 @@ import { COLOR_NAME, announce, h } from "./util.js";
 const PAGE = 50;
 
 function when(g) {
-  const ms = g.updated_ms ?? g.created_ms;
-  const iso = g.updated_at ?? g.created_at;
-  const date = ms ? new Date(ms) : iso ? new Date(iso) : null;
+  const seconds = g.updated ?? g.created;
+  const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
   if (!date || Number.isNaN(date.getTime())) return "";
   return date.toLocaleString();
 }
@@ -23,6 +22,7 @@ function players(g) {
   }
   if (g.mode === "local") return "Two players, one screen";
   if (g.mode === "online") return "Online game";
+  if (g.mode === "imported") return "Imported game";
   return g.mode || "Game";
 }
 

@@ -204,6 +204,7 @@ export class BoardView {
     const occupant = this.entries.get(dest);
     if (occupant) occupant.el.remove();
     entry.sq = dest;
+    entry.el.dataset.square = String(dest);
     this.entries.set(dest, entry);
     this.pieceLayer.append(entry.el); // on top while moving
     const token = Symbol("anim");

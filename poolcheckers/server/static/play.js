@@ -120,10 +120,10 @@ class GamePage {
     const nav = h(
       "div",
       { class: "nav", role: "group", "aria-label": "Move navigation" },
-      h("button", { type: "button", "aria-label": "First position", id: "nav-first", onclick: () => this.view(0) }, "⏮"),
-      h("button", { type: "button", "aria-label": "Previous move", id: "nav-prev", onclick: () => this.step(-1) }, "◀"),
-      h("button", { type: "button", "aria-label": "Next move", id: "nav-next", onclick: () => this.step(1) }, "▶"),
-      h("button", { type: "button", "aria-label": "Last move (live)", id: "nav-last", onclick: () => this.view(null) }, "⏭"),
+      h("button", { type: "button", "aria-label": "First position", id: "nav-first", onclick: () => this.view(0) }, "«"),
+      h("button", { type: "button", "aria-label": "Previous move", id: "nav-prev", onclick: () => this.step(-1) }, "‹"),
+      h("button", { type: "button", "aria-label": "Next move", id: "nav-next", onclick: () => this.step(1) }, "›"),
+      h("button", { type: "button", "aria-label": "Last move (live)", id: "nav-last", onclick: () => this.view(null) }, "»"),
     );
     this.links = h("p", { class: "links" });
     this.connection = h("span", { class: "connection", id: "connection" });
@@ -197,8 +197,17 @@ class GamePage {
         if (msg.type === "state" && msg.game) this.applyState(msg.game, { fromSocket: true });
         else if (msg.type === "error" && msg.error) this.showError(msg.error.message);
       },
+      onRefused: (code) => {
+        if (code === 4403 && this.token) {
+          // A stale seat token: watch as a spectator instead.
+          this.token = null;
+          this.showError("Your seat token for this game is not valid any more; you are watching.");
+          this.connect();
+        }
+      },
       onStatus: (status) => {
-        this.connection.textContent = status === "open" ? "" : status === "connecting" ? "connecting…" : "reconnecting…";
+        const words = { open: "", connecting: "connecting…", closed: "reconnecting…", refused: "live updates refused" };
+        this.connection.textContent = words[status] ?? "";
         this.connection.dataset.status = status;
         if (status === "open") this.stopPolling();
         else this.startPolling();
@@ -288,6 +297,8 @@ class GamePage {
   playerName(color) {
     const s = this.state;
     const mine = this.myColors();
+    const tag = s.tags && s.tags[COLOR_NAME[color]];
+    if (tag) return `${tag} (${COLOR_NAME[color]})`;
     if (s.mode === "engine") {
       if (s.engine_color === color) return `Engine (level ${s.level ?? "?"})`;
       return mine.includes(color) ? "You" : COLOR_NAME[color];

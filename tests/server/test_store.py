@@ -1,0 +1,167 @@
+"""Storage: migrations, restart-resume, and moves racing for one ply (DB guarantees)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import insert, inspect, select
+from sqlalchemy.exc import IntegrityError
+
+from poolcheckers import Board
+from poolcheckers.server.app import Settings, create_app
+from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.service import MOVES, CreateRequest, GameService, hash_token
+
+from .helpers import move, new_game, online_game
+
+
+def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
+    engine = make_engine(db_url)
+    run_migrations(engine)
+    run_migrations(engine)
+    insp = inspect(engine)
+    assert {"games", "moves", "alembic_version"} <= set(insp.get_table_names())
+    pk = insp.get_pk_constraint("moves")["constrained_columns"]
+    assert sorted(pk) == ["game_id", "ply"]
+    engine.dispose()
+
+
+def test_restarted_server_resumes_every_game(db_url: str, clock: ManualClock) -> None:
+    settings = Settings(database_url=db_url, clock=clock, sweep_interval=3600)
+    with TestClient(create_app(settings)) as c1:
+        gid, black, white = online_game(c1, clock={"initial": 60, "increment": 1})
+        for ply, (tok, mv) in enumerate([(black, "11-15"), (white, "22-18"), (black, "15x22")]):
+            clock.advance(2)
+            assert move(c1, gid, tok, mv, ply).status_code == 200
+        c1.post(f"/api/games/{gid}/draw-offer", json={"token": white})
+        local = new_game(c1, mode="local", rules={"king_only_move_limit": 15})
+        lid, ltok = local["game"]["id"], local["token"]
+        move(c1, lid, ltok, "9-13", 0)
+        finished_id, fb, _ = online_game(c1)
+        c1.post(f"/api/games/{finished_id}/resign", json={"token": fb})
+        before = {g: c1.get(f"/api/games/{g}").json() for g in (gid, lid, finished_id)}
+    # a new server process over the same database
+    with TestClient(create_app(settings)) as c2:
+        for g, state in before.items():
+            assert c2.get(f"/api/games/{g}").json() == state
+        resumed = c2.get(f"/api/games/{gid}", params={"token": white}).json()
+        assert resumed["your_color"] == "white"  # seat tokens still work (hashes stored)
+        assert resumed["draw_offer"] == "white"
+        assert resumed["moves"] == ["11-15", "22-18", "15x22"]
+        assert resumed["clock"]["black"] == 60 - 4 + 2 and resumed["clock"]["running"] == "white"
+        clock.advance(1)
+        r = move(c2, gid, white, "25x18", 3)
+        assert r.status_code == 200, r.text
+        assert r.json()["clock"]["white"] == 60 - 2 - 1 + 2
+        assert c2.get(f"/api/games/{lid}").json()["rules"]["king_only_move_limit"] == 15
+        assert c2.get(f"/api/games/{finished_id}").json()["outcome"]["termination"] == (
+            "resignation"
+        )
+
+
+def test_only_token_hashes_are_stored(db_url: str) -> None:
+    engine = make_engine(db_url)
+    run_migrations(engine)
+    service = GameService(engine)
+    committed, token, invite = service.create(
+        CreateRequest("online", {}, None, None, "black", None, 0.0)
+    )
+    g = committed.loaded.game
+    assert g.black_token_hash == hash_token(token) != token
+    assert invite is not None and g.invite_hash == hash_token(invite)
+    raw = Path(engine.url.database or "").read_bytes()
+    assert token.encode() not in raw and invite.encode() not in raw
+    engine.dispose()
+
+
+def test_unique_game_ply_is_enforced_by_the_database(db_url: str) -> None:
+    engine = make_engine(db_url)
+    run_migrations(engine)
+    service = GameService(engine)
+    committed, token, _ = service.create(CreateRequest("local", {}, None, None, "black", None, 0))
+    gid = committed.loaded.game.id
+    service.move(gid, token, "11-15", 0)
+    row: dict[str, Any] = {
+        "game_id": gid,
+        "ply": 0,
+        "notation": "12-16",
+        "path": "12-16",
+        "color": "black",
+        "created_ms": 0,
+        "black_ms": None,
+        "white_ms": None,
+        "draw_offer": None,
+        "version": 9,
+    }
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(insert(MOVES).values(row))
+    engine.dispose()
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes: int) -> None:
+    """Threads in one or two "processes" (services with their own caches and locks,
+    over one database) each try a different legal move at ply 0."""
+    engines = [make_engine(db_url) for _ in range(processes)]
+    run_migrations(engines[0])
+    services = [GameService(e) for e in engines]
+    legal = [m.full_notation() for m in Board().legal_moves]
+    for _round in range(10):
+        committed, token, _ = services[0].create(
+            CreateRequest("local", {}, None, None, "black", None, 0)
+        )
+        gid = committed.loaded.game.id
+        for s in services:
+            s.state(gid)  # warm every cache at version 1
+        barrier = threading.Barrier(len(legal))
+        wins: list[str] = []
+        losses: list[str] = []
+
+        def attempt(i: int, mv: str) -> None:
+            barrier.wait()
+            try:
+                services[i % len(services)].move(gid, token, mv, 0)
+                wins.append(mv)
+            except ApiError as exc:
+                losses.append(exc.code)
+
+        threads = [threading.Thread(target=attempt, args=(i, mv)) for i, mv in enumerate(legal)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert len(wins) == 1, (wins, losses)
+        assert losses == ["stale_ply"] * (len(legal) - 1)
+        with engines[0].connect() as conn:
+            rows = conn.execute(select(MOVES.c.path).where(MOVES.c.game_id == gid)).all()
+        assert [r[0] for r in rows] == wins
+        for s in services:
+            state, _ = s.state(gid)
+            assert state["moves"] == wins and state["ply"] == 1
+    for e in engines:
+        e.dispose()
+
+
+def test_stale_cache_in_another_process_loses_the_compare_and_set(db_url: str) -> None:
+    engine_a, engine_b = make_engine(db_url), make_engine(db_url)
+    run_migrations(engine_a)
+    a, b = GameService(engine_a), GameService(engine_b)
+    committed, token, _ = a.create(CreateRequest("local", {}, None, None, "black", None, 0))
+    gid = committed.loaded.game.id
+    b.state(gid)  # b caches version 1
+    a.move(gid, token, "11-15", 0)
+    # b sees the new version (its cache is stale) and answers with the stored move
+    with pytest.raises(ApiError) as exc:
+        b.move(gid, token, "12-16", 0)
+    assert exc.value.code == "stale_ply"
+    assert b.move(gid, token, "11-15", 0)["moves"] == ["11-15"]  # a retry through b
+    assert b.move(gid, token, "22-18", 1)["moves"] == ["11-15", "22-18"]
+    assert a.state(gid)[0]["moves"] == ["11-15", "22-18"]
+    engine_a.dispose()
+    engine_b.dispose()
