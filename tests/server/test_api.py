@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -228,7 +230,7 @@ def test_unknown_game_and_bad_creation_requests(client: TestClient) -> None:
     assert r.status_code == 404 and error_code(r) == "not_found"
     r = move(client, "nope", "t", "11-15", 0)
     assert r.status_code == 404
-    for body, needle in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"mode": "chess"}, "mode"),
         ({"mode": "local", "color": "red"}, "color"),
         ({"mode": "local", "fen": "X:garbage"}, "R5"),
@@ -237,7 +239,8 @@ def test_unknown_game_and_bad_creation_requests(client: TestClient) -> None:
         ({"mode": "local", "clock": 5}, "clock"),
         ({"mode": "local", "fen": "W:W:B1"}, "decided"),
         ({"mode": "engine", "level": 11}, "level"),
-    ]:
+    ]
+    for body, needle in cases:
         r = client.post("/api/games", json=body)
         assert 400 <= r.status_code < 600, body
         if body.get("mode") == "engine" and r.status_code == 503:

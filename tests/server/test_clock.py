@@ -86,7 +86,7 @@ def test_flag_is_checked_on_every_request(make_client: AppFactory, clock: Manual
 
 def test_moving_in_time_keeps_the_game_going(make_client: AppFactory, clock: ManualClock) -> None:
     client = make_client(sweep_interval=3600)
-    gid, black, white = online_game(client, clock={"initial": 5, "increment": 0})
+    gid, black, _white = online_game(client, clock={"initial": 5, "increment": 0})
     clock.advance(4.999)
     r = move(client, gid, black, "11-15", 0)
     assert r.status_code == 200 and r.json()["clock"]["black"] == 0.001

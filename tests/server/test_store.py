@@ -104,6 +104,30 @@ def test_unique_game_ply_is_enforced_by_the_database(db_url: str) -> None:
     engine.dispose()
 
 
+def race(
+    services: list[GameService], gid: str, token: str, moves: list[str]
+) -> tuple[list[str], list[str]]:
+    """Send every move at ply 0 at once, from one thread each; (winners, error codes)."""
+    barrier = threading.Barrier(len(moves))
+    wins: list[str] = []
+    losses: list[str] = []
+
+    def attempt(i: int, mv: str) -> None:
+        barrier.wait()
+        try:
+            services[i % len(services)].move(gid, token, mv, 0)
+            wins.append(mv)
+        except ApiError as exc:
+            losses.append(exc.code)
+
+    threads = [threading.Thread(target=attempt, args=(i, mv)) for i, mv in enumerate(moves)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return wins, losses
+
+
 @pytest.mark.parametrize("processes", [1, 2])
 def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes: int) -> None:
     """Threads in one or two "processes" (services with their own caches and locks,
@@ -119,23 +143,7 @@ def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes
         gid = committed.loaded.game.id
         for s in services:
             s.state(gid)  # warm every cache at version 1
-        barrier = threading.Barrier(len(legal))
-        wins: list[str] = []
-        losses: list[str] = []
-
-        def attempt(i: int, mv: str) -> None:
-            barrier.wait()
-            try:
-                services[i % len(services)].move(gid, token, mv, 0)
-                wins.append(mv)
-            except ApiError as exc:
-                losses.append(exc.code)
-
-        threads = [threading.Thread(target=attempt, args=(i, mv)) for i, mv in enumerate(legal)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
+        wins, losses = race(services, gid, token, legal)
         assert len(wins) == 1, (wins, losses)
         assert losses == ["stale_ply"] * (len(legal) - 1)
         with engines[0].connect() as conn:

@@ -51,7 +51,7 @@ def test_players_and_spectators_get_every_change(client: TestClient) -> None:
 
 
 def test_socket_errors_leave_the_game_unchanged(client: TestClient) -> None:
-    gid, black, white = online_game(client)
+    gid, black, _white = online_game(client)
     with client.websocket_connect(f"/ws/games/{gid}?token={black}") as ws:
         start = next_state(ws)
         cases: list[tuple[Any, str]] = [
