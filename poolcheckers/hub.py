@@ -23,7 +23,7 @@ captured square (``x``-separated, any order) for a capture: ``15x22x18``.
 
 Scores in ``info`` lines are in men (Scan's unit) from the side to move's
 point of view; ``nps`` is in millions of nodes per second (as Scan writes it);
-a proven end adds ``win-in=N`` (negative: the side to move loses in N moves).
+a proven end adds ``win-in=N`` in plies (negative: the side to move loses).
 Malformed or unknown lines are answered with ``error message="…"`` and the
 loop goes on.  The search runs in a background thread, so ``stop`` and
 ``ping`` are served while it thinks.
@@ -469,7 +469,7 @@ class HubSession:
         return True
 
     def _cmd_new_game(self, args: dict[str, str]) -> None:
-        clear = getattr(self._engine, "new_game", None)
+        clear = getattr(self._engine, "clear", None)
         if callable(clear):
             clear()
         self._board = Board(rules=self._rules)

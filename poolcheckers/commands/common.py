@@ -5,9 +5,9 @@ structural types :class:`SearchInfo` and :class:`EngineLike`, so that every
 command and the Hub loop can be driven by a fake engine in tests.
 
 >>> from poolcheckers import Board
->>> format_score(35, None), format_score(-120, None), format_score(9990, 3)
+>>> format_score(35, None), format_score(-120, None), format_score(9990, 5)
 ('+0.35', '-1.20', 'win in 3')
->>> format_score(-9990, -2)
+>>> format_score(-9990, -4)
 'loss in 2'
 >>> board = Board()
 >>> pv_notation(board, [board.parse_move("11-15"), Move.from_notation("22-18")])
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from poolcheckers.board import Board
+from poolcheckers.cli import UsageError
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
@@ -83,8 +86,8 @@ class EngineLike(Protocol):
         """Ask a running search (in another thread) to return its best move now."""
 
 
-class EngineUnavailableError(RuntimeError):
-    """The engine package or its native core cannot be loaded."""
+class EngineUnavailableError(UsageError):
+    """The engine package or its native core cannot be loaded (exit status 2)."""
 
 
 def _engine_module() -> Any:
@@ -110,17 +113,31 @@ def make_limit(
 def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
     """A new engine with a ``hash_mb`` MiB table playing under ``rules``.
 
-    ``weights`` is a JSON file of evaluation weights, handed to the engine's
-    ``load_weights`` (raises :class:`EngineUnavailableError` if it has none).
+    ``weights`` is a JSON file of evaluation weights (an object of weight
+    names to centi-men, see ``poolcheckers.engine.default_weights``).
     """
     module = _engine_module()
-    engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules)
-    if weights is not None:
-        loader = getattr(engine, "load_weights", None)
-        if loader is None:
-            raise EngineUnavailableError("this engine cannot load evaluation weights")
-        loader(weights)
+    if not module.native_available():
+        raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
+    values = None if weights is None else load_weights(weights)
+    engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules, weights=values)
     return engine
+
+
+def load_weights(path: str) -> dict[str, int]:
+    """Evaluation weights from a JSON object file (raises :class:`UsageError`)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read weights file {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"weights file {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+        for k, v in data.items()
+    ):
+        raise UsageError(f"weights file {path} must hold an object of names to whole numbers")
+    return data
 
 
 def native_available() -> bool:
@@ -143,9 +160,14 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def format_score(score: int, mate_in: int | None) -> str:
-    """A score for people: ``+0.35`` men, or ``win in N`` / ``loss in N`` moves."""
+    """A score for people: ``+0.35`` men, or ``win in N`` / ``loss in N`` moves.
+
+    ``mate_in`` counts plies (positive: the side to move wins); a side's
+    moves to the end are half of them, rounded up.
+    """
     if mate_in is not None:
-        return f"win in {mate_in}" if mate_in > 0 else f"loss in {-mate_in}"
+        moves = (abs(mate_in) + 1) // 2
+        return f"win in {moves}" if mate_in > 0 else f"loss in {moves}"
     return f"{score / CENTI_MEN_PER_MAN:+.2f}"
 
 
