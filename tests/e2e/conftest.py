@@ -1,0 +1,187 @@
+"""Fixtures of the browser tests: the real app on a free loopback port with a
+temporary SQLite database, and Debian's Chromium driven by Playwright.
+
+The server runs as ``python -m poolcheckers.server`` in a child process (as
+``make run`` does); Chromium is /usr/bin/chromium, never a downloaded browser.
+Screenshots go to ``test-artifacts/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Server:
+    """The running app: its base URL and what /api/health said."""
+
+    base_url: str
+    health: dict[str, Any]
+    log_path: Path
+
+    @property
+    def engine(self) -> bool:
+        return bool(self.health.get("engine"))
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    def get_json(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url(path), timeout=10) as resp:
+            return json.loads(resp.read().decode())
+
+    def post_json(self, path: str, body: Any) -> Any:
+        data = json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url(path), data=data, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read().decode())
+
+    def require_engine(self) -> None:
+        if not self.engine:
+            pytest.skip("the native engine is not built (GET /api/health says engine: false)")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("e2e-server")
+    port = _free_port()
+    log_path = tmp / "server.log"
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    cmd = [
+        sys.executable,
+        "-m",
+        "poolcheckers.server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--database-url",
+        f"sqlite:///{tmp / 'games.sqlite3'}",
+        "--engine-move-time",
+        "0.05",
+        "--log-level",
+        "warning",
+    ]
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    health: dict[str, Any] | None = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(base + "/api/health", timeout=2) as resp:
+                health = json.loads(resp.read().decode())
+                break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    if health is None:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail(f"the server did not start:\n{log_path.read_text()}")
+    try:
+        yield Server(base, health, log_path)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Chromium is not installed at /usr/bin/chromium "
+            "(install Debian's: apt-get install chromium, or make system-deps)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class PageErrors:
+    """Uncaught errors and console errors of one page (a test fails on any)."""
+
+    messages: list[str] = field(default_factory=list)
+
+
+def watch_errors(page: Any, errors: PageErrors) -> None:
+    page.on("pageerror", lambda exc: errors.messages.append(f"pageerror: {exc}"))
+
+    def on_console(msg: Any) -> None:
+        # A refused request (4xx, e.g. an illegal move) is logged by Chromium
+        # itself; the page shows those errors to the user, so they are expected.
+        expected = "Failed to load resource: the server responded with a status of 4"
+        if msg.type == "error" and expected not in msg.text:
+            errors.messages.append(f"console: {msg.text}")
+
+    page.on("console", on_console)
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """A factory of pages, each in its own browser context (own localStorage)."""
+    contexts: list[Any] = []
+    errors = PageErrors()
+
+    def make(**options: Any) -> Any:
+        opts: dict[str, Any] = {"viewport": {"width": 1200, "height": 900}}
+        opts.update(options)
+        ctx = browser.new_context(**opts)
+        ctx.set_default_timeout(15_000)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        watch_errors(page, errors)
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    assert not errors.messages, "errors in the browser:\n" + "\n".join(errors.messages)

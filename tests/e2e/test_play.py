@@ -1,0 +1,286 @@
+"""Playing on one screen in Chromium: clicks, drag, typed moves, illegal moves,
+multi-capture choice landing by landing, keyboard, phone viewport, navigation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board
+
+from .conftest import Server
+from .helpers import (
+    STANDARD_FEN,
+    click_square,
+    fen_pieces,
+    move_texts,
+    new_game,
+    pieces,
+    shot,
+    square,
+    wait_moves,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+
+def test_home_page_lists_every_option(server: Server, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server.url("/"))
+    page.wait_for_selector("#new-game")
+    for mode in ("engine", "local", "online"):
+        assert page.is_visible(f'input[name="mode"][value="{mode}"]')
+    assert page.eval_on_selector_all("#level option", "els => els.map(e => e.value)") == [
+        str(n) for n in range(1, 11)
+    ]
+    page.click("details.rules summary")
+    assert page.eval_on_selector_all(
+        '[name="crown_during_capture"] option', "els => els.map(e => e.value)"
+    ) == ["pass", "stop"]
+    assert page.eval_on_selector_all(
+        '[name="three_kings_limit_result"] option', "els => els.map(e => e.value)"
+    ) == ["draw", "loss"]
+    assert page.input_value('[name="king_only_move_limit"]') == "25"
+    assert not page.is_checked('[name="repetition_draw"]')
+    page.check('input[name="use_clock"]')
+    assert page.is_visible('input[name="minutes"]')
+    page.click("details.fen summary")
+    assert page.is_visible('input[name="fen"]')
+    assert page.get_attribute('a[href="/analysis"]', "href") == "/analysis"
+    assert page.get_attribute('a[href="/archive"]', "href") == "/archive"
+    shot(page, "home", full_page=True)
+
+
+def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: Any) -> None:
+    page = new_page()
+    game_id = new_game(
+        page,
+        server.base_url,
+        mode="local",
+        rules={"king_only_move_limit": "15", "repetition_draw": "true"},
+    )
+    assert pieces(page) == fen_pieces(STANDARD_FEN)
+    assert "Black to move" in page.inner_text("#status")
+    # Black at the top (R2): square 1 is drawn above square 32.
+    top = square(page, 1).bounding_box()
+    bottom = square(page, 32).bounding_box()
+    assert top is not None and bottom is not None and top["y"] < bottom["y"]
+
+    # Click-click: the picked piece's destinations are highlighted.
+    click_square(page, 11)
+    assert page.locator("svg.board .mark.target").count() == 2
+    shot(page, "local-picked-11")
+    click_square(page, 15)
+    assert wait_moves(page, 1) == ["11-15"]
+    page.wait_for_function("() => document.querySelector('#status').textContent.includes('White')")
+
+    # Drag and drop: 22 to 18.
+    src = square(page, 22).bounding_box()
+    dst = square(page, 18).bounding_box()
+    assert src is not None and dst is not None
+    page.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(dst["x"] + 10, dst["y"] + 10, steps=6)
+    page.mouse.move(dst["x"] + dst["width"] / 2, dst["y"] + dst["height"] / 2, steps=4)
+    page.mouse.up()
+    assert wait_moves(page, 2) == ["11-15", "22-18"]
+
+    # Black must capture (R11): 15x22.
+    page.fill("#move-input", "15x22")
+    page.press("#move-input", "Enter")
+    assert wait_moves(page, 3) == ["11-15", "22-18", "15x22"]
+    page.wait_for_timeout(400)
+    board = Board()
+    for m in ("11-15", "22-18", "15x22"):
+        board.push_notation(m)
+    assert pieces(page) == fen_pieces(board.fen())
+    assert page.locator("svg.board .mark.last").count() == 2
+    shot(page, "local-after-capture")
+
+    # The game on the server is the one the page shows; the rule options were sent.
+    state = server.get_json(f"/api/games/{game_id}")
+    assert state["moves"] == ["11-15", "22-18", "15x22"]
+    assert state["rules"]["king_only_move_limit"] == 15
+    assert state["rules"]["repetition_draw"] is True
+
+    # Navigation: view the start position, step forward; view only while navigating.
+    page.click("#nav-first")
+    page.wait_for_selector("#view-banner:not([hidden])")
+    page.wait_for_timeout(300)
+    assert pieces(page) == fen_pieces(STANDARD_FEN)
+    assert page.is_disabled("#move-input")
+    click_square(page, 9)
+    assert page.locator("svg.board .mark.target").count() == 0
+    page.click("#nav-next")
+    page.wait_for_function(
+        "() => document.querySelector('#move-list .mv.current')?.textContent === '11-15'"
+    )
+    page.wait_for_timeout(300)
+    after_one = Board()
+    after_one.push_notation("11-15")
+    assert pieces(page) == fen_pieces(after_one.fen())
+    shot(page, "local-navigating")
+    page.click('#move-list button.mv[data-ply="3"]')
+    page.wait_for_selector("#view-banner", state="hidden")
+    assert page.is_enabled("#move-input")
+    assert pieces(page) == fen_pieces(board.fen())
+
+
+def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_page: Any) -> None:
+    page = new_page()
+    new_game(page, server.base_url, mode="local")
+    before = pieces(page)
+    page.fill("#move-input", "11-18")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector("#error:not(:empty)")
+    message = page.inner_text("#error")
+    assert "18" in message or "R6" in message
+    assert pieces(page) == before
+    assert move_texts(page) == []
+    shot(page, "illegal-move-typed")
+
+    page.fill("#move-input", "hello")
+    page.press("#move-input", "Enter")
+    page.wait_for_function("() => document.querySelector('#error').textContent.length > 0")
+    assert pieces(page) == before
+
+    # A man that cannot move is not picked, and an empty square is no landing.
+    click_square(page, 1)
+    assert page.locator("svg.board .mark.picked").count() == 0
+    click_square(page, 9)
+    click_square(page, 18)
+    assert move_texts(page) == []
+    assert pieces(page) == before
+    page.wait_for_function(
+        "() => document.querySelector('#alerts').textContent.includes('18 is not a legal')"
+    )
+
+
+def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: Any) -> None:
+    # Black's man on 24 has two captures from 24 to 29 (via 15 or via 31) and a
+    # circular one back to 24: R4 writes them with every landing square.
+    fen = "B:W18,19,25,26,27:B11,24"
+    board = Board(fen)
+    notations = sorted(board.notation(m) for m in board.legal_moves)
+    assert "24x15x22x29" in notations and "24x31x22x29" in notations
+    page = new_page()
+    game_id = new_game(page, server.base_url, mode="local", fen=fen)
+    click_square(page, 24)
+    targets = page.locator("svg.board .mark.target").count()
+    assert targets == 2  # the first landings: 15 and 31
+    click_square(page, 29)  # ambiguous destination: two paths
+    assert page.locator("svg.board .mark.picked").count() >= 1
+    assert page.locator("svg.board .mark.target").count() == 2
+    shot(page, "multi-capture-choice")
+    assert move_texts(page) == []
+    click_square(page, 31)
+    assert wait_moves(page, 1) == ["24x31x22x29"]
+    board.push_notation("24x31x22x29")
+    page.wait_for_timeout(900)
+    assert pieces(page) == fen_pieces(board.fen())
+    shot(page, "multi-capture-done")
+    assert server.get_json(f"/api/games/{game_id}")["fen"] == board.fen()
+
+
+def test_keyboard_play(server: Server, new_page: Any) -> None:
+    page = new_page()
+    new_game(page, server.base_url, mode="local")
+    # Tab reaches the board; one square is in the tab order (roving tabindex).
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement?.classList.contains('sq') ?? false"):
+            break
+    focused = page.evaluate("() => Number(document.activeElement.dataset.square)")
+    assert focused == 29
+    # From 29 (bottom left) up to 9-11 row: 29 -> 25 -> 22 -> 18 -> 15 -> 11 ...
+    page.keyboard.press("ArrowUp")  # 25
+    page.keyboard.press("ArrowUp")  # 21 or 22
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    sq = page.evaluate("() => Number(document.activeElement.dataset.square)")
+    assert 9 <= sq <= 12
+    # Walk right to 11.
+    for _ in range(4):
+        sq = page.evaluate("() => Number(document.activeElement.dataset.square)")
+        if sq == 11:
+            break
+        page.keyboard.press("ArrowRight" if sq < 11 else "ArrowLeft")
+    assert page.evaluate("() => Number(document.activeElement.dataset.square)") == 11
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#announcer').textContent.includes('Picked')"
+    )
+    assert "11" in page.inner_text("#announcer")
+    page.keyboard.press("ArrowDown")  # row 3: 15 or 16
+    sq = page.evaluate("() => Number(document.activeElement.dataset.square)")
+    if sq != 15:
+        page.keyboard.press("ArrowLeft")
+    assert page.evaluate("() => Number(document.activeElement.dataset.square)") == 15
+    label = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert "legal landing" in label
+    shot(page, "keyboard-picked")
+    page.keyboard.press("Enter")
+    assert wait_moves(page, 1) == ["11-15"]
+    page.wait_for_function(
+        "() => document.querySelector('#announcer').textContent.includes('played 11-15')"
+    )
+    # Escape drops a pick.
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    assert page.locator("svg.board .mark.picked").count() == 0
+    # Buttons have names.
+    unnamed = page.eval_on_selector_all(
+        "button",
+        "els => els.filter(b => !(b.textContent.trim() || b.getAttribute('aria-label'))).length",
+    )
+    assert unnamed == 0
+
+
+def test_phone_viewport(server: Server, new_page: Any) -> None:
+    page = new_page(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    page.goto(server.url("/"))
+    page.wait_for_selector("#new-game")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-home")
+    new_game(page, server.base_url, mode="local")
+    box = page.locator("svg.board").bounding_box()
+    assert box is not None
+    assert box["width"] >= 340 and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    square(page, 10).tap()
+    square(page, 14).tap()
+    assert wait_moves(page, 1) == ["10-14"]
+    page.wait_for_timeout(400)
+    shot(page, "phone-game")
+
+
+def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
+    page = new_page()
+    new_game(page, server.base_url, mode="local")
+    page.click("#draw-offer")
+    page.wait_for_selector("#draw-accept")
+    page.click("#draw-decline")
+    page.wait_for_selector("#draw-offer")
+    page.click("#draw-offer")
+    page.click("#draw-accept")
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert "R17" in page.inner_text("#outcome") or "agree" in page.inner_text("#outcome").lower()
+    assert "1-1" in page.inner_text("#outcome")
+    shot(page, "draw-agreed")
+
+    page2 = new_page()
+    new_game(page2, server.base_url, mode="local")
+    page2.click("#resign")
+    assert move_texts(page2) == []
+    page2.click("#resign")  # the second click confirms
+    page2.wait_for_selector("#outcome:not([hidden])")
+    assert "White wins" in page2.inner_text("#outcome")
+    assert "0-2" in page2.inner_text("#outcome")
