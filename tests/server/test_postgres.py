@@ -1,0 +1,209 @@
+"""PostgreSQL: the store on a real server, and two server processes sharing it.
+
+A move made through one process reaches WebSocket clients of the other through
+LISTEN/NOTIFY, and moves racing for one ply through both processes have exactly
+one winner.  The cluster is a throwaway one started by the ``pg_cluster`` fixture;
+these tests are skipped only when no PostgreSQL server binaries exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from fastapi.testclient import TestClient
+
+from poolcheckers import Board
+from poolcheckers.server.app import Settings, create_app
+from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.service import CreateRequest, GameService
+
+from .conftest import free_port
+from .helpers import move, online_game
+from .test_store import race
+
+pytestmark = pytest.mark.postgres
+
+
+def test_api_on_postgres(pg_url: str) -> None:
+    clock = ManualClock()
+    settings = Settings(database_url=pg_url, clock=clock, sweep_interval=0.05)
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/health").json()["database"] == "postgresql"
+        gid, black, white = online_game(client, clock={"initial": 30, "increment": 1})
+        assert move(client, gid, black, "11-15", 0).status_code == 200
+        assert move(client, gid, black, "11-15", 0).status_code == 200  # retry
+        assert move(client, gid, white, "11-15", 0).status_code == 409
+        clock.advance(2)
+        state = move(client, gid, white, "22-18", 1).json()
+        assert state["moves"] == ["11-15", "22-18"]
+        assert state["clock"]["white"] == 29.0
+        finished = client.post(f"/api/games/{gid}/resign", json={"token": black}).json()
+        assert finished["outcome"]["termination"] == "resignation"
+        listed = client.get("/api/games", params={"status": "finished"}).json()["games"]
+        assert [g["id"] for g in listed] == [gid]
+
+
+def test_race_between_two_processes_on_postgres(pg_url: str) -> None:
+    engines = [make_engine(pg_url) for _ in range(2)]
+    run_migrations(engines[0])
+    services = [GameService(e) for e in engines]
+    legal = [m.full_notation() for m in Board().legal_moves]
+    for _ in range(5):
+        committed, token, _ = services[0].create(
+            CreateRequest("local", {}, None, None, "black", None, 0)
+        )
+        gid = committed.loaded.game.id
+        wins, losses = race(services, gid, token, legal)
+        assert len(wins) == 1 and losses == ["stale_ply"] * (len(legal) - 1)
+        assert services[1].state(gid)[0]["moves"] == wins
+    for e in engines:
+        e.dispose()
+
+
+class Server:
+    """``python -m poolcheckers.server`` in a subprocess on a loopback port."""
+
+    def __init__(self, url: str, log: Path) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = log.open("w")
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "poolcheckers.server",
+                "--port",
+                str(self.port),
+                "--database-url",
+                url,
+                "--log-level",
+                "warning",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}")
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError("server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.log.close()
+
+
+@pytest.fixture
+def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(pg_url, tmp_path / "a.log")
+    try:
+        a.wait_ready()  # the first one migrates the database
+        b = Server(pg_url, tmp_path / "b.log")
+        try:
+            b.wait_ready()
+            yield a, b
+        finally:
+            b.stop()
+    finally:
+        a.stop()
+
+
+async def next_state(ws: Any) -> dict[str, Any]:
+    msg = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+    assert msg["type"] == "state", msg
+    game: dict[str, Any] = msg["game"]
+    return game
+
+
+@pytest.mark.timeout(120)
+async def test_two_processes_share_games_through_listen_notify(
+    two_servers: tuple[Server, Server],
+) -> None:
+    a, b = two_servers
+    async with httpx.AsyncClient(base_url=a.base) as ha, httpx.AsyncClient(base_url=b.base) as hb:
+        created = (await ha.post("/api/games", json={"mode": "online"})).json()
+        gid = created["game"]["id"]
+        black = created["token"]
+        invite = created["invite"].split("invite=", 1)[1]
+        # the invited player joins through the other process
+        joined = (await hb.post(f"/api/games/{gid}/join", json={"invite": invite})).json()
+        white = joined["token"]
+        ws_base_a = a.base.replace("http", "ws")
+        ws_base_b = b.base.replace("http", "ws")
+        async with (
+            websockets.connect(f"{ws_base_b}/ws/games/{gid}?token={white}") as ws_white,
+            websockets.connect(f"{ws_base_a}/ws/games/{gid}?token={black}") as ws_black,
+            websockets.connect(f"{ws_base_b}/ws/games/{gid}") as spectator_b,
+        ):
+            for ws in (ws_white, ws_black, spectator_b):
+                assert (await next_state(ws))["seats"] == {"black": True, "white": True}
+            # a move through process A reaches the clients of process B
+            r = await ha.post(
+                f"/api/games/{gid}/move", json={"move": "11-15", "ply": 0, "token": black}
+            )
+            assert r.status_code == 200
+            for ws in (ws_white, spectator_b, ws_black):
+                state = await next_state(ws)
+                assert state["moves"] == ["11-15"] and state["turn"] == "white"
+            # a move over a socket of process B reaches the client of process A
+            await ws_white.send(json.dumps({"type": "move", "move": "22-18", "ply": 1}))
+            for ws in (ws_black, ws_white, spectator_b):
+                assert (await next_state(ws))["moves"] == ["11-15", "22-18"]
+            # racing the same ply through both processes: exactly one wins
+            results = await asyncio.gather(
+                ha.post(f"/api/games/{gid}/move", json={"move": "15x22", "ply": 2, "token": black}),
+                hb.post(f"/api/games/{gid}/move", json={"move": "15x22", "ply": 2, "token": black}),
+            )
+            # both are the same move: one plays it, the other is answered as its retry
+            assert [r.status_code for r in results] == [200, 200]
+            assert results[0].json() == results[1].json()
+            for ws in (ws_black, ws_white, spectator_b):
+                state = await next_state(ws)
+                assert state["moves"] == ["11-15", "22-18", "15x22"]
+            s_a = (await ha.get(f"/api/games/{gid}")).json()
+            s_b = (await hb.get(f"/api/games/{gid}")).json()
+            assert s_a == s_b and s_a["ply"] == 3
+            # two different moves for one ply through the two processes: one wins
+            results = await asyncio.gather(
+                ha.post(f"/api/games/{gid}/move", json={"move": "25x18", "ply": 3, "token": white}),
+                hb.post(f"/api/games/{gid}/move", json={"move": "26x17", "ply": 3, "token": white}),
+            )
+            codes = sorted(r.status_code for r in results)
+            assert codes == [200, 409]
+            loser = next(r for r in results if r.status_code == 409)
+            assert loser.json()["error"]["code"] == "stale_ply"
+            winner = next(r for r in results if r.status_code == 200).json()
+            for ws in (ws_black, ws_white, spectator_b):
+                assert (await next_state(ws))["moves"] == winner["moves"]
+            assert len(winner["moves"]) == 4
+            # white resigns through process A: every socket hears it once
+            await ha.post(f"/api/games/{gid}/resign", json={"token": white})
+            for ws in (ws_black, ws_white, spectator_b):
+                state = await next_state(ws)
+                assert state["status"] == "finished" and state["outcome"]["winner"] == "black"
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(spectator_b.recv(), timeout=0.5)
