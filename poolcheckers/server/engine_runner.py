@@ -6,21 +6,20 @@ event loop keeps serving while the engine thinks).  Each worker thread keeps one
 :meth:`GameService.engine_move`, which validates it like any other move and refuses
 it if the game moved on meanwhile (a takeback, a resignation, a flag).
 
-The engine module (docs/CONTRACTS.md §2) is imported lazily: without it (or without
-its native core) engine games are refused with ``engine_unavailable``.
+Without the engine's native core, engine games and analyses are refused with
+``engine_unavailable``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
 
 from poolcheckers import Board, Move, RuleSet
+from poolcheckers.engine import Engine, Limit, SearchResult, native_available
 
 from .service import GameService
 from .state import color_name
@@ -28,42 +27,10 @@ from .state import color_name
 log = logging.getLogger("poolcheckers.server.engine")
 
 
-class SearchResultLike(Protocol):
-    move: Move
-    score: int
-    pv: list[Move]
-    depth: int
-    nodes: int
-    time: float
-    mate_in: int | None
-
-
-class EngineLike(Protocol):
-    def search(
-        self,
-        board: Board,
-        limit: Any,
-        on_info: Callable[[Any], None] | None = None,
-        level: int | None = None,
-    ) -> Any: ...
-
-    def stop(self) -> None: ...
-
-
-def _engine_module() -> Any:
-    try:
-        return importlib.import_module("poolcheckers.engine")
-    except ImportError:
-        return None
-
-
 def engine_available() -> bool:
-    """Whether ``poolcheckers.engine`` and its native core can be used."""
-    mod = _engine_module()
-    if mod is None:
-        return False
+    """Whether the engine's native core can be used."""
     try:
-        return bool(mod.native_available())
+        return native_available()
     except Exception:  # a broken build counts as unavailable
         log.exception("poolcheckers.engine.native_available() failed")
         return False
@@ -107,7 +74,7 @@ class EngineRunner:
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
         self._local = threading.local()
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._searching: dict[str, EngineLike] = {}
+        self._searching: dict[str, Engine] = {}
         self._searching_lock = threading.Lock()
         self._again: set[str] = set()
 
@@ -120,15 +87,14 @@ class EngineRunner:
         self.executor.shutdown(wait=True, cancel_futures=True)
 
     # ------------------------------------------------------------ worker side
-    def _engine(self, rules: RuleSet) -> EngineLike:
-        engines: dict[RuleSet, EngineLike] | None = getattr(self._local, "engines", None)
+    def _engine(self, rules: RuleSet) -> Engine:
+        engines: dict[RuleSet, Engine] | None = getattr(self._local, "engines", None)
         if engines is None:
             engines = {}
             self._local.engines = engines
         eng = engines.get(rules)
         if eng is None:
-            mod = _engine_module()
-            eng = mod.Engine(hash_mb=self.hash_mb, rules=rules)
+            eng = Engine(hash_mb=self.hash_mb, rules=rules)
             engines[rules] = eng
         return eng
 
@@ -141,17 +107,15 @@ class EngineRunner:
         clock: float | None = None,
         increment: float = 0.0,
         level: int | None = None,
-        on_info: Callable[[Any], None] | None = None,
-    ) -> SearchResultLike:
+        on_info: Callable[[SearchResult], None] | None = None,
+    ) -> SearchResult:
         """Run one search in the calling (worker) thread; ``key`` lets :meth:`cancel` stop it."""
-        mod = _engine_module()
         eng = self._engine(board.rules)
-        limit = mod.Limit(time=time, clock=clock, increment=increment)
+        limit = Limit(time=time, clock=clock, increment=increment)
         with self._searching_lock:
             self._searching[key] = eng
         try:
-            result: SearchResultLike = eng.search(board, limit, on_info=on_info, level=level)
-            return result
+            return eng.search(board, limit, on_info=on_info, level=level)
         finally:
             with self._searching_lock:
                 self._searching.pop(key, None)
@@ -229,7 +193,7 @@ class EngineRunner:
                     self._again.discard(game_id)
                     self.schedule(game_id)
 
-    async def evaluate(self, board: Board, time: float = 0.2) -> SearchResultLike:
+    async def evaluate(self, board: Board, time: float = 0.2) -> SearchResult:
         """A short search of ``board`` (e.g. to decide on a draw offer)."""
         loop = asyncio.get_running_loop()
         key = f"eval:{id(board)}"

@@ -271,9 +271,21 @@ class GamePage {
     return [];
   }
 
+  waitingForOpponent() {
+    const s = this.state;
+    return Boolean(s && s.mode === "online" && s.status === "running" && s.seats && !(s.seats.black && s.seats.white));
+  }
+
   canMove() {
     const s = this.state;
-    return Boolean(s && s.status === "running" && this.viewPly === null && !this.pending && this.myColors().includes(s.turn));
+    return Boolean(
+      s &&
+        s.status === "running" &&
+        this.viewPly === null &&
+        !this.pending &&
+        !this.waitingForOpponent() &&
+        this.myColors().includes(s.turn),
+    );
   }
 
   renderAll() {
@@ -362,6 +374,8 @@ class GamePage {
     let text;
     if (s.status === "finished") {
       text = "Game over";
+    } else if (this.waitingForOpponent()) {
+      text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
     } else if (s.mode === "engine" && s.engine_color === s.turn) {
       text = `${COLOR_NAME[s.turn]} to move — the engine is thinking…`;
     } else if (mine.includes(s.turn)) {
@@ -469,8 +483,7 @@ class GamePage {
   renderInvite() {
     const s = this.state;
     const invitePath = storageGet(inviteKey(s.id));
-    const waiting = s.mode === "online" && s.status === "running" && s.seats && (!s.seats.black || !s.seats.white);
-    if (!invitePath || !waiting) {
+    if (!invitePath || !this.waitingForOpponent()) {
       this.invite.hidden = true;
       return;
     }
