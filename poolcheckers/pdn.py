@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from poolcheckers.board import Board
-from poolcheckers.errors import PdnError, PoolCheckersError
+from poolcheckers.errors import PdnError, PoolCheckersError, RuleSetError
 from poolcheckers.fen import STARTING_FEN
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color
@@ -159,8 +159,9 @@ class PdnGame:
     """One game of a PDN file.
 
     ``tags`` keeps every tag pair in file order (``Result``, ``GameType`` and
-    ``FEN`` included); ``start_fen`` is the set-up position (the start, R3,
-    unless a ``FEN`` tag gives another, R5); ``result`` is the game's result as
+    ``FEN`` included, as written); ``start_fen`` is the set-up position in
+    canonical form (the start, R3, unless a ``FEN`` tag gives another, R5);
+    ``result`` is the game's result as
     written; ``rules`` the rule set its moves were checked with.  ``number``
     and ``line`` say where the game was read from (1-based; 0 when it was not
     read) and take no part in equality.
@@ -717,7 +718,7 @@ def _rules_from_name(name: str) -> RuleSet:
     """The rule set named ``name`` (as :attr:`RuleSet.name` writes it)."""
     parts = [p.strip() for p in name.strip().split("+")]
     if parts[0] != "apca":
-        raise ValueError(f"{name!r} does not start with 'apca'")
+        raise RuleSetError(f"{name!r} does not start with 'apca'")
     return RuleSet.from_options(parts[1:])
 
 
@@ -755,7 +756,7 @@ def iter_games(
     if not isinstance(text, str):
         raise TypeError(f"PDN text must be str, not {type(text).__name__}")
     if text.startswith("\ufeff"):
-        text = " " + text[1:]  # a byte-order mark; keep the columns
+        text = text[1:]  # a byte-order mark is no part of the text
     source = _Source(text)
     default = rules if rules is not None else RuleSet.apca()
     for number, chunk in enumerate(_segment(_lex(text)), start=1):
@@ -912,9 +913,15 @@ def _header(game: PdnGame, start: Board) -> list[tuple[str, str]]:
     game_type = tags.get("GameType", GAME_TYPE)
     _check_game_type_value(game_type)
     out.append(("GameType", game_type))
-    if start.fen() != STARTING_FEN:
+    fen = _kept_tag(tags, "FEN", lambda value: Board(value, game.rules).fen() == start.fen())
+    if fen is not None:
+        out.append(("FEN", fen))
+    elif start.fen() != STARTING_FEN:
         out.append(("FEN", start.fen()))
-    if game.rules != RuleSet.apca() or "Rules" in tags:
+    rules = _kept_tag(tags, "Rules", lambda value: _rules_from_name(value) == game.rules)
+    if rules is not None:
+        out.append(("Rules", rules))
+    elif game.rules != RuleSet.apca():
         out.append(("Rules", game.rules.name))
     written = {name for name, _ in out} | {"FEN", "Rules"}
     out.extend((name, value) for name, value in tags.items() if name not in written)
@@ -922,6 +929,17 @@ def _header(game: PdnGame, start: Board) -> list[tuple[str, str]]:
         if not _TAG_NAME_RE.fullmatch(name):
             raise ValueError(f"tag name {name!r} is not a PDN identifier (letters, digits, _)")
     return out
+
+
+def _kept_tag(tags: dict[str, str], name: str, agrees: Callable[[str], bool]) -> str | None:
+    """The tag's value as read, if it still says what the game says."""
+    value = tags.get(name)
+    if value is None:
+        return None
+    try:
+        return value if agrees(value) else None
+    except PoolCheckersError:
+        return None
 
 
 def write_game(game: PdnGame) -> str:
