@@ -20,7 +20,14 @@ from poolcheckers.perft import perft, perft_divide
 from poolcheckers.rules import RuleSet
 
 #: Modules that add sub-commands (each has ``register(subparsers) -> None``).
-COMMAND_MODULES: tuple[str, ...] = ("poolcheckers.commands.hub_cmd",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "poolcheckers.commands.play",
+    "poolcheckers.commands.analyse",
+    "poolcheckers.commands.bench",
+    "poolcheckers.commands.match",
+    "poolcheckers.commands.ballots",
+    "poolcheckers.commands.hub_cmd",
+)
 
 
 class UsageError(Exception):

@@ -1,0 +1,90 @@
+"""``poolcheckers analyse``: search a position and print one line per depth.
+
+Each line gives the depth, the score (men, from the side to move's point of
+view, or ``win in N`` / ``loss in N`` moves when the search proved an end),
+nodes, nodes per second and the principal variation in R4 notation; the last
+line is the best move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from poolcheckers.cli import UsageError, add_position_arguments, board_from_args
+from poolcheckers.commands.common import (
+    EngineLike,
+    SearchInfo,
+    add_engine_arguments,
+    format_nps,
+    format_score,
+    make_limit,
+    open_engine,
+    pv_notation,
+)
+
+#: Seconds of search when neither --time nor --depth is given.
+DEFAULT_TIME = 5.0
+
+
+def analysis_line(board: Any, info: SearchInfo) -> str:
+    """``depth 7  score +0.12  nodes 12345  nps 1.20M  pv 11-15 23-19 …``."""
+    pv = " ".join(pv_notation(board, info.pv))
+    return (
+        f"depth {info.depth:>2}  score {format_score(info.score, info.mate_in):>10}  "
+        f"nodes {info.nodes:>11,}  nps {format_nps(info.nodes, info.time):>7}  pv {pv}"
+    )
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    engine: EngineLike | None = None,
+    limit: Any = None,
+    out: TextIO | None = None,
+) -> int:
+    """Analyse the position of ``args`` (``--fen``, ``--rules``, ``--time``/``--depth``)."""
+    out = out or sys.stdout
+    board = board_from_args(args)
+    outcome = board.outcome()
+    if outcome is not None:
+        raise UsageError(f"the game is over in this position: {outcome.reason()}")
+    if limit is None:
+        if args.depth is not None and args.depth < 1:
+            raise UsageError(f"--depth must be >= 1, not {args.depth}")
+        if args.time is not None and not args.time > 0:
+            raise UsageError(f"--time must be > 0 seconds, not {args.time}")
+        seconds = args.time if args.time is not None or args.depth is not None else DEFAULT_TIME
+        limit = make_limit(time=seconds, depth=args.depth)
+    engine = engine or open_engine(args.hash, board.rules)
+    print(board, file=out)
+
+    def on_info(info: SearchInfo) -> None:
+        print(analysis_line(board, info), file=out, flush=True)
+
+    result = engine.search(board, limit, on_info=on_info)
+    if result.move is not None:
+        print(
+            f"best move {board.notation(result.move)}  "
+            f"score {format_score(result.score, result.mate_in)}  "
+            f"({result.nodes:,} nodes in {result.time:.2f} s)",
+            file=out,
+        )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``analyse`` sub-command."""
+    parser = subparsers.add_parser(
+        "analyse",
+        aliases=["analyze"],
+        help="search a position: depth, score, nodes, nps and PV per depth",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    add_position_arguments(parser)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--time", type=float, help=f"seconds (default {DEFAULT_TIME:g})")
+    group.add_argument("--depth", type=int, help="search to this depth (plies)")
+    add_engine_arguments(parser)
+    parser.set_defaults(func=run)

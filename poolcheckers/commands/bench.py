@@ -1,0 +1,47 @@
+"""``poolcheckers bench``: the engine's fixed benchmark.
+
+Every bench position is searched to a fixed depth with a fresh table.  The
+total node count is the search's signature (it changes only when the search
+or the evaluation changes, never between runs or machines); nodes per second
+measure this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Any, TextIO
+
+from poolcheckers.cli import UsageError
+from poolcheckers.commands.common import EngineUnavailableError
+
+
+def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    """Run the bench at ``--depth`` (the engine's default when absent)."""
+    out = out or sys.stdout
+    try:
+        engine = importlib.import_module("poolcheckers.engine")
+    except ImportError as exc:
+        raise EngineUnavailableError(f"the engine cannot be loaded: {exc}") from exc
+    if not engine.native_available():
+        raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
+    if args.depth is not None and not 1 <= args.depth <= 40:
+        raise UsageError(f"--depth must be 1..40, not {args.depth}")
+    result = engine.bench(args.depth)
+    print(f"depth: {result.depth}", file=out)
+    print(f"nodes: {result.nodes}", file=out)
+    print(f"time: {result.time:.3f} s", file=out)
+    print(f"nps: {result.nps:,.0f}", file=out)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``bench`` sub-command."""
+    parser = subparsers.add_parser(
+        "bench",
+        help="search the bench positions: total nodes (the signature) and nodes per second",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("--depth", type=int, help="depth in plies (default: the engine's)")
+    parser.set_defaults(func=run)
