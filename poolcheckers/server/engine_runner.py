@@ -115,7 +115,15 @@ class EngineRunner:
         with self._searching_lock:
             self._searching[key] = eng
         try:
-            return eng.search(board, limit, on_info=on_info, level=level)
+            try:
+                return eng.search(board, limit, on_info=on_info, level=level)
+            except ValueError:
+                if level is None:
+                    raise
+                # a failing weakened search must not leave the game stuck: play at
+                # full strength within the same time budget instead
+                log.exception("level %s search failed; searching at full strength", level)
+                return eng.search(board, limit, on_info=on_info)
         finally:
             with self._searching_lock:
                 self._searching.pop(key, None)

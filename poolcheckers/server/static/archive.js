@@ -145,10 +145,14 @@ class ArchivePage {
       h("td", { class: "date" }, when(g)),
       h(
         "td",
-        { class: "row-actions" },
-        h("a", { href: `/play/${id}`, "aria-label": `Open game ${g.id}` }, g.status === "running" ? "Open" : "Replay"),
-        h("a", { href: `/analysis?game=${id}`, "aria-label": `Analyse game ${g.id}` }, "Analyse"),
-        h("a", { href: `/api/games/${id}/pdn`, download: `game-${g.id}.pdn`, "aria-label": `Download PDN of game ${g.id}` }, "PDN"),
+        {},
+        h(
+          "span",
+          { class: "row-actions" },
+          h("a", { href: `/play/${id}`, "aria-label": `Open game ${g.id}` }, g.status === "running" ? "Open" : "Replay"),
+          h("a", { href: `/analysis?game=${id}`, "aria-label": `Analyse game ${g.id}` }, "Analyse"),
+          h("a", { href: `/api/games/${id}/pdn`, download: `game-${g.id}.pdn`, "aria-label": `Download PDN of game ${g.id}` }, "PDN"),
+        ),
       ),
     );
   }
@@ -183,7 +187,12 @@ class ArchivePage {
           h(
             "ul",
             { class: "import-errors", id: "import-errors" },
-            ...errors.map((e) => h("li", { class: "error" }, `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}: ${e.message}`)),
+            ...errors.map((e) => {
+              // The message may repeat the place; say it once.
+              const message = String(e.message).replace(/^game \d+, line \d+(, column \d+)?:\s*/i, "");
+              const where = `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}`;
+              return h("li", { class: "error" }, `${where}: ${message}`);
+            }),
           ),
         );
       }
