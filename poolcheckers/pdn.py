@@ -304,7 +304,7 @@ def game_from_board(
 # --------------------------------------------------------------------- lexer
 
 _TAG_RE: Final = re.compile(
-    r'\[[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]+"((?:[^"\\\n]|\\[^\n])*)"[ \t]*\]'
+    r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]+"((?:[^"\\\n]|\\[^\n])*)"[ \t]*\]'
 )
 _TOKEN_RE: Final = re.compile(
     r"""
@@ -336,7 +336,7 @@ class _Token:
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    return re.sub(r"[\x00-\x1f\x7f]+", " ", re.sub(r"\\(.)", r"\1", value))
 
 
 def _escape(value: str) -> str:
@@ -420,12 +420,12 @@ def _lex(text: str) -> Iterator[_Token]:
 
 def _segment(tokens: Iterable[_Token]) -> Iterator[list[_Token]]:
     """Split the tokens into games: a game ends with a result outside any
-    variation, or where tag pairs start after movetext."""
+    variation, or where a tag pair (even a malformed one) follows movetext."""
     chunk: list[_Token] = []
     in_movetext = False
     depth = 0
     for token in tokens:
-        if token.kind == "tag" and in_movetext:
+        if token.kind in ("tag", "badtag") and in_movetext:
             yield chunk
             chunk, in_movetext, depth = [], False, 0
         chunk.append(token)

@@ -523,6 +523,16 @@ def test_syntax_errors(text: str, token: str, column: int, words: str) -> None:
     assert words in err.reason
 
 
+def test_a_malformed_tag_spoils_only_its_own_game() -> None:
+    text = '1. 11-15\n[Event "no end]\n[Site "y"]\n1. 9-13 *\n[Event "z"]\n1. 10-14 *'
+    games, errors = read_games_collect(text)
+    assert [g.moves[0].origin for g in games] == [11, 10]
+    assert [g.number for g in games] == [1, 3]
+    [err] = errors
+    assert (err.game, err.line, err.column) == (2, 2, 1)
+    assert "malformed tag" in err.reason
+
+
 def test_duplicate_tag_is_an_error() -> None:
     with pytest.raises(PdnError, match="tag Event is given twice") as info:
         read_games('[Event "a"]\n[Event "b"]\n1. 11-15 *')
