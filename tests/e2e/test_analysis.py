@@ -1,0 +1,148 @@
+"""The analysis page in Chromium: set-up from PDN, FEN and an archive game,
+stepping through the game, live engine lines and the evaluation graph with
+mistakes marked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board
+
+from .conftest import Server
+from .helpers import STANDARD_FEN, click_path, fen_pieces, move_texts, pieces, shot
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+# White's 17-14 leaves a man to be taken for nothing (9x18).
+BLUNDER_LINE = ["9-13", "21-17", "5-9", "17-14", "9x18"]
+
+
+def board_after(moves: list[str], fen: str = STANDARD_FEN) -> Board:
+    board = Board(fen)
+    for m in moves:
+        board.push_notation(m)
+    return board
+
+
+def wait_shown(page: Any, fen: str) -> None:
+    page.wait_for_function("f => document.querySelector('#fen-out').value === f", arg=fen)
+    page.wait_for_timeout(350)
+
+
+def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    assert pieces(page) == fen_pieces(STANDARD_FEN)
+
+    # PDN import into the analysis board.
+    pdn = '[Event "blunder"]\n[Black "B"]\n[White "W"]\n\n1. 9-13 21-17 2. 5-9 17-14 3. 9x18 *\n'
+    page.fill("#pdn-input", pdn)
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    assert move_texts(page) == BLUNDER_LINE
+    final = board_after(BLUNDER_LINE)
+    wait_shown(page, final.fen())
+    assert pieces(page) == fen_pieces(final.fen())
+
+    # Step through the game.
+    page.click("#nav-first")
+    wait_shown(page, STANDARD_FEN)
+    assert pieces(page) == fen_pieces(STANDARD_FEN)
+    page.click("#nav-next")
+    page.click("#nav-next")
+    wait_shown(page, board_after(BLUNDER_LINE[:2]).fen())
+    page.click('#move-list button.mv[data-ply="4"]')
+    wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
+    assert pieces(page) == fen_pieces(board_after(BLUNDER_LINE[:4]).fen())
+
+    # A move on the board starts a new line from the shown position.
+    click_path(page, [9, 18])
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    assert move_texts(page) == BLUNDER_LINE
+    page.click("#nav-prev")
+    wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
+    click_path(page, [13, 17])  # not a capture: refused while 9x18 is compulsory (R11)
+    assert move_texts(page) == BLUNDER_LINE
+
+    # Set up from FEN.
+    fen = "W:WK4,19:B11,K30"
+    page.fill("#fen-input", fen)
+    page.click('#fen-form button[type="submit"]')
+    wait_shown(page, Board(fen).fen())
+    assert pieces(page) == fen_pieces(fen)
+    assert move_texts(page) == []
+    assert "White to move" in page.inner_text("#status")
+    page.fill("#fen-input", "X:W1:B2")
+    page.click('#fen-form button[type="submit"]')
+    page.wait_for_selector("#error:not(:empty)")
+    assert pieces(page) == fen_pieces(fen)
+
+    # From an archive game.
+    created = server.post_json(
+        "/api/games", {"mode": "local", "rules": {}, "fen": None, "color": "black"}
+    )
+    game_id = created["game"]["id"]
+    server.post_json(
+        f"/api/games/{game_id}/move", {"move": "11-15", "ply": 0, "token": created["token"]}
+    )
+    page.goto(server.url(f"/analysis?game={game_id}"))
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
+    assert move_texts(page) == ["11-15"]
+    wait_shown(page, board_after(["11-15"]).fen())
+    options = page.eval_on_selector_all("#archive-pick option", "els => els.map(e => e.value)")
+    assert game_id in options
+
+
+def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> None:
+    server.require_engine()
+    page = new_page()
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    page.fill("#pdn-input", " ".join(BLUNDER_LINE) + " *")
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    page.click('#move-list button.mv[data-ply="4"]')
+    wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
+
+    # Live engine lines over /ws/analysis.
+    page.fill("#engine-time", "2")
+    page.click("#engine-toggle")
+    page.wait_for_selector("#engine-depth")
+    page.wait_for_function(
+        "() => document.querySelector('#engine-pv')?.textContent.includes('9x18')"
+    )
+    assert page.inner_text("#engine-score")
+    assert page.get_attribute("#engine-toggle", "aria-pressed") == "true"
+    shot(page, "analysis-engine")
+    # Moving on restarts the analysis on the new position.
+    page.click("#nav-next")
+    wait_shown(page, board_after(BLUNDER_LINE).fen())
+    page.wait_for_function(
+        "() => { const pv = document.querySelector('#engine-pv'); "
+        "return pv && !pv.textContent.includes('9x18'); }"
+    )
+    page.click("#engine-toggle")
+    assert page.get_attribute("#engine-toggle", "aria-pressed") == "false"
+
+    # The evaluation graph over the game, mistakes marked.
+    page.fill("#review-time", "0.1")
+    page.fill("#threshold", "80")
+    page.click("#review")
+    page.wait_for_function(
+        "() => document.querySelector('#review-status').textContent === 'Review done.'",
+        timeout=60_000,
+    )
+    points = page.get_attribute("#eval-chart polyline", "points")
+    assert points is not None and len(points.split()) == len(BLUNDER_LINE) + 1
+    marked = page.eval_on_selector_all(
+        "#move-list button.mv.mistake", "els => els.map(e => e.textContent)"
+    )
+    assert "17-14?" in marked
+    assert page.locator("#eval-chart circle.mistake").count() == len(marked)
+    assert "17-14" in page.inner_text("#mistakes")
+    page.click("#mistakes button")
+    wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
+    shot(page, "analysis-graph", full_page=True)

@@ -1,0 +1,99 @@
+"""Games against the engine in Chromium: a whole game to its end (from a FEN
+set in the form, so that it is short), engine replies over the WebSocket,
+takeback, and the outcome in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board, Color
+
+from .conftest import Server
+from .helpers import (
+    click_path,
+    fen_pieces,
+    forced_win_move,
+    move_texts,
+    new_game,
+    pieces,
+    shot,
+    wait_moves,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+# White (the engine) to move; whatever it plays, Black wins within two moves.
+SHORT_GAME_FEN = "W:W19,22:B11,14,27"
+
+
+def test_full_game_against_the_engine(server: Server, new_page: Any) -> None:
+    server.require_engine()
+    board = Board(SHORT_GAME_FEN)
+    assert forced_win_move(board.copy(), Color.WHITE, 2) is None  # White has no way out
+    page = new_page()
+    game_id = new_game(
+        page, server.base_url, mode="engine", level=1, color="black", fen=SHORT_GAME_FEN
+    )
+    assert "Engine (level 1)" in page.inner_text(".player.top .name")
+    typed = False
+    for _ in range(6):
+        # Wait for the engine's reply (or the end of the game).
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#status').textContent;"
+            " return s.includes('your turn') || s.includes('Game over'); }"
+        )
+        if "Game over" in page.inner_text("#status"):
+            break
+        moves = move_texts(page)
+        replay = Board(SHORT_GAME_FEN)
+        for m in moves:
+            replay.push_notation(m)
+        page.wait_for_timeout(400)
+        assert pieces(page) == fen_pieces(replay.fen())
+        choice = forced_win_move(replay, Color.BLACK, 2)
+        assert choice is not None
+        if typed:
+            click_path(page, list(replay.parse_move(choice).path))
+        else:
+            page.fill("#move-input", choice)
+            page.press("#move-input", "Enter")
+            typed = True
+        wait_moves(page, len(moves) + 1)
+    page.wait_for_selector("#outcome:not([hidden])")
+    outcome = page.inner_text("#outcome")
+    assert "You win" in outcome
+    assert "2-0" in outcome
+    assert "R16" in outcome
+    assert page.locator("#move-list li.result").inner_text() == "2-0"
+    page.wait_for_timeout(400)
+    shot(page, "engine-game-over")
+    state = server.get_json(f"/api/games/{game_id}")
+    assert state["status"] == "finished"
+    assert state["outcome"]["winner"] == "black"
+    assert state["moves"] == move_texts(page)
+
+
+def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
+    server.require_engine()
+    page = new_page()
+    game_id = new_game(page, server.base_url, mode="engine", level=1, color="black")
+    click_path(page, [11, 15])
+    moves = wait_moves(page, 2)
+    assert moves[0] == "11-15"
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('your turn')"
+    )
+    shot(page, "engine-replied")
+    page.click("#takeback")
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 0")
+    page.wait_for_timeout(400)
+    assert pieces(page) == fen_pieces(Board().fen())
+    assert server.get_json(f"/api/games/{game_id}")["ply"] == 0
+    # The engine accepts or declines a draw offer at once; either way the page says so.
+    page.click("#draw-offer")
+    page.wait_for_function(
+        "() => !document.querySelector('#outcome').hidden"
+        " || document.querySelector('#draw-offer') !== null"
+    )

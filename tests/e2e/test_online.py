@@ -1,0 +1,86 @@
+"""An online game between two browser contexts: invitation link, join, moves
+seen live on the other side, clocks, draw offer, resignation."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board
+
+from .conftest import Server
+from .helpers import click_path, fen_pieces, new_game, pieces, shot, wait_moves
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+
+def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None:
+    alice = new_page()
+    game_id = new_game(alice, server.base_url, mode="online", color="black", clock=(5, 2))
+    alice.wait_for_selector("#invite:not([hidden])")
+    link = alice.input_value("#invite-link")
+    assert re.search(rf"/play/{re.escape(game_id)}\?invite=.+", link)
+    assert "waiting" in alice.inner_text("#status")
+    # Black plays at the bottom of Alice's board: square 1 is drawn below 32.
+    top = alice.locator('rect.sq[data-square="32"]').bounding_box()
+    bottom = alice.locator('rect.sq[data-square="1"]').bounding_box()
+    assert top is not None and bottom is not None and top["y"] < bottom["y"]
+    shot(alice, "online-invite")
+
+    bob = new_page()
+    bob.goto(link)
+    bob.wait_for_selector("svg.board .piece")
+    bob.wait_for_function("() => location.search === ''")
+    bob.wait_for_function("() => document.querySelector('#status').textContent.includes('Black')")
+    token = bob.evaluate(f"() => localStorage.getItem('poolcheckers.token.{game_id}')")
+    assert token
+    # The invitation box disappears on Alice's side when Bob has joined.
+    alice.wait_for_selector("#invite", state="hidden")
+    assert "your turn" in alice.inner_text("#status")
+
+    # Alice (Black) moves by clicking; Bob sees it live.
+    click_path(alice, [11, 15])
+    assert wait_moves(bob, 1) == ["11-15"]
+    bob.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
+    # Bob (White) answers with typed notation; Alice sees it.
+    bob.fill("#move-input", "23-19")
+    bob.press("#move-input", "Enter")
+    assert wait_moves(alice, 2) == ["11-15", "23-19"]
+    board = Board()
+    board.push_notation("11-15")
+    board.push_notation("23-19")
+    alice.wait_for_timeout(500)
+    bob.wait_for_timeout(500)
+    assert pieces(alice) == fen_pieces(board.fen()) == pieces(bob)
+
+    # Clocks are shown and tick on the side to move (Black).
+    clock_text = alice.inner_text(".player.bottom .clock")
+    assert re.fullmatch(r"\d+:\d\d", clock_text.strip())
+    alice.wait_for_selector(".player.bottom .clock.running")
+    shot(alice, "online-black-view")
+    shot(bob, "online-white-view")
+
+    # A reload keeps Bob's seat (the token is in localStorage).
+    bob.reload()
+    bob.wait_for_selector("svg.board .piece")
+    bob.wait_for_function("() => document.querySelector('.player.bottom .name').textContent")
+    assert "You" in bob.inner_text(".player.bottom .name")
+
+    # Draw offered by Bob, declined by Alice; then Alice resigns.
+    bob.click("#draw-offer")
+    alice.wait_for_selector("#draw-accept")
+    alice.click("#draw-decline")
+    bob.wait_for_selector("#draw-offer")
+    alice.click("#resign")
+    alice.click("#resign")
+    for page in (alice, bob):
+        page.wait_for_selector("#outcome:not([hidden])")
+    assert "You lose" in alice.inner_text("#outcome")
+    assert "You win" in bob.inner_text("#outcome")
+    assert "0-2" in bob.inner_text("#outcome")
+    shot(bob, "online-resigned")
+    state = server.get_json(f"/api/games/{game_id}")
+    assert state["status"] == "finished"
+    assert state["outcome"]["termination"] == "resignation"
