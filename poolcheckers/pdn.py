@@ -44,6 +44,20 @@ ply ``i`` and ``comments[0]`` the one before the first move; ``nags[i]`` and
 ``i``, each starting from the position before it.  A :class:`PdnVariation` uses
 the same keys for its own moves.
 
+What is read: tag pairs ``[Name "value"]`` (``\\"`` and ``\\\\`` escape a quote
+and a backslash); move numbers ``1.``, ``1...``, ``1. ...`` (read and not
+checked); moves ``11-15``, ``15x22`` (also ``15:22``), full paths ``1x10x19``
+and any shorthand :meth:`Board.parse_move` accepts; strength marks (``!``,
+``?``, ``!!``, ``??``, ``!?``, ``?!``, ``(?)``); comments ``{…}`` (over several
+lines; whitespace is collapsed to single spaces) and ``;`` to the end of the
+line; nested variations ``(…)``; NAGs ``$0``–``$255``; the results below; lines
+starting ``%`` are skipped (PDN's escape).  ``GameType`` must be 23 (``23`` or
+``23,B,8,8,N1,0``); a ``FEN`` tag sets up the start (R5); a ``Rules`` tag
+(:attr:`RuleSet.name`, e.g. ``apca+king_only_move_limit=15``) names the rule
+set.  Games end at their result or where the next game's tags begin.  Moves
+after the end of the game (R16–R21) and a result the final position
+contradicts are errors.
+
 Results: the first score is the first player's, Black's (R3), as written by
 :meth:`Outcome.result` (``2-0``, ``0-2``, ``1-1``).  The chess-style ``1-0``,
 ``0-1`` and ``1/2-1/2`` are read as the same three; the text is kept as written
@@ -650,10 +664,10 @@ class _GameParser:
                 raise self.error(
                     marker, f"the result {result} differs from the Result tag {tagged!r}"
                 )
-            at: _Token | None = marker
+            at = marker
         else:
             result = tagged if tagged is not None else "*"
-            at = where.get("Result") or (self.tokens[-1] if self.tokens else None)
+            at = where.get("Result", self.tokens[-1])  # a game has at least one token
         outcome = board.outcome()
         normal = normalize_result(result)
         if outcome is not None and normal in ("2-0", "0-2", "1-1") and normal != outcome.result():
@@ -661,8 +675,6 @@ class _GameParser:
                 f"the result {result} contradicts the final position: {outcome.reason()} "
                 f"gives {outcome.result()}"
             )
-            if at is None:  # pragma: no cover - a game always has a token
-                raise PdnError(reason, self.number, 1, 1, result)
             raise self.error(at, reason)
         return result
 
