@@ -61,18 +61,24 @@ MARKS = ("!", "?", "!!", "??", "!?", "?!")
 # ----------------------------------------------------------------- helpers
 
 
+def legal(board: Board) -> list[Move]:
+    """The legal moves in a fixed order (not the generator's), so that a seed
+    plays the same game whatever order the generator lists moves in."""
+    return sorted(board.legal_moves, key=Move.full_notation)
+
+
 def play_random(rng: random.Random, board: Board, max_plies: int) -> Board:
     """Play random legal moves on ``board`` until the game ends or ``max_plies``."""
     for _ in range(max_plies):
         if board.outcome() is not None:
             break
-        board.push(rng.choice(board.legal_moves))
+        board.push(rng.choice(legal(board)))
     return board
 
 
 def random_variation(rng: random.Random, board: Board, replaced: Move, depth: int) -> PdnVariation:
     """An alternative to ``replaced`` (legal in ``board``) with a short continuation."""
-    choices = [m for m in board.legal_moves if m != replaced] or list(board.legal_moves)
+    choices = [m for m in legal(board) if m != replaced] or legal(board)
     variation = PdnVariation()
     first = rng.choice(choices)
     board.push(first)
@@ -80,7 +86,7 @@ def random_variation(rng: random.Random, board: Board, replaced: Move, depth: in
     for _ in range(rng.randint(0, 4)):
         if board.outcome() is not None:
             break
-        move = rng.choice(board.legal_moves)
+        move = rng.choice(legal(board))
         board.push(move)
         variation.moves.append(move)
     annotate(rng, variation, board, depth + 1)
