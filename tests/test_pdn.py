@@ -655,6 +655,9 @@ def test_rules_tag() -> None:
     assert "R18" in info.value.reason
     with pytest.raises(PdnError, match="Rules tag"):
         read_games('[Rules "checkers"]\n1. 11-15 *')
+    [plain] = read_games('[Rules "apca"]\n1. 11-15 *')
+    assert plain.rules == RuleSet.apca()
+    assert '[Rules "apca"]' in write_game(plain)  # kept as written while it agrees
 
 
 # ----------------------------------------------------------------- writing API
@@ -778,9 +781,12 @@ def test_fuzz_mutated_game_text(data: st.DataObject) -> None:
         insert = data.draw(st.sampled_from(["", "x", "-", "(", ")", "{", "}", '"', "1.", " ", "7"]))
         text = text[:i] + insert + text[j:]
     try:
-        read_games(text)
+        games = read_games(text)
     except PdnError as exc:
         assert exc.reason and exc.game >= 1
+        return
+    for game in games:
+        assert_same_game(read_games(write_game(game))[0], game)
 
 
 @settings(max_examples=40, deadline=None)
