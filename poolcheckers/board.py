@@ -49,7 +49,7 @@ _rng = random.Random(0x9C0FFEE)
 ZOBRIST: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(33)) for _ in range(4))
 ZOBRIST_WHITE_TO_MOVE: Final = _rng.getrandbits(64)
 
-_MOVE_TEXT = re.compile(r"\d+(?:[-x]\d+)+")
+_MOVE_TEXT = re.compile(r"[0-9]{1,3}(?:[-x][0-9]{1,3})+")
 
 
 def _zobrist(black: int, white: int, kings: int, turn: Color) -> int:
@@ -344,11 +344,13 @@ class Board:
         middle = squares[1:-1]
         legal = self.legal_moves
         candidates: list[Move] = []
+        sequences: list[tuple[tuple[int, ...], int]] = []
         if legal and legal[0].is_capture:
             own, opp = self._own_opp()
-            for path, mask in movegen.capture_sequences(
+            sequences = movegen.capture_sequences(
                 own, opp, self.kings, int(self.turn), self.rules, origin=origin
-            ):
+            )
+            for path, mask in sequences:
                 if path[-1] != dest or not _is_subsequence(middle, path[1:-1]):
                     continue
                 move = legal[legal.index(Move(path, frozenset(_bits(mask))))]
@@ -356,6 +358,15 @@ class Board:
                     candidates.append(move)
         elif not middle:
             candidates = [m for m in legal if m.origin == origin and m.destination == dest]
+        if len(candidates) > 1:
+            # R4: the full path names its move always, a single jump ``axb`` included.
+            exact = [
+                legal[legal.index(Move(path, frozenset(_bits(mask))))]
+                for path, mask in sequences
+                if list(path) == squares
+            ]
+            if exact:
+                return exact[0]
         if len(candidates) == 1:
             return candidates[0]
         if len(candidates) > 1:

@@ -36,7 +36,7 @@ STARTING_FEN: Final = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9
 
 MAX_PIECES_PER_SIDE: Final = 12  # R3
 
-_ITEM = re.compile(r"(K?)(\d+)(?:-(\d+))?")
+_ITEM = re.compile(r"(K?)([0-9]+)(?:-([0-9]+))?")
 
 
 @dataclass
@@ -87,7 +87,7 @@ def parse(text: str) -> ParsedFen:
         if not body:
             raise _error("empty field (R5)", body, offset)
         head = body[0].upper()
-        if head in ("H", "C") and body[1:].isdigit():
+        if head in ("H", "C") and re.fullmatch("[0-9]{1,6}", body[1:]):
             value = int(body[1:])
             if head == "H":
                 pos.halfmove_clock = value
