@@ -769,6 +769,8 @@ def iter_games(
         raise TypeError(f"PDN text must be str, not {type(text).__name__}")
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte-order mark is no part of the text
+    if "\r" in text:  # CR LF and lone CR line ends count as one line end
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     source = _Source(text)
     default = rules if rules is not None else RuleSet.apca()
     for number, chunk in enumerate(_segment(_lex(text)), start=1):

@@ -494,6 +494,16 @@ def test_errors_name_rule_line_column_and_token() -> None:
     assert "R11" in err.reason  # the capture 15x22 is compulsory
 
 
+def test_carriage_returns_end_lines() -> None:
+    for end in ("\r\n", "\r"):
+        text = f'[Event "x"]{end}{end}1. 11-15 ; a comment{end}22-18 2. 9-13 *'
+        with pytest.raises(PdnError) as info:
+            read_games(text)
+        assert (info.value.line, info.value.column, info.value.token) == (4, 10, "9-13")
+        [game] = read_games(text.replace("9-13", "15x22"))
+        assert game.comments == {1: "a comment"}
+
+
 def test_byte_order_mark_keeps_columns() -> None:
     with pytest.raises(PdnError) as info:
         read_games("\ufeff1. 22-18 *")
