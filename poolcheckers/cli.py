@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--python", action="store_true", help="use the library's generator")
     p.set_defaults(func=_cmd_perft)
 
-    p = sub.add_parser("serve", help="start the web app", add_help=False)
+    p = sub.add_parser("serve", help="start the web app (serve --help for its options)")
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=_cmd_serve)
 
@@ -148,8 +148,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:
+        # the web app parses its own options (--host, --port, --database-url)
+        return _cmd_serve(argparse.Namespace(rest=arguments[1:]))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     try:
         result: int = args.func(args)
     except (PoolCheckersError, UsageError) as exc:
