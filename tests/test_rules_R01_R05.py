@@ -145,18 +145,10 @@ def test_R4_shorthand_ambiguous_lists_candidates() -> None:
 
 
 # R4: "When several captures go from a to b and one of them is a single jump,
-# axb names that single jump (it is its full path)."  And "a reader must
-# accept the full form always".  The library lists these notations itself but
-# rejects them as ambiguous.
-SINGLE_JUMP_NAMED = pytest.mark.xfail(
-    strict=True,
-    reason="BUG: parse_move treats an exact full path (incl. a single jump axb) as "
-    "shorthand and raises AmbiguousMoveError when it is also a subsequence of "
-    "another capture's path (R4)",
-)
+# axb names that single jump (it is its full path)", and "a reader must accept
+# the full form always" (found broken here; fixed in 4a3ab2d).
 
 
-@SINGLE_JUMP_NAMED
 def test_R4_single_jump_named_by_axb_king() -> None:
     board = Board("W:WK15,28,31:BK9,K17,K18,19")
     assert moves(board.fen()) == ["15x22x13x6x24", "15x24"]
@@ -164,14 +156,12 @@ def test_R4_single_jump_named_by_axb_king() -> None:
     assert move.captured == frozenset({19})
 
 
-@SINGLE_JUMP_NAMED
 def test_R4_single_jump_named_by_axb_man() -> None:
     board = Board("W:W11,21,25:B6,K7,K14,15,16,23")
     move = board.parse_move("11x20")
     assert move.captured == frozenset({16})
 
 
-@SINGLE_JUMP_NAMED
 def test_R4_full_path_that_is_part_of_a_longer_path() -> None:
     """11x18x27 is the full path of one move, and a subsequence of 11x2x9x18x27."""
     board = Board("W:W11,21,25:B6,K7,K14,15,16,23")
@@ -180,7 +170,6 @@ def test_R4_full_path_that_is_part_of_a_longer_path() -> None:
     assert move.captured == frozenset({15, 23})
 
 
-@SINGLE_JUMP_NAMED
 def test_R4_every_listed_notation_names_its_move() -> None:
     """Seeded sweep: parse_move(str(m)) and parse_move(full path) give m back."""
     rng = random.Random(4)
