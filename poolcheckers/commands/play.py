@@ -49,7 +49,7 @@ DRAW_ACCEPT_MARGIN: Final = 25
 #: Seconds the engine thinks for a hint or a draw offer.
 HINT_TIME: Final = 1.0
 
-HELP: Final = (__doc__ or "").split("\n\n")[1] + "\n"
+HELP: Final = "\n\n".join((__doc__ or "").split("\n\n")[1:3]).replace("``", "") + "\n"
 
 
 class PlaySession:

@@ -1,0 +1,81 @@
+"""``poolcheckers analyse`` and ``poolcheckers bench``."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+
+import pytest
+from fake_engine import FakeEngine, FakeLimit
+
+from poolcheckers.cli import build_parser, main
+from poolcheckers.commands import analyse, bench
+from poolcheckers.commands.common import native_available
+
+needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
+
+LINE = re.compile(
+    r"depth +(\d+)  score +(\S+( in \d+)?)  nodes +[\d,]+  nps +\S+  pv (\S+( \S+)*)$"
+)
+
+
+def _args(*options: str) -> argparse.Namespace:
+    return build_parser().parse_args(["analyse", *options])
+
+
+def test_one_line_per_depth_with_score_nodes_and_pv() -> None:
+    out = io.StringIO()
+    engine = FakeEngine(score=-120, prefer="11-15")
+    assert analyse.run(_args(), engine=engine, limit=FakeLimit(depth=3), out=out) == 0
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("depth")]
+    assert len(lines) == 3
+    for depth, line in enumerate(lines, start=1):
+        match = LINE.match(line)
+        assert match, line
+        assert match.group(1) == str(depth) and match.group(2) == "-1.20"
+        assert match.group(4) == "11-15 21-17"
+    assert out.getvalue().splitlines()[-1].startswith("best move 11-15  score -1.20")
+
+
+def test_proven_win_is_shown_in_moves() -> None:
+    out = io.StringIO()
+    engine = FakeEngine(score=9_997, mate_in=3)
+    analyse.run(_args("--fen", "B:W14:B9"), engine=engine, limit=FakeLimit(depth=1), out=out)
+    assert "score win in 2" in out.getvalue()
+
+
+def test_finished_position_and_bad_depth_are_usage_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["analyse", "--fen", "W:W:B1"]) == 2
+    assert "the game is over" in capsys.readouterr().err
+    assert main(["analyse", "--depth", "0"]) == 2
+
+
+@needs_engine
+def test_real_engine_analysis_to_depth(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", "--depth", "6", "--hash", "4"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("depth")]
+    assert [int(LINE.match(line).group(1)) for line in lines if LINE.match(line)] == list(
+        range(1, 7)
+    )
+
+
+@needs_engine
+def test_bench_prints_a_stable_node_signature() -> None:
+    runs = []
+    for _ in range(2):
+        out = io.StringIO()
+        assert bench.run(build_parser().parse_args(["bench", "--depth", "3"]), out=out) == 0
+        fields = dict(line.split(": ", 1) for line in out.getvalue().splitlines())
+        assert fields["depth"] == "3" and fields["nps"].replace(",", "").isdigit()
+        runs.append(int(fields["nodes"]))
+    assert runs[0] == runs[1] > 0
+
+
+def test_bench_bad_depth(capsys: pytest.CaptureFixture[str]) -> None:
+    if not native_available():
+        pytest.skip("native core not built")
+    assert main(["bench", "--depth", "0"]) == 2
+    assert "--depth must be 1..40" in capsys.readouterr().err

@@ -1,0 +1,169 @@
+"""``poolcheckers match`` and ``poolcheckers ballots``: Elo, ballots, games, PDN, plot."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import pytest
+from fake_engine import FakeEngine, FakeLimit
+
+from poolcheckers import Board, RuleSet
+from poolcheckers.cli import UsageError, build_parser, main
+from poolcheckers.commands import ballots, match
+from poolcheckers.commands.common import native_available
+from poolcheckers.commands.match import (
+    DEFAULT_BALLOTS,
+    Z_95,
+    elo_estimate,
+    elo_from_score,
+    load_ballots,
+    pairings,
+)
+from poolcheckers.pdn import read_games
+
+needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
+
+
+# ----------------------------------------------------------------- Elo
+def test_even_score_is_zero_elo_with_a_symmetric_interval() -> None:
+    e = elo_estimate(10, 20, 10)
+    assert e.score == 0.5 and e.elo == 0.0
+    assert e.low == pytest.approx(-e.high)
+    # per-game variance: 20 games at ±0.5, 20 at 0 -> 0.125; SE = sqrt(0.125 / 40)
+    assert e.stderr == pytest.approx(math.sqrt(0.125 / 40))
+    assert e.high == pytest.approx(elo_from_score(0.5 + Z_95 * e.stderr))
+
+
+def test_elo_is_antisymmetric_and_matches_the_logistic_formula() -> None:
+    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))
+    assert elo_from_score(0.25) == pytest.approx(-elo_from_score(0.75))
+    a, b = elo_estimate(7, 2, 1), elo_estimate(1, 2, 7)
+    assert a.elo == pytest.approx(-b.elo) and a.low == pytest.approx(-b.high)
+    assert a.low < a.elo < a.high
+
+
+def test_perfect_and_null_scores_are_infinite() -> None:
+    assert elo_estimate(5, 0, 0).elo == math.inf and elo_estimate(0, 0, 5).elo == -math.inf
+    all_wins = elo_estimate(5, 0, 0)
+    assert all_wins.stderr == 0.0 and all_wins.low == math.inf
+    assert elo_estimate(9, 1, 0).low < elo_estimate(9, 1, 0).high == math.inf
+    with pytest.raises(ValueError, match="no games"):
+        elo_estimate(0, 0, 0)
+
+
+def test_draws_narrow_the_interval() -> None:
+    decisive = elo_estimate(10, 0, 10)
+    drawish = elo_estimate(2, 16, 2)
+    assert decisive.score == drawish.score and drawish.stderr < decisive.stderr
+
+
+# ----------------------------------------------------------------- ballots
+def test_shipped_ballots_are_sixty_or_more_distinct_legal_three_ply_openings() -> None:
+    openings = load_ballots(DEFAULT_BALLOTS)
+    assert len(openings) >= 60
+    positions = set()
+    for opening in openings:
+        assert len(opening) == 3
+        board = Board()
+        for text in opening:
+            board.push_notation(text)
+        positions.add(board.fen())
+    assert len(positions) == len(openings)
+
+
+def test_ballot_file_errors_name_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# comment\n11-15 22-18\n11-15 11-16\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="line 3"):
+        load_ballots(bad)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="no opening"):
+        load_ballots(empty)
+    with pytest.raises(UsageError, match="cannot read"):
+        load_ballots(tmp_path / "missing.txt")
+
+
+def test_enumerated_lines_are_perft_three() -> None:
+    lines = ballots.enumerate_lines(3)
+    assert len(lines) == 302 and len(set(lines)) == 302
+
+
+def test_sound_openings_keep_distinct_positions_within_the_margin() -> None:
+    kept = ballots.sound_openings(FakeEngine(score=0), FakeLimit(depth=1), plies=2)
+    assert len(kept) == 49  # 7 x 7 two-ply lines, no transpositions
+    assert ballots.sound_openings(FakeEngine(score=31), FakeLimit(depth=1), plies=2) == []
+    # White to move after 3 plies: a White score of -30 is +30 for Black, still sound
+    three = ballots.sound_openings(FakeEngine(score=-30), FakeLimit(depth=1), margin=30)
+    assert 0 < len(three) < 302 and all(score == 30 for _line, score in three)
+
+
+def test_ballots_command_writes_a_loadable_file(tmp_path: Path) -> None:
+    target = tmp_path / "ballots.txt"
+    args = build_parser().parse_args(["ballots", "--output", str(target)])
+    assert ballots.run(args, engine=FakeEngine(), limit=FakeLimit(depth=1)) == 0
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# ") and "depth-12 search" in text
+    assert len(load_ballots(target)) == len(text.splitlines()) - 3
+
+
+# ----------------------------------------------------------------- matches
+def test_pairings_give_each_opening_both_colours() -> None:
+    openings = [("11-15",), ("9-13",), ("10-14",)]
+    assert pairings(openings, None) == [(i, b) for i in range(3) for b in (True, False)]
+    assert len(pairings(openings, 5)) == 5
+
+
+def _two_openings(tmp_path: Path) -> Path:
+    path = tmp_path / "two.txt"
+    path.write_text("11-15 22-18 15x22\n9-13 22-18 10-14\n", encoding="utf-8")
+    return path
+
+
+def test_match_with_fake_engines_writes_pdn_and_plot(tmp_path: Path) -> None:
+    pdn, png = tmp_path / "out.pdn", tmp_path / "out.png"
+    args = build_parser().parse_args(
+        ["match", "--level-b", "3", "--ballots", str(_two_openings(tmp_path)),
+         "--pdn", str(pdn), "--plot", str(png)]
+    )  # fmt: skip
+    made: list[tuple[int, RuleSet, str | None]] = []
+
+    def factory(hash_mb: int, rules: RuleSet, weights: str | None) -> FakeEngine:
+        made.append((hash_mb, rules, weights))
+        return FakeEngine()
+
+    out = io.StringIO()
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    text = out.getvalue()
+    assert "4 games" in text and "W/D/L of poolcheckers L10" in text
+    assert "Elo" in text and "95% interval" in text
+    games = read_games(pdn.read_text(encoding="utf-8"))
+    assert len(games) == 4
+    assert [g.notations()[:3] for g in games[:2]] == [["11-15", "22-18", "15x22"]] * 2
+    assert games[0].tags["Black"] == "poolcheckers L10" == games[1].tags["White"]
+    assert all(g.result in ("2-0", "0-2", "1-1") for g in games)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(made) == 2
+
+
+def test_match_argument_errors(tmp_path: Path) -> None:
+    assert main(["match", "--level-a", "0"]) == 2
+    assert main(["match", "--games", "0"]) == 2
+    assert main(["match", "--ballots", str(tmp_path / "none.txt")]) == 2
+
+
+@needs_engine
+def test_real_engines_play_two_openings_at_tiny_depth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdn = tmp_path / "real.pdn"
+    status = main(
+        ["match", "--level-a", "10", "--level-b", "10", "--depth", "2", "--hash", "4",
+         "--ballots", str(_two_openings(tmp_path)), "--pdn", str(pdn)]
+    )  # fmt: skip
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "4 games" in out and "+" in out and "W/D/L" in out
+    assert len(read_games(pdn.read_text(encoding="utf-8"))) == 4
