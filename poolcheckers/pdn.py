@@ -175,16 +175,18 @@ class PdnGame:
     ``tags`` keeps every tag pair in file order (``Result``, ``GameType`` and
     ``FEN`` included, as written); ``start_fen`` is the set-up position in
     canonical form (the start, R3, unless a ``FEN`` tag gives another, R5);
-    ``result`` is the game's result as
-    written; ``rules`` the rule set its moves were checked with.  ``number``
-    and ``line`` say where the game was read from (1-based; 0 when it was not
-    read) and take no part in equality.
+    ``result`` is the game's result as written; ``rules`` the rule set its
+    moves were checked with.  ``number`` and ``line`` say where the game was
+    read from (1-based; 0 when it was not read) and take no part in equality.
 
     >>> game = PdnGame(moves=[Move.from_notation("11-15"), Move.from_notation("22-18")])
     >>> game.board().fen()
     'B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15'
-    >>> len(game.boards()), game.notations()
-    (3, ['11-15', '22-18'])
+    >>> len(game.boards()), game.notations(), game.start_board().ply
+    (3, ['11-15', '22-18'], 0)
+    >>> game.result = "1-0"
+    >>> game.normalized_result, game.winner
+    ('2-0', <Color.BLACK: 0>)
     """
 
     tags: dict[str, str] = field(default_factory=dict)
@@ -823,7 +825,15 @@ def read_file(
     on_error: Callable[[PdnError], object] | None = None,
 ) -> list[PdnGame]:
     """The games of a PDN file: UTF-8 (with or without a byte-order mark), else
-    read as Latin-1 (as many older PDN files are)."""
+    read as Latin-1 (as many older PDN files are).  See :func:`iter_games`.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "games.pdn"
+    ...     _ = path.write_text('[Event "x"]\\n1. 11-15 22-18 *\\n', encoding="utf-8")
+    ...     [len(g.moves) for g in read_file(path)]
+    [2]
+    """
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -993,10 +1003,23 @@ def write_game(game: PdnGame) -> str:
 
 
 def write_games(games: Iterable[PdnGame]) -> str:
-    """Several games, separated by a blank line."""
+    """Several games, separated by a blank line.
+
+    >>> text = write_games([PdnGame(result="1-1"), PdnGame(start_fen="W:W22:B9")])
+    >>> [g.result for g in read_games(text)], text.count("[Event ")
+    (['1-1', '*'], 2)
+    """
     return "\n".join(write_game(game) for game in games)
 
 
 def write_file(path: str | Path, games: Iterable[PdnGame]) -> None:
-    """Write ``games`` to ``path`` as UTF-8 PDN."""
+    """Write ``games`` to ``path`` as UTF-8 PDN (:func:`write_games`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "out.pdn"
+    ...     write_file(path, [PdnGame(moves=[Move.from_notation("9-13")])])
+    ...     read_file(path)[0].moves
+    [Move.from_notation('9-13')]
+    """
     Path(path).write_text(write_games(games), encoding="utf-8")
