@@ -186,6 +186,9 @@ class GameService:
             select(MOVES).where(MOVES.c.game_id == game_id).order_by(MOVES.c.ply)
         ).mappings()
         moves = [MoveRec(**{k: v for k, v in m.items() if k != "game_id"}) for m in move_rows]
+        if len(moves) != game.ply or any(m.version > game.version for m in moves):
+            # the two reads saw different commits (READ COMMITTED): read again
+            raise _Conflict
         loaded = Loaded(game, moves, self.replay(game, moves))
         self._cache_put(loaded)
         return loaded
