@@ -42,7 +42,7 @@ def enumerate_lines(plies: int, rules: RuleSet | None = None) -> list[tuple[str,
 
     >>> lines = enumerate_lines(2)
     >>> len(lines), lines[0]
-    (49, ('10-14', '21-17'))
+    (49, ('9-13', '21-17'))
     """
     lines: list[tuple[str, ...]] = []
 
