@@ -324,6 +324,7 @@ def plot_match(match: MatchResult, path: str | Path, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     xs: list[int] = []
     scores: list[float] = []
@@ -341,9 +342,11 @@ def plot_match(match: MatchResult, path: str | Path, title: str) -> None:
         highs.append(min(100.0, 100 * (e.score + Z_95 * e.stderr)))
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     ax.fill_between(xs, lows, highs, color="tab:blue", alpha=0.2, label="95% interval")
-    ax.plot(xs, scores, color="tab:blue", label=f"score of {match.name_a}")
+    ax.plot(xs, scores, color="tab:blue", marker="." if len(xs) <= 60 else None,
+            label=f"score of {match.name_a}")  # fmt: skip
     ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(-3, 103)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("games")
     ax.set_ylabel("score (%)")
     final = (
