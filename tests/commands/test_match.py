@@ -167,3 +167,28 @@ def test_real_engines_play_two_openings_at_tiny_depth(
     out = capsys.readouterr().out
     assert "4 games" in out and "+" in out and "W/D/L" in out
     assert len(read_games(pdn.read_text(encoding="utf-8"))) == 4
+
+
+def test_weights_files_are_checked(tmp_path: Path) -> None:
+    from poolcheckers.commands.common import load_weights
+
+    good = tmp_path / "w.json"
+    good.write_text('{"king": 150}', encoding="utf-8")
+    assert load_weights(str(good)) == {"king": 150}
+    for text, message in [("{", "not JSON"), ('{"king": 1.5}', "whole numbers"), ("[]", "object")]:
+        bad = tmp_path / "bad.json"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(UsageError, match=message):
+            load_weights(str(bad))
+    with pytest.raises(UsageError, match="cannot read"):
+        load_weights(str(tmp_path / "none.json"))
+
+
+@needs_engine
+def test_weights_reach_the_engine(tmp_path: Path) -> None:
+    from poolcheckers.commands.common import open_engine
+
+    good = tmp_path / "w.json"
+    good.write_text('{"king": 150}', encoding="utf-8")
+    engine = open_engine(1, RuleSet(), str(good))
+    assert engine.weights["king"] == 150  # type: ignore[attr-defined]
