@@ -68,6 +68,17 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     bob.wait_for_function("() => document.querySelector('.player.bottom .name').textContent")
     assert "You" in bob.inner_text(".player.bottom .name")
 
+    # Alice's live connection drops: the page reconnects and catches up.
+    alice.evaluate("() => window.poolcheckersGame.socket.ws.close()")
+    alice.wait_for_function("() => window.poolcheckersGame.socket.isOpen")
+    click_path(alice, [8, 11])
+    assert wait_moves(bob, 3)[-1] == "8-11"
+    alice.evaluate("() => window.poolcheckersGame.socket.ws.close()")
+    bob.fill("#move-input", "26-23")
+    bob.press("#move-input", "Enter")
+    assert wait_moves(alice, 4)[-1] == "26-23"
+    alice.wait_for_function("() => window.poolcheckersGame.socket.isOpen")
+
     # Draw offered by Bob, declined by Alice; then Alice resigns.
     bob.click("#draw-offer")
     alice.wait_for_selector("#draw-accept")

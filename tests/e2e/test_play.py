@@ -284,3 +284,41 @@ def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
     page2.wait_for_selector("#outcome:not([hidden])")
     assert "White wins" in page2.inner_text("#outcome")
     assert "0-2" in page2.inner_text("#outcome")
+
+
+def test_counters_flip_and_square_numbers(server: Server, new_page: Any) -> None:
+    # Three kings against one (R19) with only kings on the board (R18 counts).
+    fen = "B:WK32:BK1,K2,K3"
+    page = new_page()
+    new_game(page, server.base_url, mode="local", fen=fen)
+    page.wait_for_selector("#counter-r19")
+    assert "move 0 of 13" in page.inner_text("#counter-r19")
+    assert page.locator(".piece.king").count() == 4
+    page.fill("#move-input", "3-7")
+    page.press("#move-input", "Enter")
+    wait_moves(page, 1)
+    page.wait_for_function(
+        "() => document.querySelector('#counter-r19')?.textContent.includes('move 1 of 13')"
+    )
+    assert "1 of 50 plies" in page.inner_text("#counter-r18")
+
+    # Square numbers on demand, R2 numbering.
+    assert not page.is_visible('svg.board text.num[data-square="1"]')
+    page.click("text=Square numbers")
+    assert page.is_visible('svg.board text.num[data-square="1"]')
+    assert page.get_attribute("text=Square numbers", "aria-pressed") == "true"
+    shot(page, "counters-and-numbers")
+
+    # Flip: White's side at the top, square 32 above square 1.
+    top = square(page, 1).bounding_box()
+    bottom = square(page, 32).bounding_box()
+    assert top is not None and bottom is not None and top["y"] < bottom["y"]
+    page.click("text=Flip board")
+    page.wait_for_timeout(100)
+    top = square(page, 32).bounding_box()
+    bottom = square(page, 1).bounding_box()
+    assert top is not None and bottom is not None and top["y"] < bottom["y"]
+    after = Board(fen)
+    after.push_notation("3-7")
+    assert pieces(page) == fen_pieces(after.fen())
+    shot(page, "flipped-board")

@@ -9,6 +9,7 @@ import {
   fenTurn,
   formatScore,
   h,
+  keepInView,
   moveRows,
   opponent,
   parseFen,
@@ -583,6 +584,8 @@ class AnalysisPage {
     this.moveList.replaceChildren(
       ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
     );
+    const currentEl = this.moveList.querySelector(".current");
+    if (currentEl) keepInView(this.moveList, currentEl);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   formatClock,
   h,
   inviteKey,
+  keepInView,
   moveRows,
   opponent,
   parseFen,
@@ -532,7 +533,7 @@ class GamePage {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
     const currentEl = this.moveList.querySelector(".current");
-    if (currentEl && this.viewPly === null) currentEl.scrollIntoView({ block: "nearest" });
+    if (currentEl) keepInView(this.moveList, currentEl);
     if (this.viewPly !== null) {
       this.viewBanner.hidden = false;
       this.viewBanner.replaceChildren(
@@ -612,7 +613,6 @@ class GamePage {
       } else {
         this.applyState(state, { animate: false });
       }
-      if (!move) this.board.focus();
     } catch (err) {
       this.pending = false;
       this.showError(err.message);
@@ -669,5 +669,7 @@ function findMove(legal, text) {
 
 export async function render(root, id) {
   const page = new GamePage(root, id);
+  // For debugging in the console and for the end-to-end tests.
+  window.poolcheckersGame = page;
   await page.start();
 }

@@ -79,6 +79,8 @@ export function parseFen(text) {
   const pieces = new Map();
   for (const part of parts.slice(1)) {
     if (part === "") continue;
+    // ":H<n>" and ":C<n>" carry the R18 and R19 counts (R21): not pieces.
+    if (/^[HC]\d+$/i.test(part)) continue;
     const side = part[0].toUpperCase();
     if (side !== "B" && side !== "W") throw new Error(`bad FEN field: ${part}`);
     const body = part.slice(1);
@@ -241,4 +243,13 @@ export function announce(text, assertive = false) {
   window.setTimeout(() => {
     region.textContent = text;
   }, 30);
+}
+
+/** Scroll the move list (only the list, never the page) so that el is visible. */
+export function keepInView(list, el) {
+  const top = el.offsetTop;
+  const bottom = top + el.offsetHeight;
+  if (top < list.scrollTop || bottom > list.scrollTop + list.clientHeight) {
+    list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+  }
 }
