@@ -126,6 +126,10 @@ def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: An
     assert page.is_enabled("#move-input")
     assert pieces(page) == fen_pieces(board.fen())
 
+    # The home page lists the running games this browser has a seat in.
+    page.goto(server.url("/"))
+    page.wait_for_selector(f'#my-games a[href="/play/{game_id}"]')
+
 
 def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_page: Any) -> None:
     page = new_page()

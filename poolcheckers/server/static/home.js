@@ -1,7 +1,7 @@
 // Home page: the new-game form (mode, level, colour, §9 rule options, clock, start FEN).
 
-import { api } from "./api.js";
-import { announce, h, inviteKey, parseFen, storageSet, tokenKey } from "./util.js";
+import { api, request } from "./api.js";
+import { COLOR_NAME, announce, h, inviteKey, parseFen, storageSet, tokenKey } from "./util.js";
 
 function field(label, control, hint = null) {
   return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
@@ -199,6 +199,58 @@ export function render(root) {
     ),
   );
 
-  root.replaceChildren(h("div", { class: "home" }, form, side));
+  const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games on this device"));
+  root.replaceChildren(h("div", { class: "home" }, form, h("div", {}, side, mine)));
   syncMode();
+  window.setTimeout(() => {
+    checkEngine(engineOptions);
+    listMyGames(mine);
+  }, 0);
+}
+
+async function checkEngine(engineOptions) {
+  try {
+    const health = await request("GET", "/api/health");
+    if (health && health.engine === false) {
+      engineOptions.append(
+        h("p", { class: "error", id: "engine-missing" }, "The engine is not available on this server: play a friend, or build the native core."),
+      );
+    }
+  } catch {
+    /* the form still works; the server answers for itself */
+  }
+}
+
+/** Games this browser holds a seat in (seat tokens in localStorage), newest first. */
+async function listMyGames(box) {
+  const ids = [];
+  try {
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i);
+      if (key && key.startsWith("poolcheckers.token.")) ids.push(key.slice("poolcheckers.token.".length));
+    }
+  } catch {
+    return;
+  }
+  if (!ids.length) return;
+  const states = await Promise.all(
+    ids.map((id) => api.getGame(id, window.localStorage.getItem(tokenKey(id))).catch(() => null)),
+  );
+  const games = states
+    .filter((g) => g && g.status === "running")
+    .sort((a, b) => (b.version ?? 0) - (a.version ?? 0))
+    .slice(0, 8);
+  if (!games.length) return;
+  box.hidden = false;
+  box.append(
+    h(
+      "ul",
+      {},
+      ...games.map((g) => {
+        const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : "online";
+        const turn = `${COLOR_NAME[g.turn]} to move`;
+        return h("li", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`), ` — ${turn}`);
+      }),
+    ),
+  );
 }
