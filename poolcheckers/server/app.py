@@ -15,6 +15,7 @@ import json
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,8 @@ class Settings:
     engine_move_time: float | None = None
     engine_threads: int = 2
     engine_hash_mb: int = 32
+    #: database threads with PostgreSQL (SQLite uses one)
+    db_threads: int = 8
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25
     static_dir: Path = STATIC_DIR
@@ -213,16 +216,28 @@ class ServerContext:
             threads=settings.engine_threads,
             move_time=settings.engine_move_time,
             hash_mb=settings.engine_hash_mb,
+            run_db=self.run,
         )
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.hub)
         self.loop: asyncio.AbstractEventLoop | None = None
+        # SQLite has one writer at a time: one database thread avoids lock waits
+        # (busy-sleeps); PostgreSQL gets a pool (its threads mostly wait on the network).
+        sqlite = self.db.dialect.name == "sqlite"
+        self.db_executor = ThreadPoolExecutor(
+            max_workers=1 if sqlite else settings.db_threads, thread_name_prefix="db"
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self.service.on_change = self._on_change
 
+    async def run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run blocking database work ``fn`` in the database thread(s)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.db_executor, lambda: fn(*args, **kwargs))
+
     async def _load_state(self, game_id: str) -> tuple[int, dict[str, Any]]:
-        state, _ = await run(self.service.state, game_id)
+        state, _ = await self.run(self.service.state, game_id)
         return int(state["version"]), state
 
     def _on_change(self, c: Committed) -> None:
@@ -246,7 +261,7 @@ class ServerContext:
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
         self._tasks.append(self.loop.create_task(self._timer()))
         if self.engine_ok:
-            for game_id in await run(self.service.engine_games_to_move):
+            for game_id in await self.run(self.service.engine_games_to_move):
                 self.runner.schedule(game_id)
 
     async def stop(self) -> None:
@@ -257,6 +272,7 @@ class ServerContext:
         if self.listener is not None:
             await self.listener.stop()
         await run(self.runner.close)
+        self.db_executor.shutdown(wait=True)
         self.db.dispose()
 
     async def _timer(self) -> None:
@@ -264,7 +280,7 @@ class ServerContext:
         while True:
             await asyncio.sleep(self.settings.sweep_interval)
             try:
-                await run(self.service.sweep_flags)
+                await self.run(self.service.sweep_flags)
             except Exception:
                 log.exception("clock sweep failed")
 
@@ -309,7 +325,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def create_game(request: Request) -> JSONResponse:
         data = await read_json(request)
         req = create_request(data)
-        committed, token, invite = await run(service.create, req)
+        committed, token, invite = await ctx.run(service.create, req)
         g = committed.loaded.game
         if committed.engine_to_move:
             ctx.runner.schedule(g.id)
@@ -325,12 +341,12 @@ def create_app(settings: Settings) -> FastAPI:
     @app.post("/api/games/{game_id}/join")
     async def join_game(game_id: str, request: Request) -> JSONResponse:
         data = await read_json(request)
-        state, token, seat = await run(service.join, game_id, req_str(data, "invite"))
+        state, token, seat = await ctx.run(service.join, game_id, req_str(data, "invite"))
         return JSONResponse({"game": with_viewer(state, seat), "token": token})
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str, token: str | None = None) -> JSONResponse:
-        state, seat = await run(service.state, game_id, token)
+        state, seat = await ctx.run(service.state, game_id, token)
         return JSONResponse(with_viewer(state, seat))
 
     @app.post("/api/games/{game_id}/move")
@@ -342,7 +358,7 @@ def create_app(settings: Settings) -> FastAPI:
             raise errors.malformed("'move' must be move notation such as 11-15 (R4)")
         ply = get_int(data, "ply")
         assert ply is not None
-        state = await run(service.move, game_id, token, text, ply)
+        state = await ctx.run(service.move, game_id, token, text, ply)
         seat = service.seat(game_id, token)
         return JSONResponse(with_viewer(state, seat))
 
@@ -358,27 +374,27 @@ def create_app(settings: Settings) -> FastAPI:
 
     async def do_action(game_id: str, action: str, token: str) -> dict[str, Any]:
         if action == "resign":
-            return await run(service.resign, game_id, token)
+            return await ctx.run(service.resign, game_id, token)
         if action == "draw-offer":
-            state = await run(service.draw_offer, game_id, token)
+            state = await ctx.run(service.draw_offer, game_id, token)
             if state["mode"] == "engine" and state["draw_offer"] is not None:
                 state = await engine_answers_draw(game_id, state)
             return state
         if action == "draw-accept":
-            return await run(service.draw_answer, game_id, token, True)
+            return await ctx.run(service.draw_answer, game_id, token, True)
         if action == "draw-decline":
-            return await run(service.draw_answer, game_id, token, False)
-        return await run(service.takeback, game_id, token)
+            return await ctx.run(service.draw_answer, game_id, token, False)
+        return await ctx.run(service.takeback, game_id, token)
 
     async def engine_answers_draw(game_id: str, state: dict[str, Any]) -> dict[str, Any]:
         """The engine accepts a draw (R17) when its evaluation says it is not better."""
-        loaded = await run(service.loaded, game_id)
+        loaded = await ctx.run(service.loaded, game_id)
         board = loaded.board
         result = await ctx.runner.evaluate(board, time=0.2)
         engine_color = loaded.game.engine_color
         score = result.score if color_name(board.turn) == engine_color else -result.score
         try:
-            return await run(service.draw_answer, game_id, None, score <= 0)
+            return await ctx.run(service.draw_answer, game_id, None, score <= 0)
         except ApiError:
             return state
 
@@ -418,7 +434,7 @@ def create_app(settings: Settings) -> FastAPI:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
-        result = await run(pdnio.import_text, service, text)
+        result = await ctx.run(pdnio.import_text, service, text)
         return JSONResponse(result)
 
     # ------------------------------------------------------------ analysis
@@ -440,7 +456,7 @@ def create_app(settings: Settings) -> FastAPI:
         try:
             sub = ctx.hub.subscribe(game_id, None)
             try:
-                state, seat = await run(service.state, game_id, token)
+                state, seat = await ctx.run(service.state, game_id, token)
             except ApiError as exc:
                 await ws.send_text(dumps({"type": "error", **exc.body()}))
                 await ws.close(code=4000 + exc.status)
@@ -496,10 +512,10 @@ def create_app(settings: Settings) -> FastAPI:
                         raise errors.malformed("'move' must be move notation such as 11-15 (R4)")
                     ply = get_int(data, "ply")
                     assert ply is not None
-                    _, played = await run(service.move_ex, game_id, token, mv, ply)
+                    _, played = await ctx.run(service.move_ex, game_id, token, mv, ply)
                     if not played:
                         # an idempotent retry: answer with the current state again
-                        state, _ = await run(service.state, game_id, token)
+                        state, _ = await ctx.run(service.state, game_id, token)
                         sub.send(state_message(dumps(state), sub.color))
                 elif kind in ACTIONS:
                     await do_action(game_id, str(kind), token)

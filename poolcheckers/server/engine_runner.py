@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from poolcheckers import Board, Move, RuleSet
 from poolcheckers.engine import Engine, Limit, SearchResult, native_available
 
 from .service import GameService
-from .state import color_name
+from .state import Loaded, color_name
 
 log = logging.getLogger("poolcheckers.server.engine")
 
@@ -67,8 +68,10 @@ class EngineRunner:
         threads: int = 2,
         move_time: float | None = None,
         hash_mb: int = 32,
+        run_db: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.service = service
+        self.run_db: Callable[..., Awaitable[Any]] = run_db or asyncio.to_thread
         self.move_time = move_time
         self.hash_mb = hash_mb
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
@@ -156,7 +159,7 @@ class EngineRunner:
     async def _play(self, game_id: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            loaded = await asyncio.to_thread(self.service.loaded, game_id)
+            loaded: Loaded = await self.run_db(self.service.loaded, game_id)
             g = loaded.game
             board = loaded.board
             if (
@@ -187,9 +190,7 @@ class EngineRunner:
                     level=g.level,
                 ),
             )
-            await asyncio.to_thread(
-                self.service.engine_move, game_id, ply, result.move.full_notation()
-            )
+            await self.run_db(self.service.engine_move, game_id, ply, result.move.full_notation())
         except asyncio.CancelledError:
             raise
         except Exception:

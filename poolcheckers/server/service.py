@@ -26,7 +26,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, delete, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers import (
@@ -64,6 +75,14 @@ T = TypeVar("T")
 
 GAMES: Table = Base.metadata.tables[GameRow.__tablename__]
 MOVES: Table = Base.metadata.tables[MoveRow.__tablename__]
+# statements built once (SQLAlchemy caches their compiled form)
+SELECT_GAME = select(GAMES).where(GAMES.c.id == bindparam("b_id"))
+SELECT_MOVES = select(MOVES).where(MOVES.c.game_id == bindparam("b_id")).order_by(MOVES.c.ply)
+UPDATE_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_old"))
+    .values({c.name: bindparam("v_" + c.name) for c in GAMES.c if c.name != "id"})
+)
 MODES = ("engine", "local", "online")
 #: Terminations decided by the board (a takeback against the engine may reopen them).
 BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
@@ -175,16 +194,14 @@ class GameService:
         return board
 
     def _load(self, conn: Connection, game_id: str) -> Loaded:
-        row = conn.execute(select(GAMES).where(GAMES.c.id == game_id)).mappings().first()
+        row = conn.execute(SELECT_GAME, {"b_id": game_id}).mappings().first()
         if row is None:
             raise errors.not_found(game_id)
         cached = self._cache_get(game_id)
         if cached is not None and cached.game.version == row["version"]:
             return cached
         game = GameRec(**dict(row))
-        move_rows = conn.execute(
-            select(MOVES).where(MOVES.c.game_id == game_id).order_by(MOVES.c.ply)
-        ).mappings()
+        move_rows = conn.execute(SELECT_MOVES, {"b_id": game_id}).mappings()
         moves = [MoveRec(**{k: v for k, v in m.items() if k != "game_id"}) for m in move_rows]
         if len(moves) != game.ply or any(m.version > game.version for m in moves):
             # the two reads saw different commits (READ COMMITTED): read again
@@ -195,11 +212,10 @@ class GameService:
 
     def _store(self, conn: Connection, old_version: int, change: Change) -> None:
         g = change.game
-        values = g.values()
-        del values["id"]
-        res = conn.execute(
-            update(GAMES).where(GAMES.c.id == g.id, GAMES.c.version == old_version).values(values)
-        )
+        params = {"v_" + k: v for k, v in g.values().items() if k != "id"}
+        params["b_id"] = g.id
+        params["b_old"] = old_version
+        res = conn.execute(UPDATE_GAME, params)
         if res.rowcount != 1:
             raise _Conflict
         if change.delete_from is not None:

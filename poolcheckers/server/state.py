@@ -106,6 +106,8 @@ class Loaded:
     game: GameRec
     moves: list[MoveRec]
     board: Board
+    #: the last base state built, with the time it was built for
+    memo: tuple[int, dict[str, Any]] | None = None
 
 
 def color_name(color: Color) -> str:
@@ -153,6 +155,15 @@ def legal_moves_json(board: Board) -> list[dict[str, Any]]:
 
 def base_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
     """The ``GameState`` of ``loaded`` at ``now_ms``, without ``your_color``."""
+    memo = loaded.memo
+    if memo is not None and memo[0] == now_ms:
+        return memo[1]
+    state = _build_state(loaded, now_ms)
+    loaded.memo = (now_ms, state)
+    return state
+
+
+def _build_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
     g = loaded.game
     board = loaded.board
     running = g.status == "running"

@@ -1,0 +1,248 @@
+"""Load test of online play: many games, both seats on WebSockets, random legal moves.
+
+Starts ``python -m poolcheckers.server`` on a loopback port (SQLite file in a temp
+dir, or ``--database-url``), creates ``--games`` online games, joins each, connects
+both seats of every game over WebSockets and plays random legal moves (from the
+``legal_moves`` the server sends; no engine) in all games at once.  Each move's
+round trip is timed from sending it to the opponent receiving the new state.
+Prints throughput (moves/s) and latency percentiles, then stops the server.
+
+    .venv/bin/python benchmarks/load_online.py                  # 200 games, no pauses
+    .venv/bin/python benchmarks/load_online.py --think 1.0      # ~1 s between moves
+    .venv/bin/python benchmarks/load_online.py --database-url postgresql://…
+
+Everything is bounded: ``--plies`` per game and a ``--timeout`` for the whole run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from tqdm import tqdm
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    errors: int = 0
+    finished_games: int = 0
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(port: int, url: str, log: Path) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "poolcheckers.server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--database-url",
+        url,
+        "--log-level",
+        "warning",
+    ]
+    return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+async def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    async with httpx.AsyncClient() as client:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited with status {proc.returncode}")
+            try:
+                if (await client.get(base + "/api/health", timeout=1)).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.1)
+    raise TimeoutError("the server did not start")
+
+
+async def create_games(base: str, n: int, bar: tqdm[Any]) -> list[tuple[str, str, str]]:
+    """``n`` online games with both seats taken: (id, black token, white token)."""
+    limits = httpx.Limits(max_connections=20)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+
+        async def one() -> tuple[str, str, str]:
+            r = await client.post("/api/games", json={"mode": "online", "color": "black"})
+            r.raise_for_status()
+            created = r.json()
+            gid = created["game"]["id"]
+            invite = created["invite"].split("invite=", 1)[1]
+            r = await client.post(f"/api/games/{gid}/join", json={"invite": invite})
+            r.raise_for_status()
+            bar.update(1)
+            return gid, created["token"], r.json()["token"]
+
+        return list(await asyncio.gather(*(one() for _ in range(n))))
+
+
+class Game:
+    """Both seats of one game: each plays when it is its turn; the opponent's
+    receipt of the new state ends the move's round trip."""
+
+    def __init__(
+        self,
+        ws_base: str,
+        game: tuple[str, str, str],
+        plies: int,
+        think: float,
+        rng: random.Random,
+        stats: Stats,
+        bar: tqdm[Any],
+    ) -> None:
+        self.gid, black, white = game
+        self.tokens = {"black": black, "white": white}
+        self.ws_base = ws_base
+        self.plies = plies
+        self.think = think
+        self.rng = rng
+        self.stats = stats
+        self.bar = bar
+        self.sent_at: dict[int, float] = {}
+        self.done = asyncio.Event()
+
+    async def run(self) -> None:
+        uri = f"{self.ws_base}/ws/games/{self.gid}?token="
+        async with (
+            websockets.connect(uri + self.tokens["black"], max_size=2**22) as wb,
+            websockets.connect(uri + self.tokens["white"], max_size=2**22) as ww,
+        ):
+            await asyncio.gather(self.seat("black", wb), self.seat("white", ww))
+
+    async def seat(self, color: str, ws: Any) -> None:
+        last_ply = -1
+        while not self.done.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
+            except TimeoutError:
+                continue
+            now = time.perf_counter()
+            msg = json.loads(raw)
+            if msg["type"] == "error":
+                self.stats.errors += 1
+                continue
+            state = msg["game"]
+            ply = state["ply"]
+            if ply <= last_ply:
+                continue
+            last_ply = ply
+            sent = self.sent_at.pop(ply - 1, None) if state["turn"] == color else None
+            if sent is not None:
+                # the opponent's move reached this seat: its round trip is over
+                self.stats.latencies.append(now - sent)
+                self.stats.moves += 1
+                self.bar.update(1)
+            if state["status"] != "running" or ply >= self.plies:
+                if state["status"] != "running":
+                    self.stats.finished_games += 1
+                self.done.set()
+                return
+            if state["turn"] != color:
+                continue
+            if self.think > 0:
+                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
+            choice = self.rng.choice(state["legal_moves"])
+            self.sent_at[ply] = time.perf_counter()
+            await ws.send(json.dumps({"type": "move", "move": choice["notation"], "ply": ply}))
+
+
+def percentile(data: list[float], q: float) -> float:
+    ordered = sorted(data)
+    if not ordered:
+        return float("nan")
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="poolcheckers-load-"))
+    url = args.database_url or f"sqlite:///{tmp / 'load.sqlite3'}"
+    port = args.port or free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = start_server(port, url, tmp / "server.log")
+    rng = random.Random(args.seed)
+    stats = Stats()
+    try:
+        await wait_ready(base, proc)
+        with tqdm(total=args.games, desc="create+join", unit="game", file=sys.stderr) as bar:
+            games = await create_games(base, args.games, bar)
+        ws_base = base.replace("http://", "ws://")
+        total = args.games * args.plies
+        with tqdm(total=total, desc="moves", unit="move", file=sys.stderr) as bar:
+            players = [
+                Game(ws_base, g, args.plies, args.think, random.Random(rng.random()), stats, bar)
+                for g in games
+            ]
+            start = time.perf_counter()
+            await asyncio.wait_for(
+                asyncio.gather(*(p.run() for p in players)), timeout=args.timeout
+            )
+            elapsed = time.perf_counter() - start
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    lat_ms = [x * 1000 for x in stats.latencies]
+    db = "postgresql" if args.database_url else "sqlite"
+    print(
+        f"load_online: {args.games} games x {args.plies} plies, think {args.think} s, "
+        f"database {db}"
+    )
+    print(f"  moves played      {stats.moves} in {elapsed:.2f} s")
+    print(f"  throughput        {stats.moves / elapsed:.1f} moves/s")
+    print(
+        f"  round trip (ms)   p50 {percentile(lat_ms, 50):.1f}  p90 {percentile(lat_ms, 90):.1f}"
+        f"  p99 {percentile(lat_ms, 99):.1f}  max {max(lat_ms, default=float('nan')):.1f}"
+        f"  mean {statistics.fmean(lat_ms) if lat_ms else float('nan'):.1f}"
+    )
+    print(f"  games finished by the rules  {stats.finished_games}, errors {stats.errors}")
+    return 0 if stats.errors == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--plies", type=int, default=40, help="plies per game at most (40)")
+    p.add_argument(
+        "--think", type=float, default=0.0, help="mean pause before each move, seconds (0)"
+    )
+    p.add_argument("--database-url", default=None, help="default: SQLite file in a temp dir")
+    p.add_argument("--port", type=int, default=0, help="default: a free loopback port")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=600, help="stop after this many seconds")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.plies < 1:
+        p.error("--games and --plies must be positive")
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
