@@ -468,7 +468,7 @@ class Engine:
     ) -> SearchResult:
         depth = spec.depth if lim.depth is None else min(spec.depth, lim.depth)
         saved = self.weights
-        noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(1 << 30)}
+        noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(100_000)}
         self._searcher.set_weights(noisy)
         self._searcher.clear()
         try:
