@@ -449,14 +449,19 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
 
 static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"black", "white", "kings", "turn", "halfmove", "three_kings", "history",
-                             "rules", "depth", NULL};
+                             "rules", "depth", "time", NULL};
     PyObject *b, *w, *k, *t, *h, *tk, *hist = NULL, *rules = NULL;
     int depth = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOO|OOi", kwlist, &b, &w, &k, &t, &h, &tk, &hist,
-                                     &rules, &depth))
+    double tlim = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOO|OOid", kwlist, &b, &w, &k, &t, &h, &tk, &hist,
+                                     &rules, &depth, &tlim))
         return NULL;
     if (depth < 1 || depth > 64) {
         PyErr_SetString(PyExc_ValueError, "depth must be in 1..64");
+        return NULL;
+    }
+    if (!(tlim >= 0) || tlim > 1e9) {
+        PyErr_SetString(PyExc_ValueError, "time must be a number of seconds >= 0");
         return NULL;
     }
     Position pos;
@@ -481,7 +486,7 @@ static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyOb
         return PyErr_NoMemory();
     }
     int n;
-    Py_BEGIN_ALLOW_THREADS n = pc_root_scores(s, &pos, keys, nkeys, depth, list, scores);
+    Py_BEGIN_ALLOW_THREADS n = pc_root_scores(s, &pos, keys, nkeys, depth, tlim, list, scores);
     atomic_store(&s->stop, 0);
     Py_END_ALLOW_THREADS done(self);
     PyMem_Free(keys);
@@ -580,7 +585,8 @@ static PyMethodDef Searcher_methods[] = {
      "search(black, white, kings, turn, halfmove, three_kings, history=None, rules=None, depth=0, "
      "nodes=0, time=0.0, callback=None) -> (depth, score, nodes, seconds, pv)"},
     {"root_scores", (PyCFunction)(void (*)(void))Searcher_root_scores, METH_VARARGS | METH_KEYWORDS,
-     "root_scores(black, white, kings, turn, halfmove, three_kings, history=None, rules=None, depth=1) "
+     "root_scores(black, white, kings, turn, halfmove, three_kings, history=None, rules=None, depth=1, "
+     "time=0.0) "
      "-> (nodes, [((from, to, captured), score)])"},
     {"stop", (PyCFunction)Searcher_stop, METH_NOARGS, "Stop a running search (thread-safe)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "Clear the hash table and move ordering."},

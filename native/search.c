@@ -264,28 +264,35 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
 }
 
 int pc_root_scores(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
-                   int depth, MoveList *moves, int *scores) {
+                   int depth, double time_limit, MoveList *moves, int *scores) {
     setup_history(s, root, history, nhistory);
     reset_counters(s);
     s->max_nodes = 0;
-    s->time_limit = 0;
-    s->completed = 1; /* honour stop() from the start */
+    s->time_limit = time_limit > 0 ? time_limit : 0;
     pc_tt_new_search(&s->tt);
     pc_gen_moves(root, &s->rules, moves);
     if (moves->overflow) return -2;
     if (moves->n == 0) return -1;
     if (depth < 1) depth = 1;
     if (depth > PC_MAX_PLY - 8) depth = PC_MAX_PLY - 8;
+    int *current = malloc(sizeof(int) * (size_t)moves->n);
+    if (!current) return -2;
     Position next;
     for (int d = 1; d <= depth; d++) {
-        for (int i = 0; i < moves->n; i++) {
+        for (int i = 0; i < moves->n && !s->aborted; i++) {
             pc_make(root, &moves->m[i], &next);
-            int v = -pvs(s, &next, d - 1, -PC_INF, PC_INF, 1);
-            if (s->error) return -2;
-            if (s->aborted) return moves->n; /* keep the scores of the last full depth */
-            scores[i] = v;
+            current[i] = -pvs(s, &next, d - 1, -PC_INF, PC_INF, 1);
         }
+        if (s->error) {
+            free(current);
+            return -2;
+        }
+        if (s->aborted) break; /* keep the scores of the last full depth */
+        memcpy(scores, current, sizeof(int) * (size_t)moves->n);
+        s->completed = d; /* depth 1 always completes; then stop() and time apply */
+        if (s->time_limit > 0 && pc_now() - s->t0 >= 0.5 * s->time_limit) break;
     }
+    free(current);
     return moves->n;
 }
 

@@ -66,11 +66,12 @@ void pc_searcher_clear(Searcher *s);
 int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
               const SearchLimits *limits, SearchCallback cb, void *userdata, SearchInfo *out);
 
-/* Score every root move with a full-window search of `depth` plies (used by
- * the weaker levels).  Fills moves and scores; returns the number of moves or
- * a negative code as pc_search. */
+/* Score every root move with full-window searches of 1..`depth` plies (used
+ * by the weaker levels); with a time limit (seconds, 0 = none) or stop() the
+ * scores of the last complete depth are kept.  Fills moves and scores;
+ * returns the number of moves or a negative code as pc_search. */
 int pc_root_scores(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
-                   int depth, MoveList *moves, int *scores);
+                   int depth, double time_limit, MoveList *moves, int *scores);
 
 /* The fixed bench: searches each bench position to `depth` with a fresh
  * searcher; returns total nodes (the signature of the search) and seconds. */

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -466,13 +467,16 @@ class Engine:
     def _search_level(
         self, board: Board, lim: Limit, spec: Level, on_info: InfoCallback | None
     ) -> SearchResult:
+        start = time.perf_counter()
         depth = spec.depth if lim.depth is None else min(spec.depth, lim.depth)
         saved = self.weights
         noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(100_000)}
         self._searcher.set_weights(noisy)
         self._searcher.clear()
         try:
-            nodes, scored = self._searcher.root_scores(*self._args(board), depth=depth)
+            nodes, scored = self._searcher.root_scores(
+                *self._args(board), depth=depth, time=lim.budget()
+            )
         finally:
             self._searcher.set_weights({k: saved[k] for k in noisy})
             self._searcher.clear()
@@ -484,7 +488,8 @@ class Engine:
         if abs(score) > bound:
             plies = mate - abs(score)
             mate_in = plies if score > 0 else -plies
-        result = SearchResult(move, int(score), [move], depth, int(nodes), 0.0, mate_in)
+        elapsed = time.perf_counter() - start
+        result = SearchResult(move, int(score), [move], depth, int(nodes), elapsed, mate_in)
         if on_info is not None:
             on_info(result)
         return result

@@ -322,3 +322,12 @@ def _mirror_fen(board: Board) -> str:
 def test_bench_signature_is_stable() -> None:
     a, b = bench(6), bench(6)
     assert a.nodes == b.nodes and a.nodes > 1000 and a.depth == 6
+
+
+def test_level_search_honours_the_time_limit() -> None:
+    engine = Engine(hash_mb=4, seed=5)
+    board = random_playout(11, 30)
+    start = time.perf_counter()
+    result = engine.search(board, Limit(time=0.05), level=9)
+    assert time.perf_counter() - start < 1.0
+    assert result.move in board.legal_moves and result.nodes > 0
