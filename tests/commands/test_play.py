@@ -112,7 +112,7 @@ def test_bad_level_is_a_usage_error() -> None:
 def test_real_engine_game_over_a_pipe(tmp_path: Path) -> None:
     pdn = tmp_path / "real.pdn"
     proc = subprocess.run(
-        [sys.executable, "-m", "poolcheckers.cli", "play", "--time", "0.05"],
+        [sys.executable, "-m", "poolcheckers.cli", "play", "--time", "0.05", "--level", "5"],
         input=f"11-15\nhint\nsave {pdn}\nquit\n",
         capture_output=True,
         text=True,
