@@ -83,6 +83,14 @@ class _State(NamedTuple):
     hash: int
     halfmove_clock: int
     three_kings_count: int
+    #: the position's legal moves if they were generated (``pop`` restores them)
+    legal: list[Move] | None
+
+
+_OPPONENT: Final = (Color.WHITE, Color.BLACK)
+_BIT: Final = tuple(1 << (s - 1) if s else 0 for s in range(33))
+#: builds a _State from a tuple without the Python-level NamedTuple __new__ (push is hot)
+_new_state: Final = tuple.__new__
 
 
 class Board:
@@ -213,60 +221,76 @@ class Board:
     # ----------------------------------------------------------- moves
     def push(self, move: Move) -> None:
         """Play ``move`` (it must be legal here: raises :class:`IllegalMoveError` otherwise)."""
-        legal = self.legal_moves
-        if move not in legal:
-            raise IllegalMoveError(
-                f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
-                f"in {self.fen()}",
-                move.full_notation(),
-            )
-        # the generator's own object carries the notation R4 asks for in this position
-        self._push_unchecked(legal[legal.index(move)])
+        legal = self._legal if self._legal is not None else self.legal_moves
+        for candidate in legal:
+            if candidate is move:  # the generator's own object: the common, fast case
+                break
+        else:
+            if move not in legal:
+                raise IllegalMoveError(
+                    f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
+                    f"in {self.fen()}",
+                    move.full_notation(),
+                )
+            # the generator's own object carries the notation R4 asks for in this position
+            move = legal[legal.index(move)]
+        self._push_unchecked(move)
 
     def _push_unchecked(self, move: Move) -> None:
         turn = self.turn
+        black, white, kings = self.black, self.white, self.kings
+        h = self.hash
+        halfmove_clock = self.halfmove_clock
         self._stack.append(
-            _State(
-                self.black,
-                self.white,
-                self.kings,
-                turn,
-                self.hash,
-                self.halfmove_clock,
-                self.three_kings_count,
+            _new_state(
+                _State,
+                (black, white, kings, turn, h, halfmove_clock, self.three_kings_count, self._legal),
             )
         )
-        strong_before = _three_kings_side(self.black, self.white, self.kings)
-        own, opp = self._own_opp()
-        was_king = bool(self.kings & (1 << (move.origin - 1)))
-        old_kings = self.kings
-        own, opp, kings, crowned = movegen.apply(own, opp, self.kings, int(turn), move)
-        # incremental Zobrist
-        h = self.hash ^ ZOBRIST_WHITE_TO_MOVE
-        mine = int(turn)
-        h ^= ZOBRIST[mine + (2 if was_king else 0)][move.origin]
-        h ^= ZOBRIST[mine + (2 if was_king or crowned else 0)][move.destination]
-        theirs = 1 - mine
-        for sq in move.captured:
-            h ^= ZOBRIST[theirs + (2 if old_kings >> (sq - 1) & 1 else 0)][sq]
-        self.hash = h
+        origin, dest = move.origin, move.destination
+        o, t = _BIT[origin], _BIT[dest]
+        captured = move.captured_mask
+        # incremental Zobrist; ZOBRIST[turn] is the mover's man, ZOBRIST[turn + 2] its king
+        h ^= ZOBRIST_WHITE_TO_MOVE
+        if kings & o:
+            new_kings = ((kings & ~captured) & ~o) | t
+            keys = ZOBRIST[turn + 2]
+            h ^= keys[origin] ^ keys[dest]
+            # R18: plies since the last man move or capture
+            self.halfmove_clock = 0 if captured else halfmove_clock + 1
+        else:
+            new_kings = kings & ~captured
+            h ^= ZOBRIST[turn][origin]
+            if movegen.KING_ROW[turn] & t:  # R15: crowned where the move ends
+                new_kings |= t
+                h ^= ZOBRIST[turn + 2][dest]
+            else:
+                h ^= ZOBRIST[turn][dest]
+            self.halfmove_clock = 0  # R18: a man moved
+        if captured:
+            # R14: the captured pieces go only now, all at once
+            theirs = 1 - turn
+            for sq in move.captured:
+                h ^= ZOBRIST[theirs + 2 if kings & _BIT[sq] else theirs][sq]
         if turn is Color.BLACK:
-            self.black, self.white = own, opp
+            new_black, new_white = (black & ~o) | t, white & ~captured
         else:
-            self.white, self.black = own, opp
-        self.kings = kings
-        # R18: plies since the last man move or capture
-        self.halfmove_clock = 0 if (move.captured or not was_king) else self.halfmove_clock + 1
+            new_black, new_white = black & ~captured, (white & ~o) | t
+        self.black, self.white, self.kings, self.hash = new_black, new_white, new_kings, h
         # R19: the strong side's moves in 3 kings v 1 king, the creating move not counted
-        strong_after = _three_kings_side(self.black, self.white, self.kings)
-        if strong_after is None:
-            self.three_kings_count = 0
-        elif strong_before is strong_after:
-            if turn is strong_after:
-                self.three_kings_count += 1
+        if (new_black | new_white) & ~new_kings:
+            self.three_kings_count = 0  # men on the board: no R19 count
         else:
-            self.three_kings_count = 0
-        self.turn = turn.opponent
+            strong_before = _three_kings_side(black, white, kings)
+            strong_after = _three_kings_side(new_black, new_white, new_kings)
+            if strong_after is None:
+                self.three_kings_count = 0
+            elif strong_before is strong_after:
+                if turn is strong_after:
+                    self.three_kings_count += 1
+            else:
+                self.three_kings_count = 0
+        self.turn = _OPPONENT[turn]
         self.move_stack.append(move)
         self._legal = None
 
@@ -275,13 +299,16 @@ class Board:
         if not self.move_stack:
             raise IndexError("pop from an empty move stack")
         move = self.move_stack.pop()
-        state = self._stack.pop()
-        self.black, self.white, self.kings = state.black, state.white, state.kings
-        self.turn = state.turn
-        self.hash = state.hash
-        self.halfmove_clock = state.halfmove_clock
-        self.three_kings_count = state.three_kings_count
-        self._legal = None
+        (
+            self.black,
+            self.white,
+            self.kings,
+            self.turn,
+            self.hash,
+            self.halfmove_clock,
+            self.three_kings_count,
+            self._legal,
+        ) = self._stack.pop()
         return move
 
     def peek(self) -> Move | None:

@@ -11,21 +11,90 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from poolcheckers import movegen
 from poolcheckers.board import Board
 from poolcheckers.move import Move
+from poolcheckers.movegen import (
+    KING_RAYS,
+    KING_ROW,
+    MAN_STEP_CLASSES,
+    capture_sequences,
+    count_simple_moves,
+    kings_can_capture,
+    man_capturers,
+)
 from poolcheckers.rules import RuleSet
+from poolcheckers.squares import ALL_SQUARES_MASK as FULL
+
+BIT = tuple(1 << (s - 1) if s else 0 for s in range(33))
 
 
 def _perft(own: int, opp: int, kings: int, side: int, depth: int, rules: RuleSet) -> int:
-    moves = movegen.generate(own, opp, kings, side, rules)
-    if depth == 1:
-        return len(moves)
+    """Leaves below a position (``own`` to move), ``depth`` >= 1, bulk-counted.
+
+    The fast path: no :class:`Move` objects, no board; moves are applied as
+    bit operations.  It follows the generator's rules exactly (same capture
+    sequences, same plain moves) and is checked against it by tests.
+    """
+    occupied = own | opp
+    empty = FULL ^ occupied
+    men = own & ~kings
+    own_kings = own & kings
     total = 0
-    apply = movegen.apply
-    for move in moves:
-        n_own, n_opp, n_kings, _ = apply(own, opp, kings, side, move)
-        total += _perft(n_opp, n_own, n_kings, 1 - side, depth - 1, rules)
+    next_depth = depth - 1
+    next_side = 1 - side
+    king_row = KING_ROW[side]
+    # R11: a capture, if there is one, must be played.
+    if man_capturers(men, opp, empty) or (
+        own_kings and kings_can_capture(own_kings, occupied, opp)
+    ):
+        # R4: sequences with the same origin, destination and captured set are one move.
+        ends = {
+            (path[0], path[-1], mask)
+            for path, mask in capture_sequences(own, opp, kings, side, rules)
+        }
+        if not next_depth:
+            return len(ends)
+        for origin, dest, mask in ends:
+            o = BIT[origin]
+            t = BIT[dest]
+            n_kings = kings & ~mask
+            # a king keeps its crown; R15: a man is crowned if the move ends on the king row
+            n_kings = (n_kings ^ o) | t if kings & o else n_kings | (t & king_row)
+            # R14: the captured pieces go all at once, when the sequence is over.
+            total += _perft(opp & ~mask, (own ^ o) | t, n_kings, next_side, next_depth, rules)
+        return total
+    if not next_depth:
+        return count_simple_moves(own, opp, kings, side)
+    # R6: men step forward; a shift class moves every man of its origins at once.
+    for shift, origins in MAN_STEP_CLASSES[side]:
+        if shift > 0:
+            targets = ((men & origins) << shift) & empty
+        else:
+            targets = ((men & origins) >> -shift) & empty
+        while targets:
+            t = targets & -targets
+            targets ^= t
+            o = t >> shift if shift > 0 else t << -shift
+            # R15: a man whose move ends on the king row is crowned.
+            total += _perft(
+                opp, own ^ (o | t), kings | (t & king_row), next_side, next_depth, rules
+            )
+    # R8: kings slide to any empty square of a ray before the first occupied one.
+    while own_kings:
+        k = own_kings & -own_kings
+        own_kings ^= k
+        for _direction, ray, down in KING_RAYS[k.bit_length()]:
+            blockers = ray & occupied
+            if not blockers:
+                targets = ray
+            elif down:
+                targets = ray & ((blockers & -blockers) - 1)
+            else:
+                targets = ray & -(1 << blockers.bit_length())
+            while targets:
+                t = targets & -targets
+                targets ^= t
+                total += _perft(opp, own ^ (k | t), kings ^ (k | t), next_side, next_depth, rules)
     return total
 
 
