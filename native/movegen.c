@@ -272,18 +272,41 @@ int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboar
                           MoveList *scratch) {
     int us = pos->stm;
     Bitboard all = pos->bb[0] | pos->bb[1];
+    Bitboard opp = pos->bb[us ^ 1];
+    Bitboard empty = PC_VALID & ~all;
+    /* jump[e]: squares from which a man could jump in direction e (+4, +5, -4, -5). */
+    Bitboard jump[4] = {(opp & (empty >> 4)) >> 4, (opp & (empty >> 5)) >> 5,
+                        (opp & (empty << 4)) << 4, (opp & (empty << 5)) << 5};
+    /* land[d]: landing squares of every first jump in direction d, all men at once. */
+    Bitboard m = from_set;
+    Bitboard land[4] = {(((m << 4) & opp) << 4) & empty, (((m << 5) & opp) << 5) & empty,
+                        (((m >> 4) & opp) >> 4) & empty, (((m >> 5) & opp) >> 5) & empty};
+    static const int step[4] = {4, 5, -4, -5};
+    Bitboard stop_row = rules->crown_stop ? pc_promo[us] : 0;
+    int n = 0;
+    bool complex = false;
     CapCtx c;
-    c.opp = pos->bb[us ^ 1];
+    c.opp = opp;
     c.us = us;
     c.crown_stop = rules->crown_stop;
     c.list = scratch;
-    bool complex = false;
-    int n = 0;
-    for (Bitboard p = from_set; p; p &= p - 1) {
-        int s = pc_lsb(p);
-        c.from = s;
-        c.occ = all & ~BIT(s);
-        n += man_count(&c, s, 0, 0, &complex);
+    for (int d = 0; d < 4; d++) {
+        if (!land[d]) continue;
+        /* A jump on from the landing square goes any way but straight back (R13,
+         * R14): that way lies the piece just jumped, so neither it nor the
+         * origin square can matter to the first test. */
+        Bitboard on = 0;
+        for (int e = 0; e < 4; e++)
+            if (e != (d ^ 2)) on |= jump[e];
+        Bitboard cont = land[d] & on & ~stop_row;
+        n += pc_popcount(land[d] & ~cont);
+        for (; cont; cont &= cont - 1) {
+            int l = pc_lsb(cont);
+            int origin = l - 2 * step[d];
+            c.from = origin;
+            c.occ = all & ~BIT(origin);
+            n += man_count(&c, l, BIT(l - step[d]), 1, &complex);
+        }
     }
     if (!complex) return n;
     scratch->n = 0;
