@@ -114,6 +114,19 @@ def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
     )
 
 
+def wilson_bound(games: int) -> float:
+    """Wilson's 95 % lower bound on the score after winning all ``games`` games.
+
+    The normal interval of :func:`elo_estimate` collapses to a point at a
+    perfect score; Wilson's score interval does not: its lower end for a
+    score of 100 % is ``n / (n + z²)``.
+
+    >>> round(wilson_bound(100), 4), round(elo_from_score(wilson_bound(100)))
+    (0.963, 566)
+    """
+    return games / (games + Z_95 * Z_95)
+
+
 # ----------------------------------------------------------------- openings
 def load_ballots(path: str | Path, rules: RuleSet | None = None) -> list[tuple[str, ...]]:
     """The openings of a ballot file: one line of moves from the start each.
@@ -246,14 +259,26 @@ class MatchResult:
         if not self.games:
             return "no games played"
         e = self.estimate()
-        return "\n".join(
-            [
-                f"{self.name_a} vs {self.name_b}: {len(self.games)} games",
-                f"  +{self.wins} ={self.draws} -{self.losses} (W/D/L of {self.name_a})",
-                f"  score {100 * e.score:.1f}% ± {100 * Z_95 * e.stderr:.1f}% (95%)",
-                f"  {e.describe()}",
-            ]
-        )
+        lines = [
+            f"{self.name_a} vs {self.name_b}: {len(self.games)} games",
+            f"  +{self.wins} ={self.draws} -{self.losses} (W/D/L of {self.name_a})",
+            f"  score {100 * e.score:.1f}% ± {100 * Z_95 * e.stderr:.1f}% (95%)",
+            f"  {e.describe()}",
+        ]
+        if e.stderr == 0.0 and e.score in (0.0, 1.0):
+            bound = wilson_bound(len(self.games))
+            if e.score == 1.0:
+                lines.append(
+                    f"  (a perfect score has no spread: Wilson's 95% bound puts the score "
+                    f"above {100 * bound:.1f}%, Elo above {_fmt_elo(elo_from_score(bound))})"
+                )
+            else:
+                lines.append(
+                    f"  (a null score has no spread: Wilson's 95% bound puts the score "
+                    f"below {100 * (1 - bound):.1f}%, Elo below "
+                    f"{_fmt_elo(elo_from_score(1 - bound))})"
+                )
+        return "\n".join(lines)
 
 
 def pairings(openings: Sequence[tuple[str, ...]], games: int | None) -> list[tuple[int, bool]]:

@@ -192,3 +192,18 @@ def test_weights_reach_the_engine(tmp_path: Path) -> None:
     good.write_text('{"king": 150}', encoding="utf-8")
     engine = open_engine(1, RuleSet(), str(good))
     assert engine.weights["king"] == 150  # type: ignore[attr-defined]
+
+
+def test_summary_of_a_perfect_score_gives_wilsons_bound() -> None:
+    result = match.MatchResult("A", "B")
+    for _ in range(100):
+        result.games.append(
+            match.GameRecord(("11-15",), Board(), "A", "B", "2-0", "R16", True, 1.0, 0.1)
+        )
+    text = result.summary()
+    assert "+100 =0 -0" in text and "Elo +inf" in text
+    assert "above 96.3%, Elo above +566" in text
+    result.games = result.games[:10]
+    for game in result.games:
+        game.a_points = 0.0
+    assert "below 27.8%, Elo below -166" in result.summary()
