@@ -44,6 +44,7 @@ from poolcheckers.commands.match import (
 )
 from poolcheckers.engine import Limit
 from poolcheckers.hub import hub_position
+from poolcheckers.pdn import read_games
 from poolcheckers.rules import RuleSet
 
 PEER_SCRIPT = Path(__file__).resolve().parent / "pydraughts_peer.py"
@@ -138,6 +139,32 @@ def report(match: MatchResult, args: argparse.Namespace, stem: str) -> None:
         print(f"  games: {target}")
 
 
+def match_from_pdn(path: str, name_a: str) -> MatchResult:
+    """The match saved by ``--pdn`` (games of ``name_a``), to report and plot again."""
+    games = read_games(Path(path).read_text(encoding="utf-8"))
+    other = {g.tags["White"] if g.tags["Black"] == name_a else g.tags["Black"] for g in games}
+    result = MatchResult(name_a, " / ".join(sorted(other)))
+    for game in games:
+        a_black = game.tags["Black"] == name_a
+        outcome = game.normalized_result
+        points = 0.5 if outcome == "1-1" else float((outcome == "2-0") == a_black)
+        opening = tuple(game.notations()[:3])
+        result.games.append(
+            GameRecord(
+                opening,
+                game.board(),
+                game.tags["Black"],
+                game.tags["White"],
+                outcome,
+                game.tags.get("Termination", ""),
+                a_black,
+                points,
+                0.0,
+            )
+        )
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("peer", "levels", "all"), default="all")
@@ -149,7 +176,12 @@ def main() -> int:
     parser.add_argument("--hash", type=int, default=32, help="MiB per engine")
     parser.add_argument("--plot", default="strength.png", help="plot file stem ('' for none)")
     parser.add_argument("--pdn", default="", help="save games (file stem)")
+    parser.add_argument("--replot", metavar="GAMES.pdn", help="report and plot a saved match")
     args = parser.parse_args()
+    if args.replot:
+        saved = match_from_pdn(args.replot, "poolcheckers (full)")
+        report(saved, args, Path(args.replot).stem)
+        return 0
 
     rules = RuleSet.apca()
     openings = spread(load_ballots(args.ballots, rules), args.openings)
