@@ -213,8 +213,7 @@ async def main_async(args: argparse.Namespace) -> int:
     lat_ms = [x * 1000 for x in stats.latencies]
     db = "postgresql" if args.database_url else "sqlite"
     print(
-        f"load_online: {args.games} games x {args.plies} plies, think {args.think} s, "
-        f"database {db}"
+        f"load_online: {args.games} games x {args.plies} plies, think {args.think} s, database {db}"
     )
     print(f"  moves played      {stats.moves} in {elapsed:.2f} s")
     print(f"  throughput        {stats.moves / elapsed:.1f} moves/s")

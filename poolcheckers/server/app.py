@@ -63,6 +63,8 @@ class Settings:
     engine_hash_mb: int = 32
     #: database threads with PostgreSQL (SQLite uses one)
     db_threads: int = 8
+    #: run the (short) database work on the event loop itself; None: with SQLite
+    inline_db: bool | None = None
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25
     static_dir: Path = STATIC_DIR
@@ -225,6 +227,7 @@ class ServerContext:
         # SQLite has one writer at a time: one database thread avoids lock waits
         # (busy-sleeps); PostgreSQL gets a pool (its threads mostly wait on the network).
         sqlite = self.db.dialect.name == "sqlite"
+        self.inline_db = sqlite if settings.inline_db is None else settings.inline_db
         self.db_executor = ThreadPoolExecutor(
             max_workers=1 if sqlite else settings.db_threads, thread_name_prefix="db"
         )
@@ -232,7 +235,9 @@ class ServerContext:
         self.service.on_change = self._on_change
 
     async def run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run blocking database work ``fn`` in the database thread(s)."""
+        """Run blocking database work ``fn`` in the database thread(s), or inline."""
+        if self.inline_db:
+            return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.db_executor, lambda: fn(*args, **kwargs))
 
@@ -434,7 +439,7 @@ def create_app(settings: Settings) -> FastAPI:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
-        result = await ctx.run(pdnio.import_text, service, text)
+        result = await run(pdnio.import_text, service, text)
         return JSONResponse(result)
 
     # ------------------------------------------------------------ analysis
