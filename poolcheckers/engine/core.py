@@ -410,10 +410,14 @@ class Engine:
     def _result(
         self, board: Board, depth: int, score: int, nodes: int, secs: float, pv: list[Any]
     ) -> SearchResult:
-        moves: list[Move] = []
+        moves: list[Move] = [_library_move(board, (pv[0][0], pv[0][1], pv[0][2]))]
         b = board.copy()
-        for raw in pv:
-            move = _library_move(b, (raw[0], raw[1], raw[2]))
+        b.push(moves[0])
+        for raw in pv[1:]:
+            # a later PV move is only information: cut the PV where it stops being legal
+            move = _lookup(b).get((raw[0], raw[1], raw[2]))
+            if move is None:
+                break
             moves.append(move)
             b.push(move)
         mate_in: int | None = None
