@@ -11,7 +11,8 @@ project: it lives in a throwaway virtualenv (``/tmp/pdvenv`` by default, created
 on first use) and runs in a subprocess that executes this same file with
 ``--worker peer``.
 
-Figures, each the best of ``--repeat`` timed runs of the same workload:
+Figures, each the least CPU time (``time.process_time``: steady while other
+work shares the machine) of ``--repeat`` runs of the same workload:
 
 - ``legal moves``: full legal-move generation (Move objects) on the start
   position and 20 mid-game positions (kings, man and king captures), many calls;
@@ -220,11 +221,12 @@ def _progress(iterable: Iterable[Any], desc: str, total: int, show: bool) -> Ite
 
 
 def _best_of(repeat: int, run: Callable[[], object]) -> float:
+    """The least CPU time of ``repeat`` runs: steady on a shared, busy machine."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 

@@ -91,6 +91,7 @@ _OPPONENT: Final = (Color.WHITE, Color.BLACK)
 _BIT: Final = tuple(1 << (s - 1) if s else 0 for s in range(33))
 #: builds a _State from a tuple without the Python-level NamedTuple __new__ (push is hot)
 _new_state: Final = tuple.__new__
+_KING_ROW: Final = movegen.KING_ROW
 
 
 class Board:
@@ -261,7 +262,7 @@ class Board:
         else:
             new_kings = kings & ~captured
             h ^= ZOBRIST[turn][origin]
-            if movegen.KING_ROW[turn] & t:  # R15: crowned where the move ends
+            if _KING_ROW[turn] & t:  # R15: crowned where the move ends
                 new_kings |= t
                 h ^= ZOBRIST[turn + 2][dest]
             else:
@@ -272,10 +273,10 @@ class Board:
             theirs = 1 - turn
             for sq in move.captured:
                 h ^= ZOBRIST[theirs + 2 if kings & _BIT[sq] else theirs][sq]
-        if turn is Color.BLACK:
-            new_black, new_white = (black & ~o) | t, white & ~captured
-        else:
+        if turn:  # White moves
             new_black, new_white = black & ~captured, (white & ~o) | t
+        else:
+            new_black, new_white = (black & ~o) | t, white & ~captured
         self.black, self.white, self.kings, self.hash = new_black, new_white, new_kings, h
         # R19: the strong side's moves in 3 kings v 1 king, the creating move not counted
         if (new_black | new_white) & ~new_kings:

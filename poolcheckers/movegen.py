@@ -351,21 +351,12 @@ def _king_sequences(
         out.append((tuple(path), captured))  # R13
 
 
-def capture_sequences(
-    own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA, origin: int | None = None
+def _sequences(
+    pieces: int, own: int, opp: int, kings: int, side: int, rules: RuleSet
 ) -> list[tuple[tuple[int, ...], int]]:
-    """Every complete capture sequence as ``(path, captured_mask)``, paths not merged.
-
-    Two sequences may share origin, destination and captured set (R4 makes
-    them one move); :func:`captures` merges them.
-    """
+    """The capture sequences of the pieces ``pieces`` (a subset of ``own``)."""
     out: list[tuple[tuple[int, ...], int]] = []
     occupied_all = own | opp
-    if origin is None:
-        men = man_capturers(own & ~kings, opp, _FULL ^ occupied_all)
-        pieces = men | (own & kings)
-    else:
-        pieces = own & _BIT[origin]
     king_row = KING_ROW[side]
     stop = rules.crown_during_capture == "stop"
     while pieces:
@@ -380,6 +371,21 @@ def capture_sequences(
     return out
 
 
+def capture_sequences(
+    own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA, origin: int | None = None
+) -> list[tuple[tuple[int, ...], int]]:
+    """Every complete capture sequence as ``(path, captured_mask)``, paths not merged.
+
+    Two sequences may share origin, destination and captured set (R4 makes
+    them one move); :func:`captures` merges them.
+    """
+    if origin is None:
+        pieces = man_capturers(own & ~kings, opp, _FULL ^ (own | opp)) | (own & kings)
+    else:
+        pieces = own & _BIT[origin]
+    return _sequences(pieces, own, opp, kings, side, rules)
+
+
 def _squares(bb: int) -> list[int]:
     out: list[int] = []
     while bb:
@@ -389,28 +395,51 @@ def _squares(bb: int) -> list[int]:
     return out
 
 
-def captures(own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA) -> list[Move]:
-    """Every capture move (R7, R9–R15), merged and marked for notation as R4 asks."""
-    sequences = capture_sequences(own, opp, kings, side, rules)
-    if len(sequences) == 1:
-        path, mask = sequences[0]
-        return [Move(path, frozenset(_squares(mask)))]
+# Every capture of a single jump (one piece taken: a man's R7 jump or a king's
+# R9 jump) is prebuilt and shared like the plain moves, keyed by (path, captured mask).
+# R4: its notation is always ``axb``, its full path.
+_SINGLE_CAPTURES: Final[dict[tuple[tuple[int, ...], int], Move]] = {}
+for _a in SQUARES:
+    for _d in DIRECTIONS:
+        _ray = RAYS[_a][_d]
+        for _i, _over in enumerate(_ray):
+            for _b in _ray[_i + 1 :]:
+                _SINGLE_CAPTURES[((_a, _b), _BIT[_over])] = Move((_a, _b), frozenset((_over,)))
+
+
+def _capture_moves(sequences: list[tuple[tuple[int, ...], int]]) -> list[Move]:
+    """The moves of ``sequences``, merged and marked for notation as R4 asks."""
+    single = _SINGLE_CAPTURES
+    if len({(path[0], path[-1]) for path, _ in sequences}) == len(sequences):
+        # no two sequences share origin and destination: nothing to merge, no full paths (R4)
+        return [
+            single[(path, mask)] if len(path) == 2 else Move(path, frozenset(_squares(mask)))
+            for path, mask in sequences
+        ]
     merged: dict[tuple[int, int, int], tuple[int, ...]] = {}
     per_ends: dict[tuple[int, int], int] = {}
     for path, mask in sequences:
         key = (path[0], path[-1], mask)
-        if key not in merged:
+        if key not in merged:  # R4: same origin, destination and captured set: one move
             merged[key] = path
             ends = (path[0], path[-1])
             per_ends[ends] = per_ends.get(ends, 0) + 1
     return [
-        Move(
+        single[(path, mask)]
+        if len(path) == 2
+        else Move(
             path,
             frozenset(_squares(mask)),
-            needs_full_path=per_ends[(origin, dest)] > 1 and len(path) > 2,
+            # R4: several captures from a to b: write every landing square
+            needs_full_path=per_ends[(origin, dest)] > 1,
         )
         for (origin, dest, mask), path in merged.items()
     ]
+
+
+def captures(own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA) -> list[Move]:
+    """Every capture move (R7, R9–R15), merged and marked for notation as R4 asks."""
+    return _capture_moves(capture_sequences(own, opp, kings, side, rules))
 
 
 def has_capture(own: int, opp: int, kings: int) -> bool:
@@ -434,8 +463,11 @@ def kings_can_capture(own_kings: int, occupied: int, opp: int) -> bool:
 
 def generate(own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA) -> list[Move]:
     """Every legal move: the captures if there is one (R11, R12), else the plain moves."""
-    if has_capture(own, opp, kings):
-        return captures(own, opp, kings, side, rules)
+    occupied = own | opp
+    own_kings = own & kings
+    capturers = man_capturers(own ^ own_kings, opp, _FULL ^ occupied)
+    if capturers or (own_kings and kings_can_capture(own_kings, occupied, opp)):
+        return _capture_moves(_sequences(capturers | own_kings, own, opp, kings, side, rules))
     return simple_moves(own, opp, kings, side)
 
 
