@@ -90,8 +90,11 @@ def _board_moves(board: Board) -> dict[tuple[int, int, frozenset[int]], str]:
     return out
 
 
-def check_position(placement: dict[int, tuple[str, bool]], color: str, crown: str) -> None:
-    """The library and the reference agree on the legal moves, paths and notation."""
+def check_position(
+    placement: dict[int, tuple[str, bool]], color: str, crown: str, play: bool = False
+) -> None:
+    """The library and the reference agree on the legal moves, paths and notation
+    (and, with ``play``, on the position after each move: R14 removal, R15 crowning)."""
     fen = reference.to_fen(placement, color)
     board = Board(fen, rules=RULES[crown])
     expected = reference.legal_moves(placement, color, crown_stop=crown == "stop")
@@ -106,6 +109,14 @@ def check_position(placement: dict[int, tuple[str, bool]], color: str, crown: st
         assert move.path in expected[key], f"{fen}: path {move.path} does not realise {move}"
         assert str(move) in choices[key], f"{fen}: {move} should be one of {choices[key]} (R4)"
         assert board.notation(move) == str(move)
+    assert board.has_capture() == any(key[2] for key in expected)  # R11
+    if play:
+        for move in list(board.legal_moves):
+            board.push(move)
+            after = reference.apply(placement, (move.origin, move.destination, move.captured))
+            assert _board_placement(board) == after, f"{fen}: after {move}"
+            assert board.hash == Board(board.fen()).hash
+            board.pop()
 
 
 def _show(key: tuple[int, int, frozenset[int]]) -> str:
@@ -141,7 +152,7 @@ def test_king_heavy_positions(
 @settings(SETTINGS, max_examples=1000)
 @given(position=crowning_positions())
 def test_crowning_positions(crown: str, position: tuple[dict[int, tuple[str, bool]], str]) -> None:
-    check_position(*position, crown)
+    check_position(*position, crown, play=True)
 
 
 def test_crowning_positions_tell_the_options_apart() -> None:
@@ -176,7 +187,7 @@ def test_seeded_sweep(crown: str) -> None:
     for _ in range(2000):
         placement = _random_placement(rng, rng.choice([0.0, 0.2, 0.5, 0.9]))
         color = rng.choice("bw")
-        check_position(placement, color, crown)
+        check_position(placement, color, crown, play=True)
         captures += any(k[2] for k in reference.legal_moves(placement, color, crown == "stop"))
     assert captures > 300  # the sweep really exercises captures
 
