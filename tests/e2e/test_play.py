@@ -264,6 +264,15 @@ def test_phone_viewport(server: Server, new_page: Any) -> None:
     assert wait_moves(page, 1) == ["10-14"]
     page.wait_for_timeout(400)
     shot(page, "phone-game")
+    # The other pages fit the phone's width too.
+    for path, ready, name in (
+        ("/analysis", "svg.board .piece", "phone-analysis"),
+        ("/archive", "#running-games tr", "phone-archive"),
+    ):
+        page.goto(server.url(path))
+        page.wait_for_selector(ready)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, path
+        shot(page, name)
 
 
 def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:

@@ -64,7 +64,7 @@ class ArchivePage {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Date"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
             body,
           ),
         ),
