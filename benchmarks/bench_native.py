@@ -52,24 +52,45 @@ def _random_position(rng: random.Random) -> Board:
     return board
 
 
-def differential(count: int, depth: int, seed: int) -> int:
-    """Perft ``depth`` on ``count`` random positions, native against the library."""
+def _random_placement(rng: random.Random) -> Board:
+    """Random pieces, king-heavy and crowded ones included (R9, R10, R14, R15)."""
+    density = rng.choice([0.15, 0.3, 0.5])
+    king_share = rng.choice([0.0, 0.3, 0.7, 1.0])
+    sides: dict[str, list[str]] = {"B": [], "W": []}
+    for square in range(1, 33):
+        if rng.random() >= density:
+            continue
+        color = rng.choice("BW")
+        row = (square - 1) // 4
+        king = rng.random() < king_share or (color, row) in (("B", 7), ("W", 0))
+        if len(sides[color]) < 12:
+            sides[color].append(("K" if king else "") + str(square))
+    return Board(f"{rng.choice('BW')}:W{','.join(sides['W'])}:B{','.join(sides['B'])}")
+
+
+def differential(count: int, depth: int, seed: int, budget: int = 200_000) -> int:
+    """Perft ``depth`` on ``count`` random positions (half reached by random play,
+    half random placements), native against the library.  Where a placement's
+    tree has more than ``budget`` leaves the depth is lowered for both."""
     rng = random.Random(seed)
     mismatches = 0
     leaves = 0
     t_native = t_python = 0.0
     for i in range(count):
-        board = _random_position(rng)
+        board = _random_position(rng) if i % 2 == 0 else _random_placement(rng)
+        d = depth
+        while d > 1 and perft_native(board, d) > budget:
+            d -= 1
         start = time.perf_counter()
-        n = perft_native(board, depth)
+        n = perft_native(board, d)
         t_native += time.perf_counter() - start
         start = time.perf_counter()
-        p = perft(board, depth)
+        p = perft(board, d)
         t_python += time.perf_counter() - start
         leaves += p
         if n != p:
             mismatches += 1
-            print(f"MISMATCH {board.fen()}: native {n}, library {p}")
+            print(f"MISMATCH {board.fen()} depth {d}: native {n}, library {p}")
         if (i + 1) % 100 == 0:
             print(f"  {i + 1}/{count} positions, {mismatches} mismatches", flush=True)
     print(
