@@ -1,0 +1,131 @@
+"""The front end's own helpers (static/util.js), run in Chromium and checked
+against the rules library: FEN reading (R5) on positions of random games,
+moves applied to a position, PDN move lists and the light PDN reader."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board
+
+from .conftest import Server
+from .helpers import fen_pieces
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+
+def random_positions(count: int, seed: int) -> list[tuple[str, dict[str, Any] | None, str]]:
+    """(fen before, move played or None, fen after) along random games."""
+    rng = random.Random(seed)
+    out: list[tuple[str, dict[str, Any] | None, str]] = []
+    while len(out) < count:
+        board = Board()
+        for _ in range(rng.randrange(10, 120)):
+            moves = board.legal_moves
+            if not moves or board.is_game_over():
+                break
+            move = rng.choice(moves)
+            before = board.fen()
+            board.push(move)
+            out.append(
+                (before, {"path": list(move.path), "captured": sorted(move.captured)}, board.fen())
+            )
+    return out[:count]
+
+
+@pytest.fixture
+def util_page(server: Server, new_page: Any) -> Any:
+    page = new_page()
+    page.goto(server.url("/archive"))
+    page.wait_for_selector("#import-form")
+    page.evaluate("async () => { window.util = await import('/static/util.js'); }")
+    return page
+
+
+def test_fen_and_moves_agree_with_the_library(util_page: Any) -> None:
+    cases = random_positions(150, seed=23)
+    assert any("K" in after for _, _, after in cases)  # kings are covered
+    result = util_page.evaluate(
+        """cases => cases.map(([before, move, after]) => {
+             const toObj = (pos) => Object.fromEntries([...pos.pieces].map(([s, p]) => [s, p]));
+             const b = window.util.parseFen(before);
+             return {
+               before: toObj(b), turn: b.turn,
+               applied: toObj(window.util.applyMove(b, move)),
+               after: toObj(window.util.parseFen(after)),
+             };
+           })""",
+        [list(c) for c in cases],
+    )
+    for (before, _, after), got in zip(cases, result, strict=True):
+        want_before = {str(k): v for k, v in fen_pieces(before).items()}
+        want_after = {str(k): v for k, v in fen_pieces(after).items()}
+        assert got["before"] == want_before, before
+        assert got["turn"] == ("black" if before.startswith("B") else "white")
+        assert got["after"] == want_after, after
+        assert got["applied"] == want_after, (before, after)
+
+
+def test_fen_variants_and_errors(util_page: Any) -> None:
+    got = util_page.evaluate(
+        """() => {
+             const u = window.util;
+             const squares = (f) => [...u.parseFen(f).pieces].map(([s, p]) => `${p}${s}`).sort();
+             const error = (f) => { try { u.parseFen(f); return null; } catch (e) { return e.message; } };
+             return {
+               ranges: squares("W:WK1-3,20:B5-6,K7"),
+               counters: squares("B:WK32:BK1,K2,K3:H12:C3"),
+               tag: squares('[FEN "B:W21:B1."]'),
+               badSide: error("X:W1:B2"),
+               badSquare: error("B:W33:B1"),
+             };
+           }"""
+    )
+    assert got["ranges"] == sorted(["W1", "W2", "W3", "w20", "b5", "b6", "B7"])
+    assert got["counters"] == sorted(["W32", "B1", "B2", "B3"])
+    assert got["tag"] == sorted(["w21", "b1"])
+    assert got["badSide"] and "side to move" in got["badSide"]
+    assert got["badSquare"] and "33" in got["badSquare"]
+
+
+def test_move_rows_and_pdn_reader(util_page: Any) -> None:
+    got = util_page.evaluate(
+        """() => {
+             const u = window.util;
+             const pdn = `[Event "one"]
+[Black "A"]
+[White "B"]
+[FEN "W:W21,22:B1,2"]
+
+1... 22-17 {a comment} 2. 1-5 (2. 2-6 21-18) 17-14! 3. 5-9 14x5 0-2
+
+[Event "two"]
+1. 11-15 23-19 2. 8-11 22-17 *`;
+             return {
+               games: u.parsePdnLight(pdn),
+               rowsBlack: u.moveRows(["11-15", "23-19", "8-11"], "black"),
+               rowsWhite: u.moveRows(["22-17", "1-5"], "white"),
+               clock: [u.formatClock(75), u.formatClock(3725), u.formatClock(9.46)],
+               score: [u.formatScore(150, null), u.formatScore(-20, null), u.formatScore(0, 3)],
+             };
+           }"""
+    )
+    games = got["games"]
+    assert len(games) == 2
+    assert games[0]["tags"]["FEN"] == "W:W21,22:B1,2"
+    assert games[0]["moves"] == ["22-17", "1-5", "17-14", "5-9", "14x5"]
+    assert games[0]["result"] == "0-2"
+    assert games[1]["moves"] == ["11-15", "23-19", "8-11", "22-17"]
+    assert got["rowsBlack"] == [
+        {"number": 1, "black": {"ply": 1, "text": "11-15"}, "white": {"ply": 2, "text": "23-19"}},
+        {"number": 2, "black": {"ply": 3, "text": "8-11"}, "white": None},
+    ]
+    assert got["rowsWhite"] == [
+        {"number": 1, "black": None, "white": {"ply": 1, "text": "22-17"}},
+        {"number": 2, "black": {"ply": 2, "text": "1-5"}, "white": None},
+    ]
+    assert got["clock"] == ["1:15", "1:02:05", "9.5"]
+    assert got["score"] == ["+1.50", "-0.20", "win in 3"]
