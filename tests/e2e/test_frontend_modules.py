@@ -74,7 +74,9 @@ def test_fen_variants_and_errors(util_page: Any) -> None:
         """() => {
              const u = window.util;
              const squares = (f) => [...u.parseFen(f).pieces].map(([s, p]) => `${p}${s}`).sort();
-             const error = (f) => { try { u.parseFen(f); return null; } catch (e) { return e.message; } };
+             const error = (f) => {
+               try { u.parseFen(f); return null; } catch (e) { return e.message; }
+             };
              return {
                ranges: squares("W:WK1-3,20:B5-6,K7"),
                counters: squares("B:WK32:BK1,K2,K3:H12:C3"),
