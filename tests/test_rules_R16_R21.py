@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from poolcheckers import Board, Color, Move, Outcome, RuleSet, Termination
@@ -311,3 +313,92 @@ def test_R21_counters_both_run() -> None:
 
 def test_outcome_rules_default() -> None:
     assert Board().rules == RuleSet.apca()
+
+
+# ----------------------------------------------------------------- random play against a model
+
+
+def _material(board: Board) -> str | None:
+    """'b' or 'w' when that side has exactly three kings and no men against one lone king
+    without men (R19), else None: worked out from piece_at, square by square."""
+    count = {Color.BLACK: [0, 0], Color.WHITE: [0, 0]}  # [men, kings]
+    for square in range(1, 33):
+        piece = board.piece_at(square)
+        if piece is not None:
+            count[piece.color][piece.type.name == "KING"] += 1
+    b_men, b_kings = count[Color.BLACK]
+    w_men, w_kings = count[Color.WHITE]
+    if b_men or w_men:
+        return None
+    if (b_kings, w_kings) == (3, 1):
+        return "b"
+    if (b_kings, w_kings) == (1, 3):
+        return "w"
+    return None
+
+
+def _mostly_safe(board: Board, rng: random.Random) -> Move:
+    """A random move, most often one that leaves the opponent no capture (so that the
+    counts get time to run out)."""
+    safe = []
+    for move in board.legal_moves:
+        board.push(move)
+        if not board.has_capture():
+            safe.append(move)
+        board.pop()
+    if safe and rng.random() < 0.97:
+        return rng.choice(safe)
+    return rng.choice(board.legal_moves)
+
+
+@pytest.mark.parametrize("limit", [25, 4])
+@pytest.mark.parametrize("result", ["draw", "loss"])
+def test_counts_and_outcome_in_random_play(limit: int, result: str) -> None:
+    """R16, R18, R19, R21 followed ply by ply in random king endings, against counts kept
+    here from the rule text; every kind of ending must occur."""
+    rules = RuleSet(king_only_move_limit=limit, three_kings_limit_result=result)  # type: ignore[arg-type]
+    rng = random.Random(limit * 7 + len(result))
+    seen: set[Termination] = set()
+    for _ in range(150):
+        squares = rng.sample(range(1, 33), 6)
+        strong, weak = rng.choice([("B", "W"), ("W", "B")])
+        n_strong = rng.choice([3, 4])
+        fen = f"{rng.choice('BW')}:{strong}K" + ",K".join(map(str, squares[:n_strong]))
+        fen += f":{weak}K" + ",K".join(map(str, squares[n_strong:]))
+        board = Board(fen, rules=rules)
+        halfmove = 0
+        three = 0
+        while True:
+            outcome = board.outcome()
+            # the ending as the rule book orders it (R21: R16 first)
+            if not board.legal_moves:
+                expected = Outcome(Termination.NO_MOVES, board.turn.opponent)
+            elif _material(board) is not None and three >= 13:
+                side = Color.BLACK if _material(board) == "b" else Color.WHITE
+                expected = Outcome(
+                    Termination.THREE_KINGS, side.opponent if result == "loss" else None
+                )
+            elif halfmove >= 2 * limit:
+                expected = Outcome(Termination.MOVE_LIMIT, None)
+            else:
+                expected = None
+            assert outcome == expected, board.fen()
+            assert board.halfmove_clock == halfmove
+            assert board.three_kings_count == three
+            if outcome is not None:
+                seen.add(outcome.termination)
+                break
+            before = _material(board)
+            mover = "b" if board.turn is Color.BLACK else "w"
+            move = _mostly_safe(board, rng)
+            board.push(move)
+            after = _material(board)
+            halfmove = 0 if move.is_capture else halfmove + 1  # kings only: no man moves
+            if after is None or before != after:
+                three = 0  # the material ends, or a move creates it: not counted
+            elif mover == after:
+                three += 1  # the strong side's move in the material
+    if limit == 25:
+        assert seen == {Termination.NO_MOVES, Termination.THREE_KINGS, Termination.MOVE_LIMIT}
+    else:  # 8 plies run out before 13 moves of the three kings
+        assert seen == {Termination.NO_MOVES, Termination.MOVE_LIMIT}
