@@ -351,12 +351,18 @@ def _mostly_safe(board: Board, rng: random.Random) -> Move:
     return rng.choice(board.legal_moves)
 
 
-@pytest.mark.parametrize("limit", [25, 4])
-@pytest.mark.parametrize("result", ["draw", "loss"])
-def test_counts_and_outcome_in_random_play(limit: int, result: str) -> None:
+@pytest.mark.parametrize(
+    ("limit", "result", "repetition"),
+    [(25, "draw", False), (25, "loss", False), (4, "draw", False), (25, "draw", True)],
+)
+def test_counts_and_outcome_in_random_play(limit: int, result: str, repetition: bool) -> None:
     """R16, R18, R19, R21 followed ply by ply in random king endings, against counts kept
     here from the rule text; every kind of ending must occur."""
-    rules = RuleSet(king_only_move_limit=limit, three_kings_limit_result=result)  # type: ignore[arg-type]
+    rules = RuleSet(
+        king_only_move_limit=limit,
+        three_kings_limit_result=result,  # type: ignore[arg-type]
+        repetition_draw=repetition,
+    )
     rng = random.Random(limit * 7 + len(result))
     seen: set[Termination] = set()
     for _ in range(150):
@@ -368,6 +374,7 @@ def test_counts_and_outcome_in_random_play(limit: int, result: str) -> None:
         board = Board(fen, rules=rules)
         halfmove = 0
         three = 0
+        positions = [str(board)]  # the diagram names placement and side to move
         while True:
             outcome = board.outcome()
             # the ending as the rule book orders it (R21: R16 first)
@@ -380,6 +387,8 @@ def test_counts_and_outcome_in_random_play(limit: int, result: str) -> None:
                 )
             elif halfmove >= 2 * limit:
                 expected = Outcome(Termination.MOVE_LIMIT, None)
+            elif repetition and positions.count(str(board)) >= 3:
+                expected = Outcome(Termination.REPETITION, None)
             else:
                 expected = None
             assert outcome == expected, board.fen()
@@ -394,11 +403,16 @@ def test_counts_and_outcome_in_random_play(limit: int, result: str) -> None:
             board.push(move)
             after = _material(board)
             halfmove = 0 if move.is_capture else halfmove + 1  # kings only: no man moves
+            if move.is_capture:
+                positions = []  # earlier positions cannot come back
+            positions.append(str(board))
             if after is None or before != after:
                 three = 0  # the material ends, or a move creates it: not counted
             elif mover == after:
                 three += 1  # the strong side's move in the material
-    if limit == 25:
+    if repetition:
+        assert Termination.REPETITION in seen
+    elif limit == 25:
         assert seen == {Termination.NO_MOVES, Termination.THREE_KINGS, Termination.MOVE_LIMIT}
     else:  # 8 plies run out before 13 moves of the three kings
         assert seen == {Termination.NO_MOVES, Termination.MOVE_LIMIT}
