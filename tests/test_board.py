@@ -67,7 +67,11 @@ def test_push_pop_identity(fen: str, seed: int, length: int) -> None:
         board.push(move)
         played.append(move)
         # the incremental hash is the hash of the position computed from scratch
-        assert board.hash == Board(board.fen()).hash
+        again = Board(board.fen())
+        assert board.hash == again.hash
+        # the counters travel in the FEN (R18 :H, R19 :C), so the outcome does too
+        assert again == board
+        assert again.outcome() == board.outcome()
         assert board.move_stack == played
         history.append(_state(board))
     while board.move_stack:
