@@ -94,6 +94,8 @@ def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
     # The engine accepts or declines a draw offer at once; either way the page says so.
     page.click("#draw-offer")
     page.wait_for_function(
-        "() => !document.querySelector('#outcome').hidden"
-        " || document.querySelector('#draw-offer') !== null"
+        "() => /The engine (accepted|declined) the draw/"
+        ".test(document.querySelector('#notice').textContent)"
     )
+    accepted = "accepted" in page.inner_text("#notice")
+    assert page.is_visible("#outcome") == accepted

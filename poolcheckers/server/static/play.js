@@ -471,7 +471,9 @@ class GamePage {
       } else {
         buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
       }
-      if (s.mode === "engine" && s.ply > 0) {
+      // Takeback needs a move of ours to undo (the engine may have moved first).
+      const firstOwnPly = fenTurn(s.start_fen) === s.engine_color ? 2 : 1;
+      if (s.mode === "engine" && s.ply >= firstOwnPly) {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
     }
@@ -608,11 +610,12 @@ class GamePage {
       const state = await api.move(this.id, text, this.state.ply, this.token);
       this.pending = false;
       this.moveInput.value = "";
-      if (!move && this.state && state.version > (this.state.version ?? -1)) {
-        this.applyState(state);
-      } else {
-        this.applyState(state, { animate: false });
-      }
+      // A typed move is animated now; a clicked one was shown at once. The
+      // answer may be older than a state the socket brought meanwhile (the
+      // engine's reply): then it is ignored, but the page is drawn again
+      // because we are not waiting any more.
+      this.applyState(state, { animate: !move });
+      this.renderAll();
     } catch (err) {
       this.pending = false;
       this.showError(err.message);
@@ -648,7 +651,11 @@ class GamePage {
         "draw-decline": "Draw declined.",
         takeback: "Move taken back.",
       };
-      this.showNotice(words[name] || "");
+      let notice = words[name] || "";
+      if (name === "draw-offer" && this.state.mode === "engine") {
+        notice = this.state.status === "finished" ? "The engine accepted the draw." : "The engine declined the draw.";
+      }
+      this.showNotice(notice);
     } catch (err) {
       this.showError(err.message);
     }
