@@ -75,6 +75,18 @@ MIDGAME_FENS: tuple[tuple[str, str], ...] = (
 )
 ALL_FENS: tuple[str, ...] = (START_FEN, *(fen for _, fen in MIDGAME_FENS))
 
+#: Perft figures on which both libraries agreed, by depth: a run without the
+#: peer (``--no-peer``) still checks its counts against them.
+EXPECTED_PERFT_START: dict[int, int] = {5: 7482, 7: 190146}
+# fmt: off
+EXPECTED_PERFT_MID: dict[int, list[int]] = {
+    3: [72, 21, 64, 71, 36, 973, 453, 702, 155, 205,
+        492, 637, 312, 29, 110, 13, 304, 128, 312, 365],
+    6: [10886, 6934, 19792, 21336, 2356, 302973, 133742, 172698, 47422, 24459,
+        161296, 193672, 71057, 2518, 33945, 5408, 27700, 12581, 47587, 64698],
+}
+# fmt: on
+
 #: A move as comparable data: (origin, destination, captured squares), our numbering.
 MoveKey = tuple[int, int, tuple[int, ...]]
 #: A position as comparable data: (black, white, kings, turn 0=Black 1=White).
@@ -255,7 +267,19 @@ def verify(side: Side, perft_start: int, perft_mid: int, show: bool) -> dict[str
         "after_push": after,
         "perft_start": side.perft(side.board(START_FEN), perft_start),
         "perft_mid": perft_counts,
+        "depths": [perft_start, perft_mid],
     }
+
+
+def check_expected(counts: dict[str, Any]) -> list[str]:
+    """The perft counts that differ from the stored, peer-verified figures."""
+    start_depth, mid_depth = counts["depths"]
+    bad = []
+    if counts["perft_start"] != EXPECTED_PERFT_START.get(start_depth, counts["perft_start"]):
+        bad.append("perft_start")
+    if counts["perft_mid"] != EXPECTED_PERFT_MID.get(mid_depth, counts["perft_mid"]):
+        bad.append("perft_mid")
+    return bad
 
 
 def measure(side: Side, args: argparse.Namespace, show: bool) -> dict[str, Any]:
@@ -385,6 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     ours = measure(Ours(), args, show)
     print(table(ours, peer))
     status = 0
+    bad = check_expected(ours["counts"])
+    if bad:
+        print(f"MISMATCH with the stored perft figures on: {', '.join(bad)}")
+        status = 1
     if peer is not None:
         bad = compare_counts(ours, peer)
         if bad:
@@ -392,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
         else:
             print("counts agree: legal moves, positions after each move, perft")
+    elif not status:
+        print("perft counts agree with the stored figures (no peer run)")
     if args.json:
         Path(args.json).write_text(json.dumps({"ours": ours, "peer": peer}, indent=1))
     return status
