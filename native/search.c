@@ -150,6 +150,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         int i = order[j];
         const Move *m = &list->m[i];
         pc_make(pos, m, &next);
+        pc_tt_prefetch(&s->tt, next.key);
         /* A forced capture costs no depth. */
         int new_depth = (capture && n == 1) ? depth : depth - 1;
         int score;

@@ -18,7 +18,7 @@ typedef struct {
     uint8_t pad;
 } TTEntry;
 
-#define TT_BUCKET 4
+#define TT_BUCKET 4 /* 4 x 16 bytes: one cache line */
 
 typedef struct {
     TTEntry *table;
@@ -31,6 +31,11 @@ int pc_tt_init(TT *tt, size_t mb);
 void pc_tt_free(TT *tt);
 void pc_tt_clear(TT *tt);
 void pc_tt_new_search(TT *tt);
+/* Start loading the bucket of `key` into the cache. */
+static inline void pc_tt_prefetch(const TT *tt, uint64_t key) {
+    __builtin_prefetch(&tt->table[(key & (tt->buckets - 1)) * TT_BUCKET]);
+}
+
 /* The entry for `key`, or NULL. */
 const TTEntry *pc_tt_probe(const TT *tt, uint64_t key);
 void pc_tt_store(TT *tt, uint64_t key, int score, int move, int depth, int bound);
