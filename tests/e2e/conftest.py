@@ -73,8 +73,10 @@ class Server:
             return json.loads(resp.read().decode())
 
     def require_engine(self) -> None:
-        if not self.engine:
-            pytest.skip("the native engine is not built (GET /api/health says engine: false)")
+        assert self.engine, (
+            "the native engine is not available (GET /api/health says engine: false): "
+            "build it with make setup"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -230,9 +230,16 @@ def test_keyboard_play(server: Server, new_page: Any) -> None:
     page.wait_for_function(
         "() => document.querySelector('#announcer').textContent.includes('played 11-15')"
     )
-    # Escape drops a pick.
-    page.keyboard.press("ArrowDown")
+    # Outside the board, the arrow keys step through the moves (view only).
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#view-banner:not([hidden])")
+    page.keyboard.press("End")
+    page.wait_for_selector("#view-banner", state="hidden")
+    # Escape drops a pick (White to move: the man on 22).
+    square(page, 22).focus()
     page.keyboard.press("Enter")
+    assert page.locator("svg.board .mark.picked").count() == 1
     page.keyboard.press("Escape")
     assert page.locator("svg.board .mark.picked").count() == 0
     # Buttons have names.
@@ -335,3 +342,29 @@ def test_counters_flip_and_square_numbers(server: Server, new_page: Any) -> None
     after.push_notation("3-7")
     assert pieces(page) == fen_pieces(after.fen())
     shot(page, "flipped-board")
+
+
+def test_clock_ticks_and_time_runs_out(server: Server, new_page: Any) -> None:
+    created = server.post_json(
+        "/api/games",
+        {"mode": "local", "rules": {}, "fen": None, "clock": {"initial": 3, "increment": 0}},
+    )
+    game_id = created["game"]["id"]
+    page = new_page()
+    page.goto(server.url("/"))
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
+        [game_id, created["token"]],
+    )
+    page.goto(server.url(f"/play/{game_id}"))
+    page.wait_for_selector(".player.top .clock.running")  # Black's clock, at the top
+    first = float(page.inner_text(".player.top .clock"))
+    page.wait_for_timeout(700)
+    second = float(page.inner_text(".player.top .clock"))
+    assert 0 < second < first <= 3
+    assert page.inner_text(".player.bottom .clock") == "3.0"
+    page.wait_for_selector("#outcome:not([hidden])", timeout=10_000)
+    assert "White wins" in page.inner_text("#outcome")
+    assert "R20" in page.inner_text("#outcome") or "time" in page.inner_text("#outcome")
+    assert page.inner_text(".player.top .clock") == "0.0"
+    shot(page, "time-out")

@@ -47,6 +47,7 @@ class AnalysisPage {
 
   async start() {
     this.build();
+    this.bindKeys();
     const params = new URLSearchParams(window.location.search);
     if (params.get("game")) {
       await this.loadArchiveGame(params.get("game"));
@@ -191,6 +192,22 @@ class AnalysisPage {
         ),
       ),
     );
+  }
+
+  bindKeys() {
+    // Arrow keys step through the line when the focus is not on the board or a field.
+    document.addEventListener("keydown", (e) => {
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (t instanceof Element && t.closest(".board")) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "ArrowLeft") this.go(this.ply - 1);
+      else if (e.key === "ArrowRight") this.go(this.ply + 1);
+      else if (e.key === "Home") this.go(0);
+      else if (e.key === "End") this.go(this.line.length);
+      else return;
+      e.preventDefault();
+    });
   }
 
   showError(text) {

@@ -162,8 +162,13 @@ class GamePage {
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
       if (e.target instanceof Element && e.target.closest(".board")) return;
-      if (e.key === "ArrowLeft" && e.altKey) this.step(-1);
-      if (e.key === "ArrowRight" && e.altKey) this.step(1);
+      if (e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey) return;
+      if (e.key === "ArrowLeft") this.step(-1);
+      else if (e.key === "ArrowRight") this.step(1);
+      else if (e.key === "Home") this.view(0);
+      else if (e.key === "End") this.view(null);
+      else return;
+      e.preventDefault();
     });
   }
 
@@ -386,7 +391,8 @@ class GamePage {
     } else {
       text = `${COLOR_NAME[s.turn]} to move`;
     }
-    this.status.replaceChildren(h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }), text);
+    const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
+    this.status.replaceChildren(...[dot, text].filter(Boolean));
     this.status.dataset.turn = s.turn;
     if (s.outcome) {
       this.outcome.hidden = false;
