@@ -58,13 +58,12 @@ def _error(message: str, token: str, position: int) -> FenError:
 
 
 def _fields(text: str) -> list[tuple[str, int]]:
-    """Split on ':' keeping each field's offset, whitespace removed."""
+    """Split on ':' keeping each field's offset; whitespace around a field is dropped."""
     out: list[tuple[str, int]] = []
     start = 0
     for piece in text.split(":"):
-        stripped = re.sub(r"\s+", "", piece)
         lead = len(piece) - len(piece.lstrip())
-        out.append((stripped, start + lead))
+        out.append((piece.strip(), start + lead))
         start += len(piece) + 1
     return out
 
@@ -87,8 +86,8 @@ def parse(text: str) -> ParsedFen:
         if not body:
             raise _error("empty field (R5)", body, offset)
         head = body[0].upper()
-        if head in ("H", "C") and re.fullmatch("[0-9]{1,6}", body[1:]):
-            value = int(body[1:])
+        if head in ("H", "C") and re.fullmatch("[0-9]{1,6}", body[1:].strip()):
+            value = int(body[1:].strip())
             if head == "H":
                 pos.halfmove_clock = value
             else:
@@ -104,9 +103,11 @@ def parse(text: str) -> ParsedFen:
         items = body[1:]
         cursor = offset + 1
         if items:
-            for raw in items.split(","):
-                token_pos = cursor
-                cursor += len(raw) + 1
+            for piece in items.split(","):
+                # whitespace may stand around an item, never inside one ("1 2" is an error)
+                raw = piece.strip()
+                token_pos = cursor + len(piece) - len(piece.lstrip())
+                cursor += len(piece) + 1
                 item = raw.upper()
                 match = _ITEM.fullmatch(item)
                 if match is None:
