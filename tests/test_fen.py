@@ -313,3 +313,35 @@ def test_push_notation_plays_the_move() -> None:
     move = board.push_notation("11-15")
     assert board.move_stack == [move]
     assert board.turn is Color.WHITE
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: Board._why_illegal looks for the stop square only in the representative "
+    "path of each move, so stopping on a landing square of another path of the same move "
+    "is reported as R7/R9/R10 instead of R13",
+)
+def test_parse_move_incomplete_capture_on_an_alternative_path_cites_r13() -> None:
+    # K29 jumps 25 and may land on 22, 18 or 15 before jumping 11: one move, several paths
+    board = Board("B:WK1,K11,K25,K28:BK29")
+    assert any(15 in path[1:-1] for path in _all_paths(board, 29))
+    with pytest.raises(IllegalMoveError, match="R13"):
+        board.parse_move("29x15")
+
+
+def _all_paths(board: Board, origin: int) -> list[tuple[int, ...]]:
+    placement = {}
+    for square in range(1, 33):
+        piece = board.piece_at(square)
+        if piece is not None:
+            placement[square] = (
+                "b" if piece.color is Color.BLACK else "w",
+                piece.type.name == "KING",
+            )
+    color = "b" if board.turn is Color.BLACK else "w"
+    return [
+        path
+        for (a, _, _), paths in reference.legal_moves(placement, color).items()
+        if a == origin
+        for path in paths
+    ]
