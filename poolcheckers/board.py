@@ -89,8 +89,9 @@ class _State(NamedTuple):
 
 _OPPONENT: Final = (Color.WHITE, Color.BLACK)
 _BIT: Final = tuple(1 << (s - 1) if s else 0 for s in range(33))
-#: builds a _State from a tuple without the Python-level NamedTuple __new__ (push is hot)
-_new_state: Final = tuple.__new__
+#: what push saves and pop restores: the fields of :class:`_State` as a plain tuple
+#: (cheaper to build than the NamedTuple; push is hot)
+_Saved = tuple[int, int, int, Color, int, int, int, list[Move] | None]
 _KING_ROW: Final = movegen.KING_ROW
 
 
@@ -104,7 +105,7 @@ class Board:
     def __init__(self, fen: str | None = STARTING_FEN, rules: RuleSet | None = None) -> None:
         self.rules: RuleSet = rules if rules is not None else RuleSet.apca()
         self.move_stack: list[Move] = []
-        self._stack: list[_State] = []
+        self._stack: list[_Saved] = []
         self._legal: list[Move] | None = None
         self.black = 0
         self.white = 0
@@ -243,10 +244,7 @@ class Board:
         h = self.hash
         halfmove_clock = self.halfmove_clock
         self._stack.append(
-            _new_state(
-                _State,
-                (black, white, kings, turn, h, halfmove_clock, self.three_kings_count, self._legal),
-            )
+            (black, white, kings, turn, h, halfmove_clock, self.three_kings_count, self._legal)
         )
         origin, dest = move.origin, move.destination
         o, t = _BIT[origin], _BIT[dest]
@@ -297,9 +295,10 @@ class Board:
 
     def pop(self) -> Move:
         """Take back the last move and return it.  Raises ``IndexError`` on an empty stack."""
-        if not self.move_stack:
-            raise IndexError("pop from an empty move stack")
-        move = self.move_stack.pop()
+        try:
+            move = self.move_stack.pop()
+        except IndexError:
+            raise IndexError("pop from an empty move stack") from None
         (
             self.black,
             self.white,
@@ -465,7 +464,7 @@ class Board:
 
     def _reversible_states(self) -> Iterator[_State]:
         n = min(self.halfmove_clock, len(self._stack))
-        return iter(self._stack[len(self._stack) - n :])
+        return map(_State._make, self._stack[len(self._stack) - n :])
 
     def reversible_history(self) -> list[tuple[int, int, int, Color]]:
         """``(black, white, kings, turn)`` of each earlier position since the last
