@@ -238,6 +238,23 @@ def notations(position: Position, color: str, crown_stop: bool = False) -> dict[
     return {key: min(texts) for key, texts in choices.items()}
 
 
+def generate(
+    position: Position, color: str, crown_during_capture: str = "pass"
+) -> tuple[set[MoveKey], set[str]]:
+    """The legal moves as a set of (origin, destination, captured) and their R4 strings.
+
+    ``crown_during_capture`` is the option of RULES.md §9: "pass" (R15) or "stop".
+
+    >>> keys, texts = generate({22: ("b", False), 26: ("w", False)}, "b")
+    >>> keys, texts
+    ({(22, 31, frozenset({26}))}, {'22x31'})
+    """
+    if crown_during_capture not in ("pass", "stop"):
+        raise ValueError(f"crown_during_capture is 'pass' or 'stop', not {crown_during_capture!r}")
+    texts = notations(position, color, crown_stop=crown_during_capture == "stop")
+    return set(texts), set(texts.values())
+
+
 def apply(position: Position, key: MoveKey) -> dict[int, Piece]:
     """The position after a legal move: captured pieces all removed at the end
     (R14); a man that ends on its king row is crowned (R15)."""

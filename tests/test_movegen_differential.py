@@ -218,10 +218,9 @@ def test_random_games_from_start(crown: str) -> None:
         color = "b"
         while True:
             check_position(placement, color, crown)
-            keys = sorted(
-                reference.legal_moves(placement, color, crown == "stop"),
-                key=lambda k: (k[0], k[1], sorted(k[2])),
-            )
+            found, texts = reference.generate(placement, color, crown_during_capture=crown)
+            assert len(texts) == len(found)  # one R4 string per move
+            keys = sorted(found, key=lambda k: (k[0], k[1], sorted(k[2])))
             if not keys or board.ply >= 200:
                 break
             key = rng.choice(keys)
