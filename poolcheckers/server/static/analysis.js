@@ -67,7 +67,7 @@ class AnalysisPage {
     this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), label: "Analysis board" });
     this.heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
     this.turnLine = h("p", { class: "status", id: "status" });
-    this.error = h("p", { class: "error", id: "error", role: "alert" });
+    this.error = h("p", { class: "error", id: "error" });
 
     this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", "aria-label": "FEN", placeholder: STANDARD_FEN });
     const fenForm = h(
@@ -211,6 +211,7 @@ class AnalysisPage {
   }
 
   showError(text) {
+    // Read out by the page's assertive live region (#alerts), which is always there.
     this.error.textContent = text;
     if (text) announce(text, true);
   }

@@ -89,10 +89,10 @@ class GamePage {
       { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() },
       "Square numbers",
     );
-    this.status = h("div", { class: "status", id: "status", "aria-live": "polite" });
+    this.status = h("div", { class: "status", id: "status" });
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
     this.counters = h("div", { class: "counters", id: "counters" });
-    this.error = h("p", { class: "error", id: "error", role: "alert" });
+    this.error = h("p", { class: "error", id: "error" });
     this.notice = h("p", { class: "notice", id: "notice" });
     this.moveInput = h("input", {
       type: "text",
@@ -185,6 +185,7 @@ class GamePage {
   }
 
   showError(text) {
+    // Read out by the page's assertive live region (#alerts), which is always there.
     this.error.textContent = text;
     if (text) announce(text, true);
   }
