@@ -200,3 +200,29 @@ def test_repetition_history_is_cut_by_a_man_move() -> None:
     assert board.reversible_history() == []
     board.push_notation("6-1")
     assert len(board.reversible_history()) == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"king_only_move_limit": True},
+        {"king_only_move_limit": 0},
+        {"king_only_move_limit": 1001},
+        {"king_only_move_limit": 2.5},
+        {"repetition_draw": "maybe"},
+        {"repetition_draw": 1.0},
+        {"crown_during_capture": None},
+        {"three_kings_limit_result": "lose"},
+        {"unknown": 1},
+    ],
+)
+def test_bad_option_values_from_json(data: dict[str, object]) -> None:
+    with pytest.raises(RuleSetError):
+        RuleSet.from_dict(data)
+
+
+def test_option_values_from_json() -> None:
+    rules = RuleSet.from_dict({"king_only_move_limit": 15, "repetition_draw": True})
+    assert rules == RuleSet(king_only_move_limit=15, repetition_draw=True)
+    assert RuleSet.from_dict({}) == RuleSet.apca()
+    assert RuleSet.from_options(["repetition_draw=false"]) == RuleSet.apca()
