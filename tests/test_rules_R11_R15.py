@@ -101,6 +101,13 @@ def test_R14_a_man_may_return_over_its_start_square() -> None:
     assert "11x2x9x18x11x20" in moves("W:W11,21,25:B6,K7,K14,15,16,23")
 
 
+def test_R14_a_piece_is_jumped_once() -> None:
+    # K9 jumps 18; from any landing the way back crosses 18 again: not allowed
+    board = Board("B:W18:BK9")
+    assert moves(board.fen()) == ["9x23", "9x27", "9x32"]
+    assert {m.captured for m in board.legal_moves} == {frozenset({18})}
+
+
 def test_R14_never_jumps_own_pieces() -> None:
     # own man on 8 shields the white man on 15 from the king on 4
     assert moves("B:W15:BK4,8") == ["8-11", "8-12"]
