@@ -368,3 +368,19 @@ def test_clock_ticks_and_time_runs_out(server: Server, new_page: Any) -> None:
     assert "R20" in page.inner_text("#outcome") or "time" in page.inner_text("#outcome")
     assert page.inner_text(".player.top .clock") == "0.0"
     shot(page, "time-out")
+
+
+def test_crowning_shows_a_king_after_the_walk(server: Server, new_page: Any) -> None:
+    # R15: the man on 23 jumps 27 and lands on Black's king row.
+    fen = "B:W5,27:B23"
+    page = new_page()
+    new_game(page, server.base_url, mode="local", fen=fen)
+    click_square(page, 23)
+    click_square(page, 32)
+    assert wait_moves(page, 1) == ["23x32"]
+    page.wait_for_selector('svg.board .piece.black.king[data-square="32"]')
+    page.wait_for_function("() => document.querySelectorAll('svg.board .piece').length === 2")
+    board = Board(fen)
+    board.push_notation("23x32")
+    assert pieces(page) == fen_pieces(board.fen())
+    shot(page, "crowned")

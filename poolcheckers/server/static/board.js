@@ -5,6 +5,7 @@ import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./uti
 
 const CELL = 100;
 const STEP_MS = 190;
+const CROWN = "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z";
 
 export class BoardView {
   /**
@@ -150,15 +151,21 @@ export class BoardView {
       svg("circle", { class: "ring", cx: 50, cy: 48, r: 27 }),
     );
     if (king) {
-      el.append(
-        svg("path", {
-          class: "crown",
-          d: "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z",
-        }),
-      );
+      el.append(svg("path", { class: "crown", d: CROWN }));
     }
     this.place(el, s);
     return el;
+  }
+
+  restyle(el, kind) {
+    const king = kind === kind.toUpperCase();
+    el.classList.toggle("king", king);
+    const crown = el.querySelector(".crown");
+    if (king && !crown) {
+      el.append(svg("path", { class: "crown", d: CROWN }));
+    } else if (!king && crown) {
+      crown.remove();
+    }
   }
 
   samePieces(pieces) {
@@ -231,16 +238,15 @@ export class BoardView {
         this.fadeOut(entry.el);
       } else if (kind !== entry.kind) {
         if (kind.toLowerCase() === entry.kind.toLowerCase()) {
-          // Crowned (or uncrowned on takeback): rebuild in place.
-          const fresh = this.makePiece(kind, s);
-          entry.el.replaceWith(fresh);
-          entry.el = fresh;
+          // Crowned (or uncrowned by a takeback): restyle the same element, so a
+          // walk in progress goes on; a crowning shows when the walk ends.
+          const walking = this.lastMove && this.lastMove.path[this.lastMove.path.length - 1] === s;
+          const delay = walking ? STEP_MS * (this.lastMove.path.length - 1) : 0;
           entry.kind = kind;
-          entry.anim = null;
-          // Keep showing the walk if one is running.
-          if (this.lastMove && this.lastMove.path[this.lastMove.path.length - 1] === s) {
-            this.place(fresh, s);
-          }
+          const el = entry.el;
+          window.setTimeout(() => {
+            if (entry.kind === kind) this.restyle(el, kind);
+          }, delay);
         } else {
           entry.el.remove();
           this.entries.delete(s);
