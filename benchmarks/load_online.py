@@ -51,7 +51,9 @@ def free_port() -> int:
         return port
 
 
-def start_server(port: int, url: str, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    port: int, url: str, log: Path, db_threads: int | None, deflate: bool
+) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable,
         "-m",
@@ -65,6 +67,10 @@ def start_server(port: int, url: str, log: Path) -> subprocess.Popen[bytes]:
         "--log-level",
         "warning",
     ]
+    if db_threads is not None:
+        cmd += ["--db-threads", str(db_threads)]
+    if deflate:
+        cmd.append("--ws-deflate")
     return subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT)
 
 
@@ -125,51 +131,63 @@ class Game:
         self.stats = stats
         self.bar = bar
         self.sent_at: dict[int, float] = {}
-        self.done = asyncio.Event()
+        self.sockets: dict[str, Any] = {}
+        self.first: dict[str, dict[str, Any]] = {}
 
-    async def run(self) -> None:
+    async def connect(self, limit: asyncio.Semaphore) -> None:
+        """Open both seats' sockets and read each one's first state."""
         uri = f"{self.ws_base}/ws/games/{self.gid}?token="
-        async with (
-            websockets.connect(uri + self.tokens["black"], max_size=2**22) as wb,
-            websockets.connect(uri + self.tokens["white"], max_size=2**22) as ww,
-        ):
-            await asyncio.gather(self.seat("black", wb), self.seat("white", ww))
+        async with limit:
+            for color in ("black", "white"):
+                ws = await websockets.connect(
+                    uri + self.tokens[color], max_size=2**22, open_timeout=60
+                )
+                self.sockets[color] = ws
+                self.first[color] = json.loads(await ws.recv())["game"]
 
-    async def seat(self, color: str, ws: Any) -> None:
-        last_ply = -1
-        while not self.done.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
-            except TimeoutError:
-                continue
-            now = time.perf_counter()
-            msg = json.loads(raw)
-            if msg["type"] == "error":
-                self.stats.errors += 1
-                continue
-            state = msg["game"]
-            ply = state["ply"]
-            if ply <= last_ply:
-                continue
-            last_ply = ply
-            sent = self.sent_at.pop(ply - 1, None) if state["turn"] == color else None
-            if sent is not None:
-                # the opponent's move reached this seat: its round trip is over
-                self.stats.latencies.append(now - sent)
-                self.stats.moves += 1
-                self.bar.update(1)
-            if state["status"] != "running" or ply >= self.plies:
-                if state["status"] != "running":
-                    self.stats.finished_games += 1
-                self.done.set()
-                return
-            if state["turn"] != color:
-                continue
-            if self.think > 0:
-                await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
-            choice = self.rng.choice(state["legal_moves"])
-            self.sent_at[ply] = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "move": choice["notation"], "ply": ply}))
+    async def play(self) -> None:
+        await asyncio.gather(*(self.seat(color) for color in ("black", "white")))
+
+    async def seat(self, color: str) -> None:
+        ws = self.sockets[color]
+        try:
+            state = self.first[color]
+            last_ply = -1
+            while True:
+                ply = state["ply"]
+                if ply > last_ply:
+                    last_ply = ply
+                    if state["status"] != "running" or ply >= self.plies:
+                        if state["status"] != "running" and color == "black":
+                            self.stats.finished_games += 1
+                        return
+                    if state["turn"] == color:
+                        await self.move(ws, state)
+                raw = await ws.recv()
+                now = time.perf_counter()
+                msg = json.loads(raw)
+                if msg["type"] == "error":
+                    self.stats.errors += 1
+                    continue
+                state = msg["game"]
+                sent = self.sent_at.pop(state["ply"] - 1, None)
+                if sent is not None and state["turn"] == color:
+                    # the opponent's move reached this seat: its round trip is over
+                    self.stats.latencies.append(now - sent)
+                    self.stats.moves += 1
+                    self.bar.update(1)
+                elif sent is not None:
+                    self.sent_at[state["ply"] - 1] = sent  # the mover's own echo
+        finally:
+            await ws.close()
+
+    async def move(self, ws: Any, state: dict[str, Any]) -> None:
+        if self.think > 0:
+            await asyncio.sleep(self.rng.uniform(0.5, 1.5) * self.think)
+        choice = self.rng.choice(state["legal_moves"])
+        self.sent_at[state["ply"]] = time.perf_counter()
+        msg = {"type": "move", "move": choice["notation"], "ply": state["ply"]}
+        await ws.send(json.dumps(msg))
 
 
 def percentile(data: list[float], q: float) -> float:
@@ -185,7 +203,7 @@ async def main_async(args: argparse.Namespace) -> int:
     url = args.database_url or f"sqlite:///{tmp / 'load.sqlite3'}"
     port = args.port or free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = start_server(port, url, tmp / "server.log")
+    proc = start_server(port, url, tmp / "server.log", args.db_threads, args.ws_deflate)
     rng = random.Random(args.seed)
     stats = Stats()
     try:
@@ -199,9 +217,12 @@ async def main_async(args: argparse.Namespace) -> int:
                 Game(ws_base, g, args.plies, args.think, random.Random(rng.random()), stats, bar)
                 for g in games
             ]
+            limit = asyncio.Semaphore(20)
+            await asyncio.gather(*(p.connect(limit) for p in players))
+            bar.set_description("moves (all sockets open)")
             start = time.perf_counter()
             await asyncio.wait_for(
-                asyncio.gather(*(p.run() for p in players)), timeout=args.timeout
+                asyncio.gather(*(p.play() for p in players)), timeout=args.timeout
             )
             elapsed = time.perf_counter() - start
     finally:
@@ -235,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--database-url", default=None, help="default: SQLite file in a temp dir")
     p.add_argument("--port", type=int, default=0, help="default: a free loopback port")
+    p.add_argument(
+        "--db-threads", type=int, default=None, help="passed to the server (default: its own)"
+    )
+    p.add_argument("--ws-deflate", action="store_true", help="server compresses messages")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--timeout", type=float, default=600, help="stop after this many seconds")
     args = p.parse_args(argv)

@@ -32,6 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds per engine move (default: by level, 0.1 s per level)",
     )
+    p.add_argument(
+        "--db-threads",
+        type=int,
+        default=None,
+        help="threads for database work; 0 runs it on the event loop "
+        "(default: 0 with SQLite, 4 with PostgreSQL)",
+    )
+    p.add_argument(
+        "--ws-deflate",
+        action="store_true",
+        help="compress WebSocket messages (permessage-deflate); off by default: "
+        "game states are small and compressing them costs CPU",
+    )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
     return p
 
@@ -51,10 +64,21 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     url = args.database_url or f"sqlite:///{default_database_path()}"
     print(f"poolcheckers: database {make_url_safe(url)}", flush=True)
     try:
-        app = create_app(Settings(database_url=url, engine_move_time=args.engine_move_time))
+        settings = Settings(database_url=url, engine_move_time=args.engine_move_time)
+        if args.db_threads is not None:
+            settings.inline_db = args.db_threads == 0
+            settings.db_threads = max(1, args.db_threads)
+        app = create_app(settings)
     except Exception as exc:
         print(f"poolcheckers serve: error: cannot open the database: {exc}", file=sys.stderr)
         return 2
     print(f"poolcheckers: serving on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=1 << 20,
+        ws_per_message_deflate=args.ws_deflate,
+    )
     return 0

@@ -78,7 +78,7 @@ class AnalysisPage {
     );
     fenForm.addEventListener("submit", (e) => {
       e.preventDefault();
-      this.setup(this.fenInput.value.trim() || STANDARD_FEN, [], null, "Position from FEN");
+      this.setup(this.fenInput.value.trim() || STANDARD_FEN, [], this.chosenRules(), "Position from FEN");
     });
 
     this.pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
@@ -103,6 +103,25 @@ class AnalysisPage {
       e.preventDefault();
       this.loadPdnText();
     });
+
+    // Rule options (RULES.md §9) for positions set up from FEN or PDN; an archive
+    // game brings its own.
+    this.ruleInputs = {
+      crown_during_capture: h("select", { id: "rule-crown" }, h("option", { value: "pass" }, "pass (R15)"), h("option", { value: "stop" }, "stop")),
+      three_kings_limit_result: h("select", { id: "rule-three-kings" }, h("option", { value: "draw" }, "draw (R19)"), h("option", { value: "loss" }, "loss")),
+      king_only_move_limit: h("input", { type: "number", id: "rule-king-limit", min: 1, max: 200, value: 25 }),
+      repetition_draw: h("input", { type: "checkbox", id: "rule-repetition" }),
+    };
+    const ri = this.ruleInputs;
+    this.rulesBox = h(
+      "details",
+      { class: "rules", id: "analysis-rules" },
+      h("summary", {}, "Rule options (§9) for FEN and PDN"),
+      h("label", { class: "field" }, h("span", { class: "label" }, "Man reaching the king row in a capture"), ri.crown_during_capture),
+      h("label", { class: "field" }, h("span", { class: "label" }, "Three kings v one not won in 13 moves"), ri.three_kings_limit_result),
+      h("label", { class: "field" }, h("span", { class: "label" }, "King-only moves per side (R18)"), ri.king_only_move_limit),
+      h("label", { class: "choice" }, ri.repetition_draw, h("span", {}, "Draw by threefold repetition")),
+    );
 
     this.archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
     const archiveForm = h(
@@ -182,6 +201,7 @@ class AnalysisPage {
             "section",
             { class: "card setup" },
             h("h2", {}, "Set up"),
+            this.rulesBox,
             h("h3", {}, "From FEN"),
             fenForm,
             h("h3", {}, "From PDN"),
@@ -192,6 +212,26 @@ class AnalysisPage {
         ),
       ),
     );
+  }
+
+  showRules(rules) {
+    if (!rules) return;
+    const ri = this.ruleInputs;
+    if (rules.crown_during_capture) ri.crown_during_capture.value = rules.crown_during_capture;
+    if (rules.three_kings_limit_result) ri.three_kings_limit_result.value = rules.three_kings_limit_result;
+    if (rules.king_only_move_limit) ri.king_only_move_limit.value = rules.king_only_move_limit;
+    ri.repetition_draw.checked = Boolean(rules.repetition_draw);
+  }
+
+  chosenRules() {
+    const ri = this.ruleInputs;
+    const limit = Math.max(1, Math.round(Number(ri.king_only_move_limit.value) || 25));
+    return {
+      crown_during_capture: ri.crown_during_capture.value,
+      three_kings_limit_result: ri.three_kings_limit_result.value,
+      king_only_move_limit: limit,
+      repetition_draw: ri.repetition_draw.checked,
+    };
   }
 
   bindKeys() {
@@ -292,7 +332,7 @@ class AnalysisPage {
     if (!g) return;
     const fen = g.tags.FEN || STANDARD_FEN;
     const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "PDN game";
-    this.setup(fen, g.moves, null, name);
+    this.setup(fen, g.moves, this.chosenRules(), name);
   }
 
   async loadArchiveGame(id) {
@@ -300,6 +340,7 @@ class AnalysisPage {
       const game = await api.getGame(id);
       const names = game.tags && (game.tags.Black || game.tags.White) ? `${game.tags.Black || "?"} – ${game.tags.White || "?"}` : `Game ${game.id}`;
       await this.setup(game.start_fen, game.moves, game.rules, names);
+      this.showRules(game.rules);
     } catch (err) {
       this.showError(`Archive game ${id}: ${err.message}`);
     }

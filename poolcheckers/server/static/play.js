@@ -389,6 +389,8 @@ class GamePage {
       text = mine.length === 2 ? `${COLOR_NAME[s.turn]} to move` : `${COLOR_NAME[s.turn]} to move — your turn`;
     } else if (s.mode === "online" && s.seats && !s.seats[s.turn]) {
       text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
+    } else if (!mine.length && s.mode !== "imported") {
+      text = `${COLOR_NAME[s.turn]} to move — you are watching`;
     } else {
       text = `${COLOR_NAME[s.turn]} to move`;
     }
