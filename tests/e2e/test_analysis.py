@@ -80,6 +80,24 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     page.wait_for_selector("#error:not(:empty)")
     assert pieces(page) == fen_pieces(fen)
 
+    # Rule options (§9) apply to FEN set-ups: with "stop" the man is crowned on
+    # reaching the king row in a capture; with "pass" (R15) it jumps on.
+    fen = "B:W26,27:B22"
+    page.click("#analysis-rules summary")
+    page.select_option("#rule-crown", "stop")
+    page.fill("#fen-input", fen)
+    page.click('#fen-form button[type="submit"]')
+    wait_shown(page, Board(fen).fen())
+    click_path(page, [22, 31])
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
+    assert move_texts(page) == ["22x31"]
+    page.select_option("#rule-crown", "pass")
+    page.click('#fen-form button[type="submit"]')
+    wait_shown(page, Board(fen).fen())
+    click_path(page, [22, 31])  # the only capture goes on from 31 to 24 (R15)
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
+    assert move_texts(page) == ["22x24"]
+
     # From an archive game.
     created = server.post_json(
         "/api/games", {"mode": "local", "rules": {}, "fen": None, "color": "black"}
