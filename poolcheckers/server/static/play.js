@@ -548,7 +548,9 @@ class GamePage {
     if (this.viewPly !== null) {
       this.viewBanner.hidden = false;
       this.viewBanner.replaceChildren(
-        `Viewing the position after ply ${this.viewPly} (view only). `,
+        this.viewPly === 0
+          ? "Viewing the start position (view only). "
+          : `Viewing the position after ${moveLabel(this.viewPly, s.start_fen, s.moves[this.viewPly - 1])} (view only). `,
         h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
       );
     } else {
@@ -669,6 +671,13 @@ class GamePage {
       this.showError(err.message);
     }
   }
+}
+
+/** "3. 11-15" or "3... 23-19": the move played at ply (1-based) in PDN style. */
+function moveLabel(ply, startFen, text) {
+  const offset = fenTurn(startFen) === "white" ? 1 : 0;
+  const n = Math.floor((ply - 1 + offset) / 2) + 1;
+  return `${n}.${(ply - 1 + offset) % 2 === 0 ? "" : ".."} ${text}`;
 }
 
 function findMove(legal, text) {
