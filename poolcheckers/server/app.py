@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import math
@@ -265,6 +266,10 @@ class ServerContext:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
         self._tasks.append(self.loop.create_task(self._timer()))
+        # the start-up objects (modules, metadata) live forever: keep them out of the
+        # garbage collector's full passes, which otherwise pause the loop under load
+        gc.collect()
+        gc.freeze()
         if self.engine_ok:
             for game_id in await self.run(self.service.engine_games_to_move):
                 self.runner.schedule(game_id)

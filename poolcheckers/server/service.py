@@ -622,14 +622,15 @@ class GameService:
         for _ in range(g.ply - ply):
             board.pop()
         try:
-            mv = board.parse_move(text_move)
+            mv: Move | None = board.parse_move(text_move)
         except MoveError:
             mv = None
-        if mv is None or mv.full_notation() != stored.path or seat not in ("both", stored.color):
+        played = board.parse_move(stored.path)
+        if mv is None or mv != played or seat not in ("both", stored.color):
             raise errors.stale_ply(
                 f"ply {ply} is already played ({stored.notation}); the game is at ply {g.ply}"
             )
-        board.push(mv)
+        board.push(played)
         game = g.copy()
         game.ply = ply + 1
         game.version = stored.version

@@ -381,6 +381,7 @@ class AnalysisPage {
   async go(ply, { animate = true } = {}) {
     ply = Math.max(0, Math.min(this.line.length, ply));
     const from = this.ply;
+    const seq = (this.goSeq = (this.goSeq || 0) + 1);
     let info;
     let move = null;
     try {
@@ -390,9 +391,10 @@ class AnalysisPage {
         move = findMove(before.legal_moves, this.line[ply - 1]);
       }
     } catch (err) {
-      this.showError(err.message);
+      if (seq === this.goSeq) this.showError(err.message);
       return;
     }
+    if (seq !== this.goSeq) return; // a later step overtook this one
     this.ply = ply;
     this.board.setPosition(parseFen(info.fen), { move, animate: animate && ply === from + 1 });
     this.board.setLegalMoves(info.legal_moves || [], true);

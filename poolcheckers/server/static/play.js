@@ -582,12 +582,14 @@ class GamePage {
     if (ply !== null && ply >= s.moves.length) ply = null;
     const from = this.viewPly === null ? s.moves.length : this.viewPly;
     if (ply === null) {
+      this.viewSeq = (this.viewSeq || 0) + 1;
       this.viewPly = null;
       this.board.setPosition(parseFen(s.fen), { move: s.last_move, animate: from === s.moves.length - 1 });
       this.renderAll();
       announce("Back to the current position.");
       return;
     }
+    const seq = (this.viewSeq = (this.viewSeq || 0) + 1);
     try {
       const info = await this.positionAt(ply);
       let move = null;
@@ -595,6 +597,7 @@ class GamePage {
         const before = await this.positionAt(ply - 1);
         move = findMove(before.legal_moves, s.moves[ply - 1]);
       }
+      if (seq !== this.viewSeq) return; // a later step overtook this one
       this.viewPly = ply;
       this.board.setPosition(parseFen(info.fen), { move, animate: ply === from + 1 });
       this.renderAll();
