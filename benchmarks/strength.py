@@ -34,6 +34,7 @@ from poolcheckers import Board, Move
 from poolcheckers.commands.common import open_engine
 from poolcheckers.commands.match import (
     DEFAULT_BALLOTS,
+    Z_95,
     EnginePlayer,
     GameRecord,
     MatchResult,
@@ -165,6 +166,34 @@ def match_from_pdn(path: str, name_a: str) -> MatchResult:
     return result
 
 
+def plot_summary(matches: list[MatchResult], path: Path, seconds: float) -> None:
+    """One bar per opponent: the full engine's score (%) with its 95 % interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [m.name_b for m in matches]
+    estimates = [m.estimate() for m in matches]
+    scores = [100 * e.score for e in estimates]
+    spans = [100 * Z_95 * e.stderr for e in estimates]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    bars = ax.bar(range(len(names)), scores, yerr=spans, capsize=6, color="tab:blue")
+    for bar, m in zip(bars, matches, strict=True):
+        label = f"+{m.wins} ={m.draws} -{m.losses}"
+        ax.text(bar.get_x() + bar.get_width() / 2, 4, label, ha="center", color="white")
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+    ax.axhline(90, color="tab:green", linewidth=0.8, linestyle=":")
+    ax.text(len(names) - 0.5, 91, "goal vs py-draughts: 90%", ha="right", color="tab:green")
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("score of poolcheckers (full), %")
+    ax.set_title(f"Strength at {seconds:g} s per move, balloted openings x 2 colours (95% bars)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("peer", "levels", "all"), default="all")
@@ -176,11 +205,17 @@ def main() -> int:
     parser.add_argument("--hash", type=int, default=32, help="MiB per engine")
     parser.add_argument("--plot", default="strength.png", help="plot file stem ('' for none)")
     parser.add_argument("--pdn", default="", help="save games (file stem)")
-    parser.add_argument("--replot", metavar="GAMES.pdn", help="report and plot a saved match")
+    parser.add_argument(
+        "--replot", nargs="+", metavar="GAMES.pdn", help="report and plot saved matches"
+    )
+    parser.add_argument("--summary-plot", default="", help="bar chart of every match's score")
     args = parser.parse_args()
     if args.replot:
-        saved = match_from_pdn(args.replot, "poolcheckers (full)")
-        report(saved, args, Path(args.replot).stem)
+        saved = [match_from_pdn(path, "poolcheckers (full)") for path in args.replot]
+        for path, result in zip(args.replot, saved, strict=True):
+            report(result, args, Path(path).stem)
+        if args.summary_plot:
+            plot_summary(saved, Path(args.summary_plot), args.time)
         return 0
 
     rules = RuleSet.apca()
@@ -188,6 +223,7 @@ def main() -> int:
     limit = Limit(time=args.time)
     full = EnginePlayer(open_engine(args.hash, rules), limit, None, "poolcheckers (full)")
     print(f"{len(openings)} openings x 2 colours, {args.time:g} s per move")
+    played: list[MatchResult] = []
     if args.part in ("peer", "all"):
         peer = PeerPlayer(args.peer_python, args.time)
         try:
@@ -196,12 +232,17 @@ def main() -> int:
             peer.close()
         report(match, args, "peer")
         print(f"  peer moves matched by origin/destination only: {peer.mismatches}")
+        played.append(match)
     if args.part in ("levels", "all"):
         for level in (int(x) for x in args.levels.split(",")):
             weak = EnginePlayer(
                 open_engine(args.hash, rules), limit, level, f"poolcheckers L{level}"
             )
-            report(play(full, weak, openings, f"vs level {level}"), args, f"level{level}")
+            result = play(full, weak, openings, f"vs level {level}")
+            report(result, args, f"level{level}")
+            played.append(result)
+    if args.summary_plot and played:
+        plot_summary(played, Path(args.summary_plot), args.time)
     return 0
 
 
