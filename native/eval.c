@@ -135,7 +135,9 @@ int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *ru
         int n_strong = n_us > n_them ? n_us : n_them, n_weak = n_us > n_them ? n_them : n_us;
         int div = w->drawish_divisor > 0 ? w->drawish_divisor : 1;
         if (n_weak >= 1 && n_strong <= 2) {
-            score /= div; /* 1K v 1K, 2K v 1K, 2K v 2K: drawn with flying kings */
+            /* 1K v 1K, 2K v 1K, 2K v 2K: drawn with flying kings.  Exactly 0, so
+             * that no line trades into them to dodge the R19 count. */
+            return 0;
         } else if (n_weak == 1 && n_strong == 3) {
             Bitboard lone = pos->bb[strong ^ 1];
             if (lone & long_diag_mask) {

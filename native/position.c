@@ -12,6 +12,7 @@ Bitboard pc_ray[64][4];
 Bitboard pc_promo[2];
 uint64_t pc_zobrist[4][64];
 uint64_t pc_zobrist_side;
+uint64_t pc_zobrist_counter[64];
 
 static bool initialised = false;
 
@@ -64,6 +65,7 @@ void pc_init(void) {
     for (int p = 0; p < 4; p++)
         for (int i = 0; i < 64; i++) pc_zobrist[p][i] = splitmix(&st);
     pc_zobrist_side = splitmix(&st);
+    for (int i = 0; i < 64; i++) pc_zobrist_counter[i] = splitmix(&st);
     initialised = true;
 }
 

@@ -49,6 +49,7 @@ extern Bitboard pc_ray[64][4];    /* squares strictly beyond a bit index along a
 extern Bitboard pc_promo[2];      /* king row of each colour (R15) */
 extern uint64_t pc_zobrist[4][64]; /* [colour*2 + is_king][idx] */
 extern uint64_t pc_zobrist_side;
+extern uint64_t pc_zobrist_counter[64]; /* R19 count and R18 clock, for hash table keys */
 
 void pc_init(void);
 RuleOptions pc_default_rules(void);

@@ -72,6 +72,17 @@ static bool is_repetition(const Searcher *s, const Position *pos, int ply) {
     return false;
 }
 
+/* The hash table key: the position, plus the end-rule counters where they
+ * decide the result -- the R19 count, and the R18 clock within 24 plies of
+ * its limit -- so that a score is never reused under another count. */
+static inline uint64_t tt_key(const Searcher *s, const Position *pos) {
+    uint64_t k = pos->key;
+    if (pos->tk_count) k ^= pc_zobrist_counter[pos->tk_count & 31];
+    int left = 2 * s->rules.king_move_limit - pos->halfmove;
+    if (left <= 24) k ^= pc_zobrist_counter[32 + (left < 0 ? 0 : left)];
+    return k;
+}
+
 static inline uint16_t quiet_id(const Move *m) { return (uint16_t)(m->from | (m->to << 8)); }
 
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
@@ -108,7 +119,8 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
 
     bool pv_node = beta - alpha > 1;
     int tt_move = -1;
-    const TTEntry *e = pc_tt_probe(&s->tt, pos->key);
+    uint64_t hkey = tt_key(s, pos);
+    const TTEntry *e = pc_tt_probe(&s->tt, hkey);
     if (e) {
         tt_move = e->move;
         if (!pv_node && ply > 0 && e->depth >= depth) {
@@ -150,7 +162,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         int i = order[j];
         const Move *m = &list->m[i];
         pc_make(pos, m, &next);
-        pc_tt_prefetch(&s->tt, next.key);
+        pc_tt_prefetch(&s->tt, tt_key(s, &next));
         /* A forced capture costs no depth. */
         int new_depth = (capture && n == 1) ? depth : depth - 1;
         int score;
@@ -191,7 +203,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         }
     }
     int bound = best >= beta ? TT_LOWER : (best > orig_alpha ? TT_EXACT : TT_UPPER);
-    pc_tt_store(&s->tt, pos->key, score_to_tt(best, ply), best_i, depth, bound);
+    pc_tt_store(&s->tt, hkey, score_to_tt(best, ply), best_i, depth, bound);
     return best;
 }
 

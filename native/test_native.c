@@ -155,6 +155,27 @@ static void test_search(void) {
     CHECK(info.score < -PC_MATE_BOUND, "R19 with three_kings_limit_result=loss (%d)", info.score);
     s->rules = pc_default_rules();
 
+    /* R19 at count 11: the game ends within three plies, so the score is a
+     * draw (0) or a proven result -- even after a search of the same
+     * position at count 0 filled the hash table, and even though sacrificing a
+     * king would restart the count (2K v 1K is a draw too). */
+    {
+        static const char *fens[] = {"W:WK4,K5,K9:BK1", "W:WK7,K5,K9:BK1", "W:WK16,K5,K9:BK1",
+                                     "W:WK1,K5,K9:BK14"};
+        for (int i = 0; i < 4; i++) {
+            Position q;
+            SearchLimits d10 = {10, 0, 0}, d6 = {6, 0, 0};
+            SearchInfo r;
+            pc_parse_fen(&q, fens[i]);
+            pc_searcher_clear(s);
+            pc_search(s, &q, NULL, 0, &d10, NULL, NULL, &r);
+            q.tk_count = 11;
+            pc_search(s, &q, NULL, 0, &d6, NULL, NULL, &r);
+            int a = r.score < 0 ? -r.score : r.score;
+            CHECK(r.score == 0 || a > PC_MATE_BOUND, "%s at R19 count 11 scores %d", fens[i], r.score);
+        }
+    }
+
     /* R18: at 49 plies any king move ends the game drawn. */
     pc_parse_fen(&p, "B:WK29:BK1,K5");
     p.halfmove = 49;
@@ -172,6 +193,8 @@ static void test_search(void) {
     pc_parse_fen(&p, START);
     EvalWeights w = pc_default_weights();
     CHECK(pc_evaluate(&p, &w, &s->rules) == w.tempo, "start position evaluates to the tempo bonus");
+    pc_parse_fen(&p, "B:WK1:BK5,K9");
+    CHECK(pc_evaluate(&p, &w, &s->rules) == 0, "2 kings v 1 king is a draw");
     pc_searcher_free(s);
 }
 

@@ -331,3 +331,9 @@ def test_level_search_honours_the_time_limit() -> None:
     result = engine.search(board, Limit(time=0.05), level=9)
     assert time.perf_counter() - start < 1.0
     assert result.move in board.legal_moves and result.nodes > 0
+
+
+def test_known_draws_evaluate_to_zero() -> None:
+    engine = Engine(hash_mb=1)
+    for fen in ["B:WK1:BK5,K9", "W:WK1:BK5,K9", "B:WK1,K2:BK30", "W:WK10:BK20"]:
+        assert engine.evaluate(Board(fen)) == 0, fen
