@@ -414,7 +414,11 @@ class Board:
             example = ", ".join(sorted(str(m) for m in (mine or legal))[:4])
             if not mine:
                 return f"a capture is available: R11 (legal: {example})"
-            if any(dest in m.path[1:-1] for m in mine):
+            own, opp = self._own_opp()
+            sequences = movegen.capture_sequences(
+                own, opp, self.kings, int(self.turn), self.rules, origin=origin
+            )
+            if any(dest in path[1:-1] for path, _ in sequences):
                 return f"the capture must be completed: R13 (legal: {example})"
             return f"no capture of this piece ends on {dest} (R7, R9, R10; legal: {example})"
         target = self.piece_at(dest)

@@ -13,6 +13,7 @@ import importlib
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from poolcheckers.board import STARTING_FEN, Board
 from poolcheckers.errors import PoolCheckersError
@@ -114,8 +115,15 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one clear line on stderr (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="poolcheckers", description="American Pool Checkers: rules, engine and web app."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -87,6 +87,9 @@ def parse(text: str) -> ParsedFen:
             raise _error("empty field (R5)", body, offset)
         head = body[0].upper()
         if head in ("H", "C") and re.fullmatch("[0-9]{1,6}", body[1:].strip()):
+            if head in seen_sides:
+                raise _error(f"the {head} counter is given twice", body, offset)
+            seen_sides.add(head)
             value = int(body[1:].strip())
             if head == "H":
                 pos.halfmove_clock = value

@@ -153,11 +153,6 @@ def test_bad_command_line_exits_non_zero(args: list[str]) -> None:
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: argparse errors print the usage (2+ lines) before the error; cli.py promises "
-    "one clear line on stderr for bad input",
-)
 @pytest.mark.parametrize("args", [["perft", "--depth", "abc"], ["perft"]])
 def test_bad_arguments_one_line(args: list[str]) -> None:
     result = run(*args)

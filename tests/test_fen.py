@@ -311,12 +311,6 @@ def test_push_notation_plays_the_move() -> None:
     assert board.turn is Color.WHITE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Board._why_illegal looks for the stop square only in the representative "
-    "path of each move, so stopping on a landing square of another path of the same move "
-    "is reported as R7/R9/R10 instead of R13",
-)
 def test_parse_move_incomplete_capture_on_an_alternative_path_cites_r13() -> None:
     # K29 jumps 25 and may land on 22, 18 or 15 before jumping 11: one move, several paths
     board = Board("B:WK1,K11,K25,K28:BK29")
@@ -341,3 +335,10 @@ def _all_paths(board: Board, origin: int) -> list[tuple[int, ...]]:
         if a == origin
         for path in paths
     ]
+
+
+@pytest.mark.parametrize("text", ["B:W21:B5:H2:H3", "W:W21:B5:C1:C2"])
+def test_a_counter_given_twice_is_an_error(text: str) -> None:
+    with pytest.raises(FenError, match="given twice") as info:
+        Board(text)
+    assert info.value.token in text
