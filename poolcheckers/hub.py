@@ -24,9 +24,11 @@ captured square (``x``-separated, any order) for a capture: ``15x22x18``.
 Scores in ``info`` lines are in men (Scan's unit) from the side to move's
 point of view; ``nps`` is in millions of nodes per second (as Scan writes it);
 a proven end adds ``win-in=N`` in plies (negative: the side to move loses).
-Malformed or unknown lines are answered with ``error message="…"`` and the
-loop goes on.  The search runs in a background thread, so ``stop`` and
-``ping`` are served while it thinks.
+Malformed lines, unknown commands and bad values are answered with
+``error message="…"`` and the loop goes on; unknown arguments are ignored, as
+the protocol asks.  A ``pos`` line with an error leaves the position as it
+was.  The search runs in a background thread, so ``stop`` and ``ping`` are
+served while it thinks.
 
 >>> parse_line('pos pos=Bbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves="11-15 22-18"').args["moves"]
 '11-15 22-18'
@@ -496,15 +498,12 @@ class HubSession:
                 level.increment = _parse_float(name, value)
             elif name == "infinite":
                 level.infinite = True
-            else:
-                raise HubSyntaxError(f"unknown argument {name!r}")
+            # other arguments (e.g. Hub's "ponder" flag) are ignored, as the protocol asks
         self._level = level
 
     def _cmd_go(self, args: dict[str, str]) -> None:
-        modes = [m for m in ("think", "ponder", "analyze") if m in args]
-        if len(modes) != 1:
-            raise HubSyntaxError("say exactly one of think, ponder, analyze")
-        mode = modes[0]
+        # as in Scan: analyze wins over ponder, and a go without a mode thinks
+        mode = "analyze" if "analyze" in args else "ponder" if "ponder" in args else "think"
         board = self._board.copy()
         outcome = board.outcome()
         if outcome is not None:
