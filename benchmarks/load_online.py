@@ -10,6 +10,7 @@ Prints throughput (moves/s) and latency percentiles, then stops the server.
     .venv/bin/python benchmarks/load_online.py                  # 200 games, no pauses
     .venv/bin/python benchmarks/load_online.py --think 1.0      # ~1 s between moves
     .venv/bin/python benchmarks/load_online.py --database-url postgresql://…
+    .venv/bin/python benchmarks/load_online.py --database-url postgresql://… --processes 2
 
 Everything is bounded: ``--plies`` per game and a ``--timeout`` for the whole run.
 """
@@ -114,7 +115,7 @@ class Game:
 
     def __init__(
         self,
-        ws_base: str,
+        ws_bases: dict[str, str],
         game: tuple[str, str, str],
         plies: int,
         think: float,
@@ -124,7 +125,7 @@ class Game:
     ) -> None:
         self.gid, black, white = game
         self.tokens = {"black": black, "white": white}
-        self.ws_base = ws_base
+        self.ws_bases = ws_bases
         self.plies = plies
         self.think = think
         self.rng = rng
@@ -136,12 +137,10 @@ class Game:
 
     async def connect(self, limit: asyncio.Semaphore) -> None:
         """Open both seats' sockets and read each one's first state."""
-        uri = f"{self.ws_base}/ws/games/{self.gid}?token="
         async with limit:
             for color in ("black", "white"):
-                ws = await websockets.connect(
-                    uri + self.tokens[color], max_size=2**22, open_timeout=60
-                )
+                uri = f"{self.ws_bases[color]}/ws/games/{self.gid}?token={self.tokens[color]}"
+                ws = await websockets.connect(uri, max_size=2**22, open_timeout=60)
                 self.sockets[color] = ws
                 self.first[color] = json.loads(await ws.recv())["game"]
 
@@ -201,22 +200,30 @@ def percentile(data: list[float], q: float) -> float:
 async def main_async(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="poolcheckers-load-"))
     url = args.database_url or f"sqlite:///{tmp / 'load.sqlite3'}"
-    port = args.port or free_port()
-    base = f"http://127.0.0.1:{port}"
-    proc = start_server(port, url, tmp / "server.log", args.db_threads, args.ws_deflate)
+    ports = [args.port or free_port()] + [free_port() for _ in range(args.processes - 1)]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
+    procs: list[subprocess.Popen[bytes]] = []
     rng = random.Random(args.seed)
     stats = Stats()
     try:
-        await wait_ready(base, proc)
+        for i, port in enumerate(ports):
+            log = tmp / f"server{i}.log"
+            procs.append(start_server(port, url, log, args.db_threads, args.ws_deflate))
+            await wait_ready(bases[i], procs[i])  # one at a time: the first one migrates
         with tqdm(total=args.games, desc="create+join", unit="game", file=sys.stderr) as bar:
-            games = await create_games(base, args.games, bar)
-        ws_base = base.replace("http://", "ws://")
+            games = await create_games(bases[0], args.games, bar)
+        ws_bases = [base.replace("http://", "ws://") for base in bases]
         total = args.games * args.plies
         with tqdm(total=total, desc="moves", unit="move", file=sys.stderr) as bar:
-            players = [
-                Game(ws_base, g, args.plies, args.think, random.Random(rng.random()), stats, bar)
-                for g in games
-            ]
+            players = []
+            for i, g in enumerate(games):
+                # with several processes, the two seats of a game use different ones
+                seats = {
+                    "black": ws_bases[i % len(ws_bases)],
+                    "white": ws_bases[(i + 1) % len(ws_bases)],
+                }
+                seed = random.Random(rng.random())
+                players.append(Game(seats, g, args.plies, args.think, seed, stats, bar))
             limit = asyncio.Semaphore(20)
             await asyncio.gather(*(p.connect(limit) for p in players))
             bar.set_description("moves (all sockets open)")
@@ -226,15 +233,18 @@ async def main_async(args: argparse.Namespace) -> int:
             )
             elapsed = time.perf_counter() - start
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
     lat_ms = [x * 1000 for x in stats.latencies]
     db = "postgresql" if args.database_url else "sqlite"
     print(
-        f"load_online: {args.games} games x {args.plies} plies, think {args.think} s, database {db}"
+        f"load_online: {args.games} games x {args.plies} plies, think {args.think} s, "
+        f"database {db}, {args.processes} server process(es)"
     )
     print(f"  moves played      {stats.moves} in {elapsed:.2f} s")
     print(f"  throughput        {stats.moves / elapsed:.1f} moves/s")
@@ -260,11 +270,20 @@ def main(argv: list[str] | None = None) -> int:
         "--db-threads", type=int, default=None, help="passed to the server (default: its own)"
     )
     p.add_argument("--ws-deflate", action="store_true", help="server compresses messages")
+    p.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes (needs PostgreSQL when > 1): the seats of a game use "
+        "different processes, so every move crosses them by LISTEN/NOTIFY",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--timeout", type=float, default=600, help="stop after this many seconds")
     args = p.parse_args(argv)
-    if args.games < 1 or args.plies < 1:
-        p.error("--games and --plies must be positive")
+    if args.games < 1 or args.plies < 1 or args.processes < 1:
+        p.error("--games, --plies and --processes must be positive")
+    if args.processes > 1 and not (args.database_url or "").startswith(("postgres", "postgresql")):
+        p.error("--processes > 1 needs --database-url postgresql://… (LISTEN/NOTIFY)")
     return asyncio.run(main_async(args))
 
 
