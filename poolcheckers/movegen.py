@@ -274,17 +274,21 @@ def _man_sequences(
     square: int,
     path: list[int],
     captured: int,
+    victims: int,
     occupied: int,
-    opp: int,
     king_row: int,
     stop_on_king_row: bool,
     out: list[tuple[tuple[int, ...], int]],
 ) -> None:
-    """Extend a man's capture from ``square`` (R7, R13, R14, R15)."""
+    """Extend a man's capture from ``square`` (R7, R13, R14, R15).
+
+    ``victims`` are the opposing pieces not yet jumped; the jumped ones stay in
+    ``occupied`` until the sequence is over (R14).
+    """
     extended = False
     for over, land_bit, land in _MAN_JUMPS[square]:
         # R14: a piece is jumped at most once; jumped pieces still occupy their square.
-        if opp & over and not captured & over and not occupied & land_bit:
+        if victims & over and not occupied & land_bit:
             extended = True
             path.append(land)
             if stop_on_king_row and king_row & land_bit:
@@ -293,7 +297,14 @@ def _man_sequences(
             else:
                 # R15 (APCA): on the king row mid-capture a man jumps on as a man if it can.
                 _man_sequences(
-                    land, path, captured | over, occupied, opp, king_row, stop_on_king_row, out
+                    land,
+                    path,
+                    captured | over,
+                    victims ^ over,
+                    occupied,
+                    king_row,
+                    stop_on_king_row,
+                    out,
                 )
             path.pop()
     if not extended and captured:
@@ -343,7 +354,11 @@ def _king_sequences(
         squares = RAYS[over_square][direction][: landings.bit_count()]
         # R10: land where the capture can go on, if any such square exists.
         going_on = [t for t in squares if _king_can_capture(t, occupied, remaining)]
-        for t in going_on or squares:
+        if not going_on:
+            # R13: the sequence ends here, on any of the landing squares
+            out.extend(((*path, t), after) for t in squares)
+            continue
+        for t in going_on:
             path.append(t)
             _king_sequences(t, path, after, occupied, opp, out)
             path.pop()
@@ -367,7 +382,7 @@ def _sequences(
         if kings & sb:
             _king_sequences(s, [s], 0, occupied, opp, out)
         else:
-            _man_sequences(s, [s], 0, occupied, opp, king_row, stop, out)
+            _man_sequences(s, [s], 0, opp, occupied, king_row, stop, out)
     return out
 
 
