@@ -51,6 +51,18 @@ def test_home_page_lists_every_option(server: Server, new_page: Any) -> None:
     assert page.get_attribute('a[href="/archive"]', "href") == "/archive"
     shot(page, "home", full_page=True)
 
+    # Fast first paint: small files, no bundle, nothing from another host.
+    timing = page.evaluate(
+        """() => ({
+             fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
+             resources: performance.getEntriesByType("resource").map(
+               r => ({name: r.name, size: r.decodedBodySize})),
+           })"""
+    )
+    assert timing["fcp"] is not None and timing["fcp"] < 2000
+    assert all(r["name"].startswith(server.base_url) for r in timing["resources"])
+    assert sum(r["size"] for r in timing["resources"]) < 80_000
+
 
 def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: Any) -> None:
     page = new_page()

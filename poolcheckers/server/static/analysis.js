@@ -156,8 +156,8 @@ class AnalysisPage {
       "div",
       { class: "nav", role: "group", "aria-label": "Move navigation" },
       h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => this.go(0) }, "«"),
-      h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => this.go(this.ply - 1) }, "‹"),
-      h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => this.go(this.ply + 1) }, "›"),
+      h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => this.go(this.goal() - 1) }, "‹"),
+      h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => this.go(this.goal() + 1) }, "›"),
       h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => this.go(this.line.length) }, "»"),
     );
     const tools = h(
@@ -241,8 +241,8 @@ class AnalysisPage {
       if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
       if (t instanceof Element && t.closest(".board")) return;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === "ArrowLeft") this.go(this.ply - 1);
-      else if (e.key === "ArrowRight") this.go(this.ply + 1);
+      if (e.key === "ArrowLeft") this.go(this.goal() - 1);
+      else if (e.key === "ArrowRight") this.go(this.goal() + 1);
       else if (e.key === "Home") this.go(0);
       else if (e.key === "End") this.go(this.line.length);
       else return;
@@ -378,8 +378,14 @@ class AnalysisPage {
     return ply % 2 === 0 ? start : opponent(start);
   }
 
+  /** The ply being shown, or about to be: quick presses of "next" add up. */
+  goal() {
+    return this.target ?? this.ply;
+  }
+
   async go(ply, { animate = true } = {}) {
     ply = Math.max(0, Math.min(this.line.length, ply));
+    this.target = ply;
     const from = this.ply;
     const seq = (this.goSeq = (this.goSeq || 0) + 1);
     let info;

@@ -563,7 +563,9 @@ class GamePage {
   step(delta) {
     const s = this.state;
     if (!s) return;
-    const cur = this.viewPly === null ? s.moves.length : this.viewPly;
+    // Step from where the last request is going, so quick presses add up.
+    const target = this.targetPly === undefined ? this.viewPly : this.targetPly;
+    const cur = target === null ? s.moves.length : target;
     const next = Math.max(0, Math.min(s.moves.length, cur + delta));
     this.view(next >= s.moves.length ? null : next);
   }
@@ -580,6 +582,7 @@ class GamePage {
     const s = this.state;
     if (!s) return;
     if (ply !== null && ply >= s.moves.length) ply = null;
+    this.targetPly = ply;
     const from = this.viewPly === null ? s.moves.length : this.viewPly;
     if (ply === null) {
       this.viewSeq = (this.viewSeq || 0) + 1;
