@@ -47,6 +47,18 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     wait_shown(page, final.fen())
     assert pieces(page) == fen_pieces(final.fen())
 
+    # A PDN with an illegal move: the legal part is loaded, the error is shown.
+    page.fill("#pdn-input", "1. 11-15 23-19 2. 15-24 *")
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_selector("#error:not(:empty)")
+    assert "15-24" in page.inner_text("#error")
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 2")
+    assert move_texts(page) == ["11-15", "23-19"]
+    page.fill("#pdn-input", pdn)
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    wait_shown(page, final.fen())
+
     # Step through the game.
     page.click("#nav-first")
     wait_shown(page, STANDARD_FEN)

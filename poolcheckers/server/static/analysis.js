@@ -280,7 +280,7 @@ class AnalysisPage {
       } catch (err) {
         // Find how far the moves are legal, to show the first bad one.
         good = await this.legalPrefix(fen, moves, rules, infos);
-        this.showError(`Move ${good + 1} (${moves[good]}) cannot be played: ${err.message}`);
+        this.showError(`Only the first ${good} of ${moves.length} moves can be played: ${err.message}`);
       }
     }
     this.startFen = fen;
