@@ -78,6 +78,11 @@ MOVES: Table = Base.metadata.tables[MoveRow.__tablename__]
 # statements built once (SQLAlchemy caches their compiled form)
 SELECT_GAME = select(GAMES).where(GAMES.c.id == bindparam("b_id"))
 SELECT_MOVES = select(MOVES).where(MOVES.c.game_id == bindparam("b_id")).order_by(MOVES.c.ply)
+SELECT_NEWER_MOVES = (
+    select(MOVES)
+    .where(MOVES.c.game_id == bindparam("b_id"), MOVES.c.version > bindparam("b_version"))
+    .order_by(MOVES.c.ply)
+)
 UPDATE_GAME = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_old"))
@@ -201,6 +206,11 @@ class GameService:
         if cached is not None and cached.game.version == row["version"]:
             return cached
         game = GameRec(**dict(row))
+        if cached is not None and cached.game.version < game.version:
+            newer = self._load_newer(conn, cached, game)
+            if newer is not None:
+                self._cache_put(newer)
+                return newer
         move_rows = conn.execute(SELECT_MOVES, {"b_id": game_id}).mappings()
         moves = [MoveRec(**{k: v for k, v in m.items() if k != "game_id"}) for m in move_rows]
         if len(moves) != game.ply or any(m.version > game.version for m in moves):
@@ -209,6 +219,26 @@ class GameService:
         loaded = Loaded(game, moves, self.replay(game, moves))
         self._cache_put(loaded)
         return loaded
+
+    def _load_newer(self, conn: Connection, cached: Loaded, game: GameRec) -> Loaded | None:
+        """Bring a cached game up to date by playing only the moves stored since
+        (changes made by another process); None when that is not possible (a takeback
+        rewrote earlier plies): then the game is replayed from the start."""
+        rows = conn.execute(
+            SELECT_NEWER_MOVES, {"b_id": game.id, "b_version": cached.game.version}
+        ).mappings()
+        new = [MoveRec(**{k: v for k, v in m.items() if k != "game_id"}) for m in rows]
+        first = len(cached.moves)
+        if game.ply != first + len(new) or any(
+            m.ply != first + i or m.version > game.version for i, m in enumerate(new)
+        ):
+            return None
+        if not new:
+            return Loaded(game, cached.moves, cached.board)
+        board = cached.board.copy()
+        for m in new:
+            board.push(board.parse_move(m.path))
+        return Loaded(game, [*cached.moves, *new], board)
 
     def _store(self, conn: Connection, old_version: int, change: Change) -> None:
         g = change.game

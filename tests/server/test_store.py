@@ -173,3 +173,30 @@ def test_stale_cache_in_another_process_loses_the_compare_and_set(db_url: str) -
     assert a.state(gid)[0]["moves"] == ["11-15", "22-18"]
     engine_a.dispose()
     engine_b.dispose()
+
+
+def test_other_process_sees_moves_and_takebacks(db_url: str) -> None:
+    """A process with a cached game catches up with moves (played incrementally) and
+    with a takeback (earlier plies rewritten: replayed from the start)."""
+    engine_a, engine_b = make_engine(db_url), make_engine(db_url)
+    run_migrations(engine_a)
+    a = GameService(engine_a, engine_available=lambda: True)
+    b = GameService(engine_b, engine_available=lambda: True)
+    committed, token, _ = a.create(CreateRequest("engine", {}, None, 3, "black", None, 0))
+    gid = committed.loaded.game.id
+    a.move(gid, token, "11-15", 0)
+    a.engine_move(gid, 1, "22-18")  # as if the engine had replied
+    assert b.state(gid)[0]["moves"] == ["11-15", "22-18"]
+    a.move(gid, token, "15x22", 2)
+    a.engine_move(gid, 3, "25x18")
+    assert b.state(gid)[0]["moves"] == ["11-15", "22-18", "15x22", "25x18"]
+    a.takeback(gid, token)
+    assert b.state(gid)[0]["moves"] == ["11-15", "22-18"]
+    a.takeback(gid, token)
+    a.move(gid, token, "9-13", 0)
+    a.engine_move(gid, 1, "22-18")
+    state_b = b.state(gid)[0]
+    assert state_b == a.state(gid)[0]
+    assert state_b["moves"] == ["9-13", "22-18"] and state_b["fen"] == a.loaded(gid).board.fen()
+    engine_a.dispose()
+    engine_b.dispose()
