@@ -370,12 +370,13 @@ class Engine:
         >>> Engine(hash_mb=1).evaluate(Board("B:W:BK1,2")) > 200
         True
         """
+        rules = self._rules_for(board)
         return int(
             self._searcher.evaluate(
                 *_position(board),
                 board.halfmove_clock,
                 board.three_kings_count,
-                _rules_tuple(self._rules_for(board)),
+                _rules_tuple(rules),
             )
         )
 
@@ -389,6 +390,8 @@ class Engine:
 
     # ------------------------------------------------------------ search
     def _rules_for(self, board: Board) -> RuleSet:
+        if not isinstance(board, Board):
+            raise TypeError(f"the engine searches a poolcheckers.Board, not {type(board).__name__}")
         if self.rules is not None and board.rules != self.rules:
             raise ValueError(
                 f"the board plays under rules {board.rules.name!r} but this engine was made "
@@ -441,6 +444,11 @@ class Engine:
         ``None`` is full strength.  Raises ``ValueError`` when the side to move
         has no legal move (R16).
         """
+        self._rules_for(board)
+        if limit is not None and not isinstance(limit, Limit):
+            raise TypeError(
+                f"limit must be a poolcheckers.engine.Limit, not {type(limit).__name__}"
+            )
         if not board.legal_moves:
             raise ValueError(
                 f"{board.turn.name_lower} has no legal move in {board.fen()}: "

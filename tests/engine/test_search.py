@@ -337,3 +337,15 @@ def test_known_draws_evaluate_to_zero() -> None:
     engine = Engine(hash_mb=1)
     for fen in ["B:WK1:BK5,K9", "W:WK1:BK5,K9", "B:WK1,K2:BK30", "W:WK10:BK20"]:
         assert engine.evaluate(Board(fen)) == 0, fen
+
+
+def test_wrong_argument_types() -> None:
+    engine = Engine(hash_mb=1)
+    with pytest.raises(TypeError, match="Board"):
+        engine.search("B:W21:B1", Limit(depth=1))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Limit"):
+        engine.search(Board(), 0.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Board"):
+        engine.evaluate(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        engine.set_weights({"king": "big"})  # type: ignore[dict-item]
