@@ -268,12 +268,20 @@ class GameService:
         game_id: str,
         op: Callable[[Loaded, int], Change | None],
         answer: Callable[[Loaded, int], T],
+        *,
+        optimistic: bool = False,
     ) -> T:
         """Run ``op`` on the current game, store its change (if any) and answer.
 
         Before ``op``, a fallen flag ends the game (R20): checked on every request.
         On a lost compare-and-set, everything is re-read and ``op`` runs again.
+
+        ``optimistic``: first try ``op`` on the cached game without reading the
+        stored version; a change is still stored by compare-and-set (so a stale
+        cache only costs a retry), and an answer without a change (an error, a
+        retried move) is only given after re-running on a freshly read game.
         """
+        unverified = optimistic
         for _attempt in range(8):
             committed: list[Committed] = []
             flagged = False
@@ -282,19 +290,28 @@ class GameService:
                     try:
                         with self.db.begin() as conn:
                             now = self.clock.now_ms()
-                            loaded = self._load(conn, game_id)
+                            cached = self._cache_get(game_id) if unverified else None
+                            unverified = False
+                            loaded = cached if cached is not None else self._load(conn, game_id)
                             flag = self._flag_change(loaded, now)
                             if flag is not None:
                                 # stored on its own, even if ``op`` then fails (game over)
                                 self._apply(conn, loaded, flag, now, committed)
                                 flagged = True
                             else:
-                                result = op(loaded, now)
+                                try:
+                                    result = op(loaded, now)
+                                except ApiError:
+                                    if cached is not None:
+                                        raise _Conflict from None  # decide on fresh data
+                                    raise
                                 if isinstance(result, Change):
                                     loaded = self._apply(conn, loaded, result, now, committed)
+                                elif cached is not None:
+                                    raise _Conflict  # answer from fresh data
                                 value = answer(loaded, now)
-                    except ApiError:
-                        raise
+                    except (ApiError, _Conflict):
+                        raise  # the cached snapshots stay valid: _load catches up
                     except BaseException:
                         self._cache_drop(game_id)
                         raise
@@ -595,7 +612,7 @@ class GameService:
         def answer(loaded: Loaded, now: int) -> tuple[dict[str, Any], bool]:
             return (retry[-1], False) if retry else (base_state(loaded, now), True)
 
-        return self._run(game_id, op, answer)
+        return self._run(game_id, op, answer, optimistic=True)
 
     @staticmethod
     def _parse(board: Board, text_move: str) -> Move:
