@@ -366,7 +366,7 @@ def _king_sequences(
         out.append((tuple(path), captured))  # R13
 
 
-def _sequences(
+def capture_sequences_of(
     pieces: int, own: int, opp: int, kings: int, side: int, rules: RuleSet
 ) -> list[tuple[tuple[int, ...], int]]:
     """The capture sequences of the pieces ``pieces`` (a subset of ``own``)."""
@@ -398,7 +398,7 @@ def capture_sequences(
         pieces = man_capturers(own & ~kings, opp, _FULL ^ (own | opp)) | (own & kings)
     else:
         pieces = own & _BIT[origin]
-    return _sequences(pieces, own, opp, kings, side, rules)
+    return capture_sequences_of(pieces, own, opp, kings, side, rules)
 
 
 def _squares(bb: int) -> list[int]:
@@ -482,7 +482,9 @@ def generate(own: int, opp: int, kings: int, side: int, rules: RuleSet = _APCA) 
     own_kings = own & kings
     capturers = man_capturers(own ^ own_kings, opp, _FULL ^ occupied)
     if capturers or (own_kings and kings_can_capture(own_kings, occupied, opp)):
-        return _capture_moves(_sequences(capturers | own_kings, own, opp, kings, side, rules))
+        return _capture_moves(
+            capture_sequences_of(capturers | own_kings, own, opp, kings, side, rules)
+        )
     return simple_moves(own, opp, kings, side)
 
 

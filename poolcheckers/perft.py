@@ -17,7 +17,7 @@ from poolcheckers.movegen import (
     KING_RAYS,
     KING_ROW,
     MAN_STEP_CLASSES,
-    capture_sequences,
+    capture_sequences_of,
     count_simple_moves,
     kings_can_capture,
     man_capturers,
@@ -44,14 +44,13 @@ def _perft(own: int, opp: int, kings: int, side: int, depth: int, rules: RuleSet
     next_side = 1 - side
     king_row = KING_ROW[side]
     # R11: a capture, if there is one, must be played.
-    if man_capturers(men, opp, empty) or (
-        own_kings and kings_can_capture(own_kings, occupied, opp)
-    ):
+    capturers = man_capturers(men, opp, empty)
+    if capturers or (own_kings and kings_can_capture(own_kings, occupied, opp)):
+        sequences = capture_sequences_of(capturers | own_kings, own, opp, kings, side, rules)
+        if not next_depth and len(sequences) == 1:
+            return 1
         # R4: sequences with the same origin, destination and captured set are one move.
-        ends = {
-            (path[0], path[-1], mask)
-            for path, mask in capture_sequences(own, opp, kings, side, rules)
-        }
+        ends = {(path[0], path[-1], mask) for path, mask in sequences}
         if not next_depth:
             return len(ends)
         for origin, dest, mask in ends:
