@@ -207,6 +207,53 @@ class Peer(Side):
             pop()
         return total
 
+    def core_perft(self, fen: str, depth: int) -> int:
+        """Perft on the peer's move core alone: no Board, no Move objects.
+
+        Context only, not one of the compared figures: ``gen_moves`` on the
+        core's own bitboards, with a minimal apply written here.
+        """
+        from draughts.boards._core import CORE_BRAZILIAN
+
+        geo = CORE_BRAZILIAN.geo
+        bit, gen = geo.BIT, CORE_BRAZILIAN.gen_moves
+        promo = (geo.PROMO_BLACK, geo.PROMO_WHITE)
+
+        def play(men: int, kings: int, f: int, t: int, white: bool) -> tuple[int, int]:
+            if kings & f:
+                return men, (kings ^ f) | t
+            if t & promo[white]:
+                return men ^ f, kings | t
+            return men ^ f ^ t, kings
+
+        def walk(wm: int, wk: int, bm: int, bk: int, white: bool, depth: int) -> int:
+            caps, quiets = gen(wm, wk, bm, bk, white, False)
+            if depth == 1:
+                return len(caps) if caps else len(quiets)
+            total = 0
+            moves = (
+                [(p[0], p[-1], c) for p, c, _ in caps] if caps else [(a, b, ()) for a, b in quiets]
+            )
+            for a, b, cap in moves:
+                gone = 0
+                for c in cap:
+                    gone |= bit[c]
+                f, t = bit[a], bit[b]
+                if white:
+                    nwm, nwk = play(wm, wk, f, t, True)
+                    total += walk(nwm, nwk, bm & ~gone, bk & ~gone, False, depth - 1)
+                else:
+                    nbm, nbk = play(bm, bk, f, t, False)
+                    total += walk(wm & ~gone, wk & ~gone, nbm, nbk, True, depth - 1)
+            return total
+
+        b = self.board(fen)
+        g = CORE_BRAZILIAN.to_ghost
+        white = b.turn == self._white
+        return walk(
+            g(b.white_men), g(b.white_kings), g(b.black_men), g(b.black_kings), white, depth
+        )
+
     def move_key(self, move: Any) -> MoveKey:
         return (
             move.square_list[0] + 1,
@@ -337,7 +384,15 @@ def measure(side: Side, args: argparse.Namespace, show: bool) -> dict[str, Any]:
         "perft_start": (f"perft({perft_start}) start", "leaves"),
         "perft_mid": (f"perft({perft_mid}) mid-game x{len(ALL_FENS) - 1}", "leaves"),
     }
-    return {"name": side.name, "counts": counts, "times": times, "work": work, "labels": labels}
+    result = {"name": side.name, "counts": counts, "times": times, "work": work, "labels": labels}
+    if isinstance(side, Peer):
+        core_count = side.core_perft(START_FEN, perft_start)
+        if core_count != counts["perft_start"]:
+            raise AssertionError(f"peer core perft {core_count} != {counts['perft_start']}")
+        result["core_perft_start"] = _best_of(
+            repeat, lambda: side.core_perft(START_FEN, perft_start)
+        )
+    return result
 
 
 # --------------------------------------------------------------------- peer process
@@ -373,18 +428,30 @@ def compare_counts(ours: dict[str, Any], peer: dict[str, Any]) -> list[str]:
     return [key for key in ours["counts"] if ours["counts"][key] != peer["counts"][key]]
 
 
+def _cell(seconds: float, work: int, unit: str) -> str:
+    return f"{seconds:7.3f} s {work / seconds / 1000:7.1f}k {unit[:1]}/s"
+
+
 def table(ours: dict[str, Any], peer: dict[str, Any] | None) -> str:
+    """Figure, our time and rate, the peer's, and the ratio peer time / our time."""
     head = f"{'figure':<28} {'ours':>22} {'peer':>22} {'ratio':>7}"
     lines = [head, "-" * len(head)]
     for key, (label, unit) in ours["labels"].items():
         work = ours["work"][key]
-
-        def cell(result: dict[str, Any], key: str = key, work: int = work, unit: str = unit) -> str:
-            seconds = result["times"][key]
-            return f"{seconds:7.3f} s {work / seconds / 1000:7.1f}k {unit[:1]}/s"
-
+        mine = _cell(ours["times"][key], work, unit)
+        theirs = _cell(peer["times"][key], work, unit) if peer else "-"
         ratio = f"{peer['times'][key] / ours['times'][key]:6.2f}x" if peer else "-"
-        lines.append(f"{label:<28} {cell(ours):>22} {cell(peer) if peer else '-':>22} {ratio:>7}")
+        lines.append(f"{label:<28} {mine:>22} {theirs:>22} {ratio:>7}")
+    if peer and "core_perft_start" in peer:
+        label, unit = ours["labels"]["perft_start"]
+        work, seconds = ours["work"]["perft_start"], ours["times"]["perft_start"]
+        core = peer["core_perft_start"]
+        lines.append(
+            f"{label + ', peer core*':<28} {_cell(seconds, work, unit):>22} "
+            f"{_cell(core, work, unit):>22} {core / seconds:6.2f}x"
+        )
+        lines.append("* context, not a library figure: py-draughts' move core (gen_moves) on its")
+        lines.append("  own bitboards with an apply written here, no Board/Move objects")
     return "\n".join(lines)
 
 
