@@ -115,6 +115,8 @@ def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: An
     assert state["moves"] == ["11-15", "22-18", "15x22"]
     assert state["rules"]["king_only_move_limit"] == 15
     assert state["rules"]["repetition_draw"] is True
+    rules_line = page.inner_text("#rules-line")
+    assert "15 moves" in rules_line and "repetition" in rules_line
 
     # Navigation: view the start position, step forward; view only while navigating.
     page.click("#nav-first")

@@ -92,6 +92,7 @@ class GamePage {
     this.status = h("div", { class: "status", id: "status" });
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
     this.counters = h("div", { class: "counters", id: "counters" });
+    this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
     this.error = h("p", { class: "error", id: "error" });
     this.notice = h("p", { class: "notice", id: "notice" });
     this.moveInput = h("input", {
@@ -145,6 +146,7 @@ class GamePage {
           { class: "side" },
           this.status,
           this.outcome,
+          this.rulesLine,
           this.counters,
           this.invite,
           this.moveForm,
@@ -396,6 +398,10 @@ class GamePage {
     }
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
     this.status.replaceChildren(...[dot, text].filter(Boolean));
+    const yourTurn = this.canMove() && mine.length === 1;
+    document.title = `${s.status === "finished" ? "Game over" : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
+    this.rulesLine.textContent = rulesSummary(s.rules);
+    this.rulesLine.hidden = !this.rulesLine.textContent;
     this.status.dataset.turn = s.turn;
     if (s.outcome) {
       this.outcome.hidden = false;
@@ -677,6 +683,19 @@ class GamePage {
       this.showError(err.message);
     }
   }
+}
+
+/** The rule options (RULES.md §9) that differ from APCA, in words; "" for APCA. */
+function rulesSummary(rules) {
+  if (!rules) return "";
+  const parts = [];
+  if (rules.crown_during_capture === "stop") parts.push("a man reaching the king row in a capture is crowned and stops");
+  if (rules.three_kings_limit_result === "loss") parts.push("three kings v one not won in 13 moves loses");
+  if (rules.king_only_move_limit && rules.king_only_move_limit !== 25) {
+    parts.push(`draw after ${rules.king_only_move_limit} moves each without a man move or capture`);
+  }
+  if (rules.repetition_draw) parts.push("threefold repetition draws");
+  return parts.length ? `Rules: ${parts.join("; ")}.` : "";
 }
 
 /** "3. 11-15" or "3... 23-19": the move played at ply (1-based) in PDN style. */
