@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="threads for database work; 0 runs it on the event loop "
-        "(default: 0 with SQLite, 4 with PostgreSQL)",
+        "(default: 0 with SQLite, 8 with PostgreSQL)",
     )
     p.add_argument(
         "--ws-deflate",
