@@ -3,6 +3,7 @@ repetition option, with the reason in words."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from .helpers import move, new_game
@@ -40,3 +41,52 @@ def test_without_the_option_repetition_goes_on(client: TestClient) -> None:
     gid, token = created["game"]["id"], created["token"]
     for ply, mv in enumerate(SHUFFLE * 3):
         assert move(client, gid, token, mv, ply).json()["status"] == "running"
+
+
+# Black's three kings fail to take White's lone king in 13 moves (no capture on the way)
+THREE_KINGS = [
+    "2-9",
+    "29-22",
+    "9-5",
+    "22-29",
+    "5-32",
+    "29-25",
+    "1-5",
+    "25-30",
+    "32-9",
+    "30-26",
+    "9-2",
+    "26-13",
+    "3-14",
+    "13-31",
+    "14-23",
+    "31-20",
+    "23-30",
+    "20-31",
+    "5-32",
+    "31-17",
+    "30-21",
+    "17-3",
+    "32-28",
+    "3-12",
+    "2-6",
+]
+
+
+@pytest.mark.parametrize(("option", "winner"), [("draw", None), ("loss", "white")])
+def test_r19_three_kings_limit(client: TestClient, option: str, winner: str | None) -> None:
+    created = new_game(
+        client,
+        mode="local",
+        fen="B:WK29:BK1,K2,K3",
+        rules={"three_kings_limit_result": option},
+    )
+    gid, token = created["game"]["id"], created["token"]
+    assert created["game"]["counters"]["r19_active"] is True
+    for ply, mv in enumerate(THREE_KINGS):
+        state = move(client, gid, token, mv, ply).json()
+        assert (state["status"] == "finished") == (ply == len(THREE_KINGS) - 1), ply
+    assert state["counters"]["r19_moves"] == 13
+    assert state["outcome"]["termination"] == "three_kings"
+    assert state["outcome"]["winner"] == winner
+    assert "(R19)" in state["outcome"]["reason"]
