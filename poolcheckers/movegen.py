@@ -93,26 +93,31 @@ MAN_STEP_CLASSES: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
 )
 
 
-def _jump_origins(direction: int, over_delta: int) -> int:
-    """Squares from which a man jumps in ``direction`` over ``square + over_delta``."""
+def _jump_origins(direction: int, over_delta: int, land_delta: int) -> int:
+    """Squares from which a man jumps in ``direction`` over ``square + over_delta``
+    to ``square + land_delta`` (checked against the R2 tables)."""
     out = 0
     for s in SQUARES:
         over = NEIGHBOURS[s][direction]
-        if over is not None and over - s == over_delta and NEIGHBOURS[over][direction] is not None:
+        if over is None or over - s != over_delta:
+            continue
+        land = NEIGHBOURS[over][direction]
+        if land is not None:
+            assert land - s == land_delta, (s, direction)
             out |= _BIT[s]
     return out
 
 
 # R7: jump origins per direction and row parity.  The jump itself is uniform:
 # +9 for SE, +7 for SW, -7 for NE, -9 for NW; the jumped square is one step.
-_J_SE5: Final = _jump_origins(SE, 5)
-_J_SE4: Final = _jump_origins(SE, 4)
-_J_SW4: Final = _jump_origins(SW, 4)
-_J_SW3: Final = _jump_origins(SW, 3)
-_J_NE3: Final = _jump_origins(NE, -3)
-_J_NE4: Final = _jump_origins(NE, -4)
-_J_NW4: Final = _jump_origins(NW, -4)
-_J_NW5: Final = _jump_origins(NW, -5)
+_J_SE5: Final = _jump_origins(SE, 5, 9)
+_J_SE4: Final = _jump_origins(SE, 4, 9)
+_J_SW4: Final = _jump_origins(SW, 4, 7)
+_J_SW3: Final = _jump_origins(SW, 3, 7)
+_J_NE3: Final = _jump_origins(NE, -3, -7)
+_J_NE4: Final = _jump_origins(NE, -4, -7)
+_J_NW4: Final = _jump_origins(NW, -4, -9)
+_J_NW5: Final = _jump_origins(NW, -5, -9)
 
 
 def man_capturers(men: int, opp: int, empty: int) -> int:
