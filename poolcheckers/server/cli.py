@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="compress WebSocket messages (permessage-deflate); off by default: "
         "game states are small and compressing them costs CPU",
     )
+    p.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log every request (off by default: URLs carry seat tokens)",
+    )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
     return p
 
@@ -78,6 +83,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        access_log=args.access_log,
         ws_max_size=1 << 20,
         ws_per_message_deflate=args.ws_deflate,
     )
