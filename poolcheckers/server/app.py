@@ -472,9 +472,14 @@ def create_app(settings: Settings) -> FastAPI:
                 await ws.close(code=4000 + exc.status)
                 return
             sub.color = seat
-            if state["version"] > sub.version:
-                sub.version = state["version"]
-                sub.send(state_message(dumps(state), seat))
+            sub.ready = True
+            sub.version = state["version"]
+            sub.send(state_message(dumps(state), seat))
+            if sub.missed:  # changed while we read it: send the newer state too
+                state, _ = await ctx.run(service.state, game_id, token)
+                if state["version"] > sub.version:
+                    sub.version = state["version"]
+                    sub.send(state_message(dumps(state), seat))
             sender = asyncio.create_task(ws_sender(ws, sub))
             try:
                 await ws_game_reader(ws, sub, game_id, token)

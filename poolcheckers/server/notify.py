@@ -34,6 +34,10 @@ class Subscriber:
         self.color = color
         self.version = 0
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        #: False while the connection is still reading its first state (seat unknown)
+        self.ready = False
+        #: a change was published while not ready
+        self.missed = False
 
     def send(self, message: str) -> None:
         if self.queue.qsize() >= MAX_BACKLOG:
@@ -79,6 +83,9 @@ class Hub:
             return
         base_json: str | None = None
         for sub in list(subs):
+            if not sub.ready:
+                sub.missed = True
+                continue
             if sub.version >= version:
                 continue
             if base_json is None:
