@@ -451,8 +451,9 @@ def create_app(settings: Settings) -> FastAPI:
     @app.post("/api/analysis/position")
     async def analysis_position(request: Request) -> JSONResponse:
         data = await read_json(request)
-        board = analysis_board(data)
-        return JSONResponse(position_info(board))
+        # up to 2000 moves to replay: off the event loop
+        info = await run(lambda: position_info(analysis_board(data)))
+        return JSONResponse(info)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
