@@ -143,8 +143,10 @@ static PyObject *core_perft(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     int64_t n;
-    Py_BEGIN_ALLOW_THREADS n = pc_perft(&pos, &r, depth);
-    Py_END_ALLOW_THREADS if (n < 0) return overflow_error();
+    Py_BEGIN_ALLOW_THREADS
+    n = pc_perft(&pos, &r, depth);
+    Py_END_ALLOW_THREADS
+    if (n < 0) return overflow_error();
     return PyLong_FromLongLong(n);
 }
 
@@ -170,7 +172,8 @@ static PyObject *core_perft_divide(PyObject *self, PyObject *args, PyObject *kw)
         return PyErr_NoMemory();
     }
     int bad = 0;
-    Py_BEGIN_ALLOW_THREADS pc_gen_moves(&pos, &r, list);
+    Py_BEGIN_ALLOW_THREADS
+    pc_gen_moves(&pos, &r, list);
     bad = list->overflow;
     for (int i = 0; !bad && i < list->n; i++) {
         Position next;
@@ -178,7 +181,8 @@ static PyObject *core_perft_divide(PyObject *self, PyObject *args, PyObject *kw)
         counts[i] = pc_perft(&next, &r, depth - 1);
         if (counts[i] < 0) bad = 1;
     }
-    Py_END_ALLOW_THREADS PyObject *out = NULL;
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL;
     if (bad) overflow_error();
     else {
         out = PyList_New(list->n);
@@ -209,8 +213,10 @@ static PyObject *core_bench(PyObject *self, PyObject *args) {
     int64_t nodes = 0;
     double secs = 0;
     int r;
-    Py_BEGIN_ALLOW_THREADS r = pc_bench(depth, &nodes, &secs);
-    Py_END_ALLOW_THREADS if (r != 0) {
+    Py_BEGIN_ALLOW_THREADS
+    r = pc_bench(depth, &nodes, &secs);
+    Py_END_ALLOW_THREADS
+    if (r != 0) {
         PyErr_SetString(PyExc_MemoryError, "bench: could not allocate a searcher");
         return NULL;
     }
@@ -280,8 +286,10 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
         return -1;
     }
     Searcher *s;
-    Py_BEGIN_ALLOW_THREADS s = pc_searcher_new((size_t)mb);
-    Py_END_ALLOW_THREADS if (!s) {
+    Py_BEGIN_ALLOW_THREADS
+    s = pc_searcher_new((size_t)mb);
+    Py_END_ALLOW_THREADS
+    if (!s) {
         PyErr_NoMemory();
         return -1;
     }
@@ -305,6 +313,8 @@ static int ready(SearcherObject *self) {
         PyErr_SetString(PyExc_RuntimeError, "this engine is already searching (one search at a time)");
         return -1;
     }
+    /* A stop() that came after the previous search ended is not for this one. */
+    atomic_store(&self->s->stop, 0);
     return 0;
 }
 
@@ -429,9 +439,10 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     }
     CallbackData cd = {cb, 0};
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = pc_search(s, &pos, keys, nkeys, &lim, info_callback, &cd, info);
-    atomic_store(&s->stop, 0);
-    Py_END_ALLOW_THREADS done(self);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pc_search(s, &pos, keys, nkeys, &lim, info_callback, &cd, info);
+    Py_END_ALLOW_THREADS
+    done(self);
     PyMem_Free(keys);
     PyObject *out = NULL;
     if (cd.failed) {
@@ -486,9 +497,10 @@ static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyOb
         return PyErr_NoMemory();
     }
     int n;
-    Py_BEGIN_ALLOW_THREADS n = pc_root_scores(s, &pos, keys, nkeys, depth, tlim, list, scores);
-    atomic_store(&s->stop, 0);
-    Py_END_ALLOW_THREADS done(self);
+    Py_BEGIN_ALLOW_THREADS
+    n = pc_root_scores(s, &pos, keys, nkeys, depth, tlim, list, scores);
+    Py_END_ALLOW_THREADS
+    done(self);
     PyMem_Free(keys);
     PyObject *out = NULL;
     if (n == -1) PyErr_SetString(PyExc_ValueError, "the side to move has no legal move: the game is over (R16)");
