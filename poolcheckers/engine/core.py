@@ -246,7 +246,12 @@ class SearchResult:
 
     @property
     def nps(self) -> float:
-        """Nodes per second of this search."""
+        """Nodes per second of this search.
+
+        >>> from poolcheckers import Board
+        >>> SearchResult(Board().legal_moves[0], 0, [], 1, 500, 0.25, None).nps
+        2000.0
+        """
         return self.nodes / self.time if self.time > 0 else 0.0
 
 
@@ -349,7 +354,11 @@ class Engine:
     # ------------------------------------------------------------ weights
     @property
     def weights(self) -> dict[str, int]:
-        """The current evaluation weights."""
+        """The current evaluation weights.
+
+        >>> Engine(hash_mb=1).weights == default_weights()
+        True
+        """
         return dict(self._searcher.get_weights())
 
     def set_weights(self, weights: Mapping[str, int]) -> None:
@@ -381,11 +390,34 @@ class Engine:
         )
 
     def clear(self) -> None:
-        """Forget the hash table and move-ordering statistics."""
+        """Forget the hash table and move-ordering statistics.
+
+        After it, a fixed-depth search counts the same nodes as on a new engine:
+
+        >>> from poolcheckers import Board
+        >>> engine = Engine(hash_mb=1)
+        >>> first = engine.search(Board(), Limit(depth=5)).nodes
+        >>> engine.clear()
+        >>> engine.search(Board(), Limit(depth=5)).nodes == first
+        True
+        """
         self._searcher.clear()
 
     def stop(self) -> None:
-        """Stop a running search (from another thread); it returns its best move so far."""
+        """Stop a running search (from another thread); it returns its best move so far.
+
+        Without a running search it does nothing:
+
+        >>> import threading
+        >>> from poolcheckers import Board
+        >>> engine = Engine(hash_mb=1)
+        >>> engine.stop()
+        >>> timer = threading.Timer(0.1, engine.stop)
+        >>> timer.start()
+        >>> engine.search(Board(), Limit(depth=90)).move in Board().legal_moves
+        True
+        >>> timer.join()
+        """
         self._searcher.stop()
 
     # ------------------------------------------------------------ search
@@ -443,6 +475,15 @@ class Engine:
         depth.  ``level`` 1..10 plays weaker (see :mod:`poolcheckers.engine.levels`);
         ``None`` is full strength.  Raises ``ValueError`` when the side to move
         has no legal move (R16).
+
+        >>> from poolcheckers import Board
+        >>> board = Board("W:WK22,K14,K9:B3,K32")
+        >>> result = Engine(hash_mb=1).search(board, Limit(depth=8))
+        >>> result.mate_in, [str(m) for m in result.pv][:1]
+        (5, ['9-5'])
+        >>> weak = Engine(hash_mb=1, seed=3).search(Board(), Limit(time=1), level=2)
+        >>> weak.move in Board().legal_moves
+        True
         """
         self._rules_for(board)
         if limit is not None and not isinstance(limit, Limit):
