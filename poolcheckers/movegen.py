@@ -427,13 +427,23 @@ for _a in SQUARES:
                 _SINGLE_CAPTURES[((_a, _b), _BIT[_over])] = Move((_a, _b), frozenset((_over,)))
 
 
+# The captured set of every capture of one or two pieces, by captured mask.
+_CAPTURED_SETS: Final[dict[int, frozenset[int]]] = {
+    _BIT[a] | _BIT[b]: frozenset((a, b)) for a in SQUARES for b in SQUARES
+}
+
+
+def _captured_set(mask: int) -> frozenset[int]:
+    return _CAPTURED_SETS.get(mask) or frozenset(_squares(mask))
+
+
 def _capture_moves(sequences: list[tuple[tuple[int, ...], int]]) -> list[Move]:
     """The moves of ``sequences``, merged and marked for notation as R4 asks."""
     single = _SINGLE_CAPTURES
     if len({(path[0], path[-1]) for path, _ in sequences}) == len(sequences):
         # no two sequences share origin and destination: nothing to merge, no full paths (R4)
         return [
-            single[(path, mask)] if len(path) == 2 else Move(path, frozenset(_squares(mask)))
+            single[(path, mask)] if len(path) == 2 else Move(path, _captured_set(mask))
             for path, mask in sequences
         ]
     merged: dict[tuple[int, int, int], tuple[int, ...]] = {}
@@ -449,7 +459,7 @@ def _capture_moves(sequences: list[tuple[tuple[int, ...], int]]) -> list[Move]:
         if len(path) == 2
         else Move(
             path,
-            frozenset(_squares(mask)),
+            _captured_set(mask),
             # R4: several captures from a to b: write every landing square
             needs_full_path=per_ends[(origin, dest)] > 1,
         )
