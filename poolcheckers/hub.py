@@ -511,6 +511,7 @@ class HubSession:
             self.write("done")
             return
         if not self._ensure_engine():
+            self.write("done")  # every go is answered, even without an engine
             return
         engine = self._engine
         assert engine is not None

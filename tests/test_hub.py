@@ -321,6 +321,19 @@ def test_go_on_a_finished_game_reports_it() -> None:
     assert out[0].startswith("error") and "cannot move" in out[0] and out[1] == "done"
 
 
+def test_an_engine_that_cannot_start_is_reported_and_go_still_answers() -> None:
+    def broken(hash_mb: int, rules: RuleSet) -> FakeEngine:
+        raise RuntimeError("no native core")
+
+    stdout = _Output()
+    session = HubSession(
+        broken, io.StringIO("init\ngo think\nping\n"), stdout, limit_factory=FakeLimit
+    )
+    assert session.run() == 0
+    assert stdout.lines[0] == 'error message="the engine cannot start: no native core"'
+    assert stdout.lines[1].startswith("error") and stdout.lines[2:] == ["done", "pong"]
+
+
 def test_rule_parameters_change_the_board_rules() -> None:
     engine = FakeEngine()
     seen: list[RuleSet] = []
