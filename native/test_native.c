@@ -198,6 +198,32 @@ static void test_search(void) {
     pc_searcher_free(s);
 }
 
+static void test_geometry_and_eval_terms(void) {
+    /* R2: 4-8-11-15-18-22-25-29 is one diagonal, from Black's near corner to White's. */
+    static const int diag[8] = {4, 8, 11, 15, 18, 22, 25, 29};
+    Bitboard mask = 0;
+    for (int i = 0; i < 8; i++) mask |= BIT(pc_sq_to_idx[diag[i]]);
+    int start = pc_sq_to_idx[4];
+    CHECK((pc_ray[start][DIR_DL] | BIT(start)) == mask, "the long diagonal follows R2");
+    /* R2 numbering: square 1 is row 0 column 1, square 5 is row 1 column 0. */
+    CHECK(pc_idx_to_sq[pc_nb[pc_sq_to_idx[1]][DIR_DL]] == 5, "1 down-left is 5 (R2)");
+    CHECK(pc_idx_to_sq[pc_nb[pc_sq_to_idx[1]][DIR_DR]] == 6, "1 down-right is 6 (R2)");
+    CHECK(pc_nb[pc_sq_to_idx[5]][DIR_DL] < 0 && pc_nb[pc_sq_to_idx[12]][DIR_DR] < 0, "board edges (R1)");
+
+    /* A runaway man (nothing ahead, no enemy king) is worth more than a blocked one. */
+    EvalWeights w = pc_default_weights();
+    RuleOptions r = pc_default_rules();
+    Position free_run, blocked;
+    pc_parse_fen(&free_run, "B:W21,25:B19,1");
+    pc_parse_fen(&blocked, "B:W21,27:B19,1");
+    CHECK(pc_evaluate(&free_run, &w, &r) > pc_evaluate(&blocked, &w, &r), "runaway man bonus");
+    /* A king on the long diagonal is worth more than one in the double corner. */
+    Position on, off;
+    pc_parse_fen(&on, "B:W21,22:BK15,1");
+    pc_parse_fen(&off, "B:W21,22:BK16,1");
+    CHECK(pc_evaluate(&on, &w, &r) > pc_evaluate(&off, &w, &r), "long diagonal bonus");
+}
+
 static void test_bench(void) {
     int64_t n1, n2;
     double t;
@@ -212,6 +238,7 @@ int main(void) {
     test_fen_errors();
     test_make_counters();
     test_search();
+    test_geometry_and_eval_terms();
     test_bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
