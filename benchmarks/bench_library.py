@@ -472,7 +472,11 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(measure(side, args, show), sys.stdout)
         return 0
 
-    peer = None if args.no_peer else run_peer(args)
+    try:
+        peer = None if args.no_peer else run_peer(args)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"the peer could not run ({error}); --no-peer measures ours alone", file=sys.stderr)
+        return 2
     ours = measure(Ours(), args, show)
     print(table(ours, peer))
     status = 0
