@@ -347,6 +347,7 @@ class Engine:
         self._searcher: Any = _core().Searcher(hash_mb)
         self.hash_mb = hash_mb
         self.rules = rules
+        self._last_rules: RuleSet | None = None
         self._rng = random.Random(seed)
         if weights:
             self.set_weights(weights)
@@ -433,6 +434,11 @@ class Engine:
 
     def _args(self, board: Board) -> tuple[Any, ...]:
         rules = self._rules_for(board)
+        if rules != self._last_rules:
+            # scores learnt under other rules (§9) must not be reused
+            if self._last_rules is not None:
+                self._searcher.clear()
+            self._last_rules = rules
         history = [(b, w, k, int(t)) for b, w, k, t in board.reversible_history()]
         return (
             *_position(board),

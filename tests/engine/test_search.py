@@ -349,3 +349,13 @@ def test_wrong_argument_types() -> None:
         engine.evaluate(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         engine.set_weights({"king": "big"})  # type: ignore[dict-item]
+
+
+def test_changing_rules_forgets_the_hash_table() -> None:
+    fen = "W:WK3,K10,11,30:BK6,7,K29,K31"
+    stop = RuleSet(crown_during_capture="stop")
+    fresh = Engine(hash_mb=2).search(Board(fen, stop), Limit(depth=6))
+    engine = Engine(hash_mb=2)
+    engine.search(Board(fen), Limit(depth=6))
+    reused = engine.search(Board(fen, stop), Limit(depth=6))
+    assert (reused.nodes, reused.score, reused.pv) == (fresh.nodes, fresh.score, fresh.pv)
