@@ -63,6 +63,8 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None
         #: loads a game's current (version, base state) for changes made elsewhere
         self.loader: Callable[[str], Awaitable[tuple[int, dict[str, Any]]]] | None = None
+        self._reloading: set[str] = set()
+        self._reload_again: set[str] = set()
 
     def subscribe(self, game_id: str, color: str | None) -> Subscriber:
         sub = Subscriber(game_id, color)
@@ -102,24 +104,36 @@ class Hub:
         subs = self.subs.get(game_id)
         if not subs or all(s.version >= version for s in subs):
             return
-        if self.loop is not None:
+        self._schedule_reload(game_id)
+
+    def _schedule_reload(self, game_id: str) -> None:
+        if game_id in self._reloading:
+            self._reload_again.add(game_id)  # one more pass after the running one
+        elif self.loop is not None:
+            self._reloading.add(game_id)
             self.loop.create_task(self._reload(game_id))
 
     async def _reload(self, game_id: str) -> None:
-        if self.loader is None:
-            return
         try:
-            version, state = await self.loader(game_id)
-        except Exception:
-            log.exception("reloading game %s after a notification failed", game_id)
-            return
-        self.publish(game_id, version, state)
+            while True:
+                self._reload_again.discard(game_id)
+                if self.loader is None or game_id not in self.subs:
+                    return
+                try:
+                    version, state = await self.loader(game_id)
+                except Exception:
+                    log.exception("reloading game %s after a notification failed", game_id)
+                    return
+                self.publish(game_id, version, state)
+                if game_id not in self._reload_again:
+                    return
+        finally:
+            self._reloading.discard(game_id)
 
     def refresh_all(self) -> None:
         """Reload every subscribed game (after the listener reconnected: NOTIFYs may be lost)."""
-        if self.loop is not None:
-            for game_id in list(self.subs):
-                self.loop.create_task(self._reload(game_id))
+        for game_id in list(self.subs):
+            self._schedule_reload(game_id)
 
 
 class PgListener:
