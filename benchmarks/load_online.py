@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -240,6 +241,11 @@ async def main_async(args: argparse.Namespace) -> int:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait(5)
+        if stats.errors == 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"server logs kept in {tmp}", file=sys.stderr)
     lat_ms = [x * 1000 for x in stats.latencies]
     db = "postgresql" if args.database_url else "sqlite"
     print(
