@@ -39,7 +39,7 @@ from .engine_runner import EngineRunner, engine_available, pv_notation
 from .errors import ApiError
 from .notify import Hub, PgListener, Subscriber, state_message
 from .service import Committed, CreateRequest, GameService
-from .state import base_state, color_name, dumps, legal_moves_json, outcome_reason, with_viewer
+from .state import color_name, dumps, legal_moves_json, outcome_reason, with_viewer
 
 log = logging.getLogger("poolcheckers.server")
 
@@ -727,4 +727,4 @@ def info_message(kind: str, board: Board, info: Any) -> dict[str, Any]:
     }
 
 
-__all__ = ["Settings", "base_state", "create_app"]
+__all__ = ["Settings", "create_app"]

@@ -44,7 +44,6 @@ from poolcheckers import (
     STARTING_FEN,
     AmbiguousMoveError,
     Board,
-    Color,
     FenError,
     InvalidSquareError,
     MalformedMoveError,
@@ -974,4 +973,4 @@ def summary(g: GameRec) -> dict[str, Any]:
     }
 
 
-__all__ = ["Color", "Committed", "CreateRequest", "GameService", "hash_token", "summary"]
+__all__ = ["Committed", "CreateRequest", "GameService", "hash_token", "summary"]

@@ -403,7 +403,7 @@ class AnalysisPage {
     if (seq !== this.goSeq) return; // a later step overtook this one
     this.ply = ply;
     this.board.setPosition(parseFen(info.fen), { move, animate: animate && ply === from + 1 });
-    this.board.setLegalMoves(info.legal_moves || [], true);
+    this.board.setLegalMoves(info.legal_moves || [], true, info.rules || this.rules);
     this.fenOut.value = info.fen;
     const turn = info.turn || parseFen(info.fen).turn;
     const over = info.outcome ? ` — ${info.outcome.reason || info.outcome.result || "game over"}` : (info.legal_moves || []).length === 0 ? " — no legal move (R16)" : "";

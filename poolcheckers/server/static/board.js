@@ -1,7 +1,7 @@
 // The SVG board: R2 numbering, pieces, legal-move highlights, click-click, drag,
 // landing-by-landing multi-capture choice, keyboard play and move animation.
 
-import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./util.js";
+import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg, withAllPaths } from "./util.js";
 
 const CELL = 100;
 const STEP_MS = 190;
@@ -265,9 +265,12 @@ export class BoardView {
 
   // ---- legal moves and selection --------------------------------------------
 
-  /** legal: [{notation, path, captured}]; interactive: may the user move now. */
-  setLegalMoves(legal, interactive) {
-    this.legal = legal || [];
+  /**
+   * legal: [{notation, path, captured}]; interactive: may the user move now;
+   * rules: the game's rule set (§9), for the other paths of a capture (R4).
+   */
+  setLegalMoves(legal, interactive, rules = null) {
+    this.legal = withAllPaths(legal || [], this.position, rules);
     this.legalFilter = null;
     this.interactive = Boolean(interactive);
     if (this.prefix && (!this.interactive || !this.candidates(this.prefix).length)) this.prefix = null;

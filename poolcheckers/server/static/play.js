@@ -299,7 +299,7 @@ class GamePage {
 
   renderAll() {
     const s = this.state;
-    this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove());
+    this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove(), s.rules);
     this.renderPlayers();
     this.renderStatus();
     this.renderCounters();

@@ -253,3 +253,96 @@ export function keepInView(list, el) {
     list.scrollTop = Math.max(0, top - list.clientHeight / 2);
   }
 }
+
+const DIAGONALS = [
+  [-1, -1],
+  [-1, 1],
+  [1, -1],
+  [1, 1],
+];
+
+function neighbour(s, dr, dc) {
+  const { r, c } = squareToRC(s);
+  return rcToSquare(r + dr, c + dc);
+}
+
+/**
+ * Every capture path of the side to move in a parsed position (R7, R9, R10,
+ * R13-R15): [{path: [origin, landing, ...], captured: [squares]}]. Men jump
+ * forward or backward; kings fly and, after a jump, land on any empty square
+ * beyond from which the capture goes on (R10), or any of them when none does.
+ * Jumped pieces stay on the board and block (R14); the origin counts as empty.
+ * crown: "pass" (R15, the man jumps on as a man) or "stop" (§9: crowned there,
+ * the move ends). The server's legal moves stay the authority: this only
+ * finds the other paths of a move (R4: same from, to and captured set).
+ */
+export function capturePaths(position, crown = "pass") {
+  const own = position.turn === "black" ? "b" : "w";
+  const kingRow = own === "b" ? 7 : 0;
+  const out = [];
+  const isOpp = (p) => p !== undefined && p.toLowerCase() !== own;
+  for (const [origin, piece] of position.pieces) {
+    if (piece.toLowerCase() !== own) continue;
+    const king = piece === piece.toUpperCase();
+    const occupied = (s) => s !== origin && position.pieces.has(s);
+    const walk = (at, path, taken) => {
+      const ends = [];
+      for (const [dr, dc] of DIAGONALS) {
+        let over = neighbour(at, dr, dc);
+        if (king) while (over && !occupied(over)) over = neighbour(over, dr, dc);
+        if (!over || !isOpp(position.pieces.get(over)) || taken.includes(over)) continue;
+        const landings = [];
+        let land = neighbour(over, dr, dc);
+        while (land && !occupied(land)) {
+          landings.push(land);
+          if (!king) break;
+          land = neighbour(land, dr, dc);
+        }
+        const next = taken.concat([over]);
+        const goOn = [];
+        const stop = [];
+        for (const l of landings) {
+          const crowned = !king && squareToRC(l).r === kingRow && crown === "stop";
+          const further = crowned ? [] : walk(l, path.concat([l]), next);
+          if (further.length) goOn.push(...further);
+          else stop.push({ path: path.concat([l]), captured: next });
+        }
+        // R10: a king stops only where no landing lets the capture go on.
+        ends.push(...(goOn.length ? goOn : stop));
+      }
+      return ends;
+    };
+    out.push(...walk(origin, [origin], []));
+  }
+  return out;
+}
+
+/**
+ * The server's legal moves with every other path of each capture (R4: paths
+ * with the same from, to and captured set are one move): each entry keeps the
+ * move's notation, so whichever path the user walks, the same move is sent.
+ */
+export function withAllPaths(legal, position, rules = null) {
+  if (!legal.length || !legal[0].captured || !legal[0].captured.length) return legal;
+  const key = (path, captured) => `${path[0]}>${path[path.length - 1]}:${[...captured].sort((a, b) => a - b).join(",")}`;
+  const byKey = new Map(legal.map((m) => [key(m.path, m.captured), m]));
+  const seen = new Set(legal.map((m) => m.path.join("x")));
+  const extra = [];
+  const crowns = rules && rules.crown_during_capture ? [rules.crown_during_capture] : ["pass", "stop"];
+  for (const crown of crowns) {
+    let paths;
+    try {
+      paths = capturePaths(position, crown);
+    } catch {
+      return legal;
+    }
+    for (const p of paths) {
+      const move = byKey.get(key(p.path, p.captured));
+      const name = p.path.join("x");
+      if (!move || seen.has(name)) continue;
+      seen.add(name);
+      extra.push({ notation: move.notation, path: p.path, captured: move.captured });
+    }
+  }
+  return extra.length ? legal.concat(extra) : legal;
+}
