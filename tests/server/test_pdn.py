@@ -57,6 +57,11 @@ def test_export_keeps_fen_and_rules(client: TestClient) -> None:
     (game,) = read_games(text)
     assert game.rules.crown_during_capture == "stop"
     assert game.board().fen() == client.get(f"/api/games/{gid}").json()["fen"]
+    # imported back, the game keeps its rule options (§9) and set-up (R5)
+    (new_id,) = client.post("/api/import", content=text).json()["imported"]
+    again = client.get(f"/api/games/{new_id}").json()
+    assert again["rules"]["crown_during_capture"] == "stop"
+    assert again["start_fen"] == "W:WK30:B1,19" and again["moves"] == ["30x16"]
 
 
 def test_import_reports_errors_per_game_and_keeps_the_good_ones(client: TestClient) -> None:
