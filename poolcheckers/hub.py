@@ -28,7 +28,8 @@ Malformed lines, unknown commands and bad values are answered with
 ``error message="…"`` and the loop goes on; unknown arguments are ignored, as
 the protocol asks.  A ``pos`` line with an error leaves the position as it
 was.  The search runs in a background thread, so ``stop`` and ``ping`` are
-served while it thinks.
+served while it thinks.  The ``level`` parameter sets the playing strength of
+``go think`` and ``go ponder``; ``go analyze`` always searches at full strength.
 
 >>> parse_line('pos pos=Bbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves="11-15 22-18"').args["moves"]
 '11-15 22-18'
@@ -46,6 +47,7 @@ True
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -68,6 +70,9 @@ from poolcheckers.rules import RuleSet
 
 #: Seconds per move for ``go think`` when no ``level`` line came before it.
 DEFAULT_MOVE_TIME: Final = 1.0
+
+#: A square number or a count: ASCII digits only (``str.isdigit`` also takes ``²``).
+_DIGITS: Final = re.compile(r"[0-9]+")
 
 #: Characters of a Hub position, one per square.
 _SQUARE_CHARS: Final = "wbWBe"
@@ -109,10 +114,12 @@ def parse_line(text: str) -> HubLine:
 
     >>> parse_line('id name=x author="A B" flag')
     HubLine(command='id', args={'name': 'x', 'author': 'A B', 'flag': ''})
+    >>> parse_line("level move-time = 0.5").args  # blanks around '=' are allowed, as in Scan
+    {'move-time': '0.5'}
     >>> parse_line('go "think')
     Traceback (most recent call last):
     ...
-    poolcheckers.hub.HubSyntaxError: unexpected '"' at column 4
+    poolcheckers.hub.HubSyntaxError: unexpected double quote at column 4
     """
     tokens: list[tuple[str, str | None]] = []
     i, n = 0, len(text)
@@ -126,12 +133,21 @@ def parse_line(text: str) -> HubLine:
             i += 1
         name = text[start:i]
         if not name:
-            raise HubSyntaxError(f"unexpected {text[i]!r} at column {i + 1}")
+            raise HubSyntaxError(f"unexpected {_describe_char(text[i])} at column {i + 1}")
         if i < n and text[i] == '"':
-            raise HubSyntaxError(f"unexpected '\"' at column {i + 1}")
+            raise HubSyntaxError(f"unexpected double quote at column {i + 1}")
+        if tokens:  # an argument: "name = value" is read as "name=value"
+            after = i
+            while after < n and text[after].isspace():
+                after += 1
+            if after < n and text[after] == "=":
+                i = after
         value: str | None = None
         if i < n and text[i] == "=":
             i += 1
+            if tokens:
+                while i < n and text[i].isspace():
+                    i += 1
             if i < n and text[i] == '"':
                 end = text.find('"', i + 1)
                 if end < 0:
@@ -146,7 +162,7 @@ def parse_line(text: str) -> HubLine:
                     i += 1
                 value = text[start:i]
                 if '"' in value or "=" in value:
-                    raise HubSyntaxError(f"value of {name!r} must be quoted: {value!r}")
+                    raise HubSyntaxError(f"the value of {name!r} must be quoted: {value!r}")
         tokens.append((name, value))
     if not tokens:
         raise HubSyntaxError("missing command")
@@ -154,6 +170,11 @@ def parse_line(text: str) -> HubLine:
     if value is not None:
         raise HubSyntaxError(f"a line starts with a command, not {command}={value}")
     return HubLine(command, {name: "" if v is None else v for name, v in tokens[1:]})
+
+
+def _describe_char(char: str) -> str:
+    """A character for an error message (which quotes double quotes as single ones)."""
+    return "double quote" if char == '"' else repr(char)
 
 
 def _quote(value: str) -> str:
@@ -232,7 +253,11 @@ def parse_hub_move(board: Board, text: str) -> Move:
     token = text.strip()
     capture = "x" in token
     parts = token.split("x") if capture else token.split("-")
-    if len(parts) < 2 or not all(p.isdigit() for p in parts) or (not capture and len(parts) > 2):
+    if (
+        len(parts) < 2
+        or not all(_DIGITS.fullmatch(p) for p in parts)
+        or (not capture and len(parts) > 2)
+    ):
         raise MalformedMoveError(
             f"{token!r} is not a Hub move: expected from-to or fromxto[xcaptured…]", token
         )
@@ -399,6 +424,8 @@ class HubSession:
             handler(line.args)
         except HubSyntaxError as exc:
             self.error(f"{line.command}: {exc}")
+        except Exception as exc:  # a bug must not end the conversation with the GUI
+            self.error(f"{line.command}: internal error: {type(exc).__name__}: {exc}")
 
     def _handlers(self) -> dict[str, Callable[[dict[str, str]], None]]:
         return {
@@ -525,7 +552,8 @@ class HubSession:
         self._searching.set()
         self._worker = threading.Thread(
             target=self._search,
-            args=(engine, board, limit, int(self._params["level"])),
+            # the level handicaps play; an analysis is always at full strength
+            args=(engine, board, limit, None if mode == "analyze" else int(self._params["level"])),
             name="hub-search",
             daemon=True,
         )
@@ -551,7 +579,7 @@ class HubSession:
         self._quit = True
 
     # ------------------------------------------------------------- searching
-    def _search(self, engine: EngineLike, board: Board, limit: Any, level: int) -> None:
+    def _search(self, engine: EngineLike, board: Board, limit: Any, level: int | None) -> None:
         def on_info(info: SearchInfo) -> None:
             self.write(info_line(board, info))
             if self._stop_requested.is_set():
@@ -576,6 +604,17 @@ class HubSession:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the running search (if any) has written its ``done`` line.
+
+        Returns whether no search is running any more.
+        """
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
 
     def _stop_search(self) -> None:
         if self._searching.is_set() and self._engine is not None:
@@ -633,20 +672,18 @@ def _legal_prefix(board: Board, pv: Any) -> list[str]:
 
 
 def _parse_int(name: str, value: str, minimum: int | None = None) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise HubSyntaxError(f"{name} must be a whole number, not {value!r}") from None
+    if not re.fullmatch(r"[+-]?[0-9]+", value.strip()):
+        raise HubSyntaxError(f"{name} must be a whole number, not {value!r}")
+    number = int(value)
     if minimum is not None and number < minimum:
         raise HubSyntaxError(f"{name} must be at least {minimum}, not {number}")
     return number
 
 
 def _parse_float(name: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise HubSyntaxError(f"{name} must be a number of seconds, not {value!r}") from None
+    if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", value.strip()):
+        raise HubSyntaxError(f"{name} must be a number of seconds, not {value!r}")
+    number = float(value)
     if not number >= 0 or number == float("inf"):
         raise HubSyntaxError(f"{name} must be a finite number of seconds >= 0, not {value!r}")
     return number

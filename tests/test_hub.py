@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from commands.fake_engine import FakeEngine, FakeLimit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from poolcheckers import Board, RuleSet
 from poolcheckers.commands.common import native_available
@@ -48,6 +50,20 @@ def test_parse_line_values_flags_and_quotes() -> None:
 def test_parse_line_rejects_malformed(text: str) -> None:
     with pytest.raises(HubSyntaxError):
         parse_line(text)
+
+
+def test_blanks_around_equals_are_allowed_as_in_scan() -> None:
+    line = parse_line('pos pos = B%s moves = "11-15 22-18"' % ("e" * 32))
+    assert line.args == {"pos": "B" + "e" * 32, "moves": "11-15 22-18"}
+    with pytest.raises(HubSyntaxError, match="starts with a command"):
+        parse_line("pos=x")
+
+
+def test_a_stray_double_quote_is_named_in_words() -> None:
+    with pytest.raises(HubSyntaxError, match="unexpected double quote at column 1"):
+        parse_line('"')
+    out = _run_script(['"'])
+    assert out == ['error message="unexpected double quote at column 1"']
 
 
 def test_format_line_round_trips() -> None:
@@ -96,6 +112,8 @@ def test_hub_moves_name_captured_squares() -> None:
 def test_parse_hub_move_errors() -> None:
     with pytest.raises(ValueError, match="not a Hub move"):
         parse_hub_move(Board(), "11/15")
+    with pytest.raises(ValueError, match="not a Hub move"):
+        parse_hub_move(Board(), "1\u00b2-15")  # str.isdigit() is true for "²", int() fails
     with pytest.raises(ValueError, match="not legal here"):
         parse_hub_move(Board(), "12-15")
     with pytest.raises(ValueError, match="1-32"):
@@ -375,3 +393,114 @@ def test_cli_hub_with_the_real_engine() -> None:
     board.push_notation("11-15")
     assert done.command == "done"
     assert parse_hub_move(board, done.args["move"]) in board.legal_moves
+
+
+def test_analyze_searches_at_full_strength_and_think_at_the_level() -> None:
+    engine = FakeEngine()
+    _run_script(["set-param name=level value=2", "go think", "level depth=2", "go analyze"], engine)
+    assert [level for _fen, _limit, level in engine.searches] == [2, None]
+
+
+def test_numbers_must_be_ascii() -> None:
+    out = _run_script(["level depth=\u0661\u0662", "level move-time=1_0", "pos moves=1\u00b2-15"])
+    assert len(out) == 3 and all(line.startswith("error message=") for line in out)
+
+
+# ----------------------------------------------------------------- fuzzing
+#: What the engine may write (Hub version 2).
+_ANSWERS = {"id", "param", "wait", "ready", "info", "done", "pong", "error"}
+_COMMANDS = ["hub", "init", "set-param", "new-game", "pos", "level", "go", "stop"]
+_COMMANDS += ["ponder-hit", "ping"]
+_NAMES = ["name", "value", "pos", "moves", "start", "depth", "nodes", "move-time", "time"]
+_NAMES += ["inc", "infinite", "think", "ponder", "analyze", "level", "hash"]
+_VALUES = ["", "0", "1", "3", "-1", "0.05", "nan", "1e999", "x", "11-15", "15x22x18"]
+_VALUES += ["11-15 22-18", "11-15 22-18 15x22x18", "22-18", START_POS, START_POS[:20]]
+_VALUES += ["W" + "e" * 4 + "B" + "e" * 27, "level", "crown_during_capture", "stop", "true"]
+
+_junk = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)))
+_value = st.one_of(st.sampled_from(_VALUES), _junk)
+_pair = st.tuples(st.one_of(st.sampled_from(_NAMES), _junk), st.none() | _value, st.booleans())
+
+
+def _render(command: str, pairs: list[tuple[str, str | None, bool]]) -> str:
+    parts = [command]
+    for name, value, quoted in pairs:
+        if value is None:
+            parts.append(name)
+        else:
+            parts.append(f'{name}="{value}"' if quoted else f"{name}={value}")
+    return " ".join(parts)
+
+
+#: Lines near the grammar (known commands, known and unknown arguments, odd
+#: values, quotes in the wrong places) and lines of any text at all.
+hub_lines = st.one_of(
+    st.builds(_render, st.sampled_from(_COMMANDS), st.lists(_pair, max_size=4)),
+    st.builds(_render, _junk, st.lists(_pair, max_size=2)),
+    _junk,
+)
+
+
+def _check_answers(lines: list[str]) -> None:
+    for line in lines:
+        parsed = parse_line(line)  # every answer is itself a well-formed Hub line
+        assert parsed.command in _ANSWERS, line
+        assert "internal error" not in line, line
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(hub_lines, min_size=1, max_size=25))
+def test_fuzz_lines_one_at_a_time(lines: list[str]) -> None:
+    """Any line: an answer of well-formed Hub lines; a malformed line or an
+    unknown command gets exactly one ``error``; every go gets one ``done``."""
+    stdout = _Output()
+    session = HubSession(
+        lambda mb, rules: FakeEngine(hash_mb=mb, rules=rules),
+        io.StringIO(""),
+        stdout,
+        limit_factory=lambda **kwargs: FakeLimit(depth=2),  # every search ends by itself
+    )
+    for text in lines:
+        before = len(stdout.lines)
+        session.handle(text)
+        assert session.wait(10)
+        answer = stdout.lines[before:]
+        _check_answers(answer)
+        try:
+            command = parse_line(text).command
+        except HubSyntaxError:
+            assert len(answer) == 1 and answer[0].startswith("error message="), (text, answer)
+            continue
+        if command not in [*_COMMANDS, "quit"]:
+            assert len(answer) == 1 and answer[0].startswith("error message="), (text, answer)
+        elif command == "go":
+            assert [line for line in answer if line.startswith("done")] == [answer[-1]]
+        elif command == "ping":
+            assert answer == ["pong"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(hub_lines, st.sampled_from(["go analyze", "stop", "ping"])), max_size=30))
+def test_fuzz_whole_streams_never_end_the_loop(lines: list[str]) -> None:
+    """Fed through ``run`` (searches in the background, ``stop`` and ``ping``
+    while they run): the loop ends only at ``quit`` or the end of input, with
+    status 0, and every go that was not refused as busy is answered by ``done``."""
+    stdout = _Output()
+    engine = FakeEngine(step=0.001)
+    text = "".join(line + "\n" for line in lines)
+    session = HubSession(
+        lambda mb, rules: engine, io.StringIO(text), stdout, limit_factory=FakeLimit
+    )
+    assert session.run() == 0
+    _check_answers(stdout.lines)
+    gos = 0
+    for line in lines:
+        try:
+            parsed = parse_line(line)
+        except HubSyntaxError:
+            continue
+        if parsed.command == "quit":
+            break
+        gos += parsed.command == "go"
+    busy = sum('message="busy searching: go ' in line for line in stdout.lines)
+    assert sum(line.startswith("done") for line in stdout.lines) == gos - busy
