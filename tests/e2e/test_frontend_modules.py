@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from poolcheckers import Board
+from poolcheckers import Board, RuleSet, movegen
 
 from .conftest import Server
 from .helpers import fen_pieces
@@ -131,3 +131,57 @@ def test_move_rows_and_pdn_reader(util_page: Any) -> None:
     ]
     assert got["clock"] == ["1:15", "1:02:05", "9.5"]
     assert got["score"] == ["+1.50", "-0.20", "win in 3"]
+
+
+def capture_positions(count: int, seed: int) -> list[str]:
+    """Random positions with a capture to make, kings on both sides often."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        squares = rng.sample(range(1, 33), rng.randrange(5, 13))
+        cut = rng.randrange(1, len(squares))
+        black = [("K" if rng.random() < 0.4 or s > 28 else "") + str(s) for s in squares[:cut]]
+        white = [("K" if rng.random() < 0.4 or s < 5 else "") + str(s) for s in squares[cut:]]
+        turn = rng.choice("BW")
+        fen = f"{turn}:W{','.join(white)}:B{','.join(black)}"
+        board = Board(fen)
+        if board.has_capture():
+            out.append(fen)
+    return out
+
+
+@pytest.mark.parametrize("crown", ["pass", "stop"])
+def test_capture_paths_agree_with_the_library(util_page: Any, crown: str) -> None:
+    # Every path (R4: several paths may make one move), for the landing-by-landing choice.
+    rules = RuleSet.from_options([f"crown_during_capture={crown}"])
+    fens = capture_positions(200, seed=7 if crown == "pass" else 8)
+    want = []
+    for fen in fens:
+        board = Board(fen, rules=rules)
+        own, opp = board._own_opp()
+        seqs = movegen.capture_sequences(own, opp, board.kings, int(board.turn), rules)
+        want.append(sorted("x".join(map(str, path)) for path, _ in seqs))
+    got = util_page.evaluate(
+        """([fens, crown]) => fens.map((fen) =>
+             window.util.capturePaths(window.util.parseFen(fen), crown)
+               .map((p) => p.path.join("x")).sort())""",
+        [fens, crown],
+    )
+    for fen, g, w in zip(fens, got, want, strict=True):
+        assert sorted(g) == w, fen
+    assert sum(len(w) for w in want) > len(fens)
+    # withAllPaths keeps the server's moves and adds the other paths under their notation.
+    fen = "W:WK8:B15,16,21,25"
+    board = Board(fen)
+    legal = [
+        {"notation": board.notation(m), "path": list(m.path), "captured": sorted(m.captured)}
+        for m in board.legal_moves
+    ]
+    walked = util_page.evaluate(
+        "([legal, fen]) => window.util.withAllPaths(legal, window.util.parseFen(fen), null)",
+        [legal, fen],
+    )
+    assert {(m["notation"], tuple(m["path"])) for m in walked} == {
+        ("8x29", (8, 18, 29)),
+        ("8x29", (8, 22, 29)),
+    }

@@ -398,3 +398,21 @@ def test_crowning_shows_a_king_after_the_walk(server: Server, new_page: Any) -> 
     board.push_notation("23x32")
     assert pieces(page) == fen_pieces(board.fen())
     shot(page, "crowned")
+
+
+def test_king_capture_any_landing_beyond_the_piece(server: Server, new_page: Any) -> None:
+    # R9: the king on 8 jumps 15 and may land on 18 or 22 before jumping 25;
+    # both paths are one move (R4), listed once by the server as 8x29.
+    fen = "W:WK8:B15,16,21,25"
+    board = Board(fen)
+    assert [board.notation(m) for m in board.legal_moves] == ["8x29"]
+    page = new_page()
+    game_id = new_game(page, server.base_url, mode="local", fen=fen)
+    click_square(page, 8)
+    assert page.locator("svg.board .mark.target").count() == 2  # 18 and 22
+    click_square(page, 22)
+    assert wait_moves(page, 1) == ["8x29"]
+    board.push_notation("8x29")
+    page.wait_for_timeout(900)
+    assert pieces(page) == fen_pieces(board.fen())
+    assert server.get_json(f"/api/games/{game_id}")["fen"] == board.fen()
