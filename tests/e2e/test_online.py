@@ -95,3 +95,52 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     state = server.get_json(f"/api/games/{game_id}")
     assert state["status"] == "finished"
     assert state["outcome"]["termination"] == "resignation"
+
+
+def test_spectator_watches_without_controls(server: Server, new_page: Any) -> None:
+    created = server.post_json("/api/games", {"mode": "online", "rules": {}, "color": "black"})
+    game_id = created["game"]["id"]
+    invite = created["invite"].split("invite=", 1)[1]
+
+    # The creator, before anyone joined: no draw to offer yet.
+    alice = new_page()
+    alice.goto(server.url("/"))
+    alice.evaluate(
+        "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
+        [game_id, created["token"]],
+    )
+    alice.goto(server.url(f"/play/{game_id}"))
+    alice.wait_for_selector("#resign")
+    assert alice.locator("#draw-offer").count() == 0
+    assert "waiting" in alice.inner_text("#status")
+
+    bob_seat = server.post_json(f"/api/games/{game_id}/join", {"invite": invite})
+    alice.wait_for_selector("#draw-offer")
+
+    watcher = new_page()
+    watcher.goto(server.url(f"/play/{game_id}"))
+    watcher.wait_for_selector("svg.board .piece")
+    watcher.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('watching')"
+    )
+    assert watcher.is_hidden("#move-form")
+    assert watcher.locator("#actions button").count() == 0
+    assert "No moves yet" in watcher.inner_text("#move-list")
+    watcher.locator('svg.board rect.sq[data-square="11"]').click()
+    assert watcher.locator("svg.board .mark.picked").count() == 0
+
+    # Moves reach the watcher live; the players' turn lines say whose turn it is.
+    click_path(alice, [11, 15])
+    assert wait_moves(watcher, 1) == ["11-15"]
+    alice.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes(\"opponent's turn\")"
+    )
+    server.post_json(
+        f"/api/games/{game_id}/move", {"move": "22-18", "ply": 1, "token": bob_seat["token"]}
+    )
+    assert wait_moves(watcher, 2) == ["11-15", "22-18"]
+    shot(watcher, "spectator")
+    server.post_json(f"/api/games/{game_id}/resign", {"token": bob_seat["token"]})
+    watcher.wait_for_selector("#outcome:not([hidden])")
+    assert "Black wins" in watcher.inner_text("#outcome")
+    alice.wait_for_selector("#move-form", state="hidden")

@@ -651,6 +651,7 @@ class AnalysisPage {
     this.moveList.replaceChildren(
       ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
     );
+    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet: play on the board, or set up a game below."));
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl) keepInView(this.moveList, currentEl);
   }
@@ -681,7 +682,7 @@ export function summaryText(g) {
   const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
   const result = g.result || (g.status === "running" ? "running" : "");
   const moves = g.ply ?? (Array.isArray(g.moves) ? g.moves.length : g.moves);
-  return `${who} · ${result}${moves !== undefined ? ` · ${moves} plies` : ""}`;
+  return `${who} · ${result}${moves !== undefined ? ` · ${moves} ${moves === 1 ? "ply" : "plies"}` : ""}`;
 }
 
 function modeName(g) {

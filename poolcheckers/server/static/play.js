@@ -308,6 +308,8 @@ class GamePage {
     this.renderMoves();
     this.moveInput.disabled = !this.canMove();
     this.moveForm.querySelector("button").disabled = !this.canMove();
+    // Only a player of a running game types moves; watchers and finished games get no field.
+    this.moveForm.hidden = s.status !== "running" || this.myColors().length === 0;
     this.links.replaceChildren(
       h("a", { href: `/analysis?game=${encodeURIComponent(s.id)}` }, "Analyse this game"),
       " · ",
@@ -389,6 +391,8 @@ class GamePage {
       text = `${COLOR_NAME[s.turn]} to move — the engine is thinking…`;
     } else if (mine.includes(s.turn)) {
       text = mine.length === 2 ? `${COLOR_NAME[s.turn]} to move` : `${COLOR_NAME[s.turn]} to move — your turn`;
+    } else if (s.mode === "online" && mine.length === 1) {
+      text = `${COLOR_NAME[s.turn]} to move — your opponent's turn`;
     } else if (s.mode === "online" && s.seats && !s.seats[s.turn]) {
       text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
     } else if (!mine.length && s.mode !== "imported") {
@@ -483,7 +487,8 @@ class GamePage {
         buttons.push(this.actionButton("draw-decline", "Decline draw", () => this.action("draw-decline")));
       } else if (offerIsMine) {
         buttons.push(h("p", { class: "draw-offer" }, "You offered a draw; waiting for the answer."));
-      } else {
+      } else if (!this.waitingForOpponent()) {
+        // No draw to offer before the opponent has joined.
         buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
       }
       // Takeback needs a move of ours to undo (the engine may have moved first).
@@ -546,6 +551,7 @@ class GamePage {
     this.moveList.replaceChildren(
       ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
     );
+    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet."));
     if (s.outcome && s.outcome.result) {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
