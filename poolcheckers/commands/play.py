@@ -9,14 +9,16 @@ shorthand that names one legal move is accepted).  Commands:
               a quarter of a man of equality or worse for it, and it has not
               found a forced win; a second person is asked)
   resign      give up the game (R20)
-  save FILE   write the game so far as PDN
+  save FILE   write the game so far as PDN (added to FILE if it already holds
+              other games; saving again replaces this game's earlier copy)
   board       show the board again
   moves       list the legal moves
   help        this text
   quit        leave
 
 Input is read line by line from standard input, so a game can be piped in;
-no terminal is needed.
+no terminal is needed.  Ctrl-C (also while the engine thinks) or the end of
+input leaves at once.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -39,7 +42,8 @@ from poolcheckers.commands.common import (
     make_limit,
     open_engine,
 )
-from poolcheckers.errors import MoveError
+from poolcheckers.errors import AmbiguousMoveError, MalformedMoveError, MoveError
+from poolcheckers.pdn import game_from_board, read_games_collect, write_game
 from poolcheckers.pieces import Color
 from poolcheckers.rules import Outcome, Termination
 
@@ -78,6 +82,8 @@ class PlaySession:
         self._out = stdout
         #: An ending decided outside the board's rules (resignation, agreement).
         self.declared: Outcome | None = None
+        #: Where ``save`` last wrote this game: (path, offset of the game, file size after).
+        self._saved: tuple[Path, int, int] | None = None
 
     # ------------------------------------------------------------- helpers
     def say(self, text: str = "") -> None:
@@ -114,11 +120,30 @@ class PlaySession:
 
     # ------------------------------------------------------------- the loop
     def run(self) -> int:
-        """Play until ``quit`` or the end of input; returns the exit status."""
-        opponent = (
-            "a second person" if len(self.humans) == 2 else f"the engine (level {self.level})"
-        )
+        """Play until ``quit`` or the end of input; returns the exit status
+        (130 after Ctrl-C)."""
+        try:
+            self._loop()
+        except KeyboardInterrupt:
+            self.say()
+            self.say("Interrupted.")
+            return 130
+        return 0
+
+    def _loop(self) -> None:
+        if len(self.humans) == 2:
+            opponent = "a second person"
+        else:
+            opponent = f"the engine (level {self.level})"
         self.say(f"American Pool Checkers (rules {self.board.rules.name}) against {opponent}.")
+        if len(self.humans) == 1:
+            (you,) = self.humans
+            man, king = ("b", "B") if you is Color.BLACK else ("w", "W")
+            start = "top" if you is Color.BLACK else "bottom"
+            self.say(
+                f"You play {you.name_lower} ({man}, kings {king}) from the {start} of the board; "
+                "Black moves first."
+            )
         self.say("Type a move such as 11-15, or help for the commands.")
         self.say()
         self.say(str(self.board))
@@ -127,8 +152,7 @@ class PlaySession:
             outcome = self.outcome()
             if outcome is not None:
                 if not announced:
-                    self.say(f"Game over: {outcome.reason()}. Result {outcome.result()}.")
-                    self.say("You may still save FILE, undo or quit.")
+                    self._announce(outcome)
                     announced = True
             elif self.board.turn not in self.humans:
                 self._engine_move()
@@ -137,14 +161,53 @@ class PlaySession:
                 announced = False
             turn = self.board.turn.name.capitalize()
             line = self._ask("> " if outcome is not None else f"{turn} to move> ")
-            if line is None:
-                return 0
-            if not self._command(line):
-                return 0
+            if line is None or not self._command(line):
+                return
+
+    def _announce(self, outcome: Outcome) -> None:
+        """The end of the game in words: who won (or a draw), why, and the result."""
+        if outcome.winner is None:
+            headline = "drawn"
+        else:
+            winner = outcome.winner.name.capitalize()
+            who = ""
+            if len(self.humans) == 1:
+                who = (
+                    " (you)" if outcome.winner in self.humans else f" ({self.name(outcome.winner)})"
+                )
+            headline = f"{winner}{who} wins"
+        self.say(f"Game over: {headline}, {outcome.result()}. {outcome.reason()}.")
+        self.say("You may still save FILE, undo or quit.")
+
+    def _think(self, limit: Any, level: int | None = None) -> Any:
+        """The engine's search of the current position, run in a thread so that
+        Ctrl-C is noticed at once (the search is then stopped)."""
+        engine = self.engine
+        board = self.board.copy()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["result"] = engine.search(board, limit, level=level)
+            except BaseException as exc:  # handed to the main thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="play-search", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            engine.stop()
+            worker.join(5.0)
+            raise
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
 
     def _engine_move(self) -> None:
         color = self.board.turn
-        result = self.engine.search(self.board.copy(), self.limit, level=self.level)
+        result = self._think(self.limit, self.level)
         legal = self.board.legal_moves
         move = result.move if result.move in legal else None
         if move is None:
@@ -190,11 +253,22 @@ class PlaySession:
     def _move(self, text: str) -> None:
         try:
             move = self.board.parse_move(text)
+        except MalformedMoveError as exc:
+            self.say(f"Not a move or a command: {exc}. Type help for the commands.")
+            return
+        except AmbiguousMoveError as exc:
+            self.say(f"Ambiguous move: {exc}")
+            return
         except MoveError as exc:
             self.say(f"Illegal move: {exc}")
             return
+        color = self.board.turn
+        notation = self.board.notation(move)
         self.board.push(move)
-        self.say(str(self.board))
+        if self.board.turn in self.humans or self.outcome() is not None:
+            self.say(str(self.board))
+        else:  # the engine answers at once and shows the board after its reply
+            self.say(f"{self.name(color)} ({color.name_lower}) played {notation}.")
 
     def _undo(self) -> None:
         if self.declared is not None:
@@ -212,7 +286,7 @@ class PlaySession:
         self.say(str(self.board))
 
     def _hint(self) -> None:
-        result = self.engine.search(self.board.copy(), self.hint_limit)
+        result = self._think(self.hint_limit)
         if result.move is None:
             self.say("No hint: there is no legal move.")
             return
@@ -229,7 +303,7 @@ class PlaySession:
             accepted = answer is not None and answer.lower() in ("y", "yes")
             self.say("Draw accepted." if accepted else "Draw declined.")
         else:
-            result = self.engine.search(self.board.copy(), self.hint_limit)
+            result = self._think(self.hint_limit)
             engine_view = -result.score  # the search sees the offering side's view
             engine_wins = result.mate_in is not None and result.mate_in < 0
             accepted = engine_view <= DRAW_ACCEPT_MARGIN and not engine_wins
@@ -245,8 +319,6 @@ class PlaySession:
         if not path:
             self.say("Usage: save FILE")
             return
-        from poolcheckers.pdn import game_from_board, write_game
-
         outcome = self.outcome()
         tags = {
             "Event": "poolcheckers play",
@@ -258,12 +330,60 @@ class PlaySession:
             tags["Termination"] = outcome.reason()
         result = outcome.result() if outcome is not None else "*"
         text = write_game(game_from_board(self.board, tags, result))
+        target = Path(path)
         try:
-            Path(path).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            self.say(f"Cannot save to {path}: {exc.strerror}")
+            offset, others = self._place(target)
+            with target.open("r+b" if offset else "wb") as handle:
+                handle.seek(offset)
+                handle.truncate()
+                handle.write((("\n" if others else "") + text).encode("utf-8"))
+            size = target.stat().st_size
+        except _NotPdnError as exc:
+            self.say(f"Not saved: {exc}")
             return
-        self.say(f"Saved {self.board.ply} moves to {path}.")
+        except OSError as exc:
+            self.say(f"Cannot save to {path}: {exc.strerror or exc}")
+            return
+        self._saved = (target.resolve(), offset, size)
+        moves = (self.board.ply + 1) // 2
+        summary = f"the game ({moves} move{'s' if moves != 1 else ''}, result {result})"
+        if others:
+            plural = "s" if others != 1 else ""
+            self.say(f"Added {summary} to {path}, after {others} other game{plural}.")
+        else:
+            self.say(f"Saved {summary} to {path}.")
+
+    def _place(self, target: Path) -> tuple[int, int]:
+        """Where this game goes in ``target``: (byte offset, games kept before it).
+
+        A new or empty file is written from the start; a file that this
+        session saved the game to (and nobody changed since) gets its copy
+        replaced; any other file must hold PDN games, and the game is added
+        after them.
+        """
+        if not target.exists() or target.stat().st_size == 0:
+            return 0, 0
+        if self._saved is not None:
+            saved_path, offset, size = self._saved
+            if saved_path == target.resolve() and target.stat().st_size == size:
+                head = target.read_bytes()[:offset].decode("utf-8", errors="replace")
+                return offset, len(read_games_collect(head)[0]) if offset else 0
+        data = target.read_bytes()
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise _NotPdnError(f"{target} exists and is not a UTF-8 PDN file") from None
+        games, errors = read_games_collect(text)
+        if not games:
+            raise _NotPdnError(f"{target} exists and holds no PDN games: choose another name")
+        if not data.endswith(b"\n"):
+            data += b"\n"
+            target.write_bytes(data)
+        return len(data), len(games) + len(errors)
+
+
+class _NotPdnError(Exception):
+    """``save`` would add a game to a file that is not PDN."""
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import io
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,7 @@ def test_moves_illegal_move_undo_save_and_resign(tmp_path: Path) -> None:
     assert "Illegal move: 12-15: square 15 is occupied (R6, R8)" in out
     assert "Illegal move: 10-15: square 15 is occupied (R6, R8)" in out
     assert "Took back 2 moves." in out
-    assert "Black resigned: White wins (R20). Result 0-2." in out
+    assert "Game over: White (poolcheckers level 10) wins, 0-2. Black resigned" in out
     game = read_games(pdn.read_text(encoding="utf-8"))[0]
     assert game.notations() == ["9-13", "21-17"]
     assert game.tags["Black"] == "You" and game.tags["White"] == "poolcheckers level 10"
@@ -78,7 +80,7 @@ def test_engine_draw_offer(score: int, accepts: bool) -> None:
     out = _play(["draw"], engine=FakeEngine(score=score))
     if accepts:
         assert "The engine accepts the draw" in out
-        assert "Draw by agreement (R17). Result 1-1." in out
+        assert "Game over: drawn, 1-1. Draw by agreement (R17)." in out
     else:
         assert "The engine declines the draw (its evaluation: +0.26 men for it)." in out
         assert "Game over" not in out
@@ -99,7 +101,74 @@ def test_two_people_draw_and_undo_one_move() -> None:
 
 def test_game_ends_by_the_rules_and_end_of_input_quits() -> None:
     out = _play(["7x16"], "--fen", "B:W11:B7")
-    assert "Game over: White cannot move: no pieces or all blocked (R16). Result 2-0." in out
+    assert "Game over: Black (you) wins, 2-0. White cannot move: no pieces or all blocked" in out
+
+
+def test_error_messages_say_what_is_wrong() -> None:
+    out = _play(["hello", "23-19", "30x3"], "--opponent", "human")
+    assert "Not a move or a command: 'hello' is not move notation" in out
+    assert "Type help for the commands." in out
+    assert "Illegal move: 23-19: square 23 holds a white man; black is to move" in out
+    out = _play(["30x3"], "--opponent", "human", "--fen", "W:WK30:B4,9,7,26,20,25,18")
+    assert "Ambiguous move: 30x3 is ambiguous: it could be 30x21x3, 30x23x14x3" in out
+
+
+def test_the_board_is_shown_once_per_exchange_against_the_engine() -> None:
+    out = _play(["11-15"])
+    assert "You (black) played 11-15." in out
+    assert out.count("Black to move\n") == 2  # the start and after the engine's reply
+
+
+def test_save_adds_to_a_pdn_file_and_replaces_its_own_copy(tmp_path: Path) -> None:
+    pdn = tmp_path / "games.pdn"
+    _play(["11-15", "resign", f"save {pdn}"])  # one finished game already in the file
+    out = _play(["9-13", f"save {pdn}", "10-14", f"save {pdn}", "resign", f"save {pdn}"])
+    assert f"Added the game (1 move, result *) to {pdn}, after 1 other game." in out
+    games = read_games(pdn.read_text(encoding="utf-8"))
+    assert [g.notations() for g in games] == [
+        ["11-15", "21-17"],
+        ["9-13", "21-17", "10-14", "17x10"],
+    ]
+    assert [g.result for g in games] == ["0-2", "0-2"]
+
+
+def test_save_refuses_to_add_a_game_to_a_file_that_is_not_pdn(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    out = _play([f"save {notes}"])
+    assert "Not saved:" in out and "holds no PDN games" in out
+    assert notes.read_text(encoding="utf-8") == "my notes\n"
+    out = _play([f"save {tmp_path / 'no' / 'such' / 'dir.pdn'}"])
+    assert "Cannot save to" in out
+
+
+class _Interrupting(io.StringIO):
+    def readline(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_prompt_leaves_with_status_130() -> None:
+    args = build_parser().parse_args(["play", "--opponent", "human"])
+    out = io.StringIO()
+    status = play.run(args, engine_factory=FakeEngine, stdin=_Interrupting(), stdout=out)
+    assert status == 130 and out.getvalue().endswith("> \nInterrupted.\n")
+
+
+def test_ctrl_c_while_the_engine_thinks_stops_it_at_once() -> None:
+    engine = FakeEngine(step=0.01)  # with no bound it thinks until stopped
+    args = build_parser().parse_args(["play", "--color", "white"])
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    status = play.run(
+        args,
+        engine_factory=lambda: engine,
+        limit=FakeLimit(),
+        hint_limit=FakeLimit(),
+        stdin=io.StringIO(""),
+        stdout=io.StringIO(),
+    )
+    timer.join()
+    assert status == 130 and engine._stopped.is_set()
 
 
 def test_bad_level_is_a_usage_error() -> None:
