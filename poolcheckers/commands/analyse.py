@@ -19,6 +19,7 @@ from poolcheckers.commands.common import (
     add_engine_arguments,
     format_nps,
     format_score,
+    help_description,
     make_limit,
     open_engine,
     pv_notation,
@@ -80,7 +81,7 @@ def register(subparsers: Any) -> None:
         "analyse",
         aliases=["analyze"],
         help="search a position: depth, score, nodes, nps and PV per depth",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=help_description(__doc__),
     )
     add_position_arguments(parser)
     group = parser.add_mutually_exclusive_group()

@@ -22,6 +22,7 @@ from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import (
     EngineLike,
     add_engine_arguments,
+    help_description,
     make_limit,
     open_engine,
 )
@@ -118,6 +119,8 @@ def run(args: argparse.Namespace, *, engine: EngineLike | None = None, limit: An
         raise UsageError(f"--depth must be >= 1, not {args.depth}")
     if args.margin < 0:
         raise UsageError(f"--margin must be >= 0 centi-men, not {args.margin}")
+    if Path(args.output).is_dir():
+        raise UsageError(f"--output {args.output} is a folder")
     engine = engine or open_engine(args.hash, RuleSet.apca())
     limit = limit if limit is not None else make_limit(depth=args.depth)
 
@@ -131,8 +134,11 @@ def run(args: argparse.Namespace, *, engine: EngineLike | None = None, limit: An
 
         openings = sound_openings(engine, limit, margin=args.margin, progress=progress)
     output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(ballot_text(openings, args.depth, args.margin), encoding="utf-8")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(ballot_text(openings, args.depth, args.margin), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"{len(openings)} sound openings written to {args.output}")
     return 0
 
@@ -142,12 +148,21 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ballots",
         help="make the balloted 3-move openings used by match",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=help_description(__doc__),
     )
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="search depth (plies)")
     parser.add_argument(
-        "--margin", type=int, default=DEFAULT_MARGIN, help="largest |score| kept, centi-men"
+        "--depth", type=int, default=DEFAULT_DEPTH, help="search depth (plies; default %(default)s)"
     )
-    parser.add_argument("--output", default=str(DEFAULT_BALLOTS), help="file to write")
+    parser.add_argument(
+        "--margin",
+        type=int,
+        default=DEFAULT_MARGIN,
+        help="largest |score| kept, centi-men (default %(default)s)",
+    )
+    parser.add_argument(
+        "--output",
+        default=str(DEFAULT_BALLOTS),
+        help="file to write (default: the shipped ballots)",
+    )
     add_engine_arguments(parser)
     parser.set_defaults(func=run)

@@ -14,7 +14,7 @@ import sys
 from typing import Any, TextIO
 
 from poolcheckers.cli import UsageError
-from poolcheckers.commands.common import EngineUnavailableError
+from poolcheckers.commands.common import EngineUnavailableError, help_description
 
 
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="search the bench positions: total nodes (the signature) and nodes per second",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=help_description(__doc__),
     )
     parser.add_argument("--depth", type=int, help="depth in plies (default: the engine's)")
     parser.set_defaults(func=run)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -185,6 +186,20 @@ def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
         texts.append(work.notation(move))
         work.push(legal[legal.index(move)])
     return texts
+
+
+def help_description(doc: str | None) -> str | None:
+    """A command's ``--help`` description: its module docstring after the first
+    paragraph, without reStructuredText markup.
+
+    >>> print(help_description("Title.\\n\\nSee :func:`elo`, ``ballots.txt``, *sound*, 2*3*4."))
+    See elo, ballots.txt, sound, 2*3*4.
+    """
+    if not doc or "\n\n" not in doc:
+        return None
+    body = doc.split("\n\n", 1)[1]
+    body = re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", body)
+    return re.sub(r"\*(\w[^*\n]*\w)\*", r"\1", body.replace("``", ""))
 
 
 def format_nps(nodes: int, seconds: float) -> str:

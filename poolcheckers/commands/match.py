@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from poolcheckers.commands.common import (
     MIN_LEVEL,
     EngineLike,
     add_engine_arguments,
+    help_description,
     make_limit,
     open_engine,
 )
@@ -260,7 +262,7 @@ class MatchResult:
             return "no games played"
         e = self.estimate()
         lines = [
-            f"{self.name_a} vs {self.name_b}: {len(self.games)} games",
+            f"{self.name_a} vs {self.name_b}: {_games(len(self.games))}",
             f"  +{self.wins} ={self.draws} -{self.losses} (W/D/L of {self.name_a})",
             f"  score {100 * e.score:.1f}% ± {100 * Z_95 * e.stderr:.1f}% (95%)",
             f"  {e.describe()}",
@@ -325,6 +327,10 @@ def run_match(
 
 
 # ----------------------------------------------------------------- output
+def _games(count: int) -> str:
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
 def write_pdn(match: MatchResult, path: str | Path, event: str) -> None:
     """Save every game of ``match`` as PDN (tags: event, round, players, ballot)."""
     from poolcheckers.pdn import game_from_board, write_game
@@ -422,6 +428,9 @@ def run(
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games must be >= 1, not {args.games}")
     openings = load_ballots(args.ballots, rules)
+    for option, path in (("--pdn", args.pdn), ("--plot", args.plot)):
+        if path:
+            _check_writable(option, path)  # before the games, not after them
     factory = engine_factory or open_engine
     limit = limit if limit is not None else _limit_from_args(args)
     name_a = _player_name(level_a, args.weights_a)
@@ -432,7 +441,7 @@ def run(
     player_b = EnginePlayer(factory(args.hash, rules, args.weights_b), limit, level_b, name_b)
     total = len(pairings(openings, args.games))
     per_move = f"depth {args.depth}" if args.depth is not None else f"{args.time:g} s/move"
-    print(f"{name_a} vs {name_b}: {total} games, {per_move}, rules {rules.name}", file=out)
+    print(f"{name_a} vs {name_b}: {_games(total)}, {per_move}, rules {rules.name}", file=out)
 
     from tqdm import tqdm
 
@@ -452,13 +461,31 @@ def run(
         file=out,
     )
     event = f"poolcheckers match {name_a} vs {name_b}"
-    if args.pdn:
-        write_pdn(match, args.pdn, event)
-        print(f"games saved to {args.pdn}", file=out)
-    if args.plot:
-        plot_match(match, args.plot, event)
-        print(f"plot saved to {args.plot}", file=out)
-    return 0
+    status = 0
+    for path, save, what in ((args.pdn, write_pdn, "games"), (args.plot, plot_match, "plot")):
+        if not path:
+            continue
+        try:
+            save(match, path, event)
+        except OSError as exc:
+            print(f"poolcheckers match: error: cannot write {path}: {exc}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"{what} saved to {path}", file=out)
+    return status
+
+
+def _check_writable(option: str, path: str) -> None:
+    """Raise :class:`UsageError` when ``path`` cannot be written (a missing
+    folder, a folder in its place, no permission)."""
+    target = Path(path)
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: the folder {folder} does not exist")
+    if target.is_dir():
+        raise UsageError(f"{option} {path} is a folder")
+    if not os.access(target if target.exists() else folder, os.W_OK):
+        raise UsageError(f"{option} {path}: no permission to write there")
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -492,7 +519,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "match",
         help="engine against engine over balloted openings: W/D/L, Elo, PDN, plot",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=help_description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_arguments(parser)

@@ -39,6 +39,7 @@ from poolcheckers.commands.common import (
     EngineLike,
     add_engine_arguments,
     format_score,
+    help_description,
     make_limit,
     open_engine,
 )
@@ -428,7 +429,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play a game in the terminal against the engine or a second person",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        description=help_description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

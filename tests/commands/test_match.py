@@ -154,6 +154,49 @@ def test_match_argument_errors(tmp_path: Path) -> None:
     assert main(["match", "--ballots", str(tmp_path / "none.txt")]) == 2
 
 
+def test_unwritable_outputs_are_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engines: list[FakeEngine] = []
+
+    def factory(hash_mb: int, rules: RuleSet, weights: str | None) -> FakeEngine:
+        engines.append(FakeEngine())
+        return engines[-1]
+
+    for option, path in (("--pdn", tmp_path / "no" / "x.pdn"), ("--plot", tmp_path)):
+        args = build_parser().parse_args(["match", option, str(path), "--games", "1"])
+        with pytest.raises(UsageError, match=option):
+            match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO())
+    assert engines == []  # refused before the engines were even made
+
+
+def test_one_game_is_one_game_not_one_games(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["match", "--games", "1"])
+    out = io.StringIO()
+    factory = lambda mb, rules, weights: FakeEngine()  # noqa: E731
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    assert ": 1 game," in out.getvalue() and "1 games" not in out.getvalue()
+
+
+def test_ballots_output_errors(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["ballots", "--output", str(tmp_path)])
+    with pytest.raises(UsageError, match="is a folder"):
+        ballots.run(args, engine=FakeEngine(), limit=FakeLimit(depth=1))
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    args = build_parser().parse_args(["ballots", "--output", str(blocker / "x.txt")])
+    with pytest.raises(UsageError, match="cannot write"):
+        ballots.run(args, engine=FakeEngine(), limit=FakeLimit(depth=1))
+
+
+def test_help_texts_carry_no_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("play", "analyse", "bench", "match", "ballots", "hub"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        assert "``" not in text and ":func:" not in text, command
+
+
 @needs_engine
 def test_real_engines_play_two_openings_at_tiny_depth(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
