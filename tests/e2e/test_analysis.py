@@ -4,6 +4,7 @@ mistakes marked."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -139,7 +140,10 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
     page.click('#move-list button.mv[data-ply="4"]')
     wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
 
-    # Live engine lines over /ws/analysis.
+    # Live engine lines over /ws/analysis, asked with the start position and the
+    # moves (so that the engine knows the R18/R19 counts and the history).
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
     page.fill("#engine-time", "2")
     page.click("#engine-toggle")
     page.wait_for_selector("#engine-depth")
@@ -158,6 +162,14 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
     )
     page.click("#engine-toggle")
     assert page.get_attribute("#engine-toggle", "aria-pressed") == "false"
+    asked = [json.loads(f) for f in sent if '"analyse"' in f]
+    assert asked and asked[-1]["fen"] == STANDARD_FEN and asked[-1]["moves"] == BLUNDER_LINE
+    # Stopped, then another position: the old line is not shown as this one's.
+    page.click("#nav-prev")
+    wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
+    assert page.locator("#engine-pv").count() == 0
+    assert page.is_disabled("#play-best")
+    assert "Start the engine" in page.inner_text("#engine-out")
 
     # The evaluation graph over the game, mistakes marked.
     page.fill("#review-time", "0.1")

@@ -412,6 +412,17 @@ class AnalysisPage {
     this.renderReview();
     if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
     if (this.engineOn) this.analyse();
+    else if (ply !== this.engineShownPly) this.clearEngine();
+  }
+
+  /** The engine is off and the position changed: its last line is not about this one. */
+  clearEngine() {
+    this.lastInfo = null;
+    this.current = null;
+    this.bestButton.disabled = true;
+    if (this.engineOut.childElementCount) {
+      this.engineOut.replaceChildren(h("p", { class: "hint" }, "Start the engine to analyse this position."));
+    }
   }
 
   userMove(move) {
@@ -454,7 +465,8 @@ class AnalysisPage {
   }
 
   async analyse() {
-    const info = await this.info(this.ply).catch(() => null);
+    const ply = this.ply;
+    const info = await this.info(ply).catch(() => null);
     if (!info || !this.socket) return;
     this.current = { fen: info.fen };
     this.lastInfo = null;
@@ -467,7 +479,16 @@ class AnalysisPage {
     }
     this.engineOut.replaceChildren(h("p", { class: "hint" }, "Thinking…"));
     if (this.outstanding) this.socket.send({ type: "stop" });
-    const sent = this.socket.send({ type: "analyse", fen: info.fen, rules: this.rules || undefined, time: Number(this.engineTime.value) || 5 });
+    this.engineShownPly = ply;
+    // The start position and the moves, not the FEN alone: the engine then knows
+    // the R18 / R19 counts and the positions met before (repetition option).
+    const sent = this.socket.send({
+      type: "analyse",
+      fen: this.startFen,
+      moves: this.line.slice(0, ply),
+      rules: this.rules || undefined,
+      time: Number(this.engineTime.value) || 5,
+    });
     // Each analyse request ends with exactly one "done" or "error": only the
     // newest request's messages are shown.
     if (sent) this.outstanding = (this.outstanding || 0) + 1;
@@ -548,7 +569,7 @@ class AnalysisPage {
         } else if (!(info.legal_moves || []).length) {
           score = -WIN; // no move: the side to move has lost (R16)
         } else {
-          const done = await analyseOnce(socket, info.fen, this.rules, seconds);
+          const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
           score = clampScore(done.score ?? 0, done.mate_in);
         }
         this.evals[k] = blackView(score, turn);
@@ -702,7 +723,7 @@ function openSocket(path) {
   });
 }
 
-function analyseOnce(ws, fen, rules, seconds) {
+function analyseOnce(ws, fen, moves, rules, seconds) {
   return new Promise((resolve, reject) => {
     let last = null;
     const timer = window.setTimeout(() => {
@@ -730,7 +751,7 @@ function analyseOnce(ws, fen, rules, seconds) {
       }
     };
     ws.addEventListener("message", onMessage);
-    ws.send(JSON.stringify({ type: "analyse", fen, rules: rules || undefined, time: seconds }));
+    ws.send(JSON.stringify({ type: "analyse", fen, moves, rules: rules || undefined, time: seconds }));
   });
 }
 

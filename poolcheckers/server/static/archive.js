@@ -31,8 +31,10 @@ function resultText(g) {
     return g.turn ? `${COLOR_NAME[g.turn] || g.turn} to move` : "running";
   }
   const outcome = g.outcome || {};
-  const result = g.result ?? outcome.result ?? "";
+  let result = g.result ?? outcome.result ?? "";
   const reason = g.reason ?? outcome.reason ?? "";
+  // "*" (no result) says nothing that the reason does not say in words.
+  if (result === "*" && reason) result = "";
   return [result, reason].filter(Boolean).join(" — ");
 }
 
