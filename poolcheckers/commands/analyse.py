@@ -3,7 +3,8 @@
 Each line gives the depth, the score (men, from the side to move's point of
 view, or ``win in N`` / ``loss in N`` moves when the search proved an end),
 nodes, nodes per second and the principal variation in R4 notation; the last
-line is the best move.
+line is the best move.  Ctrl-C stops the search and prints the best move found
+so far.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from poolcheckers.commands.common import (
     make_limit,
     open_engine,
     pv_notation,
+    search_interruptibly,
 )
 
 #: Seconds of search when neither --time nor --depth is given.
@@ -64,15 +66,16 @@ def run(
     def on_info(info: SearchInfo) -> None:
         print(analysis_line(board, info), file=out, flush=True)
 
-    result = engine.search(board, limit, on_info=on_info)
-    if result.move is not None:
+    result, interrupted = search_interruptibly(engine, board, limit, on_info=on_info)
+    if result is not None and result.move is not None:
         print(
             f"best move {board.notation(result.move)}  "
             f"score {format_score(result.score, result.mate_in)}  "
-            f"({result.nodes:,} nodes in {result.time:.2f} s)",
+            f"({result.nodes:,} nodes in {result.time:.2f} s)"
+            + ("  [interrupted]" if interrupted else ""),
             file=out,
         )
-    return 0
+    return 130 if interrupted else 0
 
 
 def register(subparsers: Any) -> None:
@@ -84,8 +87,12 @@ def register(subparsers: Any) -> None:
         description=help_description(__doc__),
     )
     add_position_arguments(parser)
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--time", type=float, help=f"seconds (default {DEFAULT_TIME:g})")
-    group.add_argument("--depth", type=int, help="search to this depth (plies)")
+    parser.add_argument(
+        "--time",
+        type=float,
+        help=f"seconds (default {DEFAULT_TIME:g} unless --depth is given; with --depth: "
+        "whichever comes first)",
+    )
+    parser.add_argument("--depth", type=int, help="search to this depth (plies)")
     add_engine_arguments(parser)
     parser.set_defaults(func=run)

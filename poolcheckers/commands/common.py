@@ -20,6 +20,7 @@ import argparse
 import importlib
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -186,6 +187,46 @@ def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
         texts.append(work.notation(move))
         work.push(legal[legal.index(move)])
     return texts
+
+
+def search_interruptibly(
+    engine: EngineLike,
+    board: Board,
+    limit: Any,
+    *,
+    on_info: Callable[[SearchInfo], None] | None = None,
+    level: int | None = None,
+) -> tuple[SearchInfo | None, bool]:
+    """``engine.search`` in a thread, so that Ctrl-C is noticed at once.
+
+    Returns ``(result, interrupted)``.  On Ctrl-C the search is stopped and
+    its best move so far is returned with ``interrupted`` true (the result is
+    ``None`` only if the search did not answer the stop within 5 seconds).
+    An exception of the search is raised again here.
+    """
+    box: dict[str, Any] = {}
+    finished = threading.Event()  # not Thread.join: a join cut short by Ctrl-C misreports
+
+    def work() -> None:
+        try:
+            box["result"] = engine.search(board, limit, on_info=on_info, level=level)
+        except BaseException as exc:  # handed to the calling thread
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name="search", daemon=True).start()
+    interrupted = False
+    try:
+        while not finished.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        interrupted = True
+        engine.stop()
+        finished.wait(5.0)
+    if "error" in box:
+        raise box["error"]
+    return box.get("result"), interrupted
 
 
 def help_description(doc: str | None) -> str | None:

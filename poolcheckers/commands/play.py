@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -37,11 +36,13 @@ from poolcheckers.commands.common import (
     MAX_LEVEL,
     MIN_LEVEL,
     EngineLike,
+    SearchInfo,
     add_engine_arguments,
     format_score,
     help_description,
     make_limit,
     open_engine,
+    search_interruptibly,
 )
 from poolcheckers.errors import AmbiguousMoveError, MalformedMoveError, MoveError
 from poolcheckers.pdn import game_from_board, read_games_collect, write_game
@@ -180,31 +181,15 @@ class PlaySession:
         self.say(f"Game over: {headline}, {outcome.result()}. {outcome.reason()}.")
         self.say("You may still save FILE, undo or quit.")
 
-    def _think(self, limit: Any, level: int | None = None) -> Any:
-        """The engine's search of the current position, run in a thread so that
-        Ctrl-C is noticed at once (the search is then stopped)."""
-        engine = self.engine
-        board = self.board.copy()
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["result"] = engine.search(board, limit, level=level)
-            except BaseException as exc:  # handed to the main thread
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, name="play-search", daemon=True)
-        worker.start()
-        try:
-            while worker.is_alive():
-                worker.join(0.1)
-        except KeyboardInterrupt:
-            engine.stop()
-            worker.join(5.0)
-            raise
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
+    def _think(self, limit: Any, level: int | None = None) -> SearchInfo:
+        """The engine's search of the current position; Ctrl-C stops it and
+        leaves the game (the search runs in a thread so Ctrl-C is seen at once)."""
+        result, interrupted = search_interruptibly(
+            self.engine, self.board.copy(), limit, level=level
+        )
+        if interrupted or result is None:
+            raise KeyboardInterrupt
+        return result
 
     def _engine_move(self) -> None:
         color = self.board.turn

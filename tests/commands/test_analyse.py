@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import io
 import re
+import threading
 
 import pytest
 from fake_engine import FakeEngine, FakeLimit
@@ -51,6 +53,30 @@ def test_finished_position_and_bad_depth_are_usage_errors(
     assert main(["analyse", "--fen", "W:W:B1"]) == 2
     assert "the game is over" in capsys.readouterr().err
     assert main(["analyse", "--depth", "0"]) == 2
+
+
+def test_bad_fen_is_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", "--fen", "X:W1:B2", "--depth", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("poolcheckers analyse: error: FEN")
+
+
+def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[dict[str, object]] = []
+    monkeypatch.setattr(analyse, "make_limit", lambda **kw: made.append(kw) or FakeLimit(depth=1))
+    analyse.run(_args("--time", "2", "--depth", "9"), engine=FakeEngine(), out=io.StringIO())
+    assert made == [{"time": 2.0, "depth": 9}]
+
+
+def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far() -> None:
+    out = io.StringIO()
+    engine = FakeEngine(prefer="9-13", step=0.01)  # no bound: searches until stopped
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    assert analyse.run(_args(), engine=engine, limit=FakeLimit(), out=out) == 130
+    timer.join()
+    assert out.getvalue().splitlines()[-1].startswith("best move 9-13")
+    assert out.getvalue().rstrip().endswith("[interrupted]")
 
 
 @needs_engine
