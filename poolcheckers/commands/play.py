@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -304,6 +305,9 @@ class PlaySession:
     def _save(self, path: str) -> None:
         if not path:
             self.say("Usage: save FILE")
+            return
+        if path.endswith(("/", os.sep)) or Path(path).is_dir():
+            self.say(f"Not saved: {path} is a folder; give a file name such as game.pdn")
             return
         outcome = self.outcome()
         tags = {

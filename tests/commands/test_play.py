@@ -140,6 +140,9 @@ def test_save_refuses_to_add_a_game_to_a_file_that_is_not_pdn(tmp_path: Path) ->
     assert notes.read_text(encoding="utf-8") == "my notes\n"
     out = _play([f"save {tmp_path / 'no' / 'such' / 'dir.pdn'}"])
     assert "Cannot save to" in out
+    out = _play([f"save {tmp_path}", f"save {tmp_path / 'new'}/"])
+    assert out.count("is a folder; give a file name") == 2
+    assert not (tmp_path / "new").exists()
 
 
 class _Interrupting(io.StringIO):
