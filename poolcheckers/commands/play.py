@@ -263,8 +263,12 @@ class PlaySession:
             self.say("The game goes on.")
             self.say(str(self.board))
             return
-        if not self.board.move_stack:
-            self.say("Nothing to undo.")
+        stack = self.board.move_stack
+        # the side that made move i alternates from the side to move at the start
+        first = self.board.turn if len(stack) % 2 == 0 else self.board.turn.opponent
+        movers = [first if i % 2 == 0 else first.opponent for i in range(len(stack))]
+        if not any(color in self.humans for color in movers):
+            self.say("Nothing to undo: you have not moved yet.")
             return
         taken = [self.board.pop()]
         while self.board.turn not in self.humans and self.board.move_stack:

@@ -65,6 +65,14 @@ def test_engine_plays_black_when_you_take_white() -> None:
     assert out.rstrip().endswith("White to move> quit")
 
 
+def test_undo_before_your_first_move_takes_nothing_back() -> None:
+    out = _play(["undo", "undo"], "--color", "white")
+    assert out.count("Nothing to undo: you have not moved yet.") == 2
+    assert out.count("(black) plays") == 1  # the engine's opening move stands
+    out = _play(["undo"])
+    assert "Nothing to undo: you have not moved yet." in out
+
+
 def test_hint_help_moves_and_board() -> None:
     engine = FakeEngine(score=35, prefer="11-15")
     out = _play(["hint", "help", "moves", "board"], engine=engine)
