@@ -190,3 +190,17 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
     page.click("#mistakes button")
     wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
     shot(page, "analysis-graph", full_page=True)
+
+
+def test_bad_links_show_the_error_and_the_start_position(server: Server, new_page: Any) -> None:
+    page = new_page()
+    for query, words in (("?game=no-such-game", "no-such-game"), ("?fen=B:W33:B1", "33")):
+        page.goto(server.url("/analysis" + query))
+        page.wait_for_selector("svg.board .piece")
+        page.wait_for_selector("#error:not(:empty)")
+        assert words in page.inner_text("#error")
+        assert pieces(page) == fen_pieces(STANDARD_FEN)
+        assert "Black to move" in page.inner_text("#status")
+    page.goto(server.url("/play/no-such-game"))
+    page.wait_for_selector("h1:text('Game not found')")
+    assert page.title().startswith("Game not found")

@@ -49,13 +49,18 @@ class AnalysisPage {
     this.build();
     this.bindKeys();
     const params = new URLSearchParams(window.location.search);
+    let ok = false;
     if (params.get("game")) {
-      await this.loadArchiveGame(params.get("game"));
+      ok = await this.loadArchiveGame(params.get("game"));
     } else if (params.get("fen")) {
       this.fenInput.value = params.get("fen");
-      await this.setup(params.get("fen"), [], null, "Position from the link");
-    } else {
+      ok = await this.setup(params.get("fen"), [], null, "Position from the link");
+    }
+    if (!ok) {
+      // Nothing (or nothing usable) in the link: the start position, and the error stays.
+      const why = this.error.textContent;
       await this.setup(STANDARD_FEN, [], null, "Start position");
+      if (why) this.showError(why);
     }
     this.fillArchiveList();
   }
@@ -339,10 +344,12 @@ class AnalysisPage {
     try {
       const game = await api.getGame(id);
       const names = game.tags && (game.tags.Black || game.tags.White) ? `${game.tags.Black || "?"} – ${game.tags.White || "?"}` : `Game ${game.id}`;
-      await this.setup(game.start_fen, game.moves, game.rules, names);
+      const ok = await this.setup(game.start_fen, game.moves, game.rules, names);
       this.showRules(game.rules);
+      return ok;
     } catch (err) {
       this.showError(`Archive game ${id}: ${err.message}`);
+      return false;
     }
   }
 

@@ -57,7 +57,12 @@ class GamePage {
       this.applyState(state, { force: true, animate: false });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
-        this.root.replaceChildren(h("h1", {}, "Game not found"), h("p", {}, h("a", { href: "/" }, "Start a new game")));
+        document.title = "Game not found · Pool Checkers";
+        this.root.replaceChildren(
+          h("h1", {}, "Game not found"),
+          h("p", {}, `There is no game with id ${this.id} on this server.`),
+          h("p", {}, h("a", { href: "/" }, "Start a new game"), " · ", h("a", { href: "/archive" }, "Archive")),
+        );
         return;
       }
       this.showError(err.message);
