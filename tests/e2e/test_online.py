@@ -39,6 +39,7 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     # The invitation box disappears on Alice's side when Bob has joined.
     alice.wait_for_selector("#invite", state="hidden")
     assert "your turn" in alice.inner_text("#status")
+    assert "opponent has joined" in alice.inner_text("#notice")
 
     # Alice (Black) moves by clicking; Bob sees it live.
     click_path(alice, [11, 15])
@@ -82,8 +83,12 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     # Draw offered by Bob, declined by Alice; then Alice resigns.
     bob.click("#draw-offer")
     alice.wait_for_selector("#draw-accept")
+    assert "White offers a draw" in alice.inner_text("#notice")
     alice.click("#draw-decline")
     bob.wait_for_selector("#draw-offer")
+    bob.wait_for_function(
+        "() => document.querySelector('#notice').textContent.includes('declined')"
+    )
     alice.click("#resign")
     alice.click("#resign")
     for page in (alice, bob):

@@ -274,6 +274,23 @@ class GamePage {
     } else if (old && !old.outcome && state.outcome) {
       announce(`Game over: ${state.outcome.reason}`);
     }
+    if (old) this.noticeChanges(old, state);
+  }
+
+  /** Say in words what the other side did that the board does not show. */
+  noticeChanges(old, state) {
+    const mine = this.myColors();
+    if (mine.length !== 1 || state.status !== "running") return;
+    const seated = (s) => Boolean(s.seats && s.seats.black && s.seats.white);
+    if (state.mode === "online" && !seated(old) && seated(state)) {
+      this.showNotice("Your opponent has joined: the game is on.");
+    }
+    const theirs = opponent(mine[0]);
+    if (state.draw_offer === theirs && old.draw_offer !== theirs) {
+      this.showNotice(`${COLOR_NAME[theirs]} offers a draw (R17): accept or decline below, or just move.`);
+    } else if (old.draw_offer === mine[0] && !state.draw_offer && state.ply === old.ply) {
+      this.showNotice("Your draw offer was declined.");
+    }
   }
 
   // ---- rendering -------------------------------------------------------------------
