@@ -68,6 +68,11 @@ from poolcheckers.errors import IllegalMoveError, MalformedMoveError, PoolChecke
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
+#: The largest bounds passed to the engine (``Limit``); larger ``level`` values are clamped.
+MAX_DEPTH: Final = 100
+MAX_NODES: Final = 2**62
+MAX_SECONDS: Final = 1e6
+
 #: Seconds per move for ``go think`` when no ``level`` line came before it.
 DEFAULT_MOVE_TIME: Final = 1.0
 
@@ -511,18 +516,19 @@ class HubSession:
     def _cmd_level(self, args: dict[str, str]) -> None:
         level = _Level()
         for name, value in args.items():
+            # larger bounds than the engine takes mean "no bound" to a GUI: clamped
             if name == "depth":
-                level.depth = _parse_int(name, value, minimum=1)
+                level.depth = min(_parse_int(name, value, minimum=1), MAX_DEPTH)
             elif name == "nodes":
-                level.nodes = _parse_int(name, value, minimum=1)
+                level.nodes = min(_parse_int(name, value, minimum=1), MAX_NODES)
             elif name == "move-time":
-                level.move_time = _parse_float(name, value)
+                level.move_time = min(_parse_float(name, value), MAX_SECONDS)
             elif name == "time":
-                level.game_time = _parse_float(name, value)
+                level.game_time = min(_parse_float(name, value), MAX_SECONDS)
             elif name == "moves":
                 level.moves = _parse_int(name, value, minimum=1)
             elif name == "inc":
-                level.increment = _parse_float(name, value)
+                level.increment = min(_parse_float(name, value), MAX_SECONDS)
             elif name == "infinite":
                 level.infinite = True
             # other arguments (e.g. Hub's "ponder" flag) are ignored, as the protocol asks
@@ -542,10 +548,15 @@ class HubSession:
             return
         engine = self._engine
         assert engine is not None
-        limit = self._limit_factory(**self._level.limit_kwargs(mode))
+        level, self._level = self._level, _Level()
+        try:
+            limit = self._limit_factory(**level.limit_kwargs(mode))
+        except (TypeError, ValueError) as exc:
+            self.error(f"go: bad level: {exc}")
+            self.write("done")  # every go is answered
+            return
         self._pondering = mode == "ponder"
-        self._ponder_time = self._level.ponder_time()
-        self._level = _Level()
+        self._ponder_time = self._ponder_budget(level) if self._pondering else None
         if self._worker is not None:
             self._worker.join()
         self._stop_requested.clear()
@@ -558,6 +569,21 @@ class HubSession:
             daemon=True,
         )
         self._worker.start()
+
+    def _ponder_budget(self, level: _Level) -> float | None:
+        """Seconds to think after ``ponder-hit``: the per-move time, or the
+        engine's share of the game clock (``Limit.budget``), or ``None``
+        (until ``stop``) for depth, node and infinite searches."""
+        seconds = level.ponder_time()
+        if seconds is None and level.game_time is not None:
+            try:
+                budget = getattr(self._limit_factory(**level.limit_kwargs("think")), "budget", None)
+                seconds = float(budget()) if callable(budget) else None
+            except (TypeError, ValueError):
+                seconds = None
+            if seconds is None:
+                seconds = level.game_time / 20 + level.increment
+        return seconds
 
     def _cmd_stop(self, args: dict[str, str]) -> None:
         if self._searching.is_set() and self._engine is not None:

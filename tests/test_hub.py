@@ -504,3 +504,69 @@ def test_fuzz_whole_streams_never_end_the_loop(lines: list[str]) -> None:
         gos += parsed.command == "go"
     busy = sum('message="busy searching: go ' in line for line in stdout.lines)
     assert sum(line.startswith("done") for line in stdout.lines) == gos - busy
+
+
+def test_ponder_hit_with_a_game_clock_stops_after_a_share_of_it() -> None:
+    engine = FakeEngine(step=0.005)
+    stdin, stdout, thread, _status = _session(engine)
+    stdin.send("level time=1 inc=0")  # a share of the clock: 1/20 s with the fake limit
+    stdin.send("go ponder")
+    stdout.expect("info depth=3")
+    stdin.send("ponder-hit")
+    assert stdout.expect("done", timeout=5)[-1].startswith("done move=")
+    stdin.send("quit")
+    thread.join(10)
+
+
+def test_huge_bounds_are_clamped_to_what_the_engine_takes() -> None:
+    engine = FakeEngine()
+    _run_script(
+        [
+            "level depth=1000",
+            "go",
+            "level nodes=99999999999999999999999",
+            "go",
+            "level move-time=1e300",
+            "go",
+            "level time=1e300 inc=1e300",
+            "go",
+        ],
+        engine,
+    )
+    limits = [limit for _fen, limit, _level in engine.searches]
+    assert limits == [
+        FakeLimit(depth=100),
+        FakeLimit(nodes=2**62),
+        FakeLimit(time=1e6),
+        FakeLimit(clock=1e6, increment=1e6),
+    ]
+
+
+def test_a_limit_the_engine_refuses_is_an_error_and_go_still_answers_done() -> None:
+    def refusing(**bounds: object) -> FakeLimit:
+        raise ValueError("Limit.depth must be at most 50")
+
+    stdout = _Output()
+    session = HubSession(
+        lambda mb, rules: FakeEngine(), io.StringIO("level depth=60\ngo think\nping\n"),
+        stdout, limit_factory=refusing,
+    )  # fmt: skip
+    assert session.run() == 0
+    assert stdout.lines == [
+        'error message="go: bad level: Limit.depth must be at most 50"',
+        "done",
+        "pong",
+    ]
+
+
+@pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
+def test_real_engine_with_huge_bounds_answers_a_legal_move() -> None:
+    from poolcheckers.commands.common import open_engine
+
+    stdout = _Output()
+    script = "level depth=1000 move-time=1e300\ngo think\n"
+    session = HubSession(lambda mb, rules: open_engine(4, rules), io.StringIO(script), stdout)
+    threading.Timer(0.5, session.handle, ("stop",)).start()
+    assert session.run() == 0
+    assert not [line for line in stdout.lines if line.startswith("error")]
+    assert parse_hub_move(Board(), parse_line(stdout.lines[-1]).args["move"]) in Board().legal_moves
