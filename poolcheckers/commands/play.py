@@ -226,7 +226,8 @@ class PlaySession:
         elif over:
             self.say("The game is over: save FILE, undo or quit.")
         elif word == "moves":
-            self.say(" ".join(sorted(self.board.notation(m) for m in self.board.legal_moves)))
+            ordered = sorted(self.board.legal_moves, key=lambda m: (m.path, sorted(m.captured)))
+            self.say(" ".join(self.board.notation(m) for m in ordered))  # by square number
         elif word == "hint":
             self._hint()
         elif word == "resign":

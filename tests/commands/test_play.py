@@ -78,7 +78,7 @@ def test_hint_help_moves_and_board() -> None:
     out = _play(["hint", "help", "moves", "board"], engine=engine)
     assert "Hint: 11-15 (score +0.35, depth 3)" in out
     assert "undo        take back your last move" in out
-    assert "10-14 10-15 11-15 11-16 12-16 9-13 9-14" in out
+    assert "9-13 9-14 10-14 10-15 11-15 11-16 12-16" in out
     assert engine.searches[0][1] == FakeLimit(depth=3)
 
 
