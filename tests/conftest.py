@@ -6,6 +6,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last.
+
+    Playwright's sync API keeps an event loop running in the main thread for
+    as long as its session fixture lives; asyncio tests collected after it
+    would fail with "cannot be called from a running event loop".
+    """
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
