@@ -299,8 +299,14 @@ def test_phone_viewport(server: Server, new_page: Any) -> None:
 def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local")
+    # A pick in progress survives a change that leaves the position as it is.
+    click_square(page, 11)
     page.click("#draw-offer")
     page.wait_for_selector("#draw-accept")
+    assert page.locator("svg.board .mark.picked").count() == 1
+    click_square(page, 15)
+    assert wait_moves(page, 1) == ["11-15"]
+    page.wait_for_selector("#draw-accept")  # Black's offer stands for White
     page.click("#draw-decline")
     page.wait_for_selector("#draw-offer")
     page.click("#draw-offer")

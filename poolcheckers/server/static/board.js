@@ -182,6 +182,8 @@ export class BoardView {
    * path[0] walks its landings and the captured pieces fade.
    */
   setPosition(position, { move = null, animate = true } = {}) {
+    // The same position again (a draw offer, a join, a clock): a pick in progress stays.
+    const same = position.turn === this.position.turn && this.samePieces(position.pieces);
     this.position = position;
     this.lastMove = move;
     // Finish any animation still running.
@@ -191,8 +193,10 @@ export class BoardView {
       this.animateMove(move);
     }
     this.sync(position.pieces);
-    this.prefix = null;
-    this.legalFilter = null;
+    if (!same) {
+      this.prefix = null;
+      this.legalFilter = null;
+    }
     this.refreshMarks();
     this.refreshLabels();
   }
