@@ -39,7 +39,8 @@ export class BoardView {
     this.markLayer = svg("g", { class: "marks", "aria-hidden": "true" });
     this.numberLayer = svg("g", { class: "numbers", "aria-hidden": "true" });
     this.pieceLayer = svg("g", { class: "pieces", "aria-hidden": "true" });
-    this.root.append(this.squareLayer, this.markLayer, this.numberLayer, this.pieceLayer);
+    // Numbers above the pieces, so that a piece never hides its square's number.
+    this.root.append(this.squareLayer, this.markLayer, this.pieceLayer, this.numberLayer);
     this.squareEls = new Map();
     for (let r = 0; r < 8; r++) {
       for (let c = 0; c < 8; c++) {
@@ -110,8 +111,8 @@ export class BoardView {
       rect.setAttribute("x", x);
       rect.setAttribute("y", y);
       const text = this.numberLayer.querySelector(`[data-square="${s}"]`);
-      text.setAttribute("x", x + 6);
-      text.setAttribute("y", y + 22);
+      text.setAttribute("x", x + 4);
+      text.setAttribute("y", y + 19);
     }
     this.root.classList.add("no-anim");
     for (const entry of this.entries.values()) this.place(entry.el, entry.sq);
