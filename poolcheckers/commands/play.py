@@ -37,6 +37,7 @@ from poolcheckers.commands.common import (
     MAX_LEVEL,
     MIN_LEVEL,
     EngineLike,
+    EngineUnavailableError,
     SearchInfo,
     add_engine_arguments,
     format_score,
@@ -134,6 +135,8 @@ class PlaySession:
         return 0
 
     def _loop(self) -> None:
+        if len(self.humans) < 2:
+            _ = self.engine  # an engine that cannot start is an error now, not after a move
         if len(self.humans) == 2:
             opponent = "a second person"
         else:
@@ -278,7 +281,11 @@ class PlaySession:
         self.say(str(self.board))
 
     def _hint(self) -> None:
-        result = self._think(self.hint_limit)
+        try:
+            result = self._think(self.hint_limit)
+        except EngineUnavailableError as exc:
+            self.say(f"No hint: {exc}")
+            return
         if result.move is None:
             self.say("No hint: there is no legal move.")
             return

@@ -14,7 +14,7 @@ from fake_engine import FakeEngine, FakeLimit
 
 from poolcheckers.cli import build_parser
 from poolcheckers.commands import play
-from poolcheckers.commands.common import native_available
+from poolcheckers.commands.common import EngineUnavailableError, native_available
 from poolcheckers.pdn import read_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,6 +180,27 @@ def test_ctrl_c_while_the_engine_thinks_stops_it_at_once() -> None:
     )
     timer.join()
     assert status == 130 and engine._stopped.is_set()
+
+
+def _no_engine() -> FakeEngine:
+    raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
+
+
+def test_without_the_engine_two_people_still_play_and_hint_says_why() -> None:
+    args = build_parser().parse_args(["play", "--opponent", "human"])
+    out = io.StringIO()
+    lines = io.StringIO("11-15\nhint\n22-18\nquit\n")
+    assert play.run(args, engine_factory=_no_engine, stdin=lines, stdout=out) == 0
+    assert "No hint: the engine's native core is not built" in out.getvalue()
+    assert "Black to move> quit" in out.getvalue()
+
+
+def test_without_the_engine_a_game_against_it_fails_at_once() -> None:
+    args = build_parser().parse_args(["play"])
+    out = io.StringIO()
+    with pytest.raises(EngineUnavailableError):
+        play.run(args, engine_factory=_no_engine, stdin=io.StringIO("11-15\n"), stdout=out)
+    assert out.getvalue() == ""
 
 
 def test_bad_level_is_a_usage_error() -> None:
