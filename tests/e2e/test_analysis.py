@@ -204,3 +204,24 @@ def test_bad_links_show_the_error_and_the_start_position(server: Server, new_pag
     page.goto(server.url("/play/no-such-game"))
     page.wait_for_selector("h1:text('Game not found')")
     assert page.title().startswith("Game not found")
+
+
+def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    page.fill("#pdn-input", " ".join(BLUNDER_LINE) + " *")
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    assert page.is_hidden("#branch-banner")
+    page.click('#move-list button.mv[data-ply="2"]')
+    wait_shown(page, board_after(BLUNDER_LINE[:2]).fen())
+    click_path(page, [11, 15])
+    wait_shown(page, board_after([*BLUNDER_LINE[:2], "11-15"]).fen())
+    assert move_texts(page) == [*BLUNDER_LINE[:2], "11-15"]
+    page.wait_for_selector("#branch-banner:not([hidden])")
+    assert "3 moves" in page.inner_text("#branch-banner")
+    page.click("#back-to-game")
+    wait_shown(page, board_after(BLUNDER_LINE[:2]).fen())
+    assert move_texts(page) == BLUNDER_LINE
+    assert page.is_hidden("#branch-banner")

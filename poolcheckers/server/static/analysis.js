@@ -157,6 +157,7 @@ class AnalysisPage {
     this.mistakes = h("ul", { class: "mistakes", id: "mistakes" });
 
     this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+    this.branchBanner = h("div", { class: "view-banner", id: "branch-banner", hidden: true });
     const nav = h(
       "div",
       { class: "nav", role: "group", "aria-label": "Move navigation" },
@@ -193,6 +194,7 @@ class AnalysisPage {
           h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.bestButton), this.engineOut),
           h("h2", { class: "sub" }, "Moves"),
           nav,
+          this.branchBanner,
           this.moveList,
           h(
             "section",
@@ -291,6 +293,8 @@ class AnalysisPage {
     this.startFen = fen;
     this.rules = rules;
     this.line = moves.slice(0, good);
+    this.loadedLine = this.line.slice();
+    this.branchBanner.hidden = true;
     this.infos = infos;
     this.evals = [];
     this.title = title;
@@ -435,11 +439,40 @@ class AnalysisPage {
   userMove(move) {
     const k = this.ply;
     if (this.line[k] !== move.notation) {
-      this.line = [...this.line.slice(0, k), move.notation];
-      for (const key of [...this.infos.keys()]) if (key > k) this.infos.delete(key);
-      this.evals = this.evals.slice(0, k + 1);
+      this.replaceLine(k, [move.notation]);
+      this.showBranch(k);
     }
     this.go(k + 1);
+  }
+
+  /** Keep the first k moves of the line and play `moves` after them. */
+  replaceLine(k, moves) {
+    this.line = [...this.line.slice(0, k), ...moves];
+    for (const key of [...this.infos.keys()]) if (key > k) this.infos.delete(key);
+    this.evals = this.evals.slice(0, k + 1);
+  }
+
+  /** A move on the board left the loaded game: say so, and offer the way back. */
+  showBranch(k) {
+    const loaded = this.loadedLine || [];
+    const diverges = loaded.length > k && loaded.slice(0, k).every((m, i) => m === this.line[i]);
+    if (!diverges) return;
+    if (!this.branchBanner.hidden && this.branchAt !== undefined && this.branchAt <= k) return;
+    this.branchAt = k;
+    const back = h("button", { type: "button", class: "small", id: "back-to-game" }, "Back to the loaded game");
+    back.addEventListener("click", () => {
+      this.replaceLine(k, loaded.slice(k));
+      this.branchBanner.hidden = true;
+      this.renderReview();
+      this.go(k);
+      announce("Back to the loaded game.");
+    });
+    this.branchBanner.replaceChildren(
+      `Your own line from ${moveNumber(k + 1, this.startFen)} on; the rest of the loaded game (${loaded.length - k} moves) is set aside. `,
+      back,
+    );
+    this.branchBanner.hidden = false;
+    announce(`New line from move ${moveNumber(k + 1, this.startFen)}; the loaded game's moves after it are set aside.`);
   }
 
   // ---- engine -----------------------------------------------------------------------
