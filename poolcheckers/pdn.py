@@ -687,6 +687,11 @@ def _bad_token_reason(text: str) -> str:
             f"{text!r} is in alphanumeric notation; GameType 23 numbers the squares "
             "1-32 (N1, R2): e.g. 11-15 or 15x22 (R4)"
         )
+    if re.fullmatch(r"\d+(?:[\u2010-\u2015\u2212\u00d7]\d+)+", text):
+        return (
+            f"{text!r} joins its squares with a dash or times sign that is not ASCII "
+            "(as word processors write them): a move is written 11-15 or 15x22 (R4)"
+        )
     if re.fullmatch(r"[-x]+", text):
         return f"{text!r} stands for an unknown move; every move must be given to replay a game"
     return (

@@ -518,6 +518,8 @@ def test_byte_order_mark_keeps_columns() -> None:
         ('[Event "no end]\n1. 11-15 *', '[Event "no end]', 1, "malformed tag"),
         ("[Event unquoted]\n1. 11-15 *", "[Event unquoted]", 1, "malformed tag"),
         ("1. c3-d4 *", "c3-d4", 4, "alphanumeric"),
+        ("1. 11\u201315 *", "11\u201315", 4, "not ASCII"),
+        ("1. 11-15 22-18 2. 15\u00d722 *", "15\u00d722", 19, "not ASCII"),
         ("1. 11-15 - *", "-", 10, "unknown move"),
         ("1. 11-15 $256 *", "$256", 10, "NAG"),
         ("1. 11-15 hello *", "hello", 10, "unexpected"),
