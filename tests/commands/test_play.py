@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fake_engine import FakeEngine, FakeLimit
 
+from poolcheckers import Move
 from poolcheckers.cli import build_parser
 from poolcheckers.commands import play
 from poolcheckers.commands.common import EngineUnavailableError, native_available
@@ -138,6 +139,20 @@ def test_save_adds_to_a_pdn_file_and_replaces_its_own_copy(tmp_path: Path) -> No
         ["9-13", "21-17", "10-14", "17x10"],
     ]
     assert [g.result for g in games] == ["0-2", "0-2"]
+
+
+def test_save_adds_to_a_file_made_by_the_pdn_writer(tmp_path: Path) -> None:
+    from poolcheckers.pdn import PdnGame, read_file, write_file
+
+    pdn = tmp_path / "collection.pdn"
+    first = PdnGame(tags={"Event": "one"}, moves=[Move.from_notation("9-13")])
+    second = PdnGame(tags={"Event": "two"}, start_fen="W:W22:B9", result="*")
+    write_file(pdn, [first, second])
+    _play(["11-15", "resign", f"save {pdn}"])
+    games = read_file(pdn)
+    assert [g.tags["Event"] for g in games] == ["one", "two", "poolcheckers play"]
+    assert games[2].result == "0-2" and games[2].notations() == ["11-15", "21-17"]
+    assert [g.line for g in games] == [1, 12, 24]
 
 
 def test_save_refuses_to_add_a_game_to_a_file_that_is_not_pdn(tmp_path: Path) -> None:
