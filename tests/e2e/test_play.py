@@ -422,3 +422,26 @@ def test_king_capture_any_landing_beyond_the_piece(server: Server, new_page: Any
     page.wait_for_timeout(900)
     assert pieces(page) == fen_pieces(board.fen())
     assert server.get_json(f"/api/games/{game_id}")["fen"] == board.fen()
+
+
+def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server.url("/"))
+    page.wait_for_selector("#new-game")
+    page.check('input[name="mode"][value="local"]')
+    page.click("details.fen summary")
+    page.fill('input[name="fen"]', "B:W21:B21")  # well formed, refused by the server (R5)
+    page.click('#new-game button[type="submit"]')
+    page.wait_for_selector("#new-game-error:not(:empty)")
+    assert "21" in page.inner_text("#new-game-error")
+    assert page.evaluate("() => document.activeElement.name") == "fen"
+    assert page.is_enabled('#new-game button[type="submit"]')
+    page.fill('input[name="fen"]', "")
+    page.check('input[name="use_clock"]')
+    page.fill('input[name="minutes"]', "0")
+    page.click('#new-game button[type="submit"]')
+    page.wait_for_function(
+        "() => document.querySelector('#new-game-error').textContent.includes('clock')"
+    )
+    assert page.evaluate("() => document.activeElement.name") == "minutes"
+    assert "/play/" not in page.url

@@ -149,6 +149,7 @@ export function render(root) {
       if (!(initial > 0) || !(inc >= 0)) {
         error.textContent = "The clock needs a positive time and an increment of zero or more.";
         announce(error.textContent, true);
+        (initial > 0 ? increment : minutes).focus();
         return;
       }
       clock = { initial, increment: inc };
@@ -177,6 +178,8 @@ export function render(root) {
     } catch (err) {
       error.textContent = err.message;
       announce(`Could not start the game: ${err.message}`, true);
+      // A refused start position: back to its field.
+      if (fenText && /FEN|position/i.test(err.message)) fen.focus();
       submit.disabled = false;
       submit.textContent = "Start game";
     }
