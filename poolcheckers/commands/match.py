@@ -445,15 +445,27 @@ def run(
 
     from tqdm import tqdm
 
+    so_far = MatchResult(name_a, name_b)  # the games finished, kept if Ctrl-C comes
+    interrupted = False
     with tqdm(total=total, desc="match", unit="game", file=sys.stderr, disable=None) as bar:
 
         def on_game(record: GameRecord, match: MatchResult) -> None:
+            nonlocal so_far
+            so_far = match
             bar.update(1)
             bar.set_postfix_str(f"+{match.wins} ={match.draws} -{match.losses}")
 
-        match = run_match(
-            player_a, player_b, openings, games=args.games, rules=rules, on_game=on_game
-        )
+        try:
+            match = run_match(
+                player_a, player_b, openings, games=args.games, rules=rules, on_game=on_game
+            )
+        except KeyboardInterrupt:
+            match, interrupted = so_far, True
+    if interrupted and not match.games:
+        print("interrupted before the first game ended: nothing to count", file=out)
+        return 130
+    if interrupted:
+        print(f"interrupted: the {_games(len(match.games))} finished so far count", file=out)
     print(match.summary(), file=out)
     print(
         "  (Elo from the score p: -400*log10(1/p - 1); interval from p ± 1.96 standard "
@@ -472,7 +484,7 @@ def run(
             status = 1
         else:
             print(f"{what} saved to {path}", file=out)
-    return status
+    return 130 if interrupted else status
 
 
 def _check_writable(option: str, path: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from fake_engine import FakeEngine, FakeLimit
@@ -176,6 +177,43 @@ def test_one_game_is_one_game_not_one_games(tmp_path: Path) -> None:
     factory = lambda mb, rules, weights: FakeEngine()  # noqa: E731
     assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
     assert ": 1 game," in out.getvalue() and "1 games" not in out.getvalue()
+
+
+class _CtrlCAfter(FakeEngine):
+    """A fake engine that counts searches; Ctrl-C cuts the one after ``budget``."""
+
+    budget: ClassVar[list[int]] = [1_000_000]
+    calls: ClassVar[list[int]] = [0]
+
+    def search(self, board, limit, on_info=None, level=None):  # type: ignore[no-untyped-def]
+        self.calls[0] += 1
+        if self.calls[0] > self.budget[0]:
+            raise KeyboardInterrupt
+        return super().search(board, limit, on_info, level)
+
+
+def test_ctrl_c_keeps_the_games_finished_so_far(tmp_path: Path) -> None:
+    pdn = tmp_path / "partial.pdn"
+    args = build_parser().parse_args(
+        ["match", "--ballots", str(_two_openings(tmp_path)), "--pdn", str(pdn)]
+    )
+    factory = lambda mb, rules, weights: _CtrlCAfter()  # noqa: E731
+    _CtrlCAfter.calls[0] = 0
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO()) == 0
+    _CtrlCAfter.budget[0], _CtrlCAfter.calls[0] = _CtrlCAfter.calls[0] * 5 // 8, 0  # in game 3
+    out = io.StringIO()
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
+    text = out.getvalue()
+    played = len(read_games(pdn.read_text(encoding="utf-8")))
+    assert 1 <= played < 4
+    assert f"interrupted: the {played} game" in text and "W/D/L" in text
+    _CtrlCAfter.budget[0], _CtrlCAfter.calls[0] = 3, 0  # in the first game
+    out = io.StringIO()
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
+    assert (
+        out.getvalue().splitlines()[-1]
+        == "interrupted before the first game ended: nothing to count"
+    )
 
 
 def test_ballots_output_errors(tmp_path: Path) -> None:
