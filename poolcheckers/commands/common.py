@@ -30,8 +30,9 @@ from poolcheckers.cli import UsageError
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
-#: Default size of the engine's transposition table (MiB).
+#: Default and largest size of the engine's transposition table (MiB).
 DEFAULT_HASH_MB = 64
+MAX_HASH_MB = 16384
 
 #: Levels of the engine (CONTRACTS.md §2): 1 is a beginner, 10 full strength.
 MIN_LEVEL, MAX_LEVEL = 1, 10
@@ -122,7 +123,10 @@ def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> Eng
     if not module.native_available():
         raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
     values = None if weights is None else load_weights(weights)
-    engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules, weights=values)
+    try:
+        engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules, weights=values)
+    except ValueError as exc:  # e.g. a table size or weight the engine refuses
+        raise UsageError(str(exc)) from None
     return engine
 
 
@@ -154,11 +158,22 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     """``--hash MB``, shared by the commands that run the engine."""
     parser.add_argument(
         "--hash",
-        type=int,
+        type=_hash_size,
         default=DEFAULT_HASH_MB,
         metavar="MB",
-        help=f"transposition table size in MiB (default {DEFAULT_HASH_MB})",
+        help=f"transposition table size in MiB, 1-{MAX_HASH_MB} (default {DEFAULT_HASH_MB})",
     )
+
+
+def _hash_size(text: str) -> int:
+    """``--hash``: a whole number of MiB the engine takes (argparse reports the error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of MiB: {text!r}") from None
+    if not 1 <= value <= MAX_HASH_MB:
+        raise argparse.ArgumentTypeError(f"must be 1..{MAX_HASH_MB} MiB, not {value}")
+    return value
 
 
 def format_score(score: int, mate_in: int | None) -> str:

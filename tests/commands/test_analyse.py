@@ -61,6 +61,18 @@ def test_bad_fen_is_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> No
     assert err.count("\n") == 1 and err.startswith("poolcheckers analyse: error: FEN")
 
 
+@pytest.mark.parametrize("command", ["analyse", "play", "match", "ballots"])
+def test_bad_hash_sizes_are_one_line_on_stderr(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for size, words in (("0", "must be 1..16384 MiB, not 0"), ("x", "not a whole number")):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, "--hash", size])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
+
+
 def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[dict[str, object]] = []
     monkeypatch.setattr(analyse, "make_limit", lambda **kw: made.append(kw) or FakeLimit(depth=1))
