@@ -60,6 +60,8 @@ def test_import_replay_and_export(server: Server, new_page: Any, tmp_path: Path)
     error_text = errors.inner_text()
     assert error_text.startswith("Game 2")
     assert "line" in error_text and "15-24" in error_text
+    # The imported game is named by its place in the file and its players.
+    assert page.inner_text("#imported-games").startswith("Game 1 (Alice Archive – Bob Archive)")
     row = page.locator("#finished-games tr", has_text="Alice Archive")
     row.wait_for()
     assert "2-0" in row.inner_text()

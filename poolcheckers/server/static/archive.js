@@ -2,7 +2,7 @@
 // PDN export (one game or all) and PDN import with errors per game.
 
 import { api } from "./api.js";
-import { COLOR_NAME, announce, h } from "./util.js";
+import { COLOR_NAME, announce, h, parsePdnLight } from "./util.js";
 
 const PAGE = 50;
 
@@ -180,8 +180,29 @@ class ArchivePage {
         ),
       ];
       if (imported.length) {
+        // Name each imported game by its place in the text (the games that had no
+        // error, in order) and its players, rather than by its database id.
+        const failed = new Set(errors.map((e) => e.game));
+        const places = [];
+        for (let n = 1; places.length < imported.length; n++) if (!failed.has(n)) places.push(n);
+        const light = parsePdnLight(text);
+        const sameCount = light.length === imported.length + failed.size;
         parts.push(
-          h("ul", { class: "imported" }, ...imported.map((id) => h("li", {}, h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${id}`), " · ", h("a", { href: `/analysis?game=${encodeURIComponent(id)}` }, "analyse")))),
+          h(
+            "ul",
+            { class: "imported", id: "imported-games" },
+            ...imported.map((id, i) => {
+              const tags = sameCount ? light[places[i] - 1].tags : {};
+              const who = tags.Black || tags.White ? ` (${tags.Black || "?"} – ${tags.White || "?"})` : "";
+              return h(
+                "li",
+                {},
+                h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${places[i]}${who}`),
+                " · ",
+                h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": `Analyse game ${places[i]}${who}` }, "analyse"),
+              );
+            }),
+          ),
         );
       }
       if (errors.length) {
