@@ -521,6 +521,13 @@ class GamePage {
     }
     if (s.status === "finished") {
       buttons.push(h("a", { class: "button", href: "/" }, "New game"));
+      // Against the engine, a game ended by the rules (R16, R18, R19) can be
+      // reopened by taking the last move back; resignation, agreement and time cannot.
+      const reopenable = ["no_moves", "move_limit", "three_kings"];
+      const firstOwnPly = fenTurn(s.start_fen) === s.engine_color ? 2 : 1;
+      if (s.mode === "engine" && mine.length && s.outcome && reopenable.includes(s.outcome.termination) && s.ply >= firstOwnPly) {
+        buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
+      }
     }
     this.actions.replaceChildren(...buttons);
   }
