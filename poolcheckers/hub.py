@@ -58,6 +58,7 @@ from poolcheckers.board import Board
 from poolcheckers.commands.common import (
     CENTI_MEN_PER_MAN,
     DEFAULT_HASH_MB,
+    MAX_DEPTH,
     MAX_LEVEL,
     MIN_LEVEL,
     EngineLike,
@@ -68,8 +69,8 @@ from poolcheckers.errors import IllegalMoveError, MalformedMoveError, PoolChecke
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
-#: The largest bounds passed to the engine (``Limit``); larger ``level`` values are clamped.
-MAX_DEPTH: Final = 100
+#: The largest bounds passed to the engine (``Limit``, and ``MAX_DEPTH`` plies); larger
+#: ``level`` values are clamped.
 MAX_NODES: Final = 2**62
 MAX_SECONDS: Final = 1e6
 
@@ -551,7 +552,7 @@ class HubSession:
         level, self._level = self._level, _Level()
         try:
             limit = self._limit_factory(**level.limit_kwargs(mode))
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # a bound the engine refuses (ValueError, UsageError)
             self.error(f"go: bad level: {exc}")
             self.write("done")  # every go is answered
             return
@@ -579,7 +580,7 @@ class HubSession:
             try:
                 budget = getattr(self._limit_factory(**level.limit_kwargs("think")), "budget", None)
                 seconds = float(budget()) if callable(budget) else None
-            except (TypeError, ValueError):
+            except Exception:  # a bound the engine refuses: the fallback below
                 seconds = None
             if seconds is None:
                 seconds = level.game_time / 20 + level.increment

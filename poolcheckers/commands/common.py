@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -33,6 +34,9 @@ from poolcheckers.rules import RuleSet
 #: Default and largest size of the engine's transposition table (MiB).
 DEFAULT_HASH_MB = 64
 MAX_HASH_MB = 16384
+
+#: The deepest search the engine takes (``Limit.depth``, plies).
+MAX_DEPTH = 100
 
 #: Levels of the engine (CONTRACTS.md §2): 1 is a beginner, 10 full strength.
 MIN_LEVEL, MAX_LEVEL = 1, 10
@@ -108,9 +112,20 @@ def make_limit(
     clock: float | None = None,
     increment: float = 0.0,
 ) -> Any:
-    """A ``poolcheckers.engine.Limit`` with these bounds (none: search until stopped)."""
+    """A ``poolcheckers.engine.Limit`` with these bounds (none: search until stopped).
+
+    Bounds the engine refuses raise :class:`UsageError` naming the option.
+    """
+    for name, seconds in (("time", time), ("clock", clock), ("increment", increment)):
+        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+            raise UsageError(f"--{name} must be a finite number of seconds, not {seconds}")
+    if depth is not None and not 1 <= depth <= MAX_DEPTH:
+        raise UsageError(f"--depth must be 1..{MAX_DEPTH}, not {depth}")
     limit_class = _engine_module().Limit
-    return limit_class(time=time, depth=depth, nodes=nodes, clock=clock, increment=increment)
+    try:
+        return limit_class(time=time, depth=depth, nodes=nodes, clock=clock, increment=increment)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:

@@ -73,6 +73,23 @@ def test_bad_hash_sizes_are_one_line_on_stderr(
         assert err.count("\n") == 1 and words in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["analyse", "--time", "inf"], "--time must be a finite number of seconds, not inf"),
+        (["analyse", "--depth", "1000"], "--depth must be 1..100, not 1000"),
+        (["play", "--time", "inf"], "--time must be a finite number of seconds"),
+        (["match", "--depth", "101", "--games", "1"], "--depth must be 1..100, not 101"),
+    ],
+)
+def test_bounds_the_engine_refuses_are_usage_errors(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
 def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[dict[str, object]] = []
     monkeypatch.setattr(analyse, "make_limit", lambda **kw: made.append(kw) or FakeLimit(depth=1))
