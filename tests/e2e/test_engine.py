@@ -102,6 +102,10 @@ def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
     page.wait_for_timeout(400)
     assert pieces(page) == fen_pieces(Board().fen())
     assert server.get_json(f"/api/games/{game_id}")["ply"] == 0
+    assert "taken back" in page.inner_text("#notice")
+    click_path(page, [9, 13])  # a new move: the old notice goes
+    wait_moves(page, 2)
+    assert page.inner_text("#notice") == ""
     # The engine accepts or declines a draw offer at once; either way the page says so.
     page.click("#draw-offer")
     page.wait_for_function(

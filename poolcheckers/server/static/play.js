@@ -662,6 +662,7 @@ class GamePage {
   async sendMove(text, move) {
     if (!this.canMove()) return;
     this.showError("");
+    this.notice.textContent = ""; // an old notice ("Move taken back.") is over with a move
     this.pending = true;
     this.board.setLegalMoves([], false);
     try {
