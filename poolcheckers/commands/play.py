@@ -24,6 +24,7 @@ input leaves at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import sys
@@ -95,6 +96,13 @@ class PlaySession:
         print(text, file=self._out, flush=True)
 
     def _ask(self, prompt: str) -> str | None:
+        if self._in is sys.stdin and self._out is sys.stdout and _is_terminal(self._in):
+            _enable_line_editing()
+            try:  # input() edits the line and recalls earlier ones (arrow keys)
+                return input(prompt).strip()
+            except EOFError:
+                self.say()
+                return None
         self._out.write(prompt)
         self._out.flush()
         line = self._in.readline()
@@ -386,6 +394,12 @@ class PlaySession:
 
 class _NotPdnError(Exception):
     """``save`` would add a game to a file that is not PDN."""
+
+
+def _enable_line_editing() -> None:
+    """Load ``readline`` (where it exists) so that ``input`` has editing and history."""
+    with contextlib.suppress(ImportError):  # not on every platform
+        import readline  # noqa: F401  (importing it is what enables it)
 
 
 def _is_terminal(stream: TextIO) -> bool:
