@@ -166,6 +166,17 @@ def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_
     # A man that cannot move is not picked, and an empty square is no landing.
     click_square(page, 1)
     assert page.locator("svg.board .mark.picked").count() == 0
+    page.wait_for_function(
+        "() => document.querySelector('#announcer').textContent"
+        ".includes('black man on 1 has no legal move')"
+    )
+    click_square(page, 22)
+    page.wait_for_function(
+        "() => document.querySelector('#announcer').textContent"
+        ".includes('22 holds a white man; Black is to move')"
+    )
+    # Sighted users read it under the board.
+    assert "22 holds a white man" in page.inner_text("#board-hint")
     click_square(page, 9)
     click_square(page, 18)
     assert move_texts(page) == []
@@ -189,11 +200,13 @@ def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: An
     assert targets == 2  # the first landings: 15 and 31
     click_square(page, 29)  # ambiguous destination: two paths
     assert page.locator("svg.board .mark.picked").count() >= 1
+    assert "choose the next landing, 15 or 31" in page.inner_text("#board-hint")
     assert page.locator("svg.board .mark.target").count() == 2
     shot(page, "multi-capture-choice")
     assert move_texts(page) == []
     click_square(page, 31)
     assert wait_moves(page, 1) == ["24x31x22x29"]
+    assert page.inner_text("#board-hint") == ""
     board.push_notation("24x31x22x29")
     page.wait_for_timeout(900)
     assert pieces(page) == fen_pieces(board.fen())

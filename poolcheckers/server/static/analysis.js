@@ -69,7 +69,8 @@ class AnalysisPage {
 
   build() {
     this.boardBox = h("div", { class: "board-box", id: "board" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), label: "Analysis board" });
+    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
     this.heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
     this.turnLine = h("p", { class: "status", id: "status" });
     this.error = h("p", { class: "error", id: "error" });
@@ -186,7 +187,7 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, tools, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
         h(
           "aside",
           { class: "side" },

@@ -10,11 +10,13 @@ const CROWN = "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z";
 export class BoardView {
   /**
    * @param {HTMLElement} container
-   * @param {{onMove?: (move) => void, label?: string}} options
+   * @param {{onMove?: (move) => void, onHint?: (text: string) => void, label?: string}} options
    */
-  constructor(container, { onMove = null, label = "Board" } = {}) {
+  constructor(container, { onMove = null, onHint = null, label = "Board" } = {}) {
     this.container = container;
     this.onMove = onMove;
+    this.onHint = onHint; // (text) => void: say on the page what the board refused or asks
+
     this.flipped = false;
     this.showNumbers = false;
     this.position = { turn: "black", pieces: new Map() };
@@ -296,6 +298,7 @@ export class BoardView {
   }
 
   select(origin) {
+    if (this.onHint) this.onHint("");
     this.legalFilter = null;
     this.prefix = [origin];
     this.refreshMarks();
@@ -306,6 +309,7 @@ export class BoardView {
   }
 
   clear() {
+    if (this.onHint) this.onHint("");
     this.prefix = null;
     this.legalFilter = null;
     this.refreshMarks();
@@ -318,8 +322,14 @@ export class BoardView {
     if (this.prefix === null) {
       if (this.origins().has(s)) this.select(s);
       else if (this.position.pieces.has(s)) {
+        const piece = this.position.pieces.get(s);
+        const mover = this.position.turn === "black" ? "b" : "w";
         const mustCapture = this.legal.some((m) => m.captured && m.captured.length);
-        announce(mustCapture ? `Square ${s} cannot move: a capture is compulsory (R11).` : `Square ${s} has no legal move.`);
+        if (piece.toLowerCase() !== mover) {
+          this.hint(`Square ${s} holds a ${pieceName(piece)}; ${this.position.turn === "black" ? "Black" : "White"} is to move.`);
+        } else {
+          this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and a capture is compulsory (R11).` : `The ${pieceName(piece)} on ${s} has no legal move.`);
+        }
       }
       return;
     }
@@ -344,7 +354,7 @@ export class BoardView {
       this.refreshMarks();
       this.refreshLabels();
       const options = [...new Set(continuing.map((m) => m.path[newPrefix.length]))].sort((a, b) => a - b);
-      announce(`Landed on ${s}. Several ways on: next landing ${options.join(" or ")}.`);
+      this.hint(`Landed on ${s}. Several ways on: next landing ${options.join(" or ")}.`);
       return;
     }
     const ending = cands.filter((m) => m.path[m.path.length - 1] === s);
@@ -365,7 +375,7 @@ export class BoardView {
       this.refreshMarks();
       this.refreshLabels();
       const options = [...new Set(ending.map((m) => m.path[common.length]))].sort((a, b) => a - b);
-      announce(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
+      this.hint(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
       return;
     }
     if (s === prefix[0] && prefix.length === 1) {
@@ -377,10 +387,17 @@ export class BoardView {
       this.select(s);
       return;
     }
-    announce(`${s} is not a legal landing square.`, true);
+    this.hint(`${s} is not a legal landing square.`, true);
+  }
+
+  /** Tell the user (screen reader and page) what the board refused or asks for. */
+  hint(text, assertive = false) {
+    announce(text, assertive);
+    if (this.onHint) this.onHint(text);
   }
 
   choose(move) {
+    if (this.onHint) this.onHint("");
     this.prefix = null;
     this.legalFilter = null;
     this.refreshMarks();
@@ -413,7 +430,8 @@ export class BoardView {
       const ends = new Set(cands.map((m) => m.path[m.path.length - 1]));
       for (const s of ends) if (!nextSquares.has(s)) this.mark(s, "dest");
       for (const s of nextSquares) this.mark(s, "target");
-      for (const m of cands) for (const c of m.captured || []) this.mark(c, "threat");
+      const threatened = new Set(cands.flatMap((m) => m.captured || []));
+      for (const c of threatened) this.mark(c, "threat");
     }
   }
 

@@ -87,7 +87,9 @@ class GamePage {
     this.topPlayer = h("div", { class: "player top" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
     this.bottomPlayer = h("div", { class: "player bottom" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
     this.boardBox = h("div", { class: "board-box", id: "board" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), label: "Game board" });
+    // What the board refused or asks for, in words (the live regions read it out already).
+    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Game board" });
     this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
     this.numbersButton = h(
       "button",
@@ -145,6 +147,7 @@ class GamePage {
           this.boardBox,
           this.bottomPlayer,
           h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.connection),
+          this.boardHint,
         ),
         h(
           "aside",
