@@ -287,6 +287,10 @@ def test_phone_viewport(server: Server, new_page: Any) -> None:
     page.goto(server.url("/"))
     page.wait_for_selector("#new-game")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # One header line on a phone; the logo link keeps its name for screen readers.
+    header = page.locator(".site-header").bounding_box()
+    assert header is not None and header["height"] < 56
+    assert page.inner_text("a.brand .brand-text") == "Pool Checkers"
     shot(page, "phone-home")
     new_game(page, server.base_url, mode="local")
     box = page.locator("svg.board").bounding_box()
