@@ -225,3 +225,22 @@ def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: Any) ->
     wait_shown(page, board_after(BLUNDER_LINE[:2]).fen())
     assert move_texts(page) == BLUNDER_LINE
     assert page.is_hidden("#branch-banner")
+
+
+def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: Any) -> None:
+    # 22x31 ends on the king row: legal only when the man stops there (§9 "stop").
+    pdn = (
+        '[Event "stop rule"]\n[FEN "B:W26,27,19:B22"]\n'
+        '[Rules "apca+crown_during_capture=stop+king_only_move_limit=15"]\n\n1. 22x31 *\n'
+    )
+    page = new_page()
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    page.fill("#pdn-input", pdn)
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
+    assert move_texts(page) == ["22x31"]
+    assert page.inner_text("#error") == ""
+    assert page.input_value("#rule-crown") == "stop"
+    assert page.input_value("#rule-king-limit") == "15"
+    page.wait_for_selector('svg.board .piece.black.king[data-square="31"]')

@@ -14,6 +14,7 @@ import {
   opponent,
   parseFen,
   parsePdnLight,
+  rulesFromName,
   svg,
 } from "./util.js";
 
@@ -342,7 +343,10 @@ class AnalysisPage {
     if (!g) return;
     const fen = g.tags.FEN || STANDARD_FEN;
     const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "PDN game";
-    this.setup(fen, g.moves, this.chosenRules(), name);
+    // A game that names its rule options (Rules tag) is read with them.
+    const tagged = rulesFromName(g.tags.Rules);
+    if (tagged) this.showRules(tagged);
+    this.setup(fen, g.moves, tagged || this.chosenRules(), name);
   }
 
   async loadArchiveGame(id) {

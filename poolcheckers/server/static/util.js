@@ -346,3 +346,22 @@ export function withAllPaths(legal, position, rules = null) {
   }
   return extra.length ? legal.concat(extra) : legal;
 }
+
+/**
+ * The rule set named by a PDN "Rules" tag (our extension: RuleSet.name, e.g.
+ * "apca+crown_during_capture=stop+king_only_move_limit=15"), or null when the
+ * text names none. Unknown options are left out (the server checks the rest).
+ */
+export function rulesFromName(name) {
+  if (!name || typeof name !== "string") return null;
+  const rules = { crown_during_capture: "pass", three_kings_limit_result: "draw", king_only_move_limit: 25, repetition_draw: false };
+  const parts = name.trim().split("+");
+  if (parts[0].toLowerCase() !== "apca") return null;
+  for (const part of parts.slice(1)) {
+    const [key, value] = part.split("=");
+    if (key === "king_only_move_limit" && /^\d+$/.test(value)) rules[key] = Number(value);
+    else if (key === "repetition_draw") rules[key] = value === "true";
+    else if (key in rules && value) rules[key] = value;
+  }
+  return rules;
+}
