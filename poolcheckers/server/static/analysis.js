@@ -748,7 +748,10 @@ export function summaryText(g) {
   const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
   const result = g.result || (g.status === "running" ? "running" : "");
   const moves = g.ply ?? (Array.isArray(g.moves) ? g.moves.length : g.moves);
-  return `${who} · ${result}${moves !== undefined ? ` · ${moves} ${moves === 1 ? "ply" : "plies"}` : ""}`;
+  const seconds = g.updated ?? g.created;
+  const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
+  const when = date && !Number.isNaN(date.getTime()) ? ` · ${date.toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` : "";
+  return `${who} · ${result}${moves !== undefined ? ` · ${moves} ${moves === 1 ? "ply" : "plies"}` : ""}${when}`;
 }
 
 function modeName(g) {
