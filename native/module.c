@@ -399,6 +399,17 @@ static int info_callback(const SearchInfo *info, void *userdata) {
     return stop;
 }
 
+/* Runs on the search thread every 2^20 nodes: let Python run its signal
+ * handlers (Ctrl-C); an exception they raise stops the search. */
+static int poll_signals(void *userdata) {
+    CallbackData *cd = userdata;
+    if (cd->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0) cd->failed = 1;
+    PyGILState_Release(g);
+    return cd->failed;
+}
+
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"black", "white", "kings", "turn", "halfmove", "three_kings", "history",
                              "rules", "depth", "nodes", "time", "callback", NULL};
@@ -439,9 +450,13 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     }
     CallbackData cd = {cb, 0};
     int rc;
+    s->poll = poll_signals;
+    s->poll_data = &cd;
     Py_BEGIN_ALLOW_THREADS
     rc = pc_search(s, &pos, keys, nkeys, &lim, info_callback, &cd, info);
     Py_END_ALLOW_THREADS
+    s->poll = NULL;
+    s->poll_data = NULL;
     done(self);
     PyMem_Free(keys);
     PyObject *out = NULL;
@@ -497,13 +512,20 @@ static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyOb
         return PyErr_NoMemory();
     }
     int n;
+    CallbackData cd = {NULL, 0};
+    s->poll = poll_signals;
+    s->poll_data = &cd;
     Py_BEGIN_ALLOW_THREADS
     n = pc_root_scores(s, &pos, keys, nkeys, depth, tlim, list, scores);
     Py_END_ALLOW_THREADS
+    s->poll = NULL;
+    s->poll_data = NULL;
     done(self);
     PyMem_Free(keys);
     PyObject *out = NULL;
-    if (n == -1) PyErr_SetString(PyExc_ValueError, "the side to move has no legal move: the game is over (R16)");
+    if (cd.failed) {
+        /* a signal handler's exception is set */
+    } else if (n == -1) PyErr_SetString(PyExc_ValueError, "the side to move has no legal move: the game is over (R16)");
     else if (n < 0) overflow_error();
     else {
         PyObject *l = PyList_New(n);

@@ -61,6 +61,7 @@ static inline bool should_stop(Searcher *s) {
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return true;
     if (s->max_nodes && s->nodes >= s->max_nodes) return true;
     if (s->time_limit > 0 && (s->nodes & 1023) == 0 && pc_now() - s->t0 >= s->time_limit) return true;
+    if (s->poll && (s->nodes & ((1 << 20) - 1)) == 0 && s->poll(s->poll_data)) return true;
     return false;
 }
 

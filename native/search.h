@@ -32,8 +32,14 @@ typedef struct {
 /* Called once per finished depth; a non-zero return stops the search. */
 typedef int (*SearchCallback)(const SearchInfo *info, void *userdata);
 
+/* Called every 2^20 nodes (e.g. to let Python handle signals); a non-zero
+ * return stops the search. */
+typedef int (*SearchPoll)(void *userdata);
+
 typedef struct {
     TT tt;
+    SearchPoll poll;
+    void *poll_data;
     EvalWeights weights;
     RuleOptions rules;
     atomic_int stop;

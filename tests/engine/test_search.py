@@ -359,3 +359,26 @@ def test_changing_rules_forgets_the_hash_table() -> None:
     engine.search(Board(fen), Limit(depth=6))
     reused = engine.search(Board(fen, stop), Limit(depth=6))
     assert (reused.nodes, reused.score, reused.pv) == (fresh.nodes, fresh.score, fresh.pv)
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_a_signal_handler_can_interrupt_a_search() -> None:
+    """Ctrl-C (here: a timer signal whose handler raises) stops a long search."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        start = time.perf_counter()
+        with pytest.raises(_Interrupted):
+            Engine(hash_mb=8).search(Board(), Limit(depth=90))
+        assert time.perf_counter() - start < 10
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
