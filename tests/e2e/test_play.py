@@ -462,3 +462,20 @@ def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: A
     )
     assert page.evaluate("() => document.activeElement.name") == "minutes"
     assert "/play/" not in page.url
+
+
+def test_circular_capture_walked_back_to_its_start(server: Server, new_page: Any) -> None:
+    # R14: the start square counts as empty; 24x15x22x31x24 ends where it began.
+    fen = "B:W18,19,25,26,27:B11,24"
+    page = new_page()
+    new_game(page, server.base_url, mode="local", fen=fen)
+    for s in (24, 15, 22):
+        click_square(page, s)
+    # After 22 the capture goes on to 29 (and ends) or to 31 (and on to 24).
+    assert "next landing 29 or 31" in page.inner_text("#board-hint")
+    click_square(page, 31)
+    assert wait_moves(page, 1) == ["24x24"]
+    board = Board(fen)
+    board.push_notation("24x24")
+    page.wait_for_timeout(1000)
+    assert pieces(page) == fen_pieces(board.fen())

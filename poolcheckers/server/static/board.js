@@ -353,7 +353,7 @@ export class BoardView {
       this.legalFilter = next;
       this.refreshMarks();
       this.refreshLabels();
-      const options = [...new Set(continuing.map((m) => m.path[newPrefix.length]))].sort((a, b) => a - b);
+      const options = [...new Set(next.map((m) => m.path[newPrefix.length]).filter((x) => x !== undefined))].sort((a, b) => a - b);
       this.hint(`Landed on ${s}. Several ways on: next landing ${options.join(" or ")}.`);
       return;
     }
