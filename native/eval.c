@@ -63,7 +63,7 @@ static int row_of[64];
 static Bitboard back_row[2], centre_mask, long_diag_mask;
 static bool tables_ready = false;
 
-static void init_tables(void) {
+void pc_eval_init(void) {
     if (tables_ready) return;
     pc_init();
     for (int s = 1; s <= 32; s++) row_of[pc_sq_to_idx[s]] = (s - 1) / 4;
@@ -125,7 +125,7 @@ static int side_score(const Position *pos, const EvalWeights *w, int c) {
 
 int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *rules) {
     (void)rules;
-    init_tables();
+    pc_eval_init();
     int us = pos->stm;
     int score = side_score(pos, w, us) - side_score(pos, w, us ^ 1) + w->tempo;
     Bitboard men = (pos->bb[0] | pos->bb[1]) & ~pos->kings;

@@ -30,6 +30,10 @@ extern const int pc_weight_count;
 
 EvalWeights pc_default_weights(void);
 
+/* Build the evaluation tables (idempotent).  Called once at module import, so
+ * that searches in several threads never race to build them. */
+void pc_eval_init(void);
+
 /* Score in centi-men from the side to move's point of view (a man is 100). */
 int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *rules);
 

@@ -20,6 +20,7 @@ double pc_now(void) {
 
 Searcher *pc_searcher_new(size_t hash_mb) {
     pc_init();
+    pc_eval_init();
     Searcher *s = calloc(1, sizeof(Searcher));
     if (!s) return NULL;
     if (pc_tt_init(&s->tt, hash_mb) != 0) {

@@ -382,3 +382,21 @@ def test_a_signal_handler_can_interrupt_a_search() -> None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_engines_in_parallel_threads_match_sequential_results() -> None:
+    boards = [random_playout(31, 16), random_playout(32, 24)]
+    sequential = [Engine(hash_mb=4).search(b, Limit(depth=9)) for b in boards]
+    parallel: dict[int, SearchResult] = {}
+
+    def run(i: int) -> None:
+        parallel[i] = Engine(hash_mb=4).search(boards[i], Limit(depth=9))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, expected in enumerate(sequential):
+        got = parallel[i]
+        assert (got.nodes, got.score, got.pv) == (expected.nodes, expected.score, expected.pv)
