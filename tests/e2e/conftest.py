@@ -152,6 +152,8 @@ class PageErrors:
     """Uncaught errors and console errors of one page (a test fails on any)."""
 
     messages: list[str] = field(default_factory=list)
+    # Console texts a test provokes on purpose (e.g. a request it aborts).
+    allowed: list[str] = field(default_factory=list)
 
 
 def watch_errors(page: Any, errors: PageErrors) -> None:
@@ -161,17 +163,26 @@ def watch_errors(page: Any, errors: PageErrors) -> None:
         # A refused request (4xx, e.g. an illegal move) is logged by Chromium
         # itself; the page shows those errors to the user, so they are expected.
         expected = "Failed to load resource: the server responded with a status of 4"
-        if msg.type == "error" and expected not in msg.text:
-            errors.messages.append(f"console: {msg.text}")
+        if msg.type != "error" or expected in msg.text:
+            return
+        if any(text in msg.text for text in errors.allowed):
+            return
+        errors.messages.append(f"console: {msg.text}")
 
     page.on("console", on_console)
 
 
 @pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
+def page_errors() -> PageErrors:
+    """The errors of the test's pages; a test may add to ``allowed``."""
+    return PageErrors()
+
+
+@pytest.fixture
+def new_page(browser: Any, page_errors: PageErrors) -> Iterator[Any]:
     """A factory of pages, each in its own browser context (own localStorage)."""
     contexts: list[Any] = []
-    errors = PageErrors()
+    errors = page_errors
 
     def make(**options: Any) -> Any:
         opts: dict[str, Any] = {"viewport": {"width": 1200, "height": 900}}

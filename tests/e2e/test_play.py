@@ -9,7 +9,7 @@ import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageErrors, Server
 from .helpers import (
     STANDARD_FEN,
     click_square,
@@ -479,3 +479,27 @@ def test_circular_capture_walked_back_to_its_start(server: Server, new_page: Any
     board.push_notation("24x24")
     page.wait_for_timeout(1000)
     assert pieces(page) == fen_pieces(board.fen())
+
+
+def test_lost_connection_error_goes_when_it_is_back(
+    server: Server, new_page: Any, page_errors: PageErrors
+) -> None:
+    page_errors.allowed.append("net::ERR_FAILED")  # the move request this test aborts
+    page = new_page()
+    new_game(page, server.base_url, mode="local")
+    page.wait_for_function("() => window.poolcheckersGame.socket.isOpen")
+    page.route("**/move", lambda route: route.abort())
+    click_square(page, 11)
+    click_square(page, 15)
+    page.wait_for_function(
+        "() => document.querySelector('#error').textContent.includes('cannot be reached')"
+    )
+    page.wait_for_timeout(300)
+    assert pieces(page) == fen_pieces(STANDARD_FEN)  # the move did not stay on the board
+    page.unroute("**/move")
+    page.evaluate("() => window.poolcheckersGame.socket.ws.close()")
+    page.wait_for_function("() => window.poolcheckersGame.socket.isOpen")
+    page.wait_for_function("() => document.querySelector('#error').textContent === ''")
+    click_square(page, 11)
+    click_square(page, 15)
+    assert wait_moves(page, 1) == ["11-15"]

@@ -194,8 +194,9 @@ class GamePage {
     this.numbersButton.setAttribute("aria-pressed", String(on));
   }
 
-  showError(text) {
+  showError(text, { network = false } = {}) {
     // Read out by the page's assertive live region (#alerts), which is always there.
+    this.networkError = network; // cleared again when the live connection is back
     this.error.textContent = text;
     if (text) announce(text, true);
   }
@@ -226,8 +227,12 @@ class GamePage {
         const words = { open: "", connecting: "connecting…", closed: "reconnecting…", refused: "live updates refused" };
         this.connection.textContent = words[status] ?? "";
         this.connection.dataset.status = status;
-        if (status === "open") this.stopPolling();
-        else this.startPolling();
+        if (status === "open") {
+          this.stopPolling();
+          if (this.networkError) this.showError("");
+        } else {
+          this.startPolling();
+        }
       },
     });
   }
@@ -680,7 +685,7 @@ class GamePage {
       this.renderAll();
     } catch (err) {
       this.pending = false;
-      this.showError(err.message);
+      this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
       // The position is unchanged: show the server's board again.
       this.board.setPosition(parseFen(this.state.fen), { move: this.state.last_move, animate: false });
       this.renderAll();
@@ -719,7 +724,7 @@ class GamePage {
       }
       this.showNotice(notice);
     } catch (err) {
-      this.showError(err.message);
+      this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
     }
   }
 }
