@@ -282,6 +282,11 @@ export class BoardView {
     this.interactive = Boolean(interactive);
     if (this.prefix && (!this.interactive || !this.candidates(this.prefix).length)) this.prefix = null;
     this.root.classList.toggle("interactive", this.interactive);
+    // Tabbing in lands on a piece that can move, unless the user is on the board already.
+    if (this.interactive && !this.root.contains(document.activeElement)) {
+      const origins = [...this.origins()].sort((a, b) => a - b);
+      if (origins.length && !origins.includes(this.cursor)) this.setCursor(origins[0], false);
+    }
     this.refreshMarks();
     this.refreshLabels();
   }
