@@ -503,3 +503,15 @@ def test_lost_connection_error_goes_when_it_is_back(
     click_square(page, 11)
     click_square(page, 15)
     assert wait_moves(page, 1) == ["11-15"]
+
+
+def test_laptop_window_shows_board_and_both_clocks(server: Server, new_page: Any) -> None:
+    page = new_page(viewport={"width": 1366, "height": 650})
+    new_game(page, server.base_url, mode="local", clock=(5, 0))
+    bottom = page.locator(".player.bottom .clock").bounding_box()
+    side = page.locator("#status").bounding_box()
+    board = page.locator("svg.board").bounding_box()
+    assert bottom is not None and side is not None and board is not None
+    assert bottom["y"] + bottom["height"] <= 650  # one's own clock without scrolling
+    assert side["x"] - (board["x"] + board["width"]) < 60  # the side column stays close
+    shot(page, "laptop-1366x650")
