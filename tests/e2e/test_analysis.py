@@ -244,3 +244,15 @@ def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: Any) -> N
     assert page.input_value("#rule-crown") == "stop"
     assert page.input_value("#rule-king-limit") == "15"
     page.wait_for_selector('svg.board .piece.black.king[data-square="31"]')
+
+
+def test_draw_counts_of_the_shown_position(server: Server, new_page: Any) -> None:
+    page = new_page()
+    page.goto(server.url("/analysis?fen=B:WK32:BK1,K2,K3"))
+    page.wait_for_selector("svg.board .piece")
+    page.wait_for_function("() => document.querySelector('#status').textContent.includes('R19')")
+    click_path(page, [3, 7])
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('R18: 1 of 50 plies')"
+    )
+    assert "R19: move 1 of 13" in page.inner_text("#status")

@@ -423,7 +423,12 @@ class AnalysisPage {
     this.fenOut.value = info.fen;
     const turn = info.turn || parseFen(info.fen).turn;
     const over = info.outcome ? ` — ${info.outcome.reason || info.outcome.result || "game over"}` : (info.legal_moves || []).length === 0 ? " — no legal move (R16)" : "";
-    this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}`;
+    // The draw counts of the shown position (R18, R19), as on the game page.
+    const c = info.counters || {};
+    const counts = [];
+    if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies || 50} plies without a man move or capture`);
+    if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of 13 for the three kings`);
+    this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
     this.renderMoves();
     this.renderReview();
     if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
