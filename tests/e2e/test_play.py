@@ -184,6 +184,10 @@ def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_
     page.wait_for_function(
         "() => document.querySelector('#alerts').textContent.includes('18 is not a legal')"
     )
+    # A phone keyboard's dash and blanks around it are read as R4 notation.
+    page.fill("#move-input", " 11 \u2013 15 ")
+    page.press("#move-input", "Enter")
+    assert wait_moves(page, 1) == ["11-15"]
 
 
 def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: Any) -> None:

@@ -119,7 +119,7 @@ class GamePage {
     );
     this.moveForm.addEventListener("submit", (e) => {
       e.preventDefault();
-      const text = this.moveInput.value.trim();
+      const text = normalizeMoveText(this.moveInput.value);
       if (text) this.sendMove(text, null);
     });
     this.actions = h("div", { class: "actions", id: "actions" });
@@ -727,6 +727,18 @@ class GamePage {
       this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
     }
   }
+}
+
+/**
+ * Typed notation as the server reads it (R4): phone keyboards turn "-" into a
+ * dash and some people type "×" or blanks around the separator.
+ */
+export function normalizeMoveText(text) {
+  return String(text)
+    .trim()
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/[×X]/g, "x")
+    .replace(/\s*([-x])\s*/g, "$1");
 }
 
 /** The rule options (RULES.md §9) that differ from APCA, in words; "" for APCA. */
