@@ -238,3 +238,39 @@ def test_real_engine_game_over_a_pipe(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "(white) plays" in proc.stdout and "Hint: " in proc.stdout
     assert len(read_games(pdn.read_text(encoding="utf-8"))[0].moves) == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_at_a_terminal_moves_history_and_ctrl_d(tmp_path: Path) -> None:
+    import os
+    import pty
+    import select
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poolcheckers.cli", "play", "--opponent", "human"],
+        stdin=terminal, stdout=terminal, stderr=terminal, cwd=ROOT, close_fds=True,
+    )  # fmt: skip
+    os.close(terminal)
+    seen = b""
+
+    def read_until(marker: bytes, count: int = 1) -> None:
+        nonlocal seen
+        while seen.count(marker) < count:
+            ready, _, _ = select.select([controller], [], [], 30)
+            assert ready, seen.decode(errors="replace")
+            seen += os.read(controller, 4096)
+
+    try:
+        read_until(b"Black to move> ")
+        os.write(controller, b"11-15\n")
+        read_until(b"White to move> ")
+        os.write(controller, b"\x1b[A\n")  # the up arrow recalls 11-15: not White's move
+        read_until(b"White to move> ", 2)  # the answer, then the prompt again
+        assert b"square 11 is empty" in seen
+        os.write(controller, b"\x04")  # Ctrl-D ends the session
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(controller)
