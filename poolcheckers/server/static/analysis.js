@@ -76,7 +76,7 @@ class AnalysisPage {
     this.turnLine = h("p", { class: "status", id: "status" });
     this.error = h("p", { class: "error", id: "error" });
 
-    this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", "aria-label": "FEN", placeholder: STANDARD_FEN });
+    this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: STANDARD_FEN });
     const fenForm = h(
       "form",
       { class: "row", id: "fen-form" },

@@ -107,7 +107,10 @@ class GamePage {
       id: "move-input",
       name: "move",
       autocomplete: "off",
+      autocapitalize: "off",
+      autocorrect: "off",
       spellcheck: "false",
+      enterkeyhint: "send",
       placeholder: "11-15 or 1x10x19",
       "aria-label": "Type a move in PDN notation",
     });
