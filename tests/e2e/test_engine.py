@@ -114,3 +114,28 @@ def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
     )
     accepted = "accepted" in page.inner_text("#notice")
     assert page.is_visible("#outcome") == accepted
+
+
+def test_low_time_is_said(server: Server, new_page: Any) -> None:
+    server.require_engine()
+    created = server.post_json(
+        "/api/games",
+        {"mode": "engine", "level": 1, "color": "black", "clock": {"initial": 11, "increment": 0}},
+    )
+    game_id = created["game"]["id"]
+    page = new_page()
+    page.goto(server.url("/"))
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
+        [game_id, created["token"]],
+    )
+    page.goto(server.url(f"/play/{game_id}"))
+    page.wait_for_selector(".player.bottom .clock.running")
+    page.wait_for_function(
+        "() => document.querySelector('#alerts').textContent === '10 seconds left on your clock.'",
+        timeout=5_000,
+    )
+    assert "low" in (page.get_attribute(".player.bottom .clock", "class") or "")
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector("#outcome:not([hidden])")

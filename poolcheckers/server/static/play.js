@@ -398,6 +398,7 @@ class GamePage {
       clock.classList.toggle("running", running);
       clock.classList.toggle("low", left < 20);
       clock.setAttribute("aria-label", `${COLOR_NAME[color]} clock ${formatClock(left)}`);
+      this.warnLowTime(color, left, running);
       if (running && left <= 0 && !this.flagCheck) {
         // The server decides the time loss (R20); ask it soon after our clock shows zero.
         this.flagCheck = window.setTimeout(async () => {
@@ -408,6 +409,20 @@ class GamePage {
             /* retry on the next tick */
           }
         }, 600);
+      }
+    }
+  }
+
+  /** Say once (screen readers too) when one's own running clock passes 30 and 10 seconds. */
+  warnLowTime(color, left, running) {
+    const mine = this.myColors();
+    if (mine.length !== 1 || mine[0] !== color) return;
+    this.timeWarned = this.timeWarned || new Set();
+    for (const mark of [30, 10]) {
+      if (left > mark + 1) this.timeWarned.delete(mark); // an increment gave time back
+      else if (running && left > 0 && left <= mark && !this.timeWarned.has(mark)) {
+        this.timeWarned.add(mark);
+        announce(`${mark} seconds left on your clock.`, mark === 10);
       }
     }
   }
