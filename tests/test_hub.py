@@ -570,3 +570,17 @@ def test_real_engine_with_huge_bounds_answers_a_legal_move() -> None:
     assert session.run() == 0
     assert not [line for line in stdout.lines if line.startswith("error")]
     assert parse_hub_move(Board(), parse_line(stdout.lines[-1]).args["move"]) in Board().legal_moves
+
+
+def test_bytes_that_are_not_utf8_get_an_error_not_a_crash() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "hub"],
+        input=b"ping\n\xff\xfe\nping\n",
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},  # as in a en_US.UTF-8 locale
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode("utf-8").splitlines()
+    assert lines[0] == "pong" and lines[1].startswith("error message=") and lines[2] == "pong"

@@ -21,6 +21,7 @@ import importlib
 import json
 import math
 import re
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -257,6 +258,16 @@ def search_interruptibly(
     if "error" in box:
         raise box["error"]
     return box.get("result"), interrupted
+
+
+def tolerate_bad_bytes() -> None:
+    """Let bytes that are not text in the locale's encoding through as U+FFFD
+    (``?`` on output) instead of ending the program: input from a GUI or a
+    pipe may hold anything, and a strict UTF-8 locale would raise on it."""
+    for stream in (sys.stdin, sys.stdout):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors="replace")
 
 
 def help_description(doc: str | None) -> str | None:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from poolcheckers.commands.common import EngineLike, open_engine
+from poolcheckers.commands.common import EngineLike, open_engine, tolerate_bad_bytes
 from poolcheckers.hub import HubSession
 from poolcheckers.rules import RuleSet
 
@@ -21,6 +21,7 @@ def _engine_factory(hash_mb: int, rules: RuleSet) -> EngineLike:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the Hub protocol until ``quit`` or the end of input."""
+    tolerate_bad_bytes()
     return HubSession(_engine_factory, sys.stdin, sys.stdout).run()
 
 

@@ -46,6 +46,7 @@ from poolcheckers.commands.common import (
     make_limit,
     open_engine,
     search_interruptibly,
+    tolerate_bad_bytes,
 )
 from poolcheckers.errors import AmbiguousMoveError, MalformedMoveError, MoveError
 from poolcheckers.pdn import game_from_board, read_games_collect, write_game
@@ -424,6 +425,8 @@ def run(
         raise UsageError(f"--level must be {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
     if not args.time > 0:
         raise UsageError(f"--time must be > 0 seconds, not {args.time}")
+    if stdin is None:
+        tolerate_bad_bytes()
     human = Color.BLACK if args.color == "black" else Color.WHITE
     humans = frozenset(Color) if args.opponent == "human" else frozenset({human})
     session = PlaySession(

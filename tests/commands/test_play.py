@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import io
+import os
 import subprocess
 import sys
 import threading
@@ -240,9 +241,22 @@ def test_real_engine_game_over_a_pipe(tmp_path: Path) -> None:
     assert len(read_games(pdn.read_text(encoding="utf-8"))[0].moves) == 2
 
 
+def test_bytes_that_are_not_utf8_are_answered_not_fatal() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "play", "--opponent", "human"],
+        input=b"\xff\xfe\n11-15\nquit\n",
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},  # as in a en_US.UTF-8 locale
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode("utf-8")
+    assert "Not a move or a command" in out and "White to move> quit" in out
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_at_a_terminal_moves_history_and_ctrl_d(tmp_path: Path) -> None:
-    import os
     import pty
     import select
 
