@@ -36,7 +36,8 @@ def test_full_game_against_the_engine(server: Server, new_page: Any) -> None:
     game_id = new_game(
         page, server.base_url, mode="engine", level=1, color="black", fen=SHORT_GAME_FEN
     )
-    assert "Engine (level 1)" in page.inner_text(".player.top .name")
+    assert page.inner_text(".player.top .name") == "Engine (level 1) · White"
+    assert page.inner_text(".player.bottom .name") == "You · Black"
     typed = False
     for _ in range(6):
         # Wait for the engine's reply (or the end of the game).

@@ -356,8 +356,8 @@ class GamePage {
     const tag = s.tags && s.tags[COLOR_NAME[color]];
     if (tag) return `${tag} (${COLOR_NAME[color]})`;
     if (s.mode === "engine") {
-      if (s.engine_color === color) return `Engine (level ${s.level ?? "?"})`;
-      return mine.includes(color) ? "You" : COLOR_NAME[color];
+      if (s.engine_color === color) return `Engine (level ${s.level ?? "?"}) · ${COLOR_NAME[color]}`;
+      return mine.includes(color) ? `You · ${COLOR_NAME[color]}` : COLOR_NAME[color];
     }
     if (s.mode === "online") {
       if (mine.length === 1 && mine[0] === color) return `You (${COLOR_NAME[color]})`;
