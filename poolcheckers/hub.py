@@ -384,13 +384,27 @@ class HubSession:
         self._ponder_time: float | None = None
         self._timer: threading.Timer | None = None
         self._quit = False
+        #: Whether the output was found closed (the GUI is gone).
+        self.output_closed = False
 
     # ------------------------------------------------------------- output
     def write(self, line: str) -> None:
-        """Write one line and flush it (thread-safe)."""
+        """Write one line and flush it (thread-safe).
+
+        When the GUI has closed its end (a broken pipe), the session ends:
+        nobody is left to answer.
+        """
         with self._out_lock:
-            self._out.write(line + "\n")
-            self._out.flush()
+            if self.output_closed:
+                return
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (BrokenPipeError, ConnectionResetError, ValueError):  # ValueError: closed
+                self.output_closed = True
+                self._quit = True
+                if self._engine is not None:
+                    self._request_stop(self._engine)  # a search nobody will read
 
     def error(self, message: str) -> None:
         """Answer with ``error message="…"``."""

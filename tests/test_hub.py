@@ -584,3 +584,32 @@ def test_bytes_that_are_not_utf8_get_an_error_not_a_crash() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode("utf-8").splitlines()
     assert lines[0] == "pong" and lines[1].startswith("error message=") and lines[2] == "pong"
+
+
+class _ClosedOutput(_Output):
+    """An output whose reader goes away after ``keep`` lines."""
+
+    def __init__(self, keep: int) -> None:
+        super().__init__()
+        self.keep = keep
+
+    def write(self, text: str) -> int:
+        if len(self.lines) >= self.keep:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_a_gui_that_closes_its_end_ends_the_session_and_the_search() -> None:
+    engine = FakeEngine(step=0.005)  # analyze: searches until stopped
+    stdin, stdout = _Lines(), _ClosedOutput(keep=2)
+    session = HubSession(lambda mb, rules: engine, stdin, stdout, limit_factory=FakeLimit)
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(session.run()), daemon=True)
+    thread.start()
+    stdin.send("go analyze")
+    stdout.expect("info depth=2")
+    assert session.wait(10)  # the search stopped by itself once nobody read its lines
+    assert session.output_closed and len(stdout.lines) == 2
+    stdin.send("ping")  # the loop notices and ends
+    thread.join(10)
+    assert status == [0]

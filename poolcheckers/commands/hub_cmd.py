@@ -7,6 +7,7 @@ as it is written, so a GUI (or a pipe) sees it at once.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -22,7 +23,11 @@ def _engine_factory(hash_mb: int, rules: RuleSet) -> EngineLike:
 def run(args: argparse.Namespace) -> int:
     """Serve the Hub protocol until ``quit`` or the end of input."""
     tolerate_bad_bytes()
-    return HubSession(_engine_factory, sys.stdin, sys.stdout).run()
+    session = HubSession(_engine_factory, sys.stdin, sys.stdout)
+    status = session.run()
+    if session.output_closed:  # no "Exception ignored … BrokenPipeError" at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
 
 
 def register(subparsers: Any) -> None:
