@@ -319,6 +319,19 @@ def bench(depth: int | None = None) -> BenchResult:
 InfoCallback = Callable[[SearchResult], object]
 
 
+def _mate_in(score: int) -> int | None:
+    """Plies to a proven win (positive) or loss (negative), from a native score.
+
+    >>> _mate_in(29995), _mate_in(-29994), _mate_in(120)
+    (5, -6, None)
+    """
+    mate, bound = _core().MATE, _core().MATE_BOUND
+    if abs(score) <= bound:
+        return None
+    plies = int(mate - abs(score))
+    return plies if score > 0 else -plies
+
+
 class Engine:
     """The native search engine.
 
@@ -461,12 +474,7 @@ class Engine:
                 break
             moves.append(move)
             b.push(move)
-        mate_in: int | None = None
-        mate, bound = _core().MATE, _core().MATE_BOUND
-        if abs(score) > bound:
-            plies = mate - abs(score)
-            mate_in = plies if score > 0 else -plies
-        return SearchResult(moves[0], score, moves, depth, nodes, secs, mate_in)
+        return SearchResult(moves[0], score, moves, depth, nodes, secs, _mate_in(score))
 
     def search(
         self,
@@ -542,13 +550,8 @@ class Engine:
         index = choose_index([s for _, s in scored], spec, self._rng)
         raw, score = scored[index]
         move = _library_move(board, raw)
-        mate_in: int | None = None
-        mate, bound = _core().MATE, _core().MATE_BOUND
-        if abs(score) > bound:
-            plies = mate - abs(score)
-            mate_in = plies if score > 0 else -plies
         elapsed = time.perf_counter() - start
-        result = SearchResult(move, int(score), [move], depth, int(nodes), elapsed, mate_in)
+        result = SearchResult(move, int(score), [move], depth, int(nodes), elapsed, _mate_in(score))
         if on_info is not None:
             on_info(result)
         return result
