@@ -460,6 +460,7 @@ class AnalysisPage {
     this.line = [...this.line.slice(0, k), ...moves];
     for (const key of [...this.infos.keys()]) if (key > k) this.infos.delete(key);
     this.evals = this.evals.slice(0, k + 1);
+    if (this.reviewStatus.textContent) this.reviewStatus.textContent = "The line changed: evaluate the game again for the new moves.";
   }
 
   /** A move on the board left the loaded game: say so, and offer the way back. */
