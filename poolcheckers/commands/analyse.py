@@ -24,6 +24,7 @@ from poolcheckers.commands.common import (
     make_limit,
     open_engine,
     pv_notation,
+    quiet_broken_pipe,
     search_interruptibly,
 )
 
@@ -40,6 +41,7 @@ def analysis_line(board: Any, info: SearchInfo) -> str:
     )
 
 
+@quiet_broken_pipe
 def run(
     args: argparse.Namespace,
     *,

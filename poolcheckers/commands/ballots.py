@@ -25,6 +25,7 @@ from poolcheckers.commands.common import (
     help_description,
     make_limit,
     open_engine,
+    quiet_broken_pipe,
 )
 from poolcheckers.commands.match import DEFAULT_BALLOTS
 from poolcheckers.pieces import Color
@@ -113,6 +114,7 @@ def ballot_text(openings: list[tuple[tuple[str, ...], int]], depth: int, margin:
     return "\n".join(header + [" ".join(line) for line, _score in openings]) + "\n"
 
 
+@quiet_broken_pipe
 def run(args: argparse.Namespace, *, engine: EngineLike | None = None, limit: Any = None) -> int:
     """Write the ballot file of ``args``."""
     if args.depth < 1:

@@ -14,9 +14,10 @@ import sys
 from typing import Any, TextIO
 
 from poolcheckers.cli import UsageError
-from poolcheckers.commands.common import EngineUnavailableError, help_description
+from poolcheckers.commands.common import EngineUnavailableError, help_description, quiet_broken_pipe
 
 
+@quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     """Run the bench at ``--depth`` (the engine's default when absent)."""
     out = out or sys.stdout

@@ -17,20 +17,25 @@ command and the Hub loop can be driven by a fake engine in tests.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import importlib
 import json
 import math
+import os
 import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol
 
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
+
+P = ParamSpec("P")
 
 #: Default and largest size of the engine's transposition table (MiB).
 DEFAULT_HASH_MB = 64
@@ -258,6 +263,24 @@ def search_interruptibly(
     if "error" in box:
         raise box["error"]
     return box.get("result"), interrupted
+
+
+def quiet_broken_pipe(run: Callable[P, int]) -> Callable[P, int]:
+    """Wrap a command's ``run``: when the reader of its output goes away
+    (``poolcheckers analyse | head -3``), stop quietly with status 0 instead
+    of a ``BrokenPipeError`` traceback."""
+
+    @functools.wraps(run)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            return run(*args, **kwargs)
+        except BrokenPipeError:
+            # nothing more can be written; keep the flush at exit from failing too
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+
+    return wrapper
 
 
 def tolerate_bad_bytes() -> None:

@@ -37,6 +37,7 @@ from poolcheckers.commands.common import (
     help_description,
     make_limit,
     open_engine,
+    quiet_broken_pipe,
 )
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.move import Move
@@ -413,6 +414,7 @@ def _player_name(level: int, weights: str | None) -> str:
     return f"poolcheckers L{level}" + (f" ({Path(weights).name})" if weights else "")
 
 
+@quiet_broken_pipe
 def run(
     args: argparse.Namespace,
     *,

@@ -45,6 +45,7 @@ from poolcheckers.commands.common import (
     help_description,
     make_limit,
     open_engine,
+    quiet_broken_pipe,
     search_interruptibly,
     tolerate_bad_bytes,
 )
@@ -410,6 +411,7 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
+@quiet_broken_pipe
 def run(
     args: argparse.Namespace,
     *,

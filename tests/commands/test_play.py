@@ -288,3 +288,20 @@ def test_at_a_terminal_moves_history_and_ctrl_d(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
         os.close(controller)
+
+
+def test_a_reader_that_goes_away_ends_the_session_quietly() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "poolcheckers.cli", "play", "--opponent", "human"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `poolcheckers play … | head -1`
+    try:
+        proc.stdin.write(b"board\n" * 2000)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # the session had already ended
+    assert proc.wait(60) == 0
+    assert proc.stderr.read() == b""
