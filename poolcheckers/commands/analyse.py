@@ -69,6 +69,8 @@ def run(
         print(analysis_line(board, info), file=out, flush=True)
 
     result, interrupted = search_interruptibly(engine, board, limit, on_info=on_info)
+    if interrupted:
+        print(file=out)  # past the ^C the terminal echoed
     if result is not None and result.move is not None:
         print(
             f"best move {board.notation(result.move)}  "
