@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -200,3 +201,40 @@ def test_other_process_sees_moves_and_takebacks(db_url: str) -> None:
     assert state_b["moves"] == ["9-13", "22-18"] and state_b["fen"] == a.loaded(gid).board.fen()
     engine_a.dispose()
     engine_b.dispose()
+
+
+def test_caches_of_two_processes_agree_with_the_database(db_url: str) -> None:
+    """Random legal moves, draw offers and takebacks sent through two services in
+    turn: both always answer what a fresh service (no cache) reads from the database."""
+    rng = random.Random(7)
+    engine_a, engine_b, engine_c = make_engine(db_url), make_engine(db_url), make_engine(db_url)
+    run_migrations(engine_a)
+    a = GameService(engine_a, engine_available=lambda: True)
+    b = GameService(engine_b, engine_available=lambda: True)
+    for _game in range(3):
+        committed, token, _ = a.create(CreateRequest("engine", {}, None, 3, "black", None, 0))
+        gid = committed.loaded.game.id
+        for _step in range(40):
+            s = rng.choice([a, b])
+            state, _ = s.state(gid)
+            if state["status"] != "running":
+                break
+            roll = rng.random()
+            if roll < 0.1 and state["ply"] >= 2 and state["turn"] == "black":
+                state = s.takeback(gid, token)
+            elif roll < 0.15 and state["draw_offer"] is None:
+                state = s.draw_offer(gid, token)
+            else:
+                mv = rng.choice(state["legal_moves"])["notation"]
+                if state["turn"] == "black":
+                    state = s.move(gid, token, mv, state["ply"])
+                else:
+                    answered = s.engine_move(gid, state["ply"], mv)
+                    assert answered is not None
+                    state = answered
+            fresh = GameService(engine_c).state(gid)[0]
+            assert a.state(gid)[0] == fresh
+            assert b.state(gid)[0] == fresh
+            assert state["moves"] == fresh["moves"]
+    for e in (engine_a, engine_b, engine_c):
+        e.dispose()
