@@ -133,6 +133,7 @@ def test_spectator_watches_without_controls(server: Server, new_page: Any) -> No
     assert "No moves yet" in watcher.inner_text("#move-list")
     watcher.locator('svg.board rect.sq[data-square="11"]').click()
     assert watcher.locator("svg.board .mark.picked").count() == 0
+    assert watcher.inner_text("#board-hint") == "You are watching this game."
 
     # Moves reach the watcher live; the players' turn lines say whose turn it is.
     click_path(alice, [11, 15])
@@ -140,10 +141,14 @@ def test_spectator_watches_without_controls(server: Server, new_page: Any) -> No
     alice.wait_for_function(
         "() => document.querySelector('#status').textContent.includes(\"opponent's turn\")"
     )
+    alice.locator('svg.board rect.sq[data-square="15"]').click()
+    assert "wait for your opponent" in alice.inner_text("#board-hint")
     server.post_json(
         f"/api/games/{game_id}/move", {"move": "22-18", "ply": 1, "token": bob_seat["token"]}
     )
     assert wait_moves(watcher, 2) == ["11-15", "22-18"]
+    # Alice's turn again: the "wait" line under her board is gone.
+    alice.wait_for_function("() => document.querySelector('#board-hint').textContent === ''")
     shot(watcher, "spectator")
     server.post_json(f"/api/games/{game_id}/resign", {"token": bob_seat["token"]})
     watcher.wait_for_selector("#outcome:not([hidden])")

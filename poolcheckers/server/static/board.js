@@ -23,6 +23,7 @@ export class BoardView {
     this.entries = new Map(); // square -> {el, kind, sq}
     this.legal = [];
     this.interactive = false;
+    this.idleReason = ""; // why the board takes no move now, in words (set by the page)
     this.prefix = null; // [origin, landing, ...] of the move being built
     this.lastMove = null;
     this.cursor = 29;
@@ -282,6 +283,10 @@ export class BoardView {
     this.interactive = Boolean(interactive);
     if (this.prefix && (!this.interactive || !this.candidates(this.prefix).length)) this.prefix = null;
     this.root.classList.toggle("interactive", this.interactive);
+    if (this.interactive && this.idleHintShown) {
+      this.idleHintShown = false;
+      if (this.onHint) this.onHint(""); // "wait for ..." is over
+    }
     // Tabbing in lands on a piece that can move, unless the user is on the board already.
     if (this.interactive && !this.root.contains(document.activeElement)) {
       const origins = [...this.origins()].sort((a, b) => a - b);
@@ -323,7 +328,15 @@ export class BoardView {
 
   /** A click (or Enter, or drop) on square s. */
   activate(s) {
-    if (!this.interactive || s === 0) return;
+    if (s === 0) return;
+    if (!this.interactive) {
+      // Say why nothing happens (the page knows: not your turn, watching, ...).
+      if (this.idleReason) {
+        this.hint(this.idleReason);
+        this.idleHintShown = true;
+      }
+      return;
+    }
     if (this.prefix === null) {
       if (this.origins().has(s)) this.select(s);
       else if (this.position.pieces.has(s)) {
@@ -463,7 +476,11 @@ export class BoardView {
   // ---- pointer -------------------------------------------------------------------
 
   pointerDown(e) {
-    if (e.button !== 0 || !this.interactive) return;
+    if (e.button !== 0) return;
+    if (!this.interactive) {
+      this.activate(this.squareAtEvent(e));
+      return;
+    }
     const s = this.squareAtEvent(e);
     if (!s) return;
     this.setCursor(s, false);

@@ -330,9 +330,24 @@ class GamePage {
     );
   }
 
+  /** Why the board takes no move now, in words ("" when it does). */
+  idleReason() {
+    const s = this.state;
+    if (this.canMove()) return "";
+    if (this.viewPly !== null) return "This is an earlier position, for viewing: » (or End) goes back to the game.";
+    if (s.status !== "running") return "The game is over.";
+    if (this.waitingForOpponent()) return "The game starts when your opponent joins.";
+    const mine = this.myColors();
+    if (!mine.length) return "You are watching this game.";
+    if (this.pending) return "";
+    if (s.mode === "engine" && s.engine_color === s.turn) return "The engine is thinking…";
+    return `${COLOR_NAME[s.turn]} to move: wait for your opponent's move.`;
+  }
+
   renderAll() {
     const s = this.state;
     this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove(), s.rules);
+    this.board.idleReason = this.idleReason();
     this.renderPlayers();
     this.renderStatus();
     this.renderCounters();
