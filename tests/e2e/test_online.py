@@ -114,6 +114,9 @@ def test_spectator_watches_without_controls(server: Server, new_page: Any) -> No
         "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
         [game_id, created["token"]],
     )
+    alice.reload()  # the home page lists the game, waiting for the opponent
+    alice.wait_for_selector(f'#my-games a[href="/play/{game_id}"]')
+    assert "waiting for your opponent to join" in alice.inner_text("#my-games")
     alice.goto(server.url(f"/play/{game_id}"))
     alice.wait_for_selector("#resign")
     assert alice.locator("#draw-offer").count() == 0

@@ -251,7 +251,9 @@ async function listMyGames(box) {
       {},
       ...games.map((g) => {
         const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : "online";
-        const turn = `${COLOR_NAME[g.turn]} to move`;
+        const waiting = g.mode === "online" && g.seats && !(g.seats.black && g.seats.white);
+        const yours = g.your_color === g.turn || g.your_color === "both";
+        const turn = waiting ? "waiting for your opponent to join" : `${COLOR_NAME[g.turn]} to move${yours && g.your_color !== "both" ? " (your turn)" : ""}`;
         return h("li", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`), ` — ${turn}`);
       }),
     ),
