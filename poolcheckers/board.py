@@ -420,7 +420,10 @@ class Board:
             )
             if any(dest in path[1:-1] for path, _ in sequences):
                 return f"the capture must be completed: R13 (legal: {example})"
-            return f"no capture of this piece ends on {dest} (R7, R9, R10; legal: {example})"
+            return (
+                f"a capture is available: R11, and no capture of this piece ends on {dest} "
+                f"(R7, R9, R10; legal: {example})"
+            )
         target = self.piece_at(dest)
         if target is not None:
             return f"square {dest} is occupied (R6, R8)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -72,39 +73,50 @@ def _native_perft() -> (
     return engine.perft_native, engine.perft_divide_native
 
 
+#: deepest perft the command accepts (the native core's own limit)
+MAX_PERFT_DEPTH = 30
+
+
 def _cmd_perft(args: argparse.Namespace) -> int:
     board = board_from_args(args)
     depth: int = args.depth
-    if depth < 0:
-        raise UsageError(f"--depth must be >= 0, not {depth}")
+    if not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise UsageError(f"--depth must be in 0..{MAX_PERFT_DEPTH}, not {depth}")
+    if args.divide and depth < 1:
+        raise UsageError("--divide needs --depth >= 1")
     native = None if args.python else _native_perft()
     generator = "native" if native else "python"
     start = time.perf_counter()
-    if args.divide:
-        if depth < 1:
-            raise UsageError("--divide needs --depth >= 1")
-        if native:
-            rows = [(board.notation(m), n) for m, n in native[1](board, depth)]  # type: ignore[arg-type]
-        else:
-            from tqdm import tqdm
+    rows: list[tuple[str, int]] = []
+    if native and args.divide:
+        rows = [(board.notation(m), n) for m, n in native[1](board, depth)]  # type: ignore[arg-type]
+        total = sum(n for _, n in rows)
+    elif native:
+        total = native[0](board, depth)
+    elif depth == 0:
+        total = perft(board, 0)
+    else:
+        # the library's perft, root move by root move behind a progress bar
+        from tqdm import tqdm
 
-            with tqdm(
-                total=len(board.legal_moves),
-                desc=f"perft {depth}",
-                unit="move",
-                disable=None,
-                file=sys.stderr,
-            ) as bar:
-                rows = [
-                    (board.notation(m), n)
-                    for m, n in perft_divide(board, depth, lambda i, total: bar.update(1))
-                ]
+        with tqdm(
+            total=len(board.legal_moves),
+            desc=f"perft {depth}",
+            unit="move",
+            disable=None,
+            file=sys.stderr,
+            leave=False,
+        ) as bar:
+            rows = [
+                (board.notation(m), n)
+                for m, n in perft_divide(board, depth, lambda i, total: bar.update(1))
+            ]
+        total = sum(n for _, n in rows)
+    if args.divide:
         for text, n in rows:
             print(f"{text}: {n}")
-        total = sum(n for _, n in rows)
         print(f"total: {total}")
     else:
-        total = native[0](board, depth) if native else perft(board, depth)
         print(total)
     elapsed = time.perf_counter() - start
     rate = total / elapsed if elapsed > 0 else float("inf")
@@ -170,6 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"poolcheckers {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``| head``): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return result
 
 

@@ -158,3 +158,26 @@ def test_bad_arguments_one_line(args: list[str]) -> None:
     result = run(*args)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_perft_depth_beyond_the_limit_is_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "perft", "--depth", "31"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "poolcheckers perft: error: --depth must be in 0..30, not 31"
+    ]
+
+
+def test_output_into_a_closed_pipe_is_quiet() -> None:
+    command = [sys.executable, "-m", "poolcheckers.cli", "perft", "--depth", "4", "--divide"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away before the first line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err

@@ -195,3 +195,12 @@ def test_rule_examples_are_all_present() -> None:
     examples = _examples()
     assert len(examples) >= 4
     assert all(e["legal_moves"] == sorted(e["legal_moves"]) for e in examples)
+
+
+def test_R11_a_plain_move_of_a_piece_that_must_capture_names_R11() -> None:
+    board = Board()
+    board.push_notation("11-15")
+    board.push_notation("22-18")
+    for text in ("15-19", "15-18", "9-13"):
+        with pytest.raises(IllegalMoveError, match="a capture is available: R11"):
+            board.parse_move(text)

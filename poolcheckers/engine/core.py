@@ -49,6 +49,9 @@ __all__ = [
     "perft_native",
 ]
 
+#: the longest time a limit may give (the native core counts in int64 nanoseconds)
+MAX_SECONDS = 1e8
+
 #: depth of :func:`bench` when none is given (about half a second here)
 DEFAULT_BENCH_DEPTH = 12
 
@@ -196,6 +199,10 @@ class Limit:
                 raise ValueError(f"Limit.{name} must be a number of seconds, not {value!r}")
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"Limit.{name} must be a finite number >= 0, not {value!r}")
+            if value > MAX_SECONDS:
+                raise ValueError(
+                    f"Limit.{name} must be at most {MAX_SECONDS:.0e} seconds, not {value!r}"
+                )
         for name in ("depth", "nodes"):
             value = getattr(self, name)
             if value is None:

@@ -400,3 +400,10 @@ def test_engines_in_parallel_threads_match_sequential_results() -> None:
     for i, expected in enumerate(sequential):
         got = parallel[i]
         assert (got.nodes, got.score, got.pv) == (expected.nodes, expected.score, expected.pv)
+
+
+@pytest.mark.parametrize("field", ["time", "clock", "increment"])
+def test_limit_times_beyond_the_native_range_are_refused(field: str) -> None:
+    with pytest.raises(ValueError, match=f"Limit.{field} must be at most"):
+        Limit(**{field: 1e10})
+    assert getattr(Limit(**{field: 1e8}), field) == 1e8
