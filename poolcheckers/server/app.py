@@ -34,7 +34,7 @@ from poolcheckers import STARTING_FEN, Board, FenError, MoveError, RuleSet, Rule
 
 from . import errors, pdnio
 from .clock import Clock, SystemClock
-from .db import is_postgres, libpq_conninfo, make_engine, run_migrations
+from .db import checkpoint, is_postgres, libpq_conninfo, make_engine, run_migrations
 from .engine_runner import EngineRunner, engine_available, pv_notation
 from .errors import ApiError
 from .notify import Hub, PgListener, Subscriber, state_message
@@ -68,6 +68,8 @@ class Settings:
     inline_db: bool | None = None
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25
+    #: how often the SQLite WAL is checkpointed in the background (seconds)
+    checkpoint_interval: float = 1.0
     static_dir: Path = STATIC_DIR
     migrate: bool = True
     #: override engine availability (tests); None asks ``poolcheckers.engine``
@@ -206,7 +208,7 @@ class ServerContext:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.db = make_engine(settings.database_url)
+        self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)
         enabled = settings.engine_enabled
@@ -266,6 +268,8 @@ class ServerContext:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
         self._tasks.append(self.loop.create_task(self._timer()))
+        if self.db.dialect.name == "sqlite":
+            self._tasks.append(self.loop.create_task(self._checkpointer()))
         # the start-up objects (modules, metadata) live forever: keep them out of the
         # garbage collector's full passes, which otherwise pause the loop under load
         gc.collect()
@@ -293,6 +297,16 @@ class ServerContext:
                 await self.run(self.service.sweep_flags)
             except Exception:
                 log.exception("clock sweep failed")
+
+    async def _checkpointer(self) -> None:
+        """SQLite: move the WAL into the database file in a background thread, so that
+        its fsync never holds up a move (the connections do not checkpoint)."""
+        while True:
+            await asyncio.sleep(self.settings.checkpoint_interval)
+            try:
+                await run(checkpoint, self.db)
+            except Exception:
+                log.exception("WAL checkpoint failed")
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -125,8 +125,13 @@ def libpq_conninfo(url: str) -> str:
     return u.render_as_string(hide_password=False)
 
 
-def make_engine(url: str) -> Engine:
-    """Create the SQLAlchemy engine; SQLite gets WAL, a busy timeout and foreign keys."""
+def make_engine(url: str, *, background_checkpoints: bool = False) -> Engine:
+    """Create the SQLAlchemy engine; SQLite gets WAL, a busy timeout and foreign keys.
+
+    ``background_checkpoints``: SQLite connections do not checkpoint the WAL when they
+    commit (that would fsync the database file in the middle of answering a move);
+    the caller runs :func:`checkpoint` from a background thread instead.
+    """
     url = normalize_url(url)
     backend = make_url(url).get_backend_name()
     if backend == "sqlite":
@@ -142,10 +147,23 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
+            if background_checkpoints:
+                cur.execute("PRAGMA wal_autocheckpoint=0")
             cur.close()
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def checkpoint(engine: Engine) -> tuple[int, int, int] | None:
+    """Copy the SQLite WAL into the database file without blocking writers
+    (``PRAGMA wal_checkpoint(PASSIVE)``): (busy, WAL frames, frames copied).
+    None for other databases."""
+    if engine.dialect.name != "sqlite":
+        return None
+    with engine.connect() as conn:
+        row = conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
+        return int(row[0]), int(row[1]), int(row[2])
 
 
 def run_migrations(engine: Engine) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,22 @@ def test_caches_of_two_processes_agree_with_the_database(db_url: str) -> None:
             assert state["moves"] == fresh["moves"]
     for e in (engine_a, engine_b, engine_c):
         e.dispose()
+
+
+@pytest.mark.parametrize("interval", [0.05, 3600.0])
+def test_sqlite_wal_is_checkpointed_in_the_background(
+    tmp_path: Path, clock: ManualClock, interval: float
+) -> None:
+    """Commits never checkpoint (no fsync of the database file while answering a
+    move); the background task does it: the main file only grows when it runs."""
+    path = tmp_path / "games.sqlite3"
+    settings = Settings(database_url=f"sqlite:///{path}", clock=clock, checkpoint_interval=interval)
+    with TestClient(create_app(settings)) as client:
+        time.sleep(0.2)
+        before = path.stat().st_size
+        for _ in range(60):
+            gid, black, _ = online_game(client)
+            assert move(client, gid, black, "11-15", 0).status_code == 200
+        time.sleep(0.5)
+        grew = path.stat().st_size > before
+    assert grew == (interval < 1)
