@@ -91,9 +91,24 @@ def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
     server.require_engine()
     page = new_page()
     game_id = new_game(page, server.base_url, mode="engine", level=1, color="black")
+    # The engine answers at once, but its reply waits until our move was seen walking.
+    page.evaluate(
+        """() => {
+             window.timing = {};
+             document.querySelector('svg.board').addEventListener('pointerdown',
+               () => { window.timing.click = performance.now(); });
+             new MutationObserver(() => {
+               if (!window.timing.reply &&
+                   document.querySelectorAll('#move-list button.mv').length >= 2)
+                 window.timing.reply = performance.now();
+             }).observe(document.querySelector('#move-list'), {childList: true, subtree: true});
+           }"""
+    )
     click_path(page, [11, 15])
     moves = wait_moves(page, 2)
     assert moves[0] == "11-15"
+    waited = page.evaluate("() => window.timing.reply - window.timing.click")
+    assert 350 <= waited < 3000, waited
     page.wait_for_function(
         "() => document.querySelector('#status').textContent.includes('your turn')"
     )

@@ -265,6 +265,13 @@ class GamePage {
     if (!force && old && state.version === undefined && state.ply < old.ply && state.status === old.status) {
       return;
     }
+    // A fast engine's reply waits until our own move has been seen walking.
+    const hold = (this.holdUntil || 0) - performance.now();
+    if (!force && hold > 0 && old && state.mode === "engine" && state.ply > old.ply && lastMover(state) === state.engine_color) {
+      window.clearTimeout(this.holdTimer);
+      this.holdTimer = window.setTimeout(() => this.applyState(state, { animate }), hold);
+      return;
+    }
     if (old && state.your_color == null && old.your_color) state.your_color = old.your_color;
     this.state = state;
     this.receivedAt = performance.now();
@@ -697,6 +704,7 @@ class GamePage {
   playMove(move) {
     // Show the move at once; the server's state confirms or corrects it.
     this.board.setPosition(applyMove(parseFen(this.state.fen), move), { move });
+    this.holdUntil = performance.now() + 190 * (move.path.length - 1) + 250;
     this.sendMove(move.notation, move);
   }
 
@@ -785,6 +793,13 @@ function rulesSummary(rules) {
   }
   if (rules.repetition_draw) parts.push("threefold repetition draws");
   return parts.length ? `Rules: ${parts.join("; ")}.` : "";
+}
+
+/** The side that made the last move of a GameState (null before the first). */
+function lastMover(state) {
+  if (!state.ply) return null;
+  const start = fenTurn(state.start_fen);
+  return state.ply % 2 === 1 ? start : opponent(start);
 }
 
 /** "3. 11-15" or "3... 23-19": the move played at ply (1-based) in PDN style. */
