@@ -224,7 +224,7 @@ class ArchivePage {
       await this.load("finished");
       await this.load("running");
     } catch (err) {
-      this.importResult.replaceChildren(h("p", { class: "error", role: "alert" }, `Import failed: ${err.message}`));
+      this.importResult.replaceChildren(h("p", { class: "error" }, `Import failed: ${err.message}`)); // #import-result is a live region
     }
   }
 }

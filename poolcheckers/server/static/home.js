@@ -49,7 +49,8 @@ export function render(root) {
   const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: 600, step: 0.5, value: 5, inputmode: "decimal" });
   const increment = h("input", { type: "number", name: "increment", min: 0, max: 120, step: 1, value: 3, inputmode: "numeric" });
   const fen = h("input", { type: "text", name: "fen", placeholder: "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
-  const error = h("p", { class: "error", role: "alert", id: "new-game-error" });
+  // Read out through the assertive live region (announce), not a second alert role.
+  const error = h("p", { class: "error", id: "new-game-error" });
   const submit = h("button", { type: "submit", class: "primary" }, "Start game");
 
   const engineOptions = h(
