@@ -34,7 +34,7 @@ function resultText(g) {
   let result = g.result ?? outcome.result ?? "";
   const reason = g.reason ?? outcome.reason ?? "";
   // "*" (no result) says nothing that the reason does not say in words.
-  if (result === "*" && reason) result = "";
+  if ((result === "*" || reason.includes(result)) && reason) result = "";
   return [result, reason].filter(Boolean).join(" — ");
 }
 
