@@ -108,6 +108,8 @@ def test_move_rows_and_pdn_reader(util_page: Any) -> None:
 1. 11-15 23-19 2. 8-11 22-17 *`;
              return {
                games: u.parsePdnLight(pdn),
+               nested: u.parsePdnLight(
+                 "1. 11-15 (1. 9-13 (1. 10-14 {a (b}) 22-18) 23-19 2. 8-11 *"),
                rowsBlack: u.moveRows(["11-15", "23-19", "8-11"], "black"),
                rowsWhite: u.moveRows(["22-17", "1-5"], "white"),
                clock: [u.formatClock(75), u.formatClock(3725), u.formatClock(9.46)],
@@ -115,6 +117,8 @@ def test_move_rows_and_pdn_reader(util_page: Any) -> None:
              };
            }"""
     )
+    # Nested variations (PDN 3.0) are skipped whole: only the main line is read.
+    assert got["nested"][0]["moves"] == ["11-15", "23-19", "8-11"]
     games = got["games"]
     assert len(games) == 2
     assert games[0]["tags"]["FEN"] == "W:W21,22:B1,2"

@@ -136,7 +136,10 @@ export function parsePdnLight(text) {
   const games = [];
   let current = null;
   const src = String(text).replace(/\r\n?/g, "\n");
-  const tokens = src.match(/\[[^\]]*\]|\{[^}]*\}|\([^)]*\)|;[^\n]*|[^\s[{(;]+/g) || [];
+  // "(" and ")" are tokens of their own: variations nest (PDN 3.0), and only
+  // the main line's moves are read.
+  const tokens = src.match(/\[[^\]]*\]|\{[^}]*\}|;[^\n]*|[()]|[^\s[\]{}();]+/g) || [];
+  let depth = 0;
   const finish = () => {
     if (current && (current.moves.length > 0 || Object.keys(current.tags).length > 0)) {
       games.push(current);
@@ -144,6 +147,15 @@ export function parsePdnLight(text) {
     current = null;
   };
   for (const tok of tokens) {
+    if (tok === "(") {
+      depth += 1;
+      continue;
+    }
+    if (tok === ")") {
+      depth = Math.max(0, depth - 1);
+      continue;
+    }
+    if (depth > 0) continue;
     if (tok.startsWith("[")) {
       if (current && current.moves.length > 0) finish();
       if (!current) current = { tags: {}, moves: [], result: "*" };
@@ -151,7 +163,7 @@ export function parsePdnLight(text) {
       if (m) current.tags[m[1]] = m[2];
       continue;
     }
-    if (tok.startsWith("{") || tok.startsWith("(") || tok.startsWith(";")) continue;
+    if (tok.startsWith("{") || tok.startsWith(";")) continue;
     if (!current) current = { tags: {}, moves: [], result: "*" };
     if (/^(2-0|0-2|1-1|1-0|0-1|1\/2-1\/2|\*|0-0)$/.test(tok)) {
       current.result = tok;
