@@ -315,6 +315,10 @@ def test_phone_viewport(server: Server, new_page: Any) -> None:
         page.wait_for_selector(ready)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, path
         shot(page, name)
+        # A small phone (320 px) has no sideways scrolling either (file inputs, tables).
+        page.set_viewport_size({"width": 320, "height": 640})
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 320, path
+        page.set_viewport_size({"width": 390, "height": 844})
 
 
 def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
