@@ -6,8 +6,9 @@ import { COLOR_NAME, announce, h, parsePdnLight } from "./util.js";
 
 const PAGE = 50;
 
-function when(g) {
-  const seconds = g.updated ?? g.created;
+/** When the game started (the lists are newest first by that), or last changed. */
+function when(g, key = "created") {
+  const seconds = g[key] ?? g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
   if (!date || Number.isNaN(date.getTime())) return "";
   return date.toLocaleString();
@@ -66,7 +67,7 @@ class ArchivePage {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Date"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Started"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
             body,
           ),
         ),
@@ -144,7 +145,7 @@ class ArchivePage {
       h("td", {}, h("a", { href: `/play/${id}` }, players(g))),
       h("td", { class: "num" }, String(plies)),
       h("td", {}, resultText(g)),
-      h("td", { class: "date" }, when(g)),
+      h("td", { class: "date", title: `Last change: ${when(g, "updated")}` }, when(g)),
       h(
         "td",
         {},
