@@ -338,7 +338,15 @@ def create_app(settings: Settings) -> FastAPI:
         return error_response(errors.bad_request("; ".join(parts) or "invalid request"))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
+        wants_page = "text/html" in request.headers.get("accept", "")
+        if exc.status_code == 404 and wants_page and not path.startswith(("/api/", "/ws/")):
+            # a person's unknown page: the app shell, whose router says "Page not found"
+            shell = page()
+            if isinstance(shell, FileResponse):
+                return FileResponse(shell.path, status_code=404, media_type="text/html")
+            return shell
         code = "not_found" if exc.status_code == 404 else "bad_request"
         return JSONResponse(
             {"error": {"code": code, "message": str(exc.detail)}}, status_code=exc.status_code
@@ -644,19 +652,19 @@ def create_app(settings: Settings) -> FastAPI:
             )
         return FileResponse(index, media_type="text/html")
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def home() -> Response:
         return page()
 
-    @app.get("/play/{game_id}", include_in_schema=False)
+    @app.api_route("/play/{game_id}", methods=["GET", "HEAD"], include_in_schema=False)
     async def play_page(game_id: str) -> Response:
         return page()
 
-    @app.get("/analysis", include_in_schema=False)
+    @app.api_route("/analysis", methods=["GET", "HEAD"], include_in_schema=False)
     async def analysis_page() -> Response:
         return page()
 
-    @app.get("/archive", include_in_schema=False)
+    @app.api_route("/archive", methods=["GET", "HEAD"], include_in_schema=False)
     async def archive_page() -> Response:
         return page()
 

@@ -603,8 +603,7 @@ class GameService:
             turn = color_name(board.turn)
             if seat not in ("both", turn):
                 raise errors.forbidden(f"it is {turn}'s turn; this seat plays {seat}")
-            if g.mode == "online" and (g.black_token_hash is None or g.white_token_hash is None):
-                raise errors.conflict("the game starts when the invited player joins")
+            self._require_opponent_seated(g)
             mv = self._parse(board, text_move)
             return self._play(loaded, mv, now)
 
@@ -612,6 +611,12 @@ class GameService:
             return (retry[-1], False) if retry else (base_state(loaded, now), True)
 
         return self._run(game_id, op, answer, optimistic=True)
+
+    @staticmethod
+    def _require_opponent_seated(g: GameRec) -> None:
+        """An online game starts only when the invited player has joined."""
+        if g.mode == "online" and (g.black_token_hash is None or g.white_token_hash is None):
+            raise errors.conflict("the game starts when the invited player joins")
 
     @staticmethod
     def _parse(board: Board, text_move: str) -> Move:
@@ -750,6 +755,7 @@ class GameService:
         def op(loaded: Loaded, now: int) -> Change:
             side = self._acting_side(loaded, token)
             self._require_running(loaded.game)
+            self._require_opponent_seated(loaded.game)
             game = loaded.game.copy()
             if game.draw_offer == other(side):
                 self._settle_clock(game, now)

@@ -335,3 +335,29 @@ def test_pages_and_static_files(client: TestClient) -> None:
     assert r.status_code == 404
     health = client.get("/api/health").json()
     assert health["ok"] is True and health["database"] == "sqlite"
+
+
+def test_no_draw_offer_before_the_invited_player_joins_r17(client: TestClient) -> None:
+    created = new_game(client, mode="online", color="black")
+    gid, black = created["game"]["id"], created["token"]
+    r = client.post(f"/api/games/{gid}/draw-offer", json={"token": black})
+    assert r.status_code == 409 and error_code(r) == "conflict"
+    assert "joins" in r.json()["error"]["message"]
+    state = client.get(f"/api/games/{gid}").json()
+    assert state["draw_offer"] is None and state["version"] == created["game"]["version"]
+
+
+def test_unknown_pages_get_the_app_shell_and_pages_answer_head(client: TestClient) -> None:
+    r = client.get("/no/such/page", headers={"accept": "text/html,application/xhtml+xml"})
+    assert r.status_code == 404
+    assert r.headers["content-type"].startswith("text/html")
+    assert "<html" in r.text.lower()
+    # API clients still get JSON errors
+    r = client.get("/api/no-such-thing", headers={"accept": "text/html"})
+    assert r.status_code == 404 and error_code(r) == "not_found"
+    r = client.get("/no/such/page")
+    assert r.status_code == 404 and error_code(r) == "not_found"
+    for path in ["/", "/play/abc", "/analysis", "/archive"]:
+        head = client.head(path)
+        assert head.status_code == 200, path
+        assert head.text == ""
