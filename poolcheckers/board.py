@@ -426,7 +426,7 @@ class Board:
             )
         target = self.piece_at(dest)
         if target is not None:
-            return f"square {dest} is occupied (R6, R8)"
+            return f"square {dest} is occupied ({'R6' if piece.type is PieceType.MAN else 'R8'})"
         if piece.type is PieceType.MAN:
             return "a man moves one square diagonally forward to an empty square (R6)"
         (ro, co), (rd, cd) = row_col(origin), row_col(dest)

@@ -43,8 +43,8 @@ def test_moves_illegal_move_undo_save_and_resign(tmp_path: Path) -> None:
     out = _play(["11-15", "12-15", "10-15", "undo", "9-13", f"save {pdn}", "resign", "quit"])
     # the engine (White) answers with its first move in notation order
     assert "poolcheckers level 10 (white) plays 21-17" in out
-    assert "Illegal move: 12-15: square 15 is occupied (R6, R8)" in out
-    assert "Illegal move: 10-15: square 15 is occupied (R6, R8)" in out
+    assert "Illegal move: 12-15: square 15 is occupied (R6)" in out
+    assert "Illegal move: 10-15: square 15 is occupied (R6)" in out
     assert "Took back 2 moves." in out
     assert "Game over: White (poolcheckers level 10) wins, 0-2. Black resigned" in out
     game = read_games(pdn.read_text(encoding="utf-8"))[0]
