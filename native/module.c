@@ -410,6 +410,26 @@ static int poll_signals(void *userdata) {
     return cd->failed;
 }
 
+/* The common start of a search request: parses the position (with its R18/R19
+ * counters), the rules and the history, then takes the searcher for this
+ * request (give it back with done() and free *keys).  On error a Python
+ * exception is set, nothing is held, and -1 is returned. */
+static int begin_request(SearcherObject *self, PyObject *const position[6], PyObject *hist,
+                         PyObject *rules, Position *pos, uint64_t **keys, int *nkeys) {
+    RuleOptions r;
+    if (parse_position(position[0], position[1], position[2], position[3], position[4], position[5],
+                       pos) ||
+        parse_rules(rules, &r))
+        return -1;
+    if (parse_history(hist, keys, nkeys)) return -1;
+    if (ready(self)) {
+        PyMem_Free(*keys);
+        return -1;
+    }
+    self->s->rules = r;
+    return 0;
+}
+
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"black", "white", "kings", "turn", "halfmove", "three_kings", "history",
                              "rules", "depth", "nodes", "time", "callback", NULL};
@@ -430,17 +450,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         return NULL;
     }
     Position pos;
-    RuleOptions r;
-    if (parse_position(b, w, k, t, h, tk, &pos) || parse_rules(rules, &r)) return NULL;
     uint64_t *keys;
     int nkeys;
-    if (parse_history(hist, &keys, &nkeys)) return NULL;
-    if (ready(self)) {
-        PyMem_Free(keys);
+    if (begin_request(self, (PyObject *[]){b, w, k, t, h, tk}, hist, rules, &pos, &keys, &nkeys))
         return NULL;
-    }
     Searcher *s = self->s;
-    s->rules = r;
     SearchLimits lim = {depth, (int64_t)nodes, tlim};
     SearchInfo *info = PyMem_Malloc(sizeof(SearchInfo));
     if (!info) {
@@ -491,17 +505,11 @@ static PyObject *Searcher_root_scores(SearcherObject *self, PyObject *args, PyOb
         return NULL;
     }
     Position pos;
-    RuleOptions r;
-    if (parse_position(b, w, k, t, h, tk, &pos) || parse_rules(rules, &r)) return NULL;
     uint64_t *keys;
     int nkeys;
-    if (parse_history(hist, &keys, &nkeys)) return NULL;
-    if (ready(self)) {
-        PyMem_Free(keys);
+    if (begin_request(self, (PyObject *[]){b, w, k, t, h, tk}, hist, rules, &pos, &keys, &nkeys))
         return NULL;
-    }
     Searcher *s = self->s;
-    s->rules = r;
     MoveList *list = PyMem_Malloc(sizeof(MoveList));
     int *scores = PyMem_Malloc(sizeof(int) * PC_MAX_MOVES);
     if (!list || !scores) {
