@@ -455,17 +455,22 @@ def create_app(settings: Settings) -> FastAPI:
             headers={"Content-Disposition": 'attachment; filename="poolcheckers.pdn"'},
         )
 
-    @app.post("/api/import")
-    async def import_pdn(request: Request) -> JSONResponse:
+    async def read_pdn(request: Request, *, with_rules: bool = True) -> tuple[str, RuleSet]:
+        """The PDN text of a request (text body, or JSON ``{"pdn": str, "rules": {...}}``)
+        and the rule set of its games without a Rules tag (APCA for a text body)."""
         raw = await read_body(request, MAX_PDN)
         ctype = request.headers.get("content-type", "")
         if ctype.startswith("application/json"):
-            text = req_str(parse_json_object(raw), "pdn")
-        else:
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
+            data = parse_json_object(raw)
+            return req_str(data, "pdn"), get_rules(data) if with_rules else RuleSet.apca()
+        try:
+            return raw.decode("utf-8"), RuleSet.apca()
+        except UnicodeDecodeError as exc:
+            raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
+
+    @app.post("/api/import")
+    async def import_pdn(request: Request) -> JSONResponse:
+        text, _rules = await read_pdn(request, with_rules=False)
         result = await run(pdnio.import_text, service, text)
         return JSONResponse(result)
 
@@ -476,6 +481,12 @@ def create_app(settings: Settings) -> FastAPI:
         # up to 2000 moves to replay: off the event loop
         info = await run(lambda: position_info(analysis_board(data)))
         return JSONResponse(info)
+
+    @app.post("/api/analysis/pdn")
+    async def analysis_pdn(request: Request) -> JSONResponse:
+        text, rules = await read_pdn(request)
+        result = await run(pdnio.read_for_analysis, text, rules)
+        return JSONResponse(result)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
@@ -573,10 +584,16 @@ def create_app(settings: Settings) -> FastAPI:
         key = f"analysis:{id(ws)}"
         search: asyncio.Task[None] | None = None
 
-        async def analyse(board: Board, seconds: float) -> None:
+        def tagged(msg: dict[str, Any], req_id: str | int | None) -> str:
+            """``msg`` with the request's ``id`` (when the client gave one)."""
+            if req_id is not None:
+                msg["id"] = req_id
+            return dumps(msg)
+
+        async def analyse(board: Board, seconds: float, req_id: str | int | None) -> None:
             def on_info(info: Any) -> None:
-                msg = info_message("info", board, info)
-                loop.call_soon_threadsafe(out.put_nowait, dumps(msg))
+                msg = tagged(info_message("info", board, info), req_id)
+                loop.call_soon_threadsafe(out.put_nowait, msg)
 
             try:
                 result = await loop.run_in_executor(
@@ -585,12 +602,18 @@ def create_app(settings: Settings) -> FastAPI:
                 )
                 done = info_message("done", board, result)
                 done["best"] = board.notation(result.move)
-                out.put_nowait(dumps(done))
+                out.put_nowait(tagged(done, req_id))
             except Exception as exc:
                 log.exception("analysis failed")
-                out.put_nowait(
-                    dumps({"type": "error", "error": {"code": "bad_request", "message": str(exc)}})
-                )
+                error = {"code": "bad_request", "message": str(exc)}
+                out.put_nowait(tagged({"type": "error", "error": error}, req_id))
+
+        async def halt(task: asyncio.Task[None]) -> None:
+            """Stop ``task``'s search and wait for its end; the stop is repeated, as one
+            sent before the search has begun in its worker thread would be lost."""
+            while not task.done():
+                ctx.runner.stop(key)
+                await asyncio.wait({task}, timeout=0.05)
 
         async def sender() -> None:
             while True:
@@ -603,13 +626,20 @@ def create_app(settings: Settings) -> FastAPI:
                 if msg["type"] == "websocket.disconnect":
                     return
                 text = msg.get("text")
+                req_id: str | int | None = None
                 try:
                     if text is None or len(text) > MAX_BODY:
                         raise errors.malformed("messages must be JSON text of at most 64 KiB")
                     data = parse_json_object(text)
                     kind = data.get("type")
+                    raw_id = data.get("id")
+                    if raw_id is not None:
+                        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+                            raise errors.malformed("'id' must be a string or an integer")
+                        req_id = raw_id
                     if kind == "stop":
-                        ctx.runner.stop(key)
+                        if search is not None:
+                            await halt(search)
                         continue
                     if kind != "analyse":
                         raise errors.malformed(
@@ -624,20 +654,18 @@ def create_app(settings: Settings) -> FastAPI:
                         raise errors.bad_request("the game is over in this position")
                     seconds = get_number(data, "time", 2.0) or 2.0
                     seconds = min(max(seconds, 0.01), 300.0)
-                    if search is not None and not search.done():
-                        ctx.runner.stop(key)
-                        await search
-                    search = asyncio.create_task(analyse(board, seconds))
+                    if search is not None:
+                        await halt(search)
+                    search = asyncio.create_task(analyse(board, seconds, req_id))
                 except ApiError as exc:
-                    out.put_nowait(dumps({"type": "error", **exc.body()}))
+                    out.put_nowait(tagged({"type": "error", **exc.body()}, req_id))
         except WebSocketDisconnect:
             return
         finally:
-            ctx.runner.stop(key)
             send_task.cancel()
             if search is not None:
                 with contextlib.suppress(Exception):
-                    await search
+                    await halt(search)
             if ws.client_state == WebSocketState.CONNECTED:
                 with contextlib.suppress(Exception):
                     await ws.close()

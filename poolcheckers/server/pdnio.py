@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
-from poolcheckers import PdnError
-from poolcheckers.pdn import game_from_board, iter_games, normalize_result, write_game
+from poolcheckers import PdnError, RuleSet
+from poolcheckers.pdn import (
+    PdnGame,
+    _lex,
+    _segment,
+    game_from_board,
+    iter_games,
+    normalize_result,
+    read_games_collect,
+    write_game,
+)
 
 from .service import GameService
 from .state import GameRec
@@ -74,3 +84,85 @@ def import_text(service: GameService, text: str) -> dict[str, Any]:
         result = normalize_result(game.result)
         imported.append(service.store_imported(board, tags, result))
     return {"imported": imported, "errors": errors}
+
+
+# ---------------------------------------------------------------- reading for analysis
+#: how often the legal part of a bad game is cut shorter before giving up
+PARTIAL_TRIES = 4
+
+
+def game_json(game: PdnGame) -> dict[str, Any]:
+    """A game read from PDN, as ``POST /api/analysis/pdn`` answers it."""
+    return {
+        "game": game.number,
+        "tags": dict(game.tags),
+        "start_fen": game.start_fen,
+        "moves": game.notations(),
+        "result": normalize_result(game.result),
+        "rules": game.rules.to_dict(),
+    }
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return starts[min(max(line, 1), len(starts)) - 1] + column - 1
+
+
+def _legal_part(text: str, header_end: int, rules: RuleSet) -> dict[str, Any] | None:
+    """The game ``text`` (one game, its error past ``header_end``) read up to the
+    error: cut before the offending token and read again (a cut inside a
+    variation is cut again before its ``(``).  ``None`` if the tags are at fault."""
+    for _ in range(PARTIAL_TRIES):
+        games, errors = read_games_collect(text, rules)
+        if len(games) == 1 and not errors:
+            part = game_json(games[0])
+            part["result"] = "*"
+            return part
+        if len(errors) != 1:
+            return None
+        cut = _offset(text, errors[0].line, errors[0].column)
+        if cut <= header_end or cut >= len(text):
+            return None
+        text = text[:cut]
+    return None
+
+
+def read_for_analysis(text: str, rules: RuleSet) -> dict[str, Any]:
+    """Every game of a PDN text, read (R4-R21 checked) and not stored: the good games
+    and, for each bad one, the error and the game's legal part (``partial``)."""
+    games, errors = read_games_collect(text, rules)
+    out: dict[str, Any] = {"games": [game_json(g) for g in games], "errors": []}
+    if not errors:
+        return out
+    # the text as the reader sees it, cut into the same games
+    norm = text[1:] if text.startswith("\ufeff") else text
+    norm = norm.replace("\r\n", "\n").replace("\r", "\n")
+    chunks = list(_segment(_lex(norm)))
+    starts = [0] + [m.end() for m in re.finditer("\n", norm)]
+    for exc in errors:
+        partial = None
+        if 1 <= exc.game <= len(chunks):
+            chunk = chunks[exc.game - 1]
+            begin = chunk[0].offset
+            header = 0
+            for token in chunk:
+                if token.kind not in ("tag", "badtag", "comment"):
+                    break
+                header = token.offset - begin + len(token.text)
+            line = min(max(exc.line, 1), len(starts))
+            end = starts[line - 1] + exc.column - 1
+            if end - begin > header:
+                partial = _legal_part(norm[begin:end], header, rules)
+                if partial is not None:
+                    partial["game"] = exc.game
+        out["errors"].append(
+            {
+                "game": exc.game,
+                "line": exc.line,
+                "column": exc.column,
+                "token": exc.token,
+                "message": str(exc),
+                "partial": partial,
+            }
+        )
+    return out

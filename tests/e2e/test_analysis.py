@@ -53,6 +53,9 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     page.click('#pdn-form button[type="submit"]')
     page.wait_for_selector("#error:not(:empty)")
     assert "15-24" in page.inner_text("#error")
+    # read by the server (POST /api/analysis/pdn): the error names game, line and column
+    assert "game 1, line 1, column 19" in page.inner_text("#error")
+    assert "Only the first 2 moves" in page.inner_text("#error")
     page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 2")
     assert move_texts(page) == ["11-15", "23-19"]
     page.fill("#pdn-input", pdn)

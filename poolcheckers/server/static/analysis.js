@@ -13,8 +13,6 @@ import {
   moveRows,
   opponent,
   parseFen,
-  parsePdnLight,
-  rulesFromName,
   svg,
 } from "./util.js";
 
@@ -44,6 +42,8 @@ class AnalysisPage {
     this.lastInfo = null;
     this.title = "";
     this.pdnGames = [];
+    this.pdnErrors = [];
+    this.requestId = 0;
   }
 
   async start() {
@@ -321,32 +321,55 @@ class AnalysisPage {
     return lo;
   }
 
-  loadPdnText() {
-    const games = parsePdnLight(this.pdnText.value);
+  /** Read the PDN text on the server (POST /api/analysis/pdn): every game checked
+   * by the rules, nothing stored. A bad game's legal part is still offered. */
+  async loadPdnText() {
+    const seq = (this.pdnSeq = (this.pdnSeq || 0) + 1);
+    let data;
+    try {
+      data = await api.analysisPdn(this.pdnText.value, this.chosenRules());
+    } catch (err) {
+      if (seq === this.pdnSeq) this.showError(`PDN: ${err.message}`);
+      return;
+    }
+    if (seq !== this.pdnSeq) return; // a later load overtook this one
+    const errors = data.errors || [];
+    const games = [
+      ...(data.games || []).map((g) => ({ ...g, error: null })),
+      ...errors.filter((e) => e.partial).map((e) => ({ ...e.partial, error: e })),
+    ].sort((a, b) => a.game - b.game);
     this.pdnGames = games;
+    this.pdnErrors = errors;
     if (!games.length) {
-      this.showError("No game found in the PDN text.");
+      this.pdnPick.hidden = true;
+      this.showError(errors.length ? `No game can be loaded from the PDN: ${errors.map((e) => e.message).join("; ")}` : "No game found in the PDN text.");
       return;
     }
     this.pdnPick.replaceChildren(
       ...games.map((g, i) => {
         const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "Game";
-        return h("option", { value: i }, `${i + 1}. ${name} (${g.moves.length} moves) ${g.result}`);
+        const bad = g.error ? ` · error at line ${g.error.line}` : "";
+        return h("option", { value: i }, `${g.game}. ${name} (${g.moves.length} moves) ${g.result}${bad}`);
       }),
     );
+    this.pdnPick.value = "0";
     this.pdnPick.hidden = games.length < 2;
-    this.loadPdnGame(0);
+    await this.loadPdnGame(0);
   }
 
-  loadPdnGame(index) {
+  async loadPdnGame(index) {
     const g = this.pdnGames[index];
     if (!g) return;
-    const fen = g.tags.FEN || STANDARD_FEN;
     const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "PDN game";
-    // A game that names its rule options (Rules tag) is read with them.
-    const tagged = rulesFromName(g.tags.Rules);
-    if (tagged) this.showRules(tagged);
-    this.setup(fen, g.moves, tagged || this.chosenRules(), name);
+    // The rules the server read the game with: its Rules tag, else the options chosen here.
+    this.showRules(g.rules);
+    const ok = await this.setup(g.start_fen, g.moves, g.rules, name);
+    if (!ok) return;
+    const notes = [];
+    if (g.error) notes.push(`Only the first ${g.moves.length} moves can be played: ${g.error.message}`);
+    const unread = this.pdnErrors.filter((e) => !e.partial);
+    if (unread.length) notes.push(`Not loaded: ${unread.map((e) => e.message).join("; ")}`);
+    if (notes.length) this.showError(notes.join(" · "));
   }
 
   async loadArchiveGame(id) {
@@ -533,21 +556,24 @@ class AnalysisPage {
     this.engineShownPly = ply;
     // The start position and the moves, not the FEN alone: the engine then knows
     // the R18 / R19 counts and the positions met before (repetition option).
+    this.requestId += 1;
     const sent = this.socket.send({
       type: "analyse",
+      id: this.requestId,
       fen: this.startFen,
       moves: this.line.slice(0, ply),
       rules: this.rules || undefined,
       time: Number(this.engineTime.value) || 5,
     });
-    // Each analyse request ends with exactly one "done" or "error": only the
-    // newest request's messages are shown.
+    // Each analyse request ends with exactly one "done" or "error", tagged with the
+    // request's id: only the newest request's messages are shown.
     if (sent) this.outstanding = (this.outstanding || 0) + 1;
   }
 
   engineMessage(msg) {
     if (msg.type !== "info" && msg.type !== "done" && msg.type !== "error") return;
-    const latest = (this.outstanding || 0) <= 1;
+    // A server that does not echo the id: count the requests still running instead.
+    const latest = msg.id !== undefined && msg.id !== null ? msg.id === this.requestId : (this.outstanding || 0) <= 1;
     if (msg.type === "done" || msg.type === "error") this.outstanding = Math.max(0, (this.outstanding || 0) - 1);
     if (!latest || !this.current || !this.engineOn) return;
     if (msg.type === "error") {
@@ -777,7 +803,10 @@ function openSocket(path) {
   });
 }
 
+let reviewId = 0;
+
 function analyseOnce(ws, fen, moves, rules, seconds) {
+  const id = `review-${++reviewId}`;
   return new Promise((resolve, reject) => {
     let last = null;
     const timer = window.setTimeout(() => {
@@ -792,6 +821,7 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
       } catch {
         return;
       }
+      if (msg.id !== undefined && msg.id !== null && msg.id !== id) return; // an earlier request's
       if (msg.type === "info") last = { ...last, ...msg };
       if (msg.type === "done") {
         window.clearTimeout(timer);
@@ -805,7 +835,7 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
       }
     };
     ws.addEventListener("message", onMessage);
-    ws.send(JSON.stringify({ type: "analyse", fen, moves, rules: rules || undefined, time: seconds }));
+    ws.send(JSON.stringify({ type: "analyse", id, fen, moves, rules: rules || undefined, time: seconds }));
   });
 }
 

@@ -63,6 +63,8 @@ export const api = {
     request("GET", `/api/games?status=${status}&limit=${limit}&offset=${offset}`),
   gamePdn: (id) => request("GET", `/api/games/${encodeURIComponent(id)}/pdn`, undefined, { text: true }),
   importPdn: (text) => request("POST", "/api/import", text),
+  analysisPdn: (pdn, rules) =>
+    request("POST", "/api/analysis/pdn", rules ? { pdn, rules } : { pdn }),
   position: (fen, moves, rules) =>
     request("POST", "/api/analysis/position", rules ? { fen, moves, rules } : { fen, moves }),
 };
