@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final, NamedTuple
 
 from poolcheckers import fen as fen_module
@@ -313,6 +313,29 @@ class Board:
 
     def peek(self) -> Move | None:
         return self.move_stack[-1] if self.move_stack else None
+
+    def legal_prefix(self, moves: Iterable[Move]) -> list[Move]:
+        """The longest prefix of ``moves`` that can be played in turn from here.
+
+        Each returned move is the generator's own object in the position where it
+        is played, so its ``str`` is the R4 notation there (a principal variation
+        printed for a person, say).  The board itself is unchanged.
+
+        >>> board = Board()
+        >>> line = [board.parse_move("11-15"), Move.from_notation("22-18"), Move((9, 5))]
+        >>> [str(m) for m in board.legal_prefix(line)]
+        ['11-15', '22-18']
+        """
+        work = self.copy(stack=False)
+        out: list[Move] = []
+        for move in moves:
+            legal = work.legal_moves
+            if move not in legal:
+                break
+            own = legal[legal.index(move)]
+            out.append(own)
+            work._push_unchecked(own)
+        return out
 
     def push_notation(self, text: str) -> Move:
         """Parse ``text`` (:meth:`parse_move`) and play it; returns the move."""

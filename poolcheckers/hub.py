@@ -678,7 +678,7 @@ def info_line(board: Board, info: SearchInfo) -> str:
         ("nodes", str(info.nodes)),
         ("time", f"{seconds:.3f}"),
         ("nps", f"{info.nodes / seconds / 1e6:.3f}" if seconds > 0 else "0"),
-        ("pv", " ".join(_legal_prefix(board, info.pv))),
+        ("pv", " ".join(hub_move(m) for m in board.legal_prefix(info.pv))),
     ]
     return format_line("info", *pairs)
 
@@ -698,18 +698,6 @@ def done_line(board: Board, move: Move | None, pv: list[Move] | Any) -> str:
         if line[1] in after.legal_moves:
             pairs.append(("ponder", hub_move(line[1])))
     return format_line("done", *pairs)
-
-
-def _legal_prefix(board: Board, pv: Any) -> list[str]:
-    work = board.copy(stack=False)
-    texts: list[str] = []
-    for move in pv:
-        legal = work.legal_moves
-        if move not in legal:
-            break
-        texts.append(hub_move(move))
-        work.push(legal[legal.index(move)])
-    return texts
 
 
 def _parse_int(name: str, value: str, minimum: int | None = None) -> int:

@@ -214,15 +214,7 @@ def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
 
     Stops at the first move that is not legal where it is played.
     """
-    work = board.copy(stack=False)
-    texts: list[str] = []
-    for move in pv:
-        legal = work.legal_moves
-        if move not in legal:
-            break
-        texts.append(work.notation(move))
-        work.push(legal[legal.index(move)])
-    return texts
+    return [str(move) for move in board.legal_prefix(pv)]
 
 
 def search_interruptibly(

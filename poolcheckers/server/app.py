@@ -35,7 +35,7 @@ from poolcheckers import STARTING_FEN, Board, FenError, MoveError, RuleSet, Rule
 from . import errors, pdnio
 from .clock import Clock, SystemClock
 from .db import checkpoint, is_postgres, libpq_conninfo, make_engine, run_migrations
-from .engine_runner import EngineRunner, engine_available, pv_notation
+from .engine_runner import EngineRunner, engine_available
 from .errors import ApiError
 from .notify import Hub, PgListener, Subscriber, state_message
 from .service import Committed, CreateRequest, GameService
@@ -770,7 +770,7 @@ def info_message(kind: str, board: Board, info: Any) -> dict[str, Any]:
         "depth": info.depth,
         "score": info.score,
         "mate_in": info.mate_in,
-        "pv": pv_notation(board, list(info.pv)),
+        "pv": [str(m) for m in board.legal_prefix(info.pv)],
         "nodes": info.nodes,
         "nps": int(info.nodes / elapsed),
         "time": info.time,

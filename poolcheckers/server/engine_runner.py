@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from poolcheckers import Board, Move, RuleSet
+from poolcheckers import Board, RuleSet
 from poolcheckers.engine import Engine, Limit, SearchResult, native_available
 
 from .service import GameService
@@ -44,18 +44,6 @@ def level_time(level: int | None) -> float:
     (0.1, 1.0)
     """
     return 0.1 * (level or 10)
-
-
-def pv_notation(board: Board, pv: list[Move]) -> list[str]:
-    """The principal variation in R4 notation, each move in its own position."""
-    b = board.copy(stack=False)
-    out: list[str] = []
-    for m in pv:
-        if m not in b.legal_moves:
-            break
-        out.append(b.notation(m))
-        b.push(m)
-    return out
 
 
 class EngineRunner:
