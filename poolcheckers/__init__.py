@@ -25,7 +25,7 @@ from poolcheckers.errors import (
 from poolcheckers.move import Move
 from poolcheckers.perft import perft, perft_divide
 from poolcheckers.pieces import Color, Piece, PieceType
-from poolcheckers.rules import Outcome, RuleSet, Termination
+from poolcheckers.rules import Outcome, RuleOption, RuleSet, Termination
 
 BLACK = Color.BLACK
 WHITE = Color.WHITE
@@ -49,6 +49,7 @@ __all__ = [
     "Piece",
     "PieceType",
     "PoolCheckersError",
+    "RuleOption",
     "RuleSet",
     "RuleSetError",
     "Termination",

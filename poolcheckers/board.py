@@ -33,6 +33,7 @@ from poolcheckers.errors import (
     IllegalMoveError,
     InvalidSquareError,
     MalformedMoveError,
+    MoveError,
     NotYourPieceError,
 )
 from poolcheckers.fen import STARTING_FEN
@@ -219,6 +220,39 @@ class Board:
         """Whether the side to move must capture (R11)."""
         own, opp = self._own_opp()
         return movegen.has_capture(own, opp, self.kings)
+
+    def paths(self, move: Move) -> list[tuple[int, ...]]:
+        """Every landing path by which ``move`` can be walked here, ``move.path`` first.
+
+        R4 makes captures with the same origin, destination and captured set one
+        move, however the piece gets there; a user walking a capture landing by
+        landing (R9, R14) may take any of these paths.  A plain move has one.
+        Raises :class:`IllegalMoveError` if ``move`` is not legal here.
+
+        >>> board = Board("W:WK8:B15,16,21,25")
+        >>> [board.notation(m) for m in board.legal_moves]
+        ['8x29']
+        >>> board.paths(board.legal_moves[0])
+        [(8, 18, 29), (8, 22, 29)]
+        """
+        legal = self.legal_moves
+        if move not in legal:
+            raise IllegalMoveError(
+                f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
+                f"in {self.fen()}",
+                move.full_notation(),
+            )
+        move = legal[legal.index(move)]
+        if not move.is_capture:
+            return [move.path]
+        own, opp = self._own_opp()
+        out = [move.path]
+        for path, mask in movegen.capture_sequences(
+            own, opp, self.kings, int(self.turn), self.rules, origin=move.origin
+        ):
+            if path[-1] == move.destination and mask == move.captured_mask and path not in out:
+                out.append(path)
+        return out
 
     # ----------------------------------------------------------- moves
     def push(self, move: Move) -> None:
@@ -481,6 +515,35 @@ class Board:
             return Outcome(Termination.REPETITION, None)
         return None
 
+    def outcome_reason(self, outcome: Outcome | None = None) -> str | None:
+        """The end of the game in words, citing the rule and this board's real limits.
+
+        ``outcome`` defaults to :meth:`outcome`; ``None`` when the game goes on.
+        For R16 the words say whether the loser has no pieces left or is blocked
+        (this board is the final position); R18 and R19 give the rule set's numbers
+        (:meth:`Outcome.reason`).
+
+        >>> Board("W:W:B1").outcome_reason()
+        'White has no pieces left (R16)'
+        >>> Board("W:W32:B27,28,23").outcome_reason()
+        'White has no legal move (R16)'
+        >>> Board("B:WK32:BK1:H50").outcome_reason()
+        'Draw: 25 moves by each side with no man moved and no capture made (R18)'
+        >>> Board().outcome_reason() is None
+        True
+        """
+        if outcome is None:
+            outcome = self.outcome()
+            if outcome is None:
+                return None
+        if outcome.termination is Termination.NO_MOVES and outcome.winner is self.turn.opponent:
+            who = self.turn.name.capitalize()
+            own, _ = self._own_opp()
+            if own == 0:
+                return f"{who} has no pieces left (R16)"
+            return f"{who} has no legal move (R16)"
+        return outcome.reason(self.rules)
+
     def is_game_over(self) -> bool:
         return self.outcome() is not None
 
@@ -507,6 +570,93 @@ class Board:
         return _three_kings_side(self.black, self.white, self.kings) is not None
 
     # ----------------------------------------------------------- display
+    def squares(self) -> str:
+        """The position for display: 32 characters, square 1 first (R2).
+
+        ``b``/``w`` are men, ``B``/``W`` kings (as :meth:`Piece.symbol`), ``.`` an
+        empty square; the side to move is :attr:`turn`.
+
+        >>> Board("W:WK5,18:B3,K30").squares()
+        '..b.W............w...........B..'
+        >>> len(Board().squares()), Board().squares()[:12], Board().squares()[20:]
+        (32, 'bbbbbbbbbbbb', 'wwwwwwwwwwww')
+        """
+        out = []
+        for sq in range(1, 33):
+            b = 1 << (sq - 1)
+            if self.black & b:
+                out.append("B" if self.kings & b else "b")
+            elif self.white & b:
+                out.append("W" if self.kings & b else "w")
+            else:
+                out.append(".")
+        return "".join(out)
+
+    @property
+    def start_turn(self) -> Color:
+        """The side to move in the set-up position (before :attr:`move_stack`)."""
+        return self.turn if self.ply % 2 == 0 else self.turn.opponent
+
+    @property
+    def move_number(self) -> int:
+        """The number of the move now to be played, as PDN writes it.
+
+        A FEN (R5) carries no move number: the set-up position is move 1.  A move
+        number covers Black's turn and White's reply (R3: Black moves first), so
+        from a position with White to move, White's first turn is ``1...``.
+
+        >>> board = Board()
+        >>> board.move_number
+        1
+        >>> _ = board.push_notation("11-15"); board.move_number
+        1
+        >>> _ = board.push_notation("23-19"); board.move_number
+        2
+        >>> Board("W:W21,22:B1,2").move_number
+        1
+        """
+        offset = 1 if self.start_turn is Color.WHITE else 0
+        return 1 + (self.ply + offset) // 2
+
+    def variation_notation(self, moves: Iterable[Move | str]) -> str:
+        """A line of moves played from here, as PDN move text (R4 notation).
+
+        Each move is one side's turn; the move number comes before Black's turn,
+        and ``n...`` before a line that begins with White's.  Moves may be
+        :class:`Move` objects or text (read by :meth:`parse_move`).  Raises a
+        :class:`MoveError` naming the first move that cannot be played; the
+        board itself is unchanged.
+
+        >>> Board().variation_notation(["11-15", "23-19", "8-11"])
+        '1. 11-15 23-19 2. 8-11'
+        >>> Board("W:W21,22:B1,2").variation_notation(["22-17", "1-5", "17-14"])
+        '1... 22-17 2. 1-5 17-14'
+        >>> Board().variation_notation(["11-15", "11-15"])
+        Traceback (most recent call last):
+        ...
+        poolcheckers.errors.NotYourPieceError: move 2 (11-15): 11-15: square 11 is empty
+        """
+        work = self.copy()
+        parts: list[str] = []
+        for i, item in enumerate(moves, start=1):
+            try:
+                move = work.parse_move(item) if isinstance(item, str) else item
+                text = work.notation(move)
+                number = work.move_number
+                work.push(move)
+            except AmbiguousMoveError as exc:
+                message = f"move {i} ({item}): {exc}"
+                raise AmbiguousMoveError(message, exc.token, exc.candidates) from None
+            except MoveError as exc:
+                raise type(exc)(f"move {i} ({item}): {exc}", exc.token) from None
+            if work.turn is Color.WHITE:  # Black just moved
+                parts.append(f"{number}. {text}")
+            elif not parts:
+                parts.append(f"{number}... {text}")
+            else:
+                parts.append(text)
+        return " ".join(parts)
+
     def __str__(self) -> str:
         """A diagram: pieces (b w men, B W kings, . empty) with the square numbers beside it.
 

@@ -81,6 +81,39 @@ class RuleSet:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @staticmethod
+    def options() -> tuple[RuleOption, ...]:
+        """The options of RULES.md §9 with their APCA defaults, in words.
+
+        >>> [(o.name, o.default) for o in RuleSet.options()]  # doctest: +NORMALIZE_WHITESPACE
+        [('crown_during_capture', 'pass'), ('three_kings_limit_result', 'draw'),
+         ('king_only_move_limit', 25), ('repetition_draw', False)]
+        """
+        return _OPTIONS
+
+    def differences(self) -> list[str]:
+        """How this rule set differs from APCA, in words (empty for ``apca``).
+
+        >>> rules = RuleSet(crown_during_capture="stop", king_only_move_limit=15)
+        >>> for words in rules.differences():
+        ...     print(words)
+        a man reaching the king row in a capture is crowned and the move ends
+        draw after 15 moves each without a man move or capture (R18)
+        """
+        out: list[str] = []
+        if self.crown_during_capture == "stop":
+            out.append("a man reaching the king row in a capture is crowned and the move ends")
+        if self.three_kings_limit_result == "loss":
+            out.append(f"three kings v one not won in {THREE_KINGS_MOVE_LIMIT} moves lose (R19)")
+        if self.king_only_move_limit != RuleSet().king_only_move_limit:
+            out.append(
+                f"draw after {self.king_only_move_limit} moves each without a man move "
+                "or capture (R18)"
+            )
+        if self.repetition_draw:
+            out.append("the third occurrence of a position is a draw")
+        return out
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """From a mapping of option names to values (JSON-like); unknown names are errors."""
@@ -103,6 +136,70 @@ class RuleSet:
                 raise RuleSetError(f"rule option {option!r} is not of the form NAME=VALUE")
             data[name.strip()] = value.strip()
         return cls.from_dict(data)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOption:
+    """One option of RULES.md §9, described for a person choosing it (a form, a help text).
+
+    ``kind`` is ``"choice"`` (one of ``choices``: ``(value, words)`` pairs),
+    ``"number"`` (a whole number from ``minimum`` to ``maximum``) or ``"boolean"``.
+    """
+
+    name: str
+    label: str
+    rule: str
+    kind: Literal["choice", "number", "boolean"]
+    default: str | int | bool
+    choices: tuple[tuple[str, str], ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``choices`` as ``[{"value", "label"}]``.
+
+        >>> RuleSet.options()[3].to_dict()["default"]
+        False
+        """
+        d = asdict(self)
+        d["choices"] = [{"value": v, "label": words} for v, words in self.choices]
+        return d
+
+
+_OPTIONS: tuple[RuleOption, ...] = (
+    RuleOption(
+        "crown_during_capture",
+        "Man reaching the king row during a capture",
+        "R15",
+        "choice",
+        "pass",
+        (("pass", "pass: jumps on as a man (APCA, R15)"), ("stop", "stop: crowned, the move ends")),
+    ),
+    RuleOption(
+        "three_kings_limit_result",
+        f"Three kings v one not won in {THREE_KINGS_MOVE_LIMIT} moves",
+        "R19",
+        "choice",
+        "draw",
+        (("draw", "draw (APCA, R19)"), ("loss", "loss for the stronger side")),
+    ),
+    RuleOption(
+        "king_only_move_limit",
+        "King-only moves per side before a draw (R18)",
+        "R18",
+        "number",
+        25,
+        minimum=1,
+        maximum=1000,
+    ),
+    RuleOption(
+        "repetition_draw",
+        "Draw by threefold repetition",
+        "§9 repetition_draw",
+        "boolean",
+        False,
+    ),
+)
 
 
 def _format_value(value: object) -> str:
@@ -172,19 +269,38 @@ class Outcome:
             return "1-1"
         return "2-0" if self.winner is Color.BLACK else "0-2"
 
-    def reason(self) -> str:
-        """The ending in words, e.g. ``'White has no legal move (R16)'``."""
+    def reason(self, rules: RuleSet | None = None) -> str:
+        """The ending in words, citing the rule; ``rules`` gives the real limits
+        (without it, R18's number of moves is not named: it is the rule set's).
+
+        >>> Outcome(Termination.MOVE_LIMIT, None).reason(RuleSet(king_only_move_limit=15))
+        'Draw: 15 moves by each side with no man moved and no capture made (R18)'
+        >>> Outcome(Termination.THREE_KINGS, None).reason()
+        'Draw: three kings did not capture the lone king within 13 moves (R19)'
+        >>> lost = Outcome(Termination.THREE_KINGS, Color.WHITE)
+        >>> lost.reason(RuleSet(three_kings_limit_result="loss"))  # doctest: +ELLIPSIS
+        "White wins: Black's three kings did not capture ... a loss by the rule set's option (R19)"
+        >>> Outcome(Termination.RESIGNATION, Color.BLACK).reason()
+        'White resigned: Black wins (R20)'
+        """
         loser = self.winner.opponent.name.capitalize() if self.winner is not None else ""
         winner = self.winner.name.capitalize() if self.winner is not None else ""
         t = self.termination
         if t is Termination.NO_MOVES:
             return f"{loser} cannot move: no pieces or all blocked (R16)"
         if t is Termination.MOVE_LIMIT:
-            return "Draw: no man moved and no capture made in the king-only move limit (R18)"
+            if rules is None:  # the limit is the rule set's (§9): say no number
+                return "Draw: no man moved and no capture made in the king-only move limit (R18)"
+            limit = rules.king_only_move_limit
+            return f"Draw: {limit} moves by each side with no man moved and no capture made (R18)"
         if t is Termination.THREE_KINGS:
+            n = THREE_KINGS_MOVE_LIMIT
             if self.winner is None:
-                return "Draw: three kings did not capture the lone king within 13 moves (R19)"
-            return f"{winner} wins: three kings failed to capture the lone king in 13 moves (R19)"
+                return f"Draw: three kings did not capture the lone king within {n} moves (R19)"
+            return (
+                f"{winner} wins: {loser}'s three kings did not capture the lone king within "
+                f"{n} moves, a loss by the rule set's option (R19)"
+            )
         if t is Termination.REPETITION:
             return "Draw: the same position occurred a third time (repetition_draw)"
         if t is Termination.AGREEMENT:

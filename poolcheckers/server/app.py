@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from poolcheckers import STARTING_FEN, Board, FenError, MoveError, RuleSet, RuleSetError
+from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
 from . import errors, pdnio
 from .clock import Clock, SystemClock
@@ -482,6 +483,16 @@ def create_app(settings: Settings) -> FastAPI:
         info = await run(lambda: position_info(analysis_board(data)))
         return JSONResponse(info)
 
+    @app.get("/api/rules")
+    async def rules_options() -> JSONResponse:
+        """The rule options of RULES.md §9 with their APCA defaults, in words (for forms)."""
+        return JSONResponse(
+            {
+                "default": RuleSet.apca().to_dict(),
+                "options": [o.to_dict() for o in RuleSet.options()],
+            }
+        )
+
     @app.post("/api/analysis/pdn")
     async def analysis_pdn(request: Request) -> JSONResponse:
         text, rules = await read_pdn(request)
@@ -734,11 +745,15 @@ def position_info(board: Board) -> dict[str, Any]:
     last = board.move_stack[-1] if board.move_stack else None
     return {
         "fen": board.fen(),
+        "board": board.squares(),
         "start_fen": board.start_fen,
         "turn": color_name(board.turn),
+        "start_turn": color_name(board.start_turn),
         "ply": board.ply,
         "rules": board.rules.to_dict(),
+        "rules_notes": board.rules.differences(),
         "moves": notations,
+        "line": Board(board.start_fen, rules=board.rules).variation_notation(board.move_stack),
         "legal_moves": legal_moves_json(board),
         "last_move": (
             {"path": list(last.path), "captured": sorted(last.captured)} if last else None
@@ -758,6 +773,7 @@ def position_info(board: Board) -> dict[str, Any]:
             "r18_limit_plies": board.rules.king_only_limit_plies,
             "r19_moves": board.three_kings_count,
             "r19_active": board.three_kings_active,
+            "r19_limit": THREE_KINGS_MOVE_LIMIT,
         },
     }
 
@@ -765,12 +781,14 @@ def position_info(board: Board) -> dict[str, Any]:
 def info_message(kind: str, board: Board, info: Any) -> dict[str, Any]:
     """An engine ``info``/``done`` message (score in centi-men, side to move's view)."""
     elapsed = float(info.time) or 1e-9
+    pv = board.legal_prefix(info.pv)
     return {
         "type": kind,
         "depth": info.depth,
         "score": info.score,
         "mate_in": info.mate_in,
-        "pv": [str(m) for m in board.legal_prefix(info.pv)],
+        "pv": [str(m) for m in pv],
+        "line": board.variation_notation(pv),
         "nodes": info.nodes,
         "nps": int(info.nodes / elapsed),
         "time": info.time,

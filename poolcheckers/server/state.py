@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from poolcheckers import Board, Color, Outcome, Termination
+from poolcheckers import Board, Color, Outcome
+from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
 from .db import GameRow, MoveRow
 
@@ -123,18 +124,8 @@ def other(name: str) -> str:
 
 
 def outcome_reason(outcome: Outcome, board: Board) -> str:
-    """The end of the game in words, citing the rule (R16..R20, §9)."""
-    if outcome.termination is Termination.NO_MOVES:
-        loser = board.turn
-        pieces = board.black if loser is Color.BLACK else board.white
-        who = color_name(loser).capitalize()
-        if pieces == 0:
-            return f"{who} has no pieces left (R16)"
-        return f"{who} has no legal move (R16)"
-    if outcome.termination is Termination.MOVE_LIMIT:
-        limit = board.rules.king_only_move_limit
-        return f"Draw: {limit} moves by each side with no man moved and no capture made (R18)"
-    return outcome.reason()
+    """The end of the game in words, citing the rule (R16..R20, §9): the library's words."""
+    return board.outcome_reason(outcome) or outcome.reason(board.rules)
 
 
 def _counters(board: Board) -> dict[str, Any]:
@@ -143,14 +134,28 @@ def _counters(board: Board) -> dict[str, Any]:
         "r18_limit_plies": board.rules.king_only_limit_plies,
         "r19_moves": board.three_kings_count,
         "r19_active": board.three_kings_active,
+        "r19_limit": THREE_KINGS_MOVE_LIMIT,
     }
 
 
 def legal_moves_json(board: Board) -> list[dict[str, Any]]:
-    return [
-        {"notation": board.notation(m), "path": list(m.path), "captured": sorted(m.captured)}
-        for m in board.legal_moves
-    ]
+    """Each legal move with every path it can be walked by (R4) and the board after it."""
+    work = board.copy(stack=False)
+    out: list[dict[str, Any]] = []
+    for m in board.legal_moves:
+        work.push(m)
+        after = work.squares()
+        work.pop()
+        out.append(
+            {
+                "notation": board.notation(m),
+                "path": list(m.path),
+                "paths": [list(p) for p in board.paths(m)],
+                "captured": sorted(m.captured),
+                "board_after": after,
+            }
+        )
+    return out
 
 
 def base_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
@@ -193,9 +198,12 @@ def _build_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
         "mode": g.mode,
         "status": g.status,
         "rules": g.rules,
+        "rules_notes": board.rules.differences(),
         "start_fen": g.start_fen,
         "fen": board.fen(),
+        "board": board.squares(),
         "turn": color_name(board.turn),
+        "start_turn": color_name(board.start_turn),
         "ply": g.ply,
         "version": g.version,
         "moves": [m.notation for m in loaded.moves],
