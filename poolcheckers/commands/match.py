@@ -13,13 +13,26 @@ is ``-400·log10(1/p - 1)``.  The standard error of ``p`` is ``sqrt(v / N)``,
 where ``v`` is the variance of the per-game scores (1, ½, 0) about ``p``
 (draws lower it); the 95 % interval of the Elo difference is the same
 formula applied to ``p ± 1.96·SE`` (infinite when a bound reaches 0 % or 100 %).
+
+SPRT mode (``--sprt ELO0 ELO1``), as fishtest tests a change: the games are
+played in pairs (an opening with each colour; the openings are cycled), the
+pairs are counted by A's points (pentanomial: 0, ½, 1, 1½, 2) and the match
+stops as soon as the generalised log-likelihood ratio of H1 (``elo1``) over H0
+(``elo0``) leaves Wald's bounds for ``--alpha`` and ``--beta`` (see
+:mod:`poolcheckers.engine.sprt`; ``--elo-model`` logistic or normalized).
+Pairs run in ``--concurrency`` processes.  Either player may be a Hub engine
+(``--hub-a`` / ``--hub-b``: a command line that starts an engine speaking the
+Hub protocol on its standard input and output, e.g. a frozen build).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -39,7 +52,17 @@ from poolcheckers.commands.common import (
     open_engine,
     quiet_broken_pipe,
 )
+from poolcheckers.engine.sprt import (
+    ELO_MODELS,
+    Pentanomial,
+    Sprt,
+    SprtState,
+    bounds,
+    estimate,
+    logistic_score,
+)
 from poolcheckers.errors import PoolCheckersError
+from poolcheckers.hub import format_line, hub_move, hub_position, parse_hub_move, parse_line
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color
 from poolcheckers.rules import RuleSet
@@ -189,6 +212,107 @@ class EnginePlayer:
         return legal[legal.index(result.move)]
 
 
+class HubPlayer:
+    """An engine in another process, spoken to in the Hub protocol.
+
+    ``command`` starts it (its standard input and output carry the protocol);
+    every move sends the game from its start (``pos … moves=…``, so that the
+    engine sees repetitions), the per-move bound (``level move-time=`` or
+    ``depth=``) and ``go think``, and reads the ``done`` line.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        name: str,
+        *,
+        move_time: float | None = None,
+        depth: int | None = None,
+        hash_mb: int | None = None,
+        params: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.name = name
+        self.command = list(command)
+        self._level = (
+            f"level depth={depth}" if depth is not None else f"level move-time={move_time:g}"
+        )
+        try:
+            self._proc = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                bufsize=1,
+            )
+        except OSError as exc:
+            raise UsageError(f"cannot start the Hub engine {shlex.join(command)}: {exc}") from None
+        self._send("hub")
+        self._read_until("wait")
+        settings = list(params)
+        if hash_mb is not None:
+            settings.append(("hash", str(hash_mb)))
+        for key, value in settings:
+            self._send(format_line("set-param", ("name", key), ("value", value)))
+        self._send("init")
+        self._read_until("ready")
+
+    def _send(self, line: str) -> None:
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise RuntimeError(f"the Hub engine {self.name} has exited") from None
+
+    def _read_until(self, command: str) -> str:
+        assert self._proc.stdout is not None
+        while True:
+            line = self._proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the Hub engine {self.name} exited before {command!r}")
+            text = line.strip()
+            if not text:
+                continue
+            head = text.split(None, 1)[0]
+            if head == command:
+                return text
+            if head == "error":
+                raise RuntimeError(f"the Hub engine {self.name} answered: {text}")
+
+    def new_game(self) -> None:
+        self._send("new-game")
+
+    def choose(self, board: Board) -> Move:
+        """The engine's move for ``board`` (its whole game is sent)."""
+        start = board.copy()
+        stack = list(start.move_stack)
+        for _ in stack:
+            start.pop()
+        moves = [hub_move(move) for move in stack]
+        self._send(format_line("pos", ("pos", hub_position(start)), ("moves", " ".join(moves))))
+        self._send(self._level)
+        self._send("go think")
+        done = parse_line(self._read_until("done"))
+        text = done.args.get("move")
+        if not text:
+            raise RuntimeError(f"the Hub engine {self.name} gave no move in {board.fen()}")
+        try:
+            return parse_hub_move(board, text)
+        except PoolCheckersError as exc:
+            raise RuntimeError(f"the Hub engine {self.name} played {text}: {exc}") from None
+
+    def close(self) -> None:
+        """Ask the engine to quit (and end it if it does not)."""
+        with contextlib.suppress(RuntimeError):
+            self._send("quit")
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
 @dataclass
 class GameRecord:
     """A finished game of a match, with player A's points."""
@@ -327,6 +451,226 @@ def run_match(
     return match
 
 
+# ----------------------------------------------------------------- pairs in processes
+@dataclass(frozen=True)
+class PlayerSpec:
+    """How to make a player in any process: the engine at a level (weights,
+    table, threads), or a Hub engine's command line."""
+
+    name: str
+    level: int = MAX_LEVEL
+    weights: str | None = None
+    hash_mb: int = 64
+    threads: int = 1
+    hub: tuple[str, ...] | None = None
+
+
+def make_player(
+    spec: PlayerSpec,
+    rules: RuleSet,
+    limit_kwargs: dict[str, Any],
+    factory: Callable[[int, RuleSet, str | None], EngineLike] | None = None,
+) -> Player:
+    """The player of ``spec`` with the per-move bound ``limit_kwargs`` (time or depth)."""
+    if spec.hub is not None:
+        return HubPlayer(
+            spec.hub,
+            spec.name,
+            move_time=limit_kwargs.get("time"),
+            depth=limit_kwargs.get("depth"),
+            hash_mb=spec.hash_mb,
+        )
+    engine = (factory or open_engine)(spec.hash_mb, rules, spec.weights)
+    if spec.threads != 1:
+        engine.threads = spec.threads  # type: ignore[attr-defined]
+    return EnginePlayer(engine, make_limit(**limit_kwargs), spec.level, spec.name)
+
+
+#: One finished game of a pair: moves (notation), result, reason, A plays Black, seconds.
+GameData = tuple[tuple[str, ...], str, str, bool, float]
+
+
+def play_pair(
+    player_a: Player, player_b: Player, opening: Sequence[str], rules: RuleSet
+) -> list[GameData]:
+    """The two games of ``opening``: A with Black, then A with White."""
+    games: list[GameData] = []
+    for a_black in (True, False):
+        black, white = (player_a, player_b) if a_black else (player_b, player_a)
+        for player in (black, white):
+            new_game = getattr(player, "new_game", None)
+            if callable(new_game):
+                new_game()
+        start = time.perf_counter()
+        board, result, reason = play_game(black, white, opening, rules)
+        games.append((_notations(board), result, reason, a_black, time.perf_counter() - start))
+    return games
+
+
+def _notations(board: Board) -> tuple[str, ...]:
+    replay = board.copy()
+    stack = list(replay.move_stack)
+    for _ in stack:
+        replay.pop()
+    out = []
+    for move in stack:
+        out.append(replay.notation(move))
+        replay.push(move)
+    return tuple(out)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(
+    spec_a: PlayerSpec, spec_b: PlayerSpec, rules: dict[str, Any], limit_kwargs: dict[str, Any]
+) -> None:
+    ruleset = RuleSet.from_dict(rules)
+    _WORKER["rules"] = ruleset
+    _WORKER["a"] = make_player(spec_a, ruleset, limit_kwargs)
+    _WORKER["b"] = make_player(spec_b, ruleset, limit_kwargs)
+
+
+def _pair_task(task: tuple[int, tuple[str, ...]]) -> tuple[int, list[GameData]]:
+    number, opening = task
+    return number, play_pair(_WORKER["a"], _WORKER["b"], opening, _WORKER["rules"])
+
+
+def run_pairs(
+    spec_a: PlayerSpec,
+    spec_b: PlayerSpec,
+    openings: Sequence[tuple[str, ...]],
+    *,
+    pairs: int,
+    rules: RuleSet,
+    limit_kwargs: dict[str, Any],
+    concurrency: int = 1,
+    on_pair: Callable[[int, tuple[str, ...], list[GameData]], bool],
+    players: tuple[Player, Player] | None = None,
+) -> None:
+    """Play ``pairs`` pairs, cycling ``openings``; ``on_pair`` after each (in
+    the order they finish) returns True to stop.  ``concurrency`` > 1 plays
+    pairs in that many processes (each with its own two players);
+    ``players`` (in-process only) replaces the players made from the specs."""
+    tasks = [(n, tuple(openings[n % len(openings)])) for n in range(pairs)]
+    if concurrency <= 1:
+        a, b = players if players is not None else (
+            make_player(spec_a, rules, limit_kwargs),
+            make_player(spec_b, rules, limit_kwargs),
+        )  # fmt: skip
+        try:
+            for number, opening in tasks:
+                if on_pair(number, opening, play_pair(a, b, opening, rules)):
+                    return
+        finally:
+            for player in (a, b):
+                close = getattr(player, "close", None)
+                if players is None and callable(close):
+                    close()
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    pool = context.Pool(
+        concurrency, _init_worker, (spec_a, spec_b, rules.to_dict(), dict(limit_kwargs))
+    )
+    try:
+        for number, games in pool.imap_unordered(_pair_task, tasks, chunksize=1):
+            if on_pair(number, tasks[number][1], games):
+                break
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+@dataclass
+class SprtRun:
+    """The pairs of an SPRT match so far, from A's point of view, and the LLR after each."""
+
+    sprt: Sprt | None
+    name_a: str
+    name_b: str
+    pair_points: list[float] = field(default_factory=list)
+    llrs: list[float] = field(default_factory=list)
+    match: MatchResult | None = None
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        return Pentanomial.from_pairs(self.pair_points)
+
+    def add(self, points: float) -> SprtState | None:
+        """Count a pair; the test's state after it (None without a test)."""
+        self.pair_points.append(points)
+        if self.sprt is None:
+            return None
+        state = self.sprt.state(self.pentanomial)
+        self.llrs.append(state.llr)
+        return state
+
+    def summary(self) -> str:
+        if not self.pair_points:
+            return "no game pair finished"
+        p = self.pentanomial
+        w = d = lo = 0
+        if self.match is not None:
+            w, d, lo = self.match.wins, self.match.draws, self.match.losses
+        lines = [
+            f"{self.name_a} vs {self.name_b}: {_games(p.games)} ({p.pairs} pairs)",
+            f"  {self.sprt.describe() if self.sprt else 'fixed number of games'}",
+            f"  +{w} ={d} -{lo} (W/D/L of {self.name_a}), "
+            f"pentanomial {p} (pairs scoring 0, 1/2, 1, 3/2, 2)",
+            f"  score {100 * p.score:.1f}%, {estimate(p).describe()}",
+        ]
+        if self.sprt is not None:
+            lines.append(f"  {self.sprt.state(p).describe()}")
+        return "\n".join(lines)
+
+
+def plot_sprt(run: SprtRun, path: str | Path, title: str) -> None:
+    """A PNG of A's running score (with its 95 % band, from pairs) and the LLR
+    against its bounds, over the games."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs, scores, lows, highs = [], [], [], []
+    for n in range(1, len(run.pair_points) + 1):
+        e = estimate(Pentanomial.from_pairs(run.pair_points[:n]))
+        se = (e.score - _score_of_elo(e.elo_low)) if n > 1 else 0.0
+        xs.append(2 * n)
+        scores.append(100 * e.score)
+        lows.append(100 * max(0.0, e.score - se))
+        highs.append(100 * min(1.0, e.score + se))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6.5), dpi=100, sharex=True)
+    if run.sprt is None:
+        bottom.set_visible(False)
+    top.fill_between(xs, lows, highs, color="tab:blue", alpha=0.2, label="95% interval")
+    top.plot(xs, scores, color="tab:blue", label=f"score of {run.name_a}")
+    top.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+    top.set_ylabel("score (%)")
+    top.legend(loc="lower right")
+    lower, upper = bounds(run.sprt.alpha, run.sprt.beta) if run.sprt else (0.0, 0.0)
+    bottom.plot(xs, run.llrs, color="tab:green", label="LLR")
+    bottom.axhline(upper, color="tab:green", linestyle="--", linewidth=0.8, label="accept H1")
+    bottom.axhline(lower, color="tab:red", linestyle="--", linewidth=0.8, label="accept H0")
+    bottom.set_xlabel("games")
+    bottom.set_ylabel("log-likelihood ratio")
+    bottom.legend(loc="upper left")
+    final = run.summary().splitlines()
+    top.set_title(f"{title}\n{final[1].strip() if len(final) > 1 else ''}", fontsize=9)
+    bottom.set_title(final[-1].strip(), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _score_of_elo(elo: float) -> float:
+    if math.isinf(elo):
+        return 0.0 if elo < 0 else 1.0
+    return logistic_score(elo)
+
+
 # ----------------------------------------------------------------- output
 def _games(count: int) -> str:
     return f"{count} game" if count == 1 else f"{count} games"
@@ -410,8 +754,140 @@ def _check_level(name: str, level: int) -> int:
     return level
 
 
-def _player_name(level: int, weights: str | None) -> str:
+def _player_name(level: int, weights: str | None, hub: tuple[str, ...] | None = None) -> str:
+    if hub is not None:
+        return f"hub {Path(hub[0]).name}"
     return f"poolcheckers L{level}" + (f" ({Path(weights).name})" if weights else "")
+
+
+def _hub_command(option: str, text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"{option} {text!r}: {exc}") from None
+    if not words:
+        raise UsageError(f"{option} needs a command line")
+    return words
+
+
+def _run_sprt(
+    args: argparse.Namespace,
+    spec_a: PlayerSpec,
+    spec_b: PlayerSpec,
+    openings: Sequence[tuple[str, ...]],
+    rules: RuleSet,
+    limit_kwargs: dict[str, Any],
+    out: Any,
+    *,
+    engine_factory: Callable[[int, RuleSet, str | None], EngineLike] | None,
+    limit: Any,
+) -> int:
+    """The SPRT mode of :func:`run`: pairs until the LLR leaves its bounds."""
+    sprt: Sprt | None = None
+    if args.sprt is not None:
+        elo0, elo1 = args.sprt
+        try:
+            sprt = Sprt(elo0, elo1, args.alpha, args.beta, args.elo_model)
+        except ValueError as exc:
+            raise UsageError(f"--sprt: {exc}") from None
+    default_games = 20_000 if sprt is not None else 2 * len(openings)
+    max_games = args.games if args.games is not None else default_games
+    pairs = max(1, max_games // 2)
+    run_state = SprtRun(sprt, spec_a.name, spec_b.name)
+    match = MatchResult(spec_a.name, spec_b.name)
+    run_state.match = match
+    per_move = f"depth {args.depth}" if args.depth is not None else f"{args.time:g} s/move"
+    print(
+        f"{spec_a.name} vs {spec_b.name}: {sprt.describe() if sprt else 'game pairs'}, "
+        f"at most {_games(2 * pairs)}, "
+        f"{per_move}, concurrency {args.concurrency}, rules {rules.name}",
+        file=out,
+    )
+    players: tuple[Player, Player] | None = None
+    if engine_factory is not None:  # tests: engines made here, in this process
+        players = (
+            EnginePlayer(engine_factory(spec_a.hash_mb, rules, spec_a.weights), limit,
+                         spec_a.level, spec_a.name),
+            EnginePlayer(engine_factory(spec_b.hash_mb, rules, spec_b.weights), limit,
+                         spec_b.level, spec_b.name),
+        )  # fmt: skip
+
+    from tqdm import tqdm
+
+    decision: SprtState | None = None
+    interrupted = False
+    with tqdm(total=2 * pairs, desc="sprt", unit="game", file=sys.stderr, disable=None) as bar:
+
+        def on_pair(number: int, opening: tuple[str, ...], games: list[GameData]) -> bool:
+            nonlocal decision
+            points = 0.0
+            for moves, result, reason, a_black, seconds in games:
+                board = Board(rules=rules)
+                for text in moves:
+                    board.push_notation(text)
+                a_points = _points_of_a(result, a_black)
+                points += a_points
+                match.games.append(
+                    GameRecord(
+                        opening=opening,
+                        board=board,
+                        black=spec_a.name if a_black else spec_b.name,
+                        white=spec_b.name if a_black else spec_a.name,
+                        result=result,
+                        reason=reason,
+                        a_is_black=a_black,
+                        a_points=a_points,
+                        seconds=seconds,
+                    )
+                )
+            state = run_state.add(points)
+            bar.update(len(games))
+            record = f"+{match.wins} ={match.draws} -{match.losses}"
+            if state is None:
+                bar.set_postfix_str(record)
+                return False
+            bar.set_postfix_str(
+                f"LLR {state.llr:+.2f} [{state.lower:+.2f},{state.upper:+.2f}] {record}"
+            )
+            if state.decision is not None:
+                decision = state
+                return True
+            return False
+
+        try:
+            run_pairs(spec_a, spec_b, openings, pairs=pairs, rules=rules,
+                      limit_kwargs=limit_kwargs, concurrency=args.concurrency,
+                      on_pair=on_pair, players=players)  # fmt: skip
+        except KeyboardInterrupt:
+            interrupted = True
+    if interrupted:
+        print(f"interrupted: the {_games(len(match.games))} finished so far count", file=out)
+    elif decision is None and sprt is not None:
+        print(f"undecided after {_games(len(match.games))} (the --games bound)", file=out)
+    print(run_state.summary(), file=out)
+    status = 0
+    event = f"poolcheckers match {spec_a.name} vs {spec_b.name}" + (
+        f" ({sprt.describe()})" if sprt else ""
+    )
+    if args.pdn and match.games:
+        try:
+            write_pdn(match, args.pdn, event)
+        except OSError as exc:
+            print(f"poolcheckers match: error: cannot write {args.pdn}: {exc}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"games saved to {args.pdn}", file=out)
+    if args.plot and run_state.pair_points:
+        try:
+            plot_sprt(run_state, args.plot, event)
+        except OSError as exc:
+            print(f"poolcheckers match: error: cannot write {args.plot}: {exc}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"plot saved to {args.plot}", file=out)
+    return 130 if interrupted else status
 
 
 @quiet_broken_pipe
@@ -435,12 +911,34 @@ def run(
             _check_writable(option, path)  # before the games, not after them
     factory = engine_factory or open_engine
     limit = limit if limit is not None else _limit_from_args(args)
-    name_a = _player_name(level_a, args.weights_a)
-    name_b = _player_name(level_b, args.weights_b)
+    limit_kwargs: dict[str, Any] = (
+        {"depth": args.depth} if args.depth is not None else {"time": args.time}
+    )
+    hub_a, hub_b = _hub_command("--hub-a", args.hub_a), _hub_command("--hub-b", args.hub_b)
+    name_a = args.name_a or _player_name(level_a, args.weights_a, hub_a)
+    name_b = args.name_b or _player_name(level_b, args.weights_b, hub_b)
     if name_a == name_b:
         name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
-    player_a = EnginePlayer(factory(args.hash, rules, args.weights_a), limit, level_a, name_a)
-    player_b = EnginePlayer(factory(args.hash, rules, args.weights_b), limit, level_b, name_b)
+    for option, threads in (("--threads-a", args.threads_a), ("--threads-b", args.threads_b)):
+        if not 1 <= threads <= 64:
+            raise UsageError(f"{option} must be 1..64, not {threads}")
+    spec_a = PlayerSpec(name_a, level_a, args.weights_a, args.hash, args.threads_a, hub_a)
+    spec_b = PlayerSpec(name_b, level_b, args.weights_b, args.hash, args.threads_b, hub_b)
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
+    if args.sprt is not None or args.concurrency > 1:
+        return _run_sprt(args, spec_a, spec_b, openings, rules, limit_kwargs, out,
+                         engine_factory=engine_factory, limit=limit)  # fmt: skip
+
+    def player(spec: PlayerSpec) -> Player:
+        if spec.hub is not None:
+            return make_player(spec, rules, limit_kwargs)
+        engine = factory(spec.hash_mb, rules, spec.weights)
+        if spec.threads != 1:
+            engine.threads = spec.threads  # type: ignore[attr-defined]
+        return EnginePlayer(engine, limit, spec.level, spec.name)
+
+    player_a, player_b = player(spec_a), player(spec_b)
     total = len(pairings(openings, args.games))
     per_move = f"depth {args.depth}" if args.depth is not None else f"{args.time:g} s/move"
     print(f"{name_a} vs {name_b}: {_games(total)}, {per_move}, rules {rules.name}", file=out)
@@ -515,7 +1013,33 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
     parser.add_argument("--depth", type=int, help="fixed depth per move instead of --time")
-    parser.add_argument("--games", type=int, help="stop after this many games")
+    parser.add_argument(
+        "--games", type=int, help="stop after this many games (SPRT: at most; default 20000)"
+    )
+    parser.add_argument(
+        "--sprt",
+        nargs=2,
+        type=float,
+        metavar=("ELO0", "ELO1"),
+        help="SPRT mode: game pairs until H0 (elo0) or H1 (elo1) is accepted",
+    )
+    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate")
+    parser.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate")
+    parser.add_argument(
+        "--elo-model",
+        choices=ELO_MODELS,
+        default="logistic",
+        help="Elo of the SPRT hypotheses: logistic (default) or normalized (fishtest)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=1, help="game pairs played at once (SPRT mode)"
+    )
+    parser.add_argument("--hub-a", metavar="COMMAND", help="A is the Hub engine this starts")
+    parser.add_argument("--hub-b", metavar="COMMAND", help="B is the Hub engine this starts")
+    parser.add_argument("--name-a", help="A's name in the results and PDN")
+    parser.add_argument("--name-b", help="B's name in the results and PDN")
+    parser.add_argument("--threads-a", type=int, default=1, help="search threads of A")
+    parser.add_argument("--threads-b", type=int, default=1, help="search threads of B")
     parser.add_argument("--pdn", metavar="OUT.pdn", help="save the games as PDN")
     parser.add_argument("--plot", metavar="OUT.png", help="plot the running score")
     parser.add_argument(

@@ -288,3 +288,61 @@ def test_summary_of_a_perfect_score_gives_wilsons_bound() -> None:
     for game in result.games:
         game.a_points = 0.0
     assert "below 27.8%, Elo below -166" in result.summary()
+
+
+# ----------------------------------------------------------------- SPRT mode
+def test_sprt_mode_stops_when_decided_and_counts_pairs(tmp_path: Path) -> None:
+    # two identical fakes over two openings, at most 20 pairs, games saved and plotted
+    png, pdn = tmp_path / "sprt.png", tmp_path / "sprt.pdn"
+    args = build_parser().parse_args(
+        ["match", "--sprt", "-400", "400", "--ballots", str(_two_openings(tmp_path)),
+         "--games", "40", "--plot", str(png), "--pdn", str(pdn)]
+    )  # fmt: skip
+    out = io.StringIO()
+    factory = lambda mb, rules, weights: FakeEngine()  # noqa: E731
+    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    text = out.getvalue()
+    # identical fakes: every opening scores the same for both colours, so each pair is 1 point
+    assert "pentanomial [0, 0," in text and "SPRT logistic Elo [-400, 400]" in text
+    assert "H0 accepted" in text or "H1 accepted" in text or "undecided" in text
+    games = read_games(pdn.read_text(encoding="utf-8"))
+    assert len(games) % 2 == 0 and len(games) <= 40
+    assert games[0].notations()[:3] == games[1].notations()[:3]  # a pair shares its opening
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sprt_options_are_checked() -> None:
+    assert main(["match", "--sprt", "5", "0", "--games", "2"]) == 2
+    assert main(["match", "--sprt", "0", "5", "--alpha", "0.7", "--games", "2"]) == 2
+    assert main(["match", "--concurrency", "0"]) == 2
+    assert main(["match", "--hub-b", ""]) == 2
+
+
+@needs_engine
+def test_a_hub_engine_plays_through_the_protocol() -> None:
+    import sys
+
+    command = [sys.executable, "-c", "import sys; from poolcheckers.cli import main; "
+               "sys.exit(main(['hub']))"]  # fmt: skip
+    player = match.HubPlayer(command, "hub", depth=2, hash_mb=1)
+    try:
+        board = Board()
+        board.push_notation("11-15")
+        move = player.choose(board.copy())
+        assert move in board.legal_moves
+        # the whole game goes to the engine, so it answers in the right position
+        board.push(move)
+        assert player.choose(board.copy()) in board.legal_moves
+    finally:
+        player.close()
+
+
+@needs_engine
+def test_sprt_pairs_run_in_two_processes(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["match", "--sprt", "0", "10", "--ballots", str(_two_openings(tmp_path)),
+         "--games", "4", "--depth", "1", "--concurrency", "2", "--hash", "1"]
+    )  # fmt: skip
+    out = io.StringIO()
+    assert match.run(args, out=out) == 0
+    assert "4 games (2 pairs)" in out.getvalue()
