@@ -3,7 +3,11 @@
 Library commands live here (``moves``, ``perft``); the engine's and the web
 app's commands are registered from their own modules (``COMMAND_MODULES``),
 each exposing ``register(subparsers)`` that sets ``func`` on its parser.
-Bad input exits with status 2 and one clear line on stderr.
+Bad input exits with status 2 and one clear line on stderr; a command that
+needs the native engine when it is not built exits with status 3 and says so.
+
+Only this module imports :mod:`poolcheckers.commands`; the Hub loop and the
+web app use the engine through its facade, :mod:`poolcheckers.engine`.
 """
 
 from __future__ import annotations
@@ -16,10 +20,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from poolcheckers import engine
 from poolcheckers.board import STARTING_FEN, Board
 from poolcheckers.errors import PoolCheckersError
+from poolcheckers.move import Move
 from poolcheckers.perft import perft, perft_divide
 from poolcheckers.rules import RuleSet
+
+#: Exit status of a command that needs the native engine when it is not built.
+EXIT_ENGINE_UNAVAILABLE = 3
 
 #: Modules that add sub-commands (each has ``register(subparsers) -> None``).
 COMMAND_MODULES: tuple[str, ...] = (
@@ -62,14 +71,10 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _native_perft() -> (
-    tuple[Callable[[Board, int], int], Callable[[Board, int], list[tuple[object, int]]]] | None
+    tuple[Callable[[Board, int], int], Callable[[Board, int], list[tuple[Move, int]]]] | None
 ):
-    try:
-        engine = importlib.import_module("poolcheckers.engine")
-    except ImportError:
-        return None
-    if not getattr(engine, "native_available", lambda: False)():
-        return None
+    if not engine.native_available():
+        return None  # the library's generator counts the same, only slower
     return engine.perft_native, engine.perft_divide_native
 
 
@@ -89,7 +94,7 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     rows: list[tuple[str, int]] = []
     if native and args.divide:
-        rows = [(board.notation(m), n) for m, n in native[1](board, depth)]  # type: ignore[arg-type]
+        rows = [(board.notation(m), n) for m, n in native[1](board, depth)]
         total = sum(n for _, n in rows)
     elif native:
         total = native[0](board, depth)
@@ -179,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PoolCheckersError, UsageError) as exc:
         print(f"poolcheckers {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except engine.EngineUnavailable as exc:
+        print(f"poolcheckers {args.command}: {exc}", file=sys.stderr)
+        return EXIT_ENGINE_UNAVAILABLE
     except KeyboardInterrupt:
         print(f"poolcheckers {args.command}: interrupted", file=sys.stderr)
         return 130

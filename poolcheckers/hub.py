@@ -1,4 +1,4 @@
-"""The Hub protocol, version 2 (as Scan 3 defines it), over the engine.
+r"""The Hub protocol, version 2 (as Scan 3 defines it), over the engine.
 
 Hub is line based: every line is ``<command> <name>=<value> …``; a value with a
 space, ``=`` or nothing in it is written in double quotes, and a flag is a name
@@ -23,7 +23,12 @@ captured square (``x``-separated, any order) for a capture: ``15x22x18``.
 
 Scores in ``info`` lines are in men (Scan's unit) from the side to move's
 point of view; ``nps`` is in millions of nodes per second (as Scan writes it);
-a proven end adds ``win-in=N`` in plies (negative: the side to move loses).
+a proven end adds ``win-in=N``: the winner's own moves to the win, as
+``analyse`` and the web app count them (negative: the side to move loses;
+:func:`poolcheckers.engine.mate_in_moves`).  Every line written is one line of
+printable text: control characters (``\x00``-``\x1f``, ``\x7f`` and the other
+Unicode controls and line separators), which a bad token from the GUI may
+bring into an ``error`` message, are written as ``\xNN`` escapes.
 Malformed lines, unknown commands and bad values are answered with
 ``error message="…"`` and the loop goes on; unknown arguments are ignored, as
 the protocol asks.  A ``pos`` line with an error leaves the position as it
@@ -35,6 +40,8 @@ served while it thinks.  The ``level`` parameter sets the playing strength of
 '11-15 22-18'
 >>> format_line("error", ("message", "bad move 3-4"))
 'error message="bad move 3-4"'
+>>> print(escape_controls("move 3\x00-4\x7f"))
+move 3\x00-4\x7f
 >>> from poolcheckers import Board
 >>> hub_position(Board())
 'Bbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww'
@@ -55,23 +62,24 @@ from typing import Any, Final, TextIO
 
 import poolcheckers
 from poolcheckers.board import Board
-from poolcheckers.commands.common import (
+from poolcheckers.engine import (
     CENTI_MEN_PER_MAN,
     DEFAULT_HASH_MB,
     MAX_DEPTH,
     MAX_LEVEL,
+    MAX_NODES,
     MIN_LEVEL,
     EngineLike,
     SearchInfo,
     make_limit,
+    win_in,
 )
 from poolcheckers.errors import IllegalMoveError, MalformedMoveError, PoolCheckersError
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
-#: The largest bounds passed to the engine (``Limit``, and ``MAX_DEPTH`` plies); larger
-#: ``level`` values are clamped.
-MAX_NODES: Final = 2**62
+#: The largest bounds passed to the engine (``MAX_NODES`` nodes, ``MAX_DEPTH`` plies,
+#: ``MAX_SECONDS``); larger ``level`` values are clamped.
 MAX_SECONDS: Final = 1e6
 
 #: Seconds per move for ``go think`` when no ``level`` line came before it.
@@ -181,6 +189,23 @@ def parse_line(text: str) -> HubLine:
 def _describe_char(char: str) -> str:
     """A character for an error message (which quotes double quotes as single ones)."""
     return "double quote" if char == '"' else repr(char)
+
+
+#: Characters written as ``\xNN``/``\uNNNN`` escapes: C0 and C1 controls, DEL,
+#: and the Unicode line and paragraph separators.
+_CONTROLS: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    r"""``text`` with every control character written as a ``\xNN`` escape
+    (``\uNNNN`` above ``\xff``), so that an output line stays one printable line.
+
+    >>> print(escape_controls("a\tb\r\nc\u2028"))
+    a\x09b\x0d\x0ac\u2028
+    """
+    return _CONTROLS.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) <= 0xFF else f"\\u{ord(m[0]):04x}", text
+    )
 
 
 def _quote(value: str) -> str:
@@ -391,9 +416,11 @@ class HubSession:
     def write(self, line: str) -> None:
         """Write one line and flush it (thread-safe).
 
-        When the GUI has closed its end (a broken pipe), the session ends:
-        nobody is left to answer.
+        Control characters are escaped (:func:`escape_controls`).  When the GUI
+        has closed its end (a broken pipe), the session ends: nobody is left
+        to answer.
         """
+        line = escape_controls(line)
         with self._out_lock:
             if self.output_closed:
                 return
@@ -671,8 +698,9 @@ def info_line(board: Board, info: SearchInfo) -> str:
         ("depth", str(info.depth)),
         ("score", f"{info.score / CENTI_MEN_PER_MAN:.2f}"),
     ]
-    if info.mate_in is not None:
-        pairs.append(("win-in", str(info.mate_in)))
+    moves = win_in(info)
+    if moves is not None:
+        pairs.append(("win-in", str(moves)))
     seconds = max(info.time, 0.0)
     pairs += [
         ("nodes", str(info.nodes)),
@@ -727,6 +755,7 @@ __all__ = [
     "board_from_hub",
     "board_from_pos_command",
     "done_line",
+    "escape_controls",
     "format_line",
     "hub_move",
     "hub_position",

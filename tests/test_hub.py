@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import Board, RuleSet
-from poolcheckers.commands.common import native_available
+from poolcheckers.engine import native_available
 from poolcheckers.hub import (
     DEFAULT_MOVE_TIME,
     HubSession,
@@ -561,7 +561,7 @@ def test_a_limit_the_engine_refuses_is_an_error_and_go_still_answers_done() -> N
 
 @pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
 def test_real_engine_with_huge_bounds_answers_a_legal_move() -> None:
-    from poolcheckers.commands.common import open_engine
+    from poolcheckers.engine import open_engine
 
     stdout = _Output()
     script = "level depth=1000 move-time=1e300\ngo think\n"
@@ -613,3 +613,65 @@ def test_a_gui_that_closes_its_end_ends_the_session_and_the_search() -> None:
     stdin.send("ping")  # the loop notices and ends
     thread.join(10)
     assert status == [0]
+
+
+# ----------------------------------------------------------------- control bytes, win-in
+#: Characters that must never reach the GUI raw: C0 controls, DEL, C1 controls, separators.
+_CONTROL = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029]}
+
+
+def _clean(lines: list[str]) -> bool:
+    return all(not (_CONTROL & set(line)) for line in lines)
+
+
+def _byte_lines() -> st.SearchStrategy[str]:
+    """A line a GUI might send: random bytes (also controls and bad UTF-8) around
+    a real command, read as ``poolcheckers hub`` reads stdin (undecodable: U+FFFD)."""
+    commands = st.sampled_from(
+        ["pos pos=", "pos moves=", "go ", "level depth=", "set-param name=", "", "ping ", "x"]
+    )
+    noise = st.binary(max_size=24)
+    return st.builds(
+        lambda c, b: (c.encode() + b).decode("utf-8", errors="replace").replace("\n", ""),
+        commands,
+        noise,
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_byte_lines(), min_size=1, max_size=6))
+def test_control_bytes_are_escaped_in_every_reply(lines: list[str]) -> None:
+    out = _run_script(lines)
+    assert _clean(out), out
+
+
+def test_bad_tokens_are_echoed_escaped() -> None:
+    out = _run_script(["pos moves=11-15\x01", "go\x00 think", "level depth=3\x7f", "b\x1bad"])
+    errors = [line for line in out if line.startswith("error")]
+    assert len(errors) == 4 and _clean(out)
+    assert "11-15\\x01" in errors[0]
+    assert "\\x1b" in errors[3]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_byte_lines(), min_size=1, max_size=4))
+def test_control_bytes_are_escaped_while_searching(lines: list[str]) -> None:
+    engine = FakeEngine(step=0.002)
+    stdin, stdout, thread, _status = _session(engine)
+    stdin.send("go analyze")  # until stop: every line below comes during the search
+    stdout.expect("info depth=1")
+    for line in lines:
+        stdin.send(line)
+    stdin.send("stop")
+    stdout.expect("done")
+    stdin.send("quit")
+    thread.join(10)
+    assert _clean(stdout.lines), stdout.lines
+
+
+def test_win_in_counts_the_winners_moves() -> None:
+    # the engine reports 3 plies (Black, White, Black): Black's 2nd move wins
+    out = _run_script(["level depth=1", "go think"], FakeEngine(score=29_997, mate_in=3))
+    assert "win-in=2" in next(line for line in out if line.startswith("info"))
+    out = _run_script(["level depth=1", "go think"], FakeEngine(score=-29_996, mate_in=-4))
+    assert "win-in=-2" in next(line for line in out if line.startswith("info"))

@@ -9,24 +9,23 @@ measure this machine.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Any, TextIO
 
+from poolcheckers import engine
 from poolcheckers.cli import UsageError
-from poolcheckers.commands.common import EngineUnavailableError, help_description, quiet_broken_pipe
+from poolcheckers.commands.common import help_description, quiet_broken_pipe
 
 
 @quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
-    """Run the bench at ``--depth`` (the engine's default when absent)."""
+    """Run the bench at ``--depth`` (the engine's default when absent).
+
+    Without the native engine: :class:`~poolcheckers.engine.EngineUnavailable`
+    (``poolcheckers`` exits with status 3 and says so).
+    """
     out = out or sys.stdout
-    try:
-        engine = importlib.import_module("poolcheckers.engine")
-    except ImportError as exc:
-        raise EngineUnavailableError(f"the engine cannot be loaded: {exc}") from exc
-    if not engine.native_available():
-        raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
+    engine.require_native()
     if args.depth is not None and not 1 <= args.depth <= 40:
         raise UsageError(f"--depth must be 1..40, not {args.depth}")
     result = engine.bench(args.depth)

@@ -1,17 +1,21 @@
-"""What the engine's sub-commands share.
+"""What the engine's sub-commands share, over the engine facade.
 
-The engine (``poolcheckers.engine``, CONTRACTS.md §2) is used through the
-structural types :class:`SearchInfo` and :class:`EngineLike`, so that every
-command and the Hub loop can be driven by a fake engine in tests.
+Levels, limits, opening an engine, score formatting and the structural types
+:class:`SearchInfo` / :class:`EngineLike` (so that a command can be driven by a
+fake engine in tests) are the facade's, :mod:`poolcheckers.engine`; this module
+turns its ``ValueError`` into the command line's :class:`UsageError` naming the
+option, and holds what only the command line needs (``--hash``, Ctrl-C while
+searching, broken pipes, ``--help`` text).
 
 >>> from poolcheckers import Board
 >>> format_score(35, None), format_score(-120, None), format_score(9990, 5)
 ('+0.35', '-1.20', 'win in 3')
 >>> format_score(-9990, -4)
 'loss in 2'
->>> board = Board()
->>> pv_notation(board, [board.parse_move("11-15"), Move.from_notation("22-18")])
-['11-15', '22-18']
+>>> make_limit(depth=0)
+Traceback (most recent call last):
+...
+poolcheckers.cli.UsageError: --depth must be 1..100, not 0
 """
 
 from __future__ import annotations
@@ -19,95 +23,63 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import importlib
-import json
-import math
 import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, ParamSpec, Protocol
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
+from poolcheckers import engine as facade
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
-from poolcheckers.move import Move
+from poolcheckers.engine import (
+    CENTI_MEN_PER_MAN,
+    DEFAULT_HASH_MB,
+    MAX_DEPTH,
+    MAX_HASH_MB,
+    MAX_LEVEL,
+    MIN_LEVEL,
+    EngineLike,
+    EngineUnavailable,
+    Limit,
+    SearchInfo,
+    format_nps,
+    format_score,
+    native_available,
+    pv_notation,
+)
 from poolcheckers.rules import RuleSet
+
+__all__ = [
+    "CENTI_MEN_PER_MAN",
+    "DEFAULT_HASH_MB",
+    "MAX_DEPTH",
+    "MAX_HASH_MB",
+    "MAX_LEVEL",
+    "MIN_LEVEL",
+    "EngineLike",
+    "EngineUnavailableError",
+    "SearchInfo",
+    "add_engine_arguments",
+    "check_level_option",
+    "format_nps",
+    "format_score",
+    "help_description",
+    "load_weights",
+    "make_limit",
+    "native_available",
+    "open_engine",
+    "pv_notation",
+    "quiet_broken_pipe",
+    "search_interruptibly",
+    "tolerate_bad_bytes",
+]
 
 P = ParamSpec("P")
 
-#: Default and largest size of the engine's transposition table (MiB).
-DEFAULT_HASH_MB = 64
-MAX_HASH_MB = 16384
-
-#: The deepest search the engine takes (``Limit.depth``, plies).
-MAX_DEPTH = 100
-
-#: Levels of the engine (CONTRACTS.md §2): 1 is a beginner, 10 full strength.
-MIN_LEVEL, MAX_LEVEL = 1, 10
-
-#: A man is worth 100 in the engine's scores (centi-men).
-CENTI_MEN_PER_MAN = 100
-
-
-class SearchInfo(Protocol):
-    """One finished depth or the final answer of a search (``SearchResult``)."""
-
-    @property
-    def move(self) -> Move | None:
-        """The best move found (``None`` only when the side to move has none)."""
-
-    @property
-    def score(self) -> int:
-        """Centi-men from the side to move's point of view (a man is 100)."""
-
-    @property
-    def pv(self) -> Sequence[Move]:
-        """The principal variation, starting with :attr:`move`."""
-
-    @property
-    def depth(self) -> int:
-        """The nominal depth in plies."""
-
-    @property
-    def nodes(self) -> int:
-        """Nodes searched so far."""
-
-    @property
-    def time(self) -> float:
-        """Seconds spent so far."""
-
-    @property
-    def mate_in(self) -> int | None:
-        """Moves to a won (positive) or lost (negative) end, when the search proved one."""
-
-
-class EngineLike(Protocol):
-    """What the commands use of ``poolcheckers.engine.Engine``."""
-
-    def search(
-        self,
-        board: Board,
-        limit: Any,
-        on_info: Callable[[SearchInfo], None] | None = ...,
-        level: int | None = ...,
-    ) -> SearchInfo:
-        """Search ``board`` within ``limit`` (a ``poolcheckers.engine.Limit``)."""
-
-    def stop(self) -> None:
-        """Ask a running search (in another thread) to return its best move now."""
-
-
-class EngineUnavailableError(UsageError):
-    """The engine package or its native core cannot be loaded (exit status 2)."""
-
-
-def _engine_module() -> Any:
-    try:
-        return importlib.import_module("poolcheckers.engine")
-    except ImportError as exc:
-        raise EngineUnavailableError(f"the engine cannot be loaded: {exc}") from exc
+#: The facade's error when the native engine is not built (``poolcheckers`` exits 3).
+EngineUnavailableError = EngineUnavailable
 
 
 def make_limit(
@@ -117,62 +89,51 @@ def make_limit(
     nodes: int | None = None,
     clock: float | None = None,
     increment: float = 0.0,
-) -> Any:
-    """A ``poolcheckers.engine.Limit`` with these bounds (none: search until stopped).
-
-    Bounds the engine refuses raise :class:`UsageError` naming the option.
-    """
-    for name, seconds in (("time", time), ("clock", clock), ("increment", increment)):
-        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
-            raise UsageError(f"--{name} must be a finite number of seconds, not {seconds}")
-    if depth is not None and not 1 <= depth <= MAX_DEPTH:
-        raise UsageError(f"--depth must be 1..{MAX_DEPTH}, not {depth}")
-    limit_class = _engine_module().Limit
+) -> Limit:
+    """The facade's :func:`~poolcheckers.engine.make_limit`; a refused bound is a
+    :class:`UsageError` naming its option (``--depth``)."""
     try:
-        return limit_class(time=time, depth=depth, nodes=nodes, clock=clock, increment=increment)
+        return facade.make_limit(
+            time=time, depth=depth, nodes=nodes, clock=clock, increment=increment
+        )
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"--{exc}") from None
+
+
+def check_level_option(option: str, level: int) -> int:
+    """``level`` if it is a playing level, else a :class:`UsageError` naming ``option``.
+
+    >>> check_level_option("--level", 0)
+    Traceback (most recent call last):
+    ...
+    poolcheckers.cli.UsageError: --level must be 1..10, not 0
+    """
+    if isinstance(level, bool) or not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise UsageError(f"{option} must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
+    return level
 
 
 def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
     """A new engine with a ``hash_mb`` MiB table playing under ``rules``.
 
     ``weights`` is a JSON file of evaluation weights (an object of weight
-    names to centi-men, see ``poolcheckers.engine.default_weights``).
+    names to centi-men, see ``poolcheckers.engine.default_weights``).  Raises
+    :class:`EngineUnavailableError` when the native engine is not built and
+    :class:`UsageError` for a table size or weights the engine refuses.
     """
-    module = _engine_module()
-    if not module.native_available():
-        raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
     values = None if weights is None else load_weights(weights)
     try:
-        engine: EngineLike = module.Engine(hash_mb=hash_mb, rules=rules, weights=values)
-    except ValueError as exc:  # e.g. a table size or weight the engine refuses
+        return facade.open_engine(hash_mb, rules, weights=values)
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return engine
 
 
 def load_weights(path: str) -> dict[str, int]:
     """Evaluation weights from a JSON object file (raises :class:`UsageError`)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read weights file {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"weights file {path} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-        for k, v in data.items()
-    ):
-        raise UsageError(f"weights file {path} must hold an object of names to whole numbers")
-    return data
-
-
-def native_available() -> bool:
-    """Whether the engine's native core is built and loads."""
-    try:
-        return bool(_engine_module().native_available())
-    except EngineUnavailableError:
-        return False
+        return facade.load_weights(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -195,26 +156,6 @@ def _hash_size(text: str) -> int:
     if not 1 <= value <= MAX_HASH_MB:
         raise argparse.ArgumentTypeError(f"must be 1..{MAX_HASH_MB} MiB, not {value}")
     return value
-
-
-def format_score(score: int, mate_in: int | None) -> str:
-    """A score for people: ``+0.35`` men, or ``win in N`` / ``loss in N`` moves.
-
-    ``mate_in`` counts plies (positive: the side to move wins); a side's
-    moves to the end are half of them, rounded up.
-    """
-    if mate_in is not None:
-        moves = (abs(mate_in) + 1) // 2
-        return f"win in {moves}" if mate_in > 0 else f"loss in {moves}"
-    return f"{score / CENTI_MEN_PER_MAN:+.2f}"
-
-
-def pv_notation(board: Board, pv: Sequence[Move]) -> list[str]:
-    """The R4 notation of each move of ``pv`` played from ``board`` (unchanged).
-
-    Stops at the first move that is not legal where it is played.
-    """
-    return [str(move) for move in board.legal_prefix(pv)]
 
 
 def search_interruptibly(
@@ -297,19 +238,3 @@ def help_description(doc: str | None) -> str | None:
     body = doc.split("\n\n", 1)[1]
     body = re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", body)
     return re.sub(r"\*(\w[^*\n]*\w)\*", r"\1", body.replace("``", ""))
-
-
-def format_nps(nodes: int, seconds: float) -> str:
-    """Nodes per second, scaled: ``812``, ``45.2k``, ``3.10M``.
-
-    >>> format_nps(3_100_000, 1.0), format_nps(45_200, 1.0), format_nps(10, 0.0)
-    ('3.10M', '45.2k', '-')
-    """
-    if seconds <= 0:
-        return "-"
-    rate = nodes / seconds
-    if rate >= 1e6:
-        return f"{rate / 1e6:.2f}M"
-    if rate >= 1e3:
-        return f"{rate / 1e3:.1f}k"
-    return f"{rate:.0f}"

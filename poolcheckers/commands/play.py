@@ -5,9 +5,9 @@ shorthand that names one legal move is accepted).  Commands:
 
   undo        take back your last move (and the engine's reply)
   hint        the engine's suggestion for the side to move
-  draw        offer a draw (the engine accepts when its evaluation is within
-              a quarter of a man of equality or worse for it, and it has not
-              found a forced win; a second person is asked)
+  draw        offer a draw (a second person is asked; the engine never
+              accepts in the opening, accepts a dead draw, and otherwise
+              when it is worse in the middlegame or not better in the endgame)
   resign      give up the game (R20)
   save FILE   write the game so far as PDN (added to FILE if it already holds
               other games; saving again replaces this game's earlier copy)
@@ -35,13 +35,11 @@ from typing import Any, Final, TextIO
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError, add_position_arguments, board_from_args
 from poolcheckers.commands.common import (
-    MAX_LEVEL,
-    MIN_LEVEL,
     EngineLike,
     EngineUnavailableError,
     SearchInfo,
     add_engine_arguments,
-    format_score,
+    check_level_option,
     help_description,
     make_limit,
     open_engine,
@@ -49,15 +47,20 @@ from poolcheckers.commands.common import (
     search_interruptibly,
     tolerate_bad_bytes,
 )
+from poolcheckers.engine import (
+    DRAW_SEARCH_TIME,
+    MAX_LEVEL,
+    MIN_LEVEL,
+    draw_decision,
+    draw_search_needed,
+    format_score,
+)
 from poolcheckers.errors import AmbiguousMoveError, MalformedMoveError, MoveError
 from poolcheckers.pdn import game_from_board, read_games_collect, write_game
 from poolcheckers.pieces import Color
 from poolcheckers.rules import Outcome, Termination
 
-#: The engine accepts a draw when its evaluation is at most this (centi-men, its own view).
-DRAW_ACCEPT_MARGIN: Final = 25
-
-#: Seconds the engine thinks for a hint or a draw offer.
+#: Seconds the engine thinks for a hint.
 HINT_TIME: Final = 1.0
 
 HELP: Final = "\n\n".join((__doc__ or "").split("\n\n")[1:3]).replace("``", "") + "\n"
@@ -75,6 +78,7 @@ class PlaySession:
         limit: Any,
         hint_limit: Any,
         level: int,
+        draw_limit: Any = None,
         stdin: TextIO,
         stdout: TextIO,
     ) -> None:
@@ -84,6 +88,8 @@ class PlaySession:
         self._engine: EngineLike | None = None
         self.limit = limit
         self.hint_limit = hint_limit
+        #: The search that answers a draw offer (policy: poolcheckers.engine.policy).
+        self.draw_limit = hint_limit if draw_limit is None else draw_limit
         self.level = level
         self._in = stdin
         self._out = stdout
@@ -312,15 +318,12 @@ class PlaySession:
             accepted = answer is not None and answer.lower() in ("y", "yes")
             self.say("Draw accepted." if accepted else "Draw declined.")
         else:
-            result = self._think(self.hint_limit)
-            engine_view = -result.score  # the search sees the offering side's view
-            engine_wins = result.mate_in is not None and result.mate_in < 0
-            accepted = engine_view <= DRAW_ACCEPT_MARGIN and not engine_wins
+            # one policy with the web app (poolcheckers.engine.policy)
+            result = self._think(self.draw_limit) if draw_search_needed(self.board) else None
+            decision = draw_decision(self.board, other, result)
+            accepted = decision.accept
             verdict = "accepts" if accepted else "declines"
-            self.say(
-                f"The engine {verdict} the draw "
-                f"(its evaluation: {format_score(engine_view, None)} men for it)."
-            )
+            self.say(f"The engine {verdict} the draw ({decision.reason}).")
         if accepted:
             self.declared = Outcome(Termination.AGREEMENT, None)
 
@@ -423,8 +426,7 @@ def run(
 ) -> int:
     """Play the game of ``args``."""
     board = board_from_args(args)
-    if not MIN_LEVEL <= args.level <= MAX_LEVEL:
-        raise UsageError(f"--level must be {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
+    check_level_option("--level", args.level)
     if not args.time > 0:
         raise UsageError(f"--time must be > 0 seconds, not {args.time}")
     if stdin is None:
@@ -437,6 +439,7 @@ def run(
         engine_factory=engine_factory or (lambda: open_engine(args.hash, board.rules)),
         limit=limit if limit is not None else make_limit(time=args.time),
         hint_limit=hint_limit if hint_limit is not None else make_limit(time=HINT_TIME),
+        draw_limit=hint_limit if hint_limit is not None else make_limit(time=DRAW_SEARCH_TIME),
         level=args.level,
         stdin=stdin or sys.stdin,
         stdout=stdout or sys.stdout,
@@ -458,7 +461,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--opponent", choices=("engine", "human"), default="engine", help="who plays the other side"
     )
-    parser.add_argument("--level", type=int, default=MAX_LEVEL, help="engine level 1-10")
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=MAX_LEVEL,
+        help=f"engine level {MIN_LEVEL}-{MAX_LEVEL} (default {MAX_LEVEL}, full strength)",
+    )
     parser.add_argument("--time", type=float, default=1.0, help="engine seconds per move")
     add_position_arguments(parser)
     add_engine_arguments(parser)

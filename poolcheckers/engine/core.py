@@ -30,12 +30,13 @@ from poolcheckers.board import Board
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
-from .levels import LEVELS, Level, choose_index
+from .levels import LEVELS, Level, check_level, choose_index
 
 __all__ = [
     "DEFAULT_BENCH_DEPTH",
     "BenchResult",
     "Engine",
+    "EngineUnavailable",
     "Limit",
     "NativeMove",
     "NativeUnavailableError",
@@ -66,8 +67,22 @@ def _load_core() -> Any:
 _CORE: Any = _load_core()
 
 
-class NativeUnavailableError(RuntimeError):
-    """The native core ``poolcheckers._core`` is not built (run ``make setup``)."""
+class EngineUnavailable(RuntimeError):
+    """The native engine ``poolcheckers._core`` is not built, so nothing can search.
+
+    The rules library, the web app's local and online games and the commands
+    that need no engine still work (see docs/COMMANDS.md).
+    """
+
+
+#: The former name of :class:`EngineUnavailable`.
+NativeUnavailableError = EngineUnavailable
+
+#: What :class:`EngineUnavailable` says: the engine is missing and how to get it.
+NOT_BUILT_MESSAGE = (
+    "the native engine is not built (the C extension poolcheckers._core is missing: "
+    "install a C compiler and reinstall poolcheckers, or run `make setup`)"
+)
 
 
 def native_available() -> bool:
@@ -81,9 +96,7 @@ def native_available() -> bool:
 
 def _core() -> Any:
     if _CORE is None:
-        raise NativeUnavailableError(
-            "the native engine core poolcheckers._core is not built: run `make setup`"
-        )
+        raise EngineUnavailable(NOT_BUILT_MESSAGE)
     return _CORE
 
 
@@ -518,8 +531,7 @@ class Engine:
             )
         lim = limit if limit is not None else Limit()
         if level is not None:
-            if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
-                raise ValueError(f"level must be an int in 1..10, not {level!r}")
+            check_level(level)
             if not LEVELS[level].full_strength:
                 return self._search_level(board, lim, LEVELS[level], on_info)
         args = self._args(board)

@@ -12,6 +12,15 @@ True
 >>> import random
 >>> choose_index([0, -500, -20], LEVELS[3], random.Random(1)) in (0, 2)
 True
+
+This module is the one definition of the level range: the Hub parameter, the
+commands' ``--level`` options, the web app's new-game form and the engine
+itself all use :data:`MIN_LEVEL`, :data:`MAX_LEVEL` and :func:`check_level`.
+
+>>> MIN_LEVEL, MAX_LEVEL, DEFAULT_LEVEL
+(1, 10, 5)
+>>> level_move_time(3)
+0.3
 """
 
 from __future__ import annotations
@@ -21,7 +30,17 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["LEVELS", "Level", "choose_index"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "MAX_LEVEL",
+    "MIN_LEVEL",
+    "SECONDS_PER_LEVEL",
+    "Level",
+    "check_level",
+    "choose_index",
+    "level_move_time",
+]
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,48 @@ LEVELS: dict[int, Level] = {
     9: Level(9, depth=10, noise=4, temperature=3.0, margin=15),
     10: Level(10, depth=0, noise=0, temperature=0.0, margin=0),
 }
+
+
+#: The weakest and the strongest level (level 10 is the full engine).
+MIN_LEVEL: int = min(LEVELS)
+MAX_LEVEL: int = max(LEVELS)
+
+#: The level a new game against the engine gets when none is asked for (the web app's).
+DEFAULT_LEVEL: int = 5
+
+#: Seconds per move a level thinks when no move time is given: 0.1 s x level.
+SECONDS_PER_LEVEL: float = 0.1
+
+
+def check_level(level: object) -> int:
+    """``level`` when it is a playing level, else ``ValueError`` naming the range.
+
+    >>> check_level(7)
+    7
+    >>> check_level(11)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be an int in 1..10, not 11
+    >>> check_level(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be an int in 1..10, not True
+    """
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+        raise ValueError(f"level must be an int in {MIN_LEVEL}..{MAX_LEVEL}, not {level!r}")
+    return level
+
+
+def level_move_time(level: int | None) -> float:
+    """Seconds per move of a level when no move time is given (``None``: full strength).
+
+    Levels 1-9 also cap the search depth (:attr:`Level.depth`), so they usually
+    answer well within this time.
+
+    >>> level_move_time(1), level_move_time(None)
+    (0.1, 1.0)
+    """
+    return round(SECONDS_PER_LEVEL * (MAX_LEVEL if level is None else check_level(level)), 6)
 
 
 def choose_index(scores: Sequence[int], level: Level, rng: random.Random) -> int:

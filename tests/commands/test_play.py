@@ -84,21 +84,59 @@ def test_hint_help_moves_and_board() -> None:
     assert engine.searches[0][1] == FakeLimit(depth=3)
 
 
-@pytest.mark.parametrize(("score", "accepts"), [(0, True), (-25, True), (-26, False)])
-def test_engine_draw_offer(score: int, accepts: bool) -> None:
-    # the engine searches from the offering side: its own view is -score
-    out = _play(["draw"], engine=FakeEngine(score=score))
-    if accepts:
-        assert "The engine accepts the draw" in out
-        assert "Game over: drawn, 1-1. Draw by agreement (R17)." in out
-    else:
-        assert "The engine declines the draw (its evaluation: +0.26 men for it)." in out
+#: Nine men a side: past the opening, not yet an endgame (poolcheckers.engine.policy).
+MIDDLEGAME = "B:W19,20,21,22,23,24,25,26,27:B1,2,3,4,5,6,7,8,9"
+#: Three men a side: an endgame.
+ENDGAME = "B:W20,21,22:B9,10,11"
+
+
+@pytest.mark.parametrize("level", range(1, 11))
+def test_engine_never_accepts_a_draw_in_the_opening(level: int) -> None:
+    # even when it believes itself nine men down (the fake's score is Black's view):
+    # before any move, and after one move each
+    for lines in (["draw"], ["11-15", "draw"]):
+        engine = FakeEngine(score=900)
+        out = _play(lines, "--level", str(level), engine=engine)
+        assert "The engine declines the draw (the game is still in its opening)." in out
         assert "Game over" not in out
+        assert all(limit != FakeLimit(depth=3) for _, limit, _ in engine.searches)  # no search
+
+
+@pytest.mark.parametrize(
+    ("fen", "score", "accepts", "words"),
+    [
+        # the engine searches from the offering side (Black): its own view is -score
+        (MIDDLEGAME, 50, True, "-0.50 men for it in the middlegame"),
+        (MIDDLEGAME, 49, False, "-0.49 men for it in the middlegame"),
+        (MIDDLEGAME, 0, False, "+0.00 men for it in the middlegame"),
+        (ENDGAME, -25, True, "+0.25 men for it in the endgame"),
+        (ENDGAME, -26, False, "+0.26 men for it in the endgame"),
+    ],
+)
+def test_engine_draw_offer_by_phase_and_evaluation(
+    fen: str, score: int, accepts: bool, words: str
+) -> None:
+    out = _play(["draw"], "--fen", fen, engine=FakeEngine(score=score))
+    verdict = "accepts" if accepts else "declines"
+    assert f"The engine {verdict} the draw (its evaluation: {words})." in out
+    assert ("Game over: drawn, 1-1. Draw by agreement (R17)." in out) == accepts
 
 
 def test_engine_declines_when_it_has_a_forced_win() -> None:
-    out = _play(["draw"], engine=FakeEngine(score=0, mate_in=-3))
-    assert "The engine declines the draw" in out
+    # Black (the offering side) is lost in 3 plies: White wins with its 2nd move
+    out = _play(["draw"], "--fen", ENDGAME, engine=FakeEngine(score=0, mate_in=-3))
+    assert "The engine declines the draw (it has a forced win in 2)." in out
+
+
+def test_engine_accepts_when_it_sees_a_forced_loss() -> None:
+    out = _play(["draw"], "--fen", MIDDLEGAME, engine=FakeEngine(score=0, mate_in=5))
+    assert "The engine accepts the draw (it sees a forced loss in 3)." in out
+
+
+def test_engine_accepts_a_dead_draw_whatever_its_evaluation() -> None:
+    # king against king: flying kings cannot force a win without a third king (R19)
+    out = _play(["draw"], "--fen", "B:WK29:BK1", engine=FakeEngine(score=-300))
+    assert "The engine accepts the draw (a dead draw: only kings are left" in out
 
 
 def test_two_people_draw_and_undo_one_move() -> None:
