@@ -67,3 +67,29 @@ class RatingError(CommunityError):
     """A rating update that cannot be applied (e.g. the same player on both sides)."""
 
     field = "rating"
+
+
+class UsernameTakenError(CommunityError):
+    """Sign-up with a username that exists already (in any case)."""
+
+    code = "conflict"
+    field = "username"
+
+
+class CredentialsError(CommunityError):
+    """Wrong username or password, or no valid session (HTTP 401).  The message never
+    says which of the two was wrong."""
+
+    code = "unauthorized"
+    field = "password"
+
+
+class RateLimitedError(CommunityError):
+    """Too many attempts (HTTP 429); ``retry_after`` seconds until the next is allowed."""
+
+    code = "rate_limited"
+    field = ""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -68,7 +68,7 @@ def token_digest(token: str) -> str:
     >>> len(token_digest("x")), token_digest("x") == token_digest("x")
     (64, True)
     """
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def csrf_token(session_token: str) -> str:
@@ -79,7 +79,8 @@ def csrf_token(session_token: str) -> str:
     >>> csrf_token(t) == csrf_token(t) != csrf_token(new_token())
     True
     """
-    mac = hmac.new(session_token.encode("utf-8"), _CSRF_LABEL, hashlib.sha256).digest()
+    key = session_token.encode("utf-8", "surrogatepass")
+    mac = hmac.new(key, _CSRF_LABEL, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
 
 
@@ -87,7 +88,8 @@ def csrf_valid(session_token: str, presented: str | None) -> bool:
     """True when ``presented`` is the session's CSRF token (constant-time comparison)."""
     if not presented:
         return False
-    return hmac.compare_digest(csrf_token(session_token), presented)
+    expected = csrf_token(session_token).encode("ascii")
+    return hmac.compare_digest(expected, presented.encode("utf-8", "surrogatepass"))
 
 
 def normalise_origin(url: str) -> str | None:

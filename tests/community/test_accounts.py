@@ -11,12 +11,22 @@ from hypothesis import strategies as st
 from poolcheckers.community.accounts import (
     PASSWORD_MAX,
     RESERVED_USERNAMES,
+    Accounts,
+    MemoryUserStore,
     Passwords,
     Username,
     check_password,
     username_key,
 )
-from poolcheckers.community.errors import PasswordError, UsernameError
+from poolcheckers.community.errors import (
+    CredentialsError,
+    PasswordError,
+    RateLimitedError,
+    UsernameError,
+    UsernameTakenError,
+)
+from poolcheckers.community.ratelimit import USERNAME_FAILURE_LIMIT, SignInLimiter, SlidingWindow
+from poolcheckers.community.sessions import csrf_token
 
 
 @pytest.mark.parametrize("name", ["ab", "Ann", "a" * 20, "9lives", "x-y_z", "A1-_"])
@@ -98,6 +108,12 @@ def passwords() -> Passwords:
     return Passwords(CHEAPEST)
 
 
+@pytest.fixture(scope="module")
+def site() -> Passwords:
+    """The site's parameters (RFC 9106 low memory): slower, so made once."""
+    return Passwords()
+
+
 def test_hashes_are_argon2id_and_salted(passwords: Passwords) -> None:
     a, b = passwords.hash("correct horse"), passwords.hash("correct horse")
     assert a.startswith("$argon2id$") and b.startswith("$argon2id$")
@@ -117,14 +133,13 @@ def test_unknown_user_is_verified_against_a_dummy(passwords: Passwords) -> None:
     assert passwords.verify_unknown("a password nobody has") is False
 
 
-def test_site_parameters_are_rfc_9106_low_memory() -> None:
-    stored = Passwords().hash("correct horse")
+def test_site_parameters_are_rfc_9106_low_memory(site: Passwords) -> None:
+    stored = site.hash("correct horse")
     assert argon2.extract_parameters(stored) == argon2.profiles.RFC_9106_LOW_MEMORY
-    assert not Passwords().needs_rehash(stored)
+    assert not site.needs_rehash(stored)
 
 
-def test_weaker_hashes_are_upgraded_on_sign_in(passwords: Passwords) -> None:
-    site = Passwords()
+def test_weaker_hashes_are_upgraded_on_sign_in(passwords: Passwords, site: Passwords) -> None:
     old = passwords.hash("correct horse")
     assert site.needs_rehash(old)
     ok, new = site.verify_and_update(old, "correct horse")
@@ -132,3 +147,161 @@ def test_weaker_hashes_are_upgraded_on_sign_in(passwords: Passwords) -> None:
     assert site.verify_and_update(new, "correct horse") == (True, None)
     assert site.verify_and_update(new, "wrong horse") == (False, None)
     assert site.needs_rehash("garbage")
+
+
+# ------------------------------------------------------------- the Accounts service
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def accounts(passwords: Passwords, clock: FakeClock) -> Accounts:
+    return Accounts(
+        MemoryUserStore(),
+        passwords=passwords,
+        limiter=SignInLimiter(clock=clock),
+        clock=clock,
+    )
+
+
+PW = "correct horse battery"
+
+
+def test_signup_signs_in(accounts: Accounts) -> None:
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    assert accounts.authenticate(signed.token) == signed.user
+    assert signed.user.username == "Ann" and signed.user.key == "ann"
+    assert signed.user.password_hash.startswith("$argon2id$")
+
+
+def test_usernames_are_unique_without_regard_to_case(accounts: Accounts) -> None:
+    first = accounts.signup("Ann", PW, address="192.0.2.1")
+    with pytest.raises(UsernameTakenError) as caught:
+        accounts.signup("ANN", "some other password", address="192.0.2.2")
+    assert caught.value.code == "conflict"
+    assert accounts.users.by_key("ann") == first.user
+
+
+def test_bad_signups_create_nothing(accounts: Accounts) -> None:
+    with pytest.raises(UsernameError):
+        accounts.signup("a", PW, address="192.0.2.1")
+    with pytest.raises(PasswordError):
+        accounts.signup("Ann", "short", address="192.0.2.1")
+    with pytest.raises(PasswordError, match="lone surrogate"):
+        accounts.signup("Ann", "password\ud800", address="192.0.2.1")
+    assert accounts.users.by_key("ann") is None
+
+
+def test_wrong_password_and_unknown_user_get_the_same_answer(accounts: Accounts) -> None:
+    accounts.signup("Ann", PW, address="192.0.2.1")
+    messages = set()
+    for name, password in [("Ann", "wrong password"), ("Nobody", PW), ("", PW), (None, None)]:
+        with pytest.raises(CredentialsError) as caught:
+            accounts.login(name, password, address="192.0.2.1")
+        assert caught.value.code == "unauthorized"
+        messages.add(str(caught.value))
+    assert messages == {"wrong username or password"}
+    with pytest.raises(CredentialsError):
+        accounts.login("Ann", "\udcff odd text", address="192.0.2.1")  # no crash
+
+
+def test_login_by_any_spelling(accounts: Accounts) -> None:
+    accounts.signup("AnnB", PW, address="192.0.2.1")
+    signed = accounts.login("annb", PW, address="192.0.2.1")
+    assert signed.user.username == "AnnB"
+    assert accounts.authenticate(signed.token) == signed.user
+
+
+def test_guessing_is_rate_limited_and_success_resets(accounts: Accounts, clock: FakeClock) -> None:
+    accounts.signup("Ann", PW, address="192.0.2.1")
+    limit, window = USERNAME_FAILURE_LIMIT
+    for i in range(limit):
+        with pytest.raises(CredentialsError):
+            accounts.login("Ann", f"guess {i}", address=f"198.51.100.{i}")
+    with pytest.raises(RateLimitedError) as caught:
+        accounts.login("Ann", PW, address="192.0.2.1")  # even the right password waits
+    assert caught.value.code == "rate_limited" and 0 < caught.value.retry_after <= window
+    clock.now += window
+    accounts.login("Ann", PW, address="192.0.2.1")
+    with pytest.raises(CredentialsError):  # the failures were forgotten on success
+        accounts.login("Ann", "guess again", address="192.0.2.1")
+
+
+def test_sign_out_ends_the_session(accounts: Accounts) -> None:
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    other = accounts.login("Ann", PW, address="192.0.2.1")
+    assert accounts.logout(signed.token)
+    assert accounts.authenticate(signed.token) is None
+    assert accounts.authenticate(other.token) is not None
+
+
+def test_password_change_ends_every_session(accounts: Accounts) -> None:
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    phone = accounts.login("Ann", PW, address="192.0.2.1")
+    changed = accounts.change_password(signed.token, PW, "a brand new one", address="192.0.2.1")
+    assert accounts.authenticate(signed.token) is None
+    assert accounts.authenticate(phone.token) is None
+    assert accounts.authenticate(changed.token) == changed.user
+    with pytest.raises(CredentialsError):
+        accounts.login("Ann", PW, address="192.0.2.1")
+    accounts.login("Ann", "a brand new one", address="192.0.2.1")
+
+
+def test_password_change_needs_the_old_password_and_the_policy(accounts: Accounts) -> None:
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    before = accounts.users.by_key("ann")
+    with pytest.raises(CredentialsError):
+        accounts.change_password(signed.token, "not it", "a brand new one", address="192.0.2.1")
+    with pytest.raises(PasswordError):
+        accounts.change_password(signed.token, PW, "ann", address="192.0.2.1")
+    with pytest.raises(CredentialsError, match="sign in first"):
+        accounts.change_password(None, PW, "a brand new one", address="192.0.2.1")
+    assert accounts.users.by_key("ann") == before
+    assert accounts.authenticate(signed.token) is not None
+
+
+def test_weak_hashes_are_upgraded_at_sign_in(
+    passwords: Passwords, site: Passwords, clock: FakeClock
+) -> None:
+    users = MemoryUserStore()
+    Accounts(users, passwords=passwords, clock=clock).signup("Ann", PW, address="192.0.2.1")
+    upgraded = Accounts(users, passwords=site, clock=clock)
+    upgraded.login("Ann", PW, address="192.0.2.1")
+    user = users.by_key("ann")
+    assert user is not None and not site.needs_rehash(user.password_hash)
+    upgraded.login("Ann", PW, address="192.0.2.1")
+
+
+def test_signup_limit_per_address(passwords: Passwords, clock: FakeClock) -> None:
+    accounts = Accounts(
+        MemoryUserStore(),
+        passwords=passwords,
+        signup_limit=SlidingWindow(2, 3600.0, clock=clock),
+        clock=clock,
+    )
+    accounts.signup("Ann", PW, address="192.0.2.1")
+    accounts.signup("Bob", PW, address="192.0.2.1")
+    with pytest.raises(RateLimitedError, match="too many sign-ups"):
+        accounts.signup("Cy", PW, address="192.0.2.1")
+    accounts.signup("Cy", PW, address="192.0.2.2")
+
+
+def test_answers_carry_no_secret(accounts: Accounts) -> None:
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    public, private = signed.user.public(), signed.user.private(signed.token)
+    for shown in (public, private):
+        text = repr(shown)
+        assert signed.user.password_hash not in text and PW not in text
+        assert signed.token not in text and signed.user.id not in text
+    assert private == {"username": "Ann", "csrf_token": csrf_token(signed.token)}
