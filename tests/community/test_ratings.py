@@ -246,3 +246,12 @@ def test_a_draw_between_equals_changes_no_rating(g: Glicko) -> None:
     b, w = LICHESS.rate_game(Perf(g), Perf(g), 0.5, 0.0)
     assert b.glicko.rating == pytest.approx(g.rating)
     assert w.glicko.rating == pytest.approx(g.rating)
+
+
+def test_volatility_rises_after_an_upset_as_step_5_says() -> None:
+    """A 1000 ± 30 player beating ten 2000 ± 30 players: Δ² > φ² + v, so step 5 starts
+    from B = ln(Δ² − φ² − v) and σ′ rises to 0.06140 (docs/COMMUNITY.md compares this
+    with the PyPI glicko2 package, whose f(x) uses μ² for φ² and gives 0.06086)."""
+    new = glicko2_period(Glicko(1000, 30, 0.06), [(Glicko(2000, 30), 1.0)] * 10, tau=0.5)
+    assert round(new.volatility, 5) == 0.06140
+    assert new.rating > 1000
