@@ -88,6 +88,13 @@ class SlidingWindow:
             return Decision(True)
         return Decision(False, events[0] + self.window - now)
 
+    def _append(self, key: str, events: deque[float], now: float) -> None:
+        events.append(now)
+        self._events[key] = events
+        self._events.move_to_end(key)
+        while len(self._events) > self.max_keys:
+            self._events.popitem(last=False)
+
     def check(self, key: str) -> Decision:
         """Whether one more event for ``key`` is allowed now (records nothing)."""
         now = self._clock()
@@ -98,12 +105,7 @@ class SlidingWindow:
         """Count one event for ``key`` now."""
         now = self._clock()
         with self._lock:
-            events = self._recent(key, now)
-            events.append(now)
-            self._events[key] = events
-            self._events.move_to_end(key)
-            while len(self._events) > self.max_keys:
-                self._events.popitem(last=False)
+            self._append(key, self._recent(key, now), now)
 
     def hit(self, key: str) -> Decision:
         """Check and, when allowed, record in one step."""
@@ -112,11 +114,7 @@ class SlidingWindow:
             events = self._recent(key, now)
             decision = self._decide(events, now)
             if decision.allowed:
-                events.append(now)
-                self._events[key] = events
-                self._events.move_to_end(key)
-                while len(self._events) > self.max_keys:
-                    self._events.popitem(last=False)
+                self._append(key, events, now)
             return decision
 
     def reset(self, key: str) -> None:
