@@ -24,7 +24,7 @@ from poolcheckers import engine
 from poolcheckers.board import STARTING_FEN, Board
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.move import Move
-from poolcheckers.perft import perft, perft_divide
+from poolcheckers.perft import MAX_PERFT_DEPTH, perft, perft_divide
 from poolcheckers.rules import RuleSet
 
 #: Exit status of a command that needs the native engine when it is not built.
@@ -76,10 +76,6 @@ def _native_perft() -> (
     if not engine.native_available():
         return None  # the library's generator counts the same, only slower
     return engine.perft_native, engine.perft_divide_native
-
-
-#: deepest perft the command accepts (the native core's own limit)
-MAX_PERFT_DEPTH = 30
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:

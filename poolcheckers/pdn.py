@@ -71,6 +71,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Final, Literal
 
@@ -87,6 +88,7 @@ __all__ = [
     "RESULTS",
     "ROSTER",
     "PdnGame",
+    "PdnInputError",
     "PdnVariation",
     "game_from_board",
     "iter_games",
@@ -746,6 +748,30 @@ def _rules_from_name(name: str) -> RuleSet:
 ErrorMode = Literal["raise", "skip"]
 
 
+class PdnInputError(PdnError):
+    """What was given to the PDN reader is not PDN text at all (not a ``str``,
+    not a path), or a reading option is wrong; ``game``, ``line`` and
+    ``column`` are 0 (no game was read)."""
+
+    def __init__(self, message: str) -> None:
+        PoolCheckersError.__init__(self, message)
+        self.reason = message
+        self.game = self.line = self.column = 0
+        self.token = ""
+
+
+def _check_reading(text: object, rules: object, mode: object, on_error: object) -> None:
+    """The arguments of :func:`iter_games`, checked before any game is read."""
+    if mode not in ("raise", "skip"):
+        raise PdnInputError(f"errors must be 'raise' or 'skip', not {mode!r}")
+    if not isinstance(text, str):
+        raise PdnInputError(f"PDN text must be str, not {type(text).__name__}")
+    if rules is not None and not isinstance(rules, RuleSet):
+        raise PdnInputError(f"rules must be a RuleSet or None, not {type(rules).__name__}")
+    if on_error is not None and not callable(on_error):
+        raise PdnInputError(f"on_error must be callable, not {type(on_error).__name__}")
+
+
 def iter_games(
     text: str,
     rules: RuleSet | None = None,
@@ -768,12 +794,26 @@ def iter_games(
     [1, 3]
     >>> errors[0].game, errors[0].column, errors[0].token
     (2, 16, '21-17')
+
+    Input that is not PDN text raises :class:`PdnInputError` (a :class:`PdnError`)
+    at once, before the first game:
+
+    >>> iter_games(b"1. 11-15 *")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.pdn.PdnInputError: PDN text must be str, not bytes
     """
     mode = errors if errors is not None else ("skip" if on_error is not None else "raise")
-    if mode not in ("raise", "skip"):
-        raise ValueError(f"errors must be 'raise' or 'skip', not {mode!r}")
-    if not isinstance(text, str):
-        raise TypeError(f"PDN text must be str, not {type(text).__name__}")
+    _check_reading(text, rules, mode, on_error)
+    return _iter_games(text, rules, mode, on_error)
+
+
+def _iter_games(
+    text: str,
+    rules: RuleSet | None,
+    mode: str,
+    on_error: Callable[[PdnError], object] | None,
+) -> Iterator[PdnGame]:
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte-order mark is no part of the text
     if "\r" in text:  # CR LF and lone CR line ends count as one line end
@@ -838,7 +878,14 @@ def read_file(
     ...     _ = path.write_text('[Event "x"]\\n1. 11-15 22-18 *\\n', encoding="utf-8")
     ...     [len(g.moves) for g in read_file(path)]
     [2]
+
+    A ``path`` that is neither a ``str`` nor a path raises :class:`PdnInputError`;
+    a file that cannot be read, ``OSError``.
     """
+    if not isinstance(path, (str, PathLike)):
+        raise PdnInputError(f"a PDN file is named by a str or a path, not {type(path).__name__}")
+    mode = errors if errors is not None else ("skip" if on_error is not None else "raise")
+    _check_reading("", rules, mode, on_error)
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8-sig")

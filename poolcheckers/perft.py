@@ -5,6 +5,15 @@ Captures with the same origin, destination and captured set count once (R4).
 >>> from poolcheckers.board import Board
 >>> [perft(Board(), d) for d in range(1, 5)]
 [7, 49, 302, 1469]
+
+A depth that is not a whole number in 0..:data:`MAX_PERFT_DEPTH`, or a board
+that is not a :class:`Board`, raises :class:`PerftError` (a
+:class:`~poolcheckers.errors.PoolCheckersError`):
+
+>>> perft(Board(), -1)
+Traceback (most recent call last):
+...
+poolcheckers.perft.PerftError: perft depth must be a whole number 0..30, not -1
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from poolcheckers.board import Board
+from poolcheckers.errors import PoolCheckersError
 from poolcheckers.move import Move
 from poolcheckers.movegen import (
     KING_RAYS,
@@ -26,6 +36,30 @@ from poolcheckers.rules import RuleSet
 from poolcheckers.squares import ALL_SQUARES_MASK as FULL
 
 BIT = tuple(1 << (s - 1) if s else 0 for s in range(33))
+
+#: The deepest perft taken (the native core's limit too): far beyond what can be
+#: counted, and well within Python's recursion limit (one frame a ply).
+MAX_PERFT_DEPTH = 30
+
+
+class PerftError(PoolCheckersError):
+    """A perft request that cannot be answered: a bad depth or not a board."""
+
+
+def _check(board: object, depth: object, minimum: int, what: str) -> int:
+    if not isinstance(board, Board):
+        raise PerftError(
+            f"{what} counts the moves of a poolcheckers.Board, not {type(board).__name__}"
+        )
+    if (
+        isinstance(depth, bool)
+        or not isinstance(depth, int)
+        or not minimum <= depth <= MAX_PERFT_DEPTH
+    ):
+        raise PerftError(
+            f"{what} depth must be a whole number {minimum}..{MAX_PERFT_DEPTH}, not {depth!r}"
+        )
+    return depth
 
 
 def _perft(own: int, opp: int, kings: int, side: int, depth: int, rules: RuleSet) -> int:
@@ -98,9 +132,11 @@ def _perft(own: int, opp: int, kings: int, side: int, depth: int, rules: RuleSet
 
 
 def perft(board: Board, depth: int) -> int:
-    """Leaf count of the legal move tree of ``board`` to ``depth`` plies (bulk-counted)."""
-    if depth < 0:
-        raise ValueError(f"perft depth must be >= 0, not {depth}")
+    """Leaf count of the legal move tree of ``board`` to ``depth`` plies (bulk-counted).
+
+    ``depth`` is 0..:data:`MAX_PERFT_DEPTH`; else :class:`PerftError`.
+    """
+    _check(board, depth, 0, "perft")
     if depth == 0:
         return 1
     own, opp = (board.black, board.white) if board.turn == 0 else (board.white, board.black)
@@ -110,14 +146,18 @@ def perft(board: Board, depth: int) -> int:
 def perft_divide(
     board: Board, depth: int, progress: Callable[[int, int], object] | None = None
 ) -> list[tuple[Move, int]]:
-    """Leaf counts per root move (``depth`` >= 1), in the order of ``board.legal_moves``.
+    """Leaf counts per root move (``depth`` 1..:data:`MAX_PERFT_DEPTH`, else
+    :class:`PerftError`), in the order of ``board.legal_moves``.
 
     >>> from poolcheckers.board import Board
     >>> [(str(m), n) for m, n in perft_divide(Board(), 2)][:2]
     [('9-13', 7), ('9-14', 7)]
+    >>> perft_divide(Board(), 0)
+    Traceback (most recent call last):
+    ...
+    poolcheckers.perft.PerftError: perft divide depth must be a whole number 1..30, not 0
     """
-    if depth < 1:
-        raise ValueError(f"perft --divide needs depth >= 1, not {depth}")
+    _check(board, depth, 1, "perft divide")
     out: list[tuple[Move, int]] = []
     moves = board.legal_moves
     for i, move in enumerate(moves):

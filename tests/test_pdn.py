@@ -8,16 +8,18 @@ import os
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from poolcheckers import STARTING_FEN, Board, Color, Move, PdnError, RuleSet
+from poolcheckers import STARTING_FEN, Board, Color, Move, PdnError, PoolCheckersError, RuleSet
 from poolcheckers.pdn import (
     GAME_TYPE,
     RESULTS,
     PdnGame,
+    PdnInputError,
     PdnVariation,
     game_from_board,
     iter_games,
@@ -481,8 +483,31 @@ def test_collect_and_raise_modes() -> None:
         for game in iter_games(text):
             seen.append(game.number)
     assert seen == [1]  # lazy: game 1 came out before the error
-    with pytest.raises(ValueError, match="errors must be"):
+    with pytest.raises(PdnInputError, match="errors must be"):
         read_games(text, errors="ignore")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: read_games(b"1. 11-15 *"), "PDN text must be str, not bytes"),  # type: ignore[arg-type]
+        (lambda: read_games(None), "PDN text must be str, not NoneType"),  # type: ignore[arg-type]
+        (lambda: read_games_collect(5), "PDN text must be str, not int"),  # type: ignore[arg-type]
+        (lambda: iter_games(["1. 11-15 *"]), "PDN text must be str, not list"),  # type: ignore[arg-type]
+        (lambda: read_games("1. 11-15 *", rules="apca"), "rules must be a RuleSet"),  # type: ignore[arg-type]
+        (lambda: read_games("1. 11-15 *", on_error=5), "on_error must be callable"),  # type: ignore[arg-type]
+        (lambda: read_file(5), "named by a str or a path, not int"),  # type: ignore[arg-type]
+        (lambda: read_file("x.pdn", errors="all"), "errors must be"),  # type: ignore[arg-type]
+    ],
+)
+def test_input_that_is_not_pdn_text_raises_the_librarys_error(call: Any, words: str) -> None:
+    """Not TypeError, ValueError or AttributeError: a PdnError, raised at once
+    (iter_games is lazy for the games, not for its arguments)."""
+    with pytest.raises(PdnInputError, match=words) as info:
+        call()
+    assert isinstance(info.value, PdnError) and isinstance(info.value, PoolCheckersError)
+    assert (info.value.game, info.value.line, info.value.column) == (0, 0, 0)
+    assert str(info.value) == info.value.reason and words in info.value.reason
 
 
 def test_errors_name_rule_line_column_and_token() -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import reference
 
-from poolcheckers import Board, RuleSet, perft, perft_divide
+from poolcheckers import Board, PoolCheckersError, RuleSet, perft, perft_divide
+from poolcheckers.perft import MAX_PERFT_DEPTH, PerftError
 
 START_PERFT = [7, 49, 302, 1469, 7482, 37986, 190146, 929896]
 
@@ -23,10 +24,38 @@ def test_perft_8_from_the_start() -> None:
 
 def test_perft_depth_zero_and_negative() -> None:
     assert perft(Board(), 0) == 1
-    with pytest.raises(ValueError):
+    with pytest.raises(PerftError):
         perft(Board(), -1)
-    with pytest.raises(ValueError):
+    with pytest.raises(PerftError):
         perft_divide(Board(), 0)
+
+
+@pytest.mark.parametrize(
+    "depth", [-1, -(10**9), MAX_PERFT_DEPTH + 1, 10**9, 10**100, "3", 2.0, True, None]
+)
+def test_bad_perft_depths_raise_the_librarys_error(depth: object) -> None:
+    """Not ValueError from a comparison, TypeError, or RecursionError from a depth
+    the recursion cannot reach (perft(Board(), 10**9) used to overflow the stack)."""
+    for count, minimum in ((perft, 0), (perft_divide, 1)):
+        with pytest.raises(
+            PerftError, match=rf"depth must be a whole number {minimum}\.\.30"
+        ) as info:
+            count(Board(), depth)  # type: ignore[operator]
+        assert isinstance(info.value, PoolCheckersError)
+        assert repr(depth)[:20] in str(info.value)
+
+
+def test_perft_of_something_that_is_not_a_board() -> None:
+    with pytest.raises(PerftError, match=r"poolcheckers\.Board, not str"):
+        perft("B:W:B1", 2)  # type: ignore[arg-type]
+    with pytest.raises(PerftError, match=r"poolcheckers\.Board, not NoneType"):
+        perft_divide(None, 2)  # type: ignore[arg-type]
+
+
+def test_the_deepest_perft_is_taken_where_it_is_cheap() -> None:
+    # White has no piece: after Black's two moves the tree ends (R16)
+    assert perft(Board("B:W:B1"), MAX_PERFT_DEPTH) == 0
+    assert [n for _, n in perft_divide(Board("B:W:B1"), MAX_PERFT_DEPTH)] == [0, 0]
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
