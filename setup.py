@@ -4,14 +4,29 @@ The C sources in ``native/`` are compiled by the system C compiler with
 optimisation flags suited to the machine (``-O3 -march=native``).  Set
 ``POOLCHECKERS_PORTABLE=1`` to build without ``-march=native`` and
 ``POOLCHECKERS_SANITIZE=1`` to build with AddressSanitizer/UBSan.
+
+Without a working C compiler the package still installs: the rules library,
+the web app (local and online games, the archive) and the commands that need
+no engine work, and what needs the engine says that it is not built
+(``poolcheckers.engine.EngineUnavailable``).  The build then prints a warning
+instead of failing.  Set ``POOLCHECKERS_REQUIRE_NATIVE=1`` (``make setup``
+does) to make a failed native build an error.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
+
+#: What a missing or broken C compiler raises while building an extension.
+COMPILER_ERRORS = (CCompilerError, CompileError, ExecError, LinkError, PlatformError, OSError)
+
+REQUIRE_NATIVE = os.environ.get("POOLCHECKERS_REQUIRE_NATIVE") == "1"
 
 sources = sorted(glob.glob("native/*.c"))
 sources = [s for s in sources if not os.path.basename(s).startswith("test_")]
@@ -25,6 +40,38 @@ if os.environ.get("POOLCHECKERS_SANITIZE") == "1":
     extra_compile_args += san
     extra_link_args += san
 
+
+class OptionalNativeBuild(build_ext):
+    """``build_ext`` that warns and goes on when the native core cannot be compiled
+    (unless ``POOLCHECKERS_REQUIRE_NATIVE=1``)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except COMPILER_ERRORS as exc:
+            self._skip(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except COMPILER_ERRORS as exc:
+            self._skip(exc)
+
+    def _skip(self, exc: BaseException) -> None:
+        if REQUIRE_NATIVE:
+            raise exc
+        bar = "=" * 72
+        print(
+            f"\n{bar}\nWARNING: the native engine poolcheckers._core was not built ({exc}).\n"
+            "poolcheckers is installed without it: the rules library, the web app's local\n"
+            "and online games and archive, and the commands moves, perft (slower), serve\n"
+            "and play --opponent human work; analyse, bench, match, ballots, hub and play\n"
+            "against the engine say that the native engine is not built.  Install a C\n"
+            f"compiler (e.g. gcc) and reinstall poolcheckers to get it.\n{bar}\n",
+            file=sys.stderr,
+        )
+
+
 ext_modules = []
 if any(os.path.basename(s) == "module.c" for s in sources):
     ext_modules.append(
@@ -37,4 +84,4 @@ if any(os.path.basename(s) == "module.c" for s in sources):
         )
     )
 
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalNativeBuild})
