@@ -124,7 +124,13 @@ def test_commands_that_need_no_engine_work(venv: Path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["bench"], ["analyse", "--depth", "2"], ["play"], ["match", "--games", "2"]],
+    [
+        ["bench"],
+        ["analyse", "--depth", "2"],
+        ["play"],
+        ["match", "--games", "2"],
+        ["ballots", "--output", "ballots.txt"],
+    ],
 )
 def test_what_needs_the_engine_says_it_is_not_built(venv: Path, argv: list[str]) -> None:
     result = _run(venv, *argv, stdin="quit\n")
