@@ -1,4 +1,4 @@
-"""Storage: SQLAlchemy 2 tables, database URLs and the embedded alembic migrations.
+"""Storage: SQLAlchemy 2 Core tables, database URLs and the embedded alembic migrations.
 
 A game is one row of ``games`` plus one row of ``moves`` per ply.  The primary key
 ``(game_id, ply)`` of ``moves`` and the ``version`` column of ``games`` (updated by
@@ -22,83 +22,79 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Column,
     Engine,
     ForeignKey,
     Index,
     Integer,
+    MetaData,
     String,
+    Table,
     Text,
     create_engine,
     event,
     text,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PG_CHANNEL = "poolcheckers_games"
 
 
-class Base(DeclarativeBase):
-    pass
+METADATA = MetaData()
 
+#: One game: its set-up, seats, clocks and result (the moves are in ``moves``).  Its
+#: in-memory form is :class:`poolcheckers.server.game.GameRec`, field for column.
+GAMES = Table(
+    "games",
+    METADATA,
+    Column("id", String(32), primary_key=True),
+    Column("mode", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("rules", JSON, nullable=False),
+    Column("start_fen", Text, nullable=False),
+    Column("level", Integer, nullable=True),
+    Column("engine_color", String(8), nullable=True),
+    Column("black_token_hash", String(64), nullable=True),
+    Column("white_token_hash", String(64), nullable=True),
+    Column("invite_hash", String(64), nullable=True),
+    Column("clock_initial_ms", BigInteger, nullable=True),
+    Column("clock_increment_ms", BigInteger, nullable=True),
+    Column("black_ms", BigInteger, nullable=True),
+    Column("white_ms", BigInteger, nullable=True),
+    Column("clock_running", String(8), nullable=True),
+    Column("turn_started_ms", BigInteger, nullable=True),
+    Column("deadline_ms", BigInteger, nullable=True),
+    Column("ply", Integer, nullable=False),
+    Column("draw_offer", String(8), nullable=True),
+    Column("termination", String(16), nullable=True),
+    Column("winner", String(8), nullable=True),
+    Column("result", String(8), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("tags", JSON, nullable=True),
+    Column("version", Integer, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("updated_ms", BigInteger, nullable=False),
+    Index("ix_games_status_created", "status", "created_ms"),
+    Index("ix_games_deadline", "deadline_ms"),
+)
 
-class GameRow(Base):
-    """One game: its set-up, seats, clocks and result.  The moves are in ``moves``."""
-
-    __tablename__ = "games"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    mode: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))
-    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
-    start_fen: Mapped[str] = mapped_column(Text)
-    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    engine_color: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    black_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    white_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    clock_initial_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    clock_increment_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    black_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    white_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    clock_running: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    turn_started_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    deadline_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    ply: Mapped[int] = mapped_column(Integer)
-    draw_offer: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    termination: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    winner: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    result: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
-    tags: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
-    version: Mapped[int] = mapped_column(Integer)
-    created_ms: Mapped[int] = mapped_column(BigInteger)
-    updated_ms: Mapped[int] = mapped_column(BigInteger)
-
-    __table_args__ = (
-        Index("ix_games_status_created", "status", "created_ms"),
-        Index("ix_games_deadline", "deadline_ms"),
-    )
-
-
-class MoveRow(Base):
-    """One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever."""
-
-    __tablename__ = "moves"
-
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
-    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
-    notation: Mapped[str] = mapped_column(String(128))
-    path: Mapped[str] = mapped_column(String(128))
-    color: Mapped[str] = mapped_column(String(8))
-    created_ms: Mapped[int] = mapped_column(BigInteger)
-    black_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    white_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    draw_offer: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    version: Mapped[int] = mapped_column(Integer)
+#: One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever.
+#: In memory: :class:`poolcheckers.server.game.MoveRec`.
+MOVES = Table(
+    "moves",
+    METADATA,
+    Column("game_id", String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("ply", Integer, primary_key=True),
+    Column("notation", String(128), nullable=False),
+    Column("path", String(128), nullable=False),
+    Column("color", String(8), nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("black_ms", BigInteger, nullable=True),
+    Column("white_ms", BigInteger, nullable=True),
+    Column("draw_offer", String(8), nullable=True),
+    Column("version", Integer, nullable=False),
+)
 
 
 def default_database_path() -> Path:

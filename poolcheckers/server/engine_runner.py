@@ -1,19 +1,27 @@
 """Engine thinking for engine games and the analysis board, off the event loop.
 
-Searches run in a small thread pool (the native search releases the GIL, so the
-event loop keeps serving while the engine thinks).  Each worker thread keeps one
-:class:`poolcheckers.engine.Engine` per rule set.  The engine's move is stored through
-:meth:`GameService.engine_move`, which validates it like any other move and refuses
-it if the game moved on meanwhile (a takeback, a resignation, a flag).
+Two thread pools, so that an engine game never waits behind an analysis: engine
+games' replies and draw decisions run in the *game* pool, the analysis board's
+searches in the *analysis* pool, whose threads also run at a lower OS priority
+(``nice`` +10 where the system allows it), so a game's search gets the CPU first.
+An analysis is capped in time (``analysis_max_time``) and admitted only while its
+client address has fewer than ``analyses_per_address`` analyses running or waiting
+(:class:`AnalysisSlots`); one socket runs one analysis at a time.
 
-Without the engine's native core, engine games and analyses are refused with
-``engine_unavailable``.
+The native search releases the GIL, so the event loop keeps serving while the engine
+thinks.  Each worker thread keeps one :class:`poolcheckers.engine.Engine` per rule
+set.  The engine's move is stored through :meth:`GameService.engine_move`, which
+validates it like any other move and refuses it if the game moved on meanwhile (a
+takeback, a resignation, a flag).  Without the native core, engine games and
+analyses are refused with ``engine_unavailable``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,10 +30,16 @@ from typing import Any
 from poolcheckers import Board, RuleSet
 from poolcheckers.engine import Engine, Limit, SearchResult, native_available
 
+from . import errors
+from .game import Loaded, color_name
 from .service import GameService
-from .state import Loaded, color_name
 
 log = logging.getLogger("poolcheckers.server.engine")
+
+#: ``nice`` increment of the analysis threads (game replies keep the default)
+ANALYSIS_NICE = 10
+#: seconds of thought behind the engine's answer to a draw offer
+DRAW_EVAL_TIME = 0.2
 
 
 def engine_available() -> bool:
@@ -46,23 +60,78 @@ def level_time(level: int | None) -> float:
     return 0.1 * (level or 10)
 
 
+def accepts_draw(score: int) -> bool:
+    """The engine accepts a draw (R17) when its evaluation (centi-men, its own view)
+    says it is not better than equal."""
+    return score <= 0
+
+
+def _lower_priority() -> None:
+    """Thread initialiser of the analysis pool: a higher ``nice`` for this thread."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), ANALYSIS_NICE)
+
+
+class AnalysisSlots:
+    """Analyses running or waiting, per client address, at most ``per_address`` each.
+
+    >>> slots = AnalysisSlots(1)
+    >>> slots.take("a")
+    >>> slots.take("a")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.errors.ApiError: at most 1 analyses at a time from one address: ...
+    >>> slots.give_back("a"); slots.take("a")
+    """
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.held: dict[str, int] = {}
+
+    def take(self, address: str) -> None:
+        """One slot of ``address`` (loop thread), or ``rate_limited``."""
+        n = self.held.get(address, 0)
+        if n >= self.per_address:
+            raise errors.rate_limited(
+                f"at most {self.per_address} analyses at a time from one address: stop one first"
+            )
+        self.held[address] = n + 1
+
+    def give_back(self, address: str) -> None:
+        left = self.held.get(address, 0) - 1
+        if left > 0:
+            self.held[address] = left
+        else:
+            self.held.pop(address, None)
+
+
 class EngineRunner:
-    """Plays the engine's moves and runs analyses in a thread pool."""
+    """Plays the engine's moves (game pool) and runs analyses (analysis pool)."""
 
     def __init__(
         self,
         service: GameService,
         *,
         threads: int = 2,
+        analysis_threads: int = 2,
         move_time: float | None = None,
         hash_mb: int = 32,
+        analysis_max_time: float = 30.0,
+        analyses_per_address: int = 2,
         run_db: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.service = service
         self.run_db: Callable[..., Awaitable[Any]] = run_db or asyncio.to_thread
         self.move_time = move_time
         self.hash_mb = hash_mb
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
+        self.analysis_max_time = analysis_max_time
+        self.game_pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
+        self.analysis_pool = ThreadPoolExecutor(
+            max_workers=analysis_threads,
+            thread_name_prefix="analysis",
+            initializer=_lower_priority,
+        )
+        self.slots = AnalysisSlots(analyses_per_address)
         self._local = threading.local()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._searching: dict[str, Engine] = {}
@@ -75,7 +144,8 @@ class EngineRunner:
                 eng.stop()
         for task in self._tasks.values():
             task.cancel()
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.analysis_pool.shutdown(wait=True, cancel_futures=True)
+        self.game_pool.shutdown(wait=True, cancel_futures=True)
 
     # ------------------------------------------------------------ worker side
     def _engine(self, rules: RuleSet) -> Engine:
@@ -93,16 +163,13 @@ class EngineRunner:
         self,
         key: str,
         board: Board,
+        limit: Limit,
         *,
-        time: float,
-        clock: float | None = None,
-        increment: float = 0.0,
         level: int | None = None,
         on_info: Callable[[SearchResult], None] | None = None,
     ) -> SearchResult:
-        """Run one search in the calling (worker) thread; ``key`` lets :meth:`cancel` stop it."""
+        """Run one search in the calling (worker) thread; ``key`` lets :meth:`stop` stop it."""
         eng = self._engine(board.rules)
-        limit = Limit(time=time, clock=clock, increment=increment)
         with self._searching_lock:
             self._searching[key] = eng
         try:
@@ -126,7 +193,28 @@ class EngineRunner:
         if eng is not None:
             eng.stop()
 
-    # ------------------------------------------------------------ loop side
+    def searching(self, prefix: str) -> int:
+        """How many searches run under keys starting with ``prefix``."""
+        with self._searching_lock:
+            return sum(1 for k in self._searching if k.startswith(prefix))
+
+    # ------------------------------------------------------------ analyses
+    async def analyse(
+        self,
+        key: str,
+        board: Board,
+        seconds: float,
+        on_info: Callable[[SearchResult], None] | None = None,
+    ) -> SearchResult:
+        """An analysis search of at most ``analysis_max_time`` in the analysis pool."""
+        seconds = min(max(seconds, 0.01), self.analysis_max_time)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self.analysis_pool,
+            lambda: self.search_blocking(key, board, Limit(time=seconds), on_info=on_info),
+        )
+
+    # ------------------------------------------------------------ engine games
     def schedule(self, game_id: str) -> None:
         """Let the engine reply in ``game_id`` (no-op if it is already thinking there)."""
         task = self._tasks.get(game_id)
@@ -144,41 +232,31 @@ class EngineRunner:
         task = self._tasks.get(game_id)
         return task is not None and not task.done()
 
+    def move_limit(self, loaded: Loaded) -> Limit:
+        """The engine's time for its move: by level, within its clock (R20)."""
+        g = loaded.game
+        think = self.move_time if self.move_time is not None else level_time(g.level)
+        if not g.has_clock:
+            return Limit(time=think)
+        now = self.service.clock.now_ms()
+        clock = max(0.0, g.remaining_ms(color_name(loaded.board.turn), now)) / 1000
+        increment = (g.clock_increment_ms or 0) / 1000
+        think = min(think, max(0.01, clock / 20 + increment / 2))
+        return Limit(time=think, clock=clock, increment=increment)
+
     async def _play(self, game_id: str) -> None:
         loop = asyncio.get_running_loop()
         try:
             loaded: Loaded = await self.run_db(self.service.loaded, game_id)
             g = loaded.game
-            board = loaded.board
-            if (
-                g.status != "running"
-                or g.mode != "engine"
-                or g.engine_color != color_name(board.turn)
-            ):
+            if not g.engine_to_move(loaded.board):
                 return
-            think = self.move_time if self.move_time is not None else level_time(g.level)
-            clock = None
-            increment = 0.0
-            if g.has_clock:
-                clock = max(
-                    0.0, g.remaining_ms(color_name(board.turn), self.service.clock.now_ms())
-                )
-                clock /= 1000
-                increment = (g.clock_increment_ms or 0) / 1000
-                think = min(think, max(0.01, clock / 20 + increment / 2))
-            ply = g.ply
+            limit = self.move_limit(loaded)
             result = await loop.run_in_executor(
-                self.executor,
-                lambda: self.search_blocking(
-                    "game:" + game_id,
-                    board,
-                    time=think,
-                    clock=clock,
-                    increment=increment,
-                    level=g.level,
-                ),
+                self.game_pool,
+                lambda: self.search_blocking("game:" + game_id, loaded.board, limit, level=g.level),
             )
-            await self.run_db(self.service.engine_move, game_id, ply, result.move.full_notation())
+            await self.run_db(self.service.engine_move, game_id, g.ply, result.move.full_notation())
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -190,10 +268,15 @@ class EngineRunner:
                     self._again.discard(game_id)
                     self.schedule(game_id)
 
-    async def evaluate(self, board: Board, time: float = 0.2) -> SearchResult:
-        """A short search of ``board`` (e.g. to decide on a draw offer)."""
+    async def draw_decision(self, loaded: Loaded) -> bool:
+        """Whether the engine accepts the draw offered to it in ``loaded`` (R17)."""
+        board = loaded.board.copy()
         loop = asyncio.get_running_loop()
-        key = f"eval:{id(board)}"
-        return await loop.run_in_executor(
-            self.executor, lambda: self.search_blocking(key, board.copy(), time=time)
+        result = await loop.run_in_executor(
+            self.game_pool,
+            lambda: self.search_blocking(
+                f"draw:{loaded.game.id}", board, Limit(time=DRAW_EVAL_TIME)
+            ),
         )
+        mine = color_name(board.turn) == loaded.game.engine_color
+        return accepts_draw(result.score if mine else -result.score)

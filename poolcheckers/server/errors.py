@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 CODES = frozenset(
     {
@@ -16,6 +19,9 @@ CODES = frozenset(
         "conflict",
         "bad_request",
         "engine_unavailable",
+        "database_unavailable",
+        "rate_limited",
+        "internal",
     }
 )
 
@@ -36,7 +42,8 @@ class ApiError(Exception):
         self.message = message
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
+        # a message may quote the input, which may hold a lone surrogate (not UTF-8)
+        return {"error": {"code": self.code, "message": _SURROGATE.sub("\ufffd", self.message)}}
 
 
 def not_found(game_id: str) -> ApiError:
@@ -69,3 +76,15 @@ def stale_ply(message: str) -> ApiError:
 
 def too_large(limit: int) -> ApiError:
     return ApiError(413, "too_large", f"payload larger than {limit} bytes")
+
+
+def rate_limited(message: str) -> ApiError:
+    return ApiError(429, "rate_limited", message)
+
+
+def engine_unavailable() -> ApiError:
+    return ApiError(503, "engine_unavailable", "the engine (native core) is not available")
+
+
+def database_unavailable(message: str) -> ApiError:
+    return ApiError(503, "database_unavailable", f"the database is unreachable: {message}")

@@ -15,10 +15,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from .db import PG_CHANNEL
-from .state import dumps, viewer_json
+from .state import viewer_json
 
 log = logging.getLogger("poolcheckers.server.notify")
 
@@ -62,7 +61,7 @@ class Hub:
         self.subs: dict[str, set[Subscriber]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         #: loads a game's current (version, base state) for changes made elsewhere
-        self.loader: Callable[[str], Awaitable[tuple[int, dict[str, Any]]]] | None = None
+        self.loader: Callable[[str], Awaitable[tuple[int, str]]] | None = None
         self._reloading: set[str] = set()
         self._reload_again: set[str] = set()
 
@@ -78,26 +77,20 @@ class Hub:
             if not subs:
                 del self.subs[sub.game_id]
 
-    def publish(self, game_id: str, version: int, state: dict[str, Any]) -> None:
-        """Send a new state to the game's subscribers that have an older one (loop thread)."""
+    def publish(self, game_id: str, version: int, base_json: str) -> None:
+        """Send a new state (serialised, without ``your_color``) to the game's
+        subscribers that have an older one (loop thread)."""
         subs = self.subs.get(game_id)
         if not subs:
             return
-        base_json: str | None = None
         for sub in list(subs):
             if not sub.ready:
                 sub.missed = True
                 continue
             if sub.version >= version:
                 continue
-            if base_json is None:
-                base_json = dumps(state)
             sub.version = version
             sub.send(state_message(base_json, sub.color))
-
-    def publish_threadsafe(self, game_id: str, version: int, state: dict[str, Any]) -> None:
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.publish, game_id, version, state)
 
     def remote_change(self, game_id: str, version: int) -> None:
         """Another process changed a game (NOTIFY): reload and publish if anyone is behind."""
@@ -120,11 +113,11 @@ class Hub:
                 if self.loader is None or game_id not in self.subs:
                     return
                 try:
-                    version, state = await self.loader(game_id)
+                    version, base_json = await self.loader(game_id)
                 except Exception:
                     log.exception("reloading game %s after a notification failed", game_id)
                     return
-                self.publish(game_id, version, state)
+                self.publish(game_id, version, base_json)
                 if game_id not in self._reload_again:
                     return
         finally:

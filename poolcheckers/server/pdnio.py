@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Any
 
-from poolcheckers import PdnError, RuleSet
+from poolcheckers import Board, PdnError, RuleSet
 from poolcheckers.pdn import (
     PdnGame,
     _lex,
@@ -18,8 +17,10 @@ from poolcheckers.pdn import (
     write_game,
 )
 
+from .errors import ApiError
+from .game import GameRec
+from .schemas import ImportError_, ImportResult, PdnGameInfo, PdnReadError, PdnReadResult
 from .service import GameService
-from .state import GameRec
 
 
 def game_tags(g: GameRec) -> dict[str, str]:
@@ -61,29 +62,34 @@ def export_all(service: GameService) -> str:
     return "\n".join(export_game(service, game_id) for game_id in service.iter_ids())
 
 
-def import_text(service: GameService, text: str) -> dict[str, Any]:
-    """Store every game of a PDN text; a bad game is reported (1-based number, line,
-    column, reason) and the others are still imported."""
-    imported: list[str] = []
-    errors: list[dict[str, Any]] = []
+def import_text(service: GameService, text: str, max_games: int) -> ImportResult:
+    """Store every game of a PDN text (at most ``max_games``, else nothing is stored:
+    413); a bad game is reported (1-based number, line, column, reason) and the
+    others are still imported."""
+    problems: list[ImportError_] = []
 
     def on_error(exc: PdnError) -> None:
-        errors.append(
-            {"game": exc.game, "line": exc.line, "column": exc.column, "message": str(exc)}
+        problems.append(
+            ImportError_(game=exc.game, line=exc.line, column=exc.column, message=str(exc))
         )
 
+    games: list[tuple[Board, dict[str, str], str]] = []
     for game in iter_games(text, on_error=on_error):
+        if len(games) + len(problems) >= max_games:
+            raise ApiError(
+                413, "too_large", f"at most {max_games} games per import: split the file"
+            )
         try:
             board = game.board()
         except ValueError as exc:  # MoveError is a ValueError
-            errors.append(
-                {"game": game.number, "line": game.line, "column": 1, "message": str(exc)}
+            problems.append(
+                ImportError_(game=game.number, line=game.line, column=1, message=str(exc))
             )
             continue
         tags = {k: v for k, v in game.tags.items() if k != "GameId"}
-        result = normalize_result(game.result)
-        imported.append(service.store_imported(board, tags, result))
-    return {"imported": imported, "errors": errors}
+        games.append((board, tags, normalize_result(game.result)))
+    imported = [service.store_imported(board, tags, result) for board, tags, result in games]
+    return ImportResult(imported=imported, errors=problems)
 
 
 # ---------------------------------------------------------------- reading for analysis
@@ -91,16 +97,16 @@ def import_text(service: GameService, text: str) -> dict[str, Any]:
 PARTIAL_TRIES = 4
 
 
-def game_json(game: PdnGame) -> dict[str, Any]:
+def game_json(game: PdnGame) -> PdnGameInfo:
     """A game read from PDN, as ``POST /api/analysis/pdn`` answers it."""
-    return {
-        "game": game.number,
-        "tags": dict(game.tags),
-        "start_fen": game.start_fen,
-        "moves": game.notations(),
-        "result": normalize_result(game.result),
-        "rules": game.rules.to_dict(),
-    }
+    return PdnGameInfo(
+        game=game.number,
+        tags=dict(game.tags),
+        start_fen=game.start_fen,
+        moves=game.notations(),
+        result=normalize_result(game.result),
+        rules=game.rules.to_dict(),
+    )
 
 
 def _offset(text: str, line: int, column: int) -> int:
@@ -108,7 +114,7 @@ def _offset(text: str, line: int, column: int) -> int:
     return starts[min(max(line, 1), len(starts)) - 1] + column - 1
 
 
-def _legal_part(text: str, header_end: int, rules: RuleSet) -> dict[str, Any] | None:
+def _legal_part(text: str, header_end: int, rules: RuleSet) -> PdnGameInfo | None:
     """The game ``text`` (one game, its error past ``header_end``) read up to the
     error: cut before the offending token and read again (a cut inside a
     variation is cut again before its ``(``).  ``None`` if the tags are at fault."""
@@ -116,7 +122,7 @@ def _legal_part(text: str, header_end: int, rules: RuleSet) -> dict[str, Any] | 
         games, errors = read_games_collect(text, rules)
         if len(games) == 1 and not errors:
             part = game_json(games[0])
-            part["result"] = "*"
+            part.result = "*"
             return part
         if len(errors) != 1:
             return None
@@ -127,11 +133,11 @@ def _legal_part(text: str, header_end: int, rules: RuleSet) -> dict[str, Any] | 
     return None
 
 
-def read_for_analysis(text: str, rules: RuleSet) -> dict[str, Any]:
+def read_for_analysis(text: str, rules: RuleSet) -> PdnReadResult:
     """Every game of a PDN text, read (R4-R21 checked) and not stored: the good games
     and, for each bad one, the error and the game's legal part (``partial``)."""
     games, errors = read_games_collect(text, rules)
-    out: dict[str, Any] = {"games": [game_json(g) for g in games], "errors": []}
+    out = PdnReadResult(games=[game_json(g) for g in games], errors=[])
     if not errors:
         return out
     # the text as the reader sees it, cut into the same games
@@ -154,15 +160,15 @@ def read_for_analysis(text: str, rules: RuleSet) -> dict[str, Any]:
             if end - begin > header:
                 partial = _legal_part(norm[begin:end], header, rules)
                 if partial is not None:
-                    partial["game"] = exc.game
-        out["errors"].append(
-            {
-                "game": exc.game,
-                "line": exc.line,
-                "column": exc.column,
-                "token": exc.token,
-                "message": str(exc),
-                "partial": partial,
-            }
+                    partial.game = exc.game
+        out.errors.append(
+            PdnReadError(
+                game=exc.game,
+                line=exc.line,
+                column=exc.column,
+                token=exc.token,
+                message=str(exc),
+                partial=partial,
+            )
         )
     return out

@@ -1,9 +1,11 @@
-"""In-memory form of a stored game and its JSON ``GameState`` (docs/CONTRACTS.md §3).
+"""What a client sees of a game or a position: the ``GameState`` and ``PositionInfo``
+schemas (docs/CONTRACTS.md §3) built from the library's board.
 
-A :class:`GameRec` mirrors one row of ``games`` and a :class:`MoveRec` one row of
-``moves``; :class:`Loaded` adds the :class:`~poolcheckers.Board` rebuilt by replaying
-the moves from the start FEN.  :func:`base_state` turns it into the ``GameState``
-JSON, without ``your_color`` (added per viewer by :func:`viewer_json`).
+:func:`base_state` is the state without ``your_color``; :func:`base_json` serialises
+it once per change, and :func:`viewer_json` adds ``your_color`` per viewer (cheap
+copies for every WebSocket subscriber).  The models are built with
+``model_construct``: the values come from the library and the store, not from a
+client, so they are not validated again.
 
 >>> viewer_json('{"id":"x"}', "black")
 '{"your_color":"black","id":"x"}'
@@ -13,226 +15,180 @@ JSON, without ``your_color`` (added per viewer by :func:`viewer_json`).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
 
-from poolcheckers import Board, Color, Outcome
+from poolcheckers import Board
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
-from .db import GameRow, MoveRow
-
-GAME_FIELDS: tuple[str, ...] = tuple(c.name for c in GameRow.__table__.columns)
-MOVE_FIELDS: tuple[str, ...] = tuple(
-    c.name for c in MoveRow.__table__.columns if c.name != "game_id"
+from .game import Loaded, color_name, outcome_reason
+from .schemas import (
+    ClockInfo,
+    Counters,
+    GameState,
+    LastMove,
+    LegalMove,
+    OutcomeInfo,
+    PositionInfo,
+    Seats,
 )
 
 
-@dataclass
-class GameRec:
-    """One row of ``games`` (see :class:`poolcheckers.server.db.GameRow`)."""
-
-    id: str
-    mode: str
-    status: str
-    rules: dict[str, Any]
-    start_fen: str
-    level: int | None
-    engine_color: str | None
-    black_token_hash: str | None
-    white_token_hash: str | None
-    invite_hash: str | None
-    clock_initial_ms: int | None
-    clock_increment_ms: int | None
-    black_ms: int | None
-    white_ms: int | None
-    clock_running: str | None
-    turn_started_ms: int | None
-    deadline_ms: int | None
-    ply: int
-    draw_offer: str | None
-    termination: str | None
-    winner: str | None
-    result: str | None
-    reason: str | None
-    tags: dict[str, str] | None
-    version: int
-    created_ms: int
-    updated_ms: int
-
-    def values(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in GAME_FIELDS}
-
-    def copy(self) -> GameRec:
-        return dataclasses.replace(self)
-
-    @property
-    def has_clock(self) -> bool:
-        return self.clock_initial_ms is not None
-
-    def remaining_ms(self, color: str, now_ms: int) -> int:
-        """Time left on ``color``'s clock at ``now_ms`` (may be negative: flag fallen)."""
-        stored = self.black_ms if color == "black" else self.white_ms
-        assert stored is not None
-        if self.clock_running == color and self.turn_started_ms is not None:
-            return stored - (now_ms - self.turn_started_ms)
-        return stored
-
-
-@dataclass
-class MoveRec:
-    """One row of ``moves``: the ply, its notation, and clocks/draw offer after it."""
-
-    ply: int
-    notation: str
-    path: str
-    color: str
-    created_ms: int
-    black_ms: int | None
-    white_ms: int | None
-    draw_offer: str | None
-    version: int
-
-    def values(self, game_id: str) -> dict[str, Any]:
-        d = {f: getattr(self, f) for f in MOVE_FIELDS}
-        d["game_id"] = game_id
-        return d
-
-
-@dataclass
-class Loaded:
-    """A game with its moves and the board after them."""
-
-    game: GameRec
-    moves: list[MoveRec]
-    board: Board
-    #: the last base state built, with the time it was built for
-    memo: tuple[int, dict[str, Any]] | None = None
-
-
-def color_name(color: Color) -> str:
-    return "black" if color is Color.BLACK else "white"
-
-
-def color_of(name: str) -> Color:
-    return Color.BLACK if name == "black" else Color.WHITE
-
-
-def other(name: str) -> str:
-    return "white" if name == "black" else "black"
-
-
-def outcome_reason(outcome: Outcome, board: Board) -> str:
-    """The end of the game in words, citing the rule (R16..R20, §9): the library's words."""
-    return board.outcome_reason(outcome) or outcome.reason(board.rules)
-
-
-def _counters(board: Board) -> dict[str, Any]:
-    return {
-        "r18_plies": board.halfmove_clock,
-        "r18_limit_plies": board.rules.king_only_limit_plies,
-        "r19_moves": board.three_kings_count,
-        "r19_active": board.three_kings_active,
-        "r19_limit": THREE_KINGS_MOVE_LIMIT,
-    }
-
-
-def legal_moves_json(board: Board) -> list[dict[str, Any]]:
+def legal_moves(board: Board) -> list[LegalMove]:
     """Each legal move with every path it can be walked by (R4) and the board after it."""
     work = board.copy(stack=False)
-    out: list[dict[str, Any]] = []
+    out = []
     for m in board.legal_moves:
         work.push(m)
         after = work.squares()
         work.pop()
         out.append(
-            {
-                "notation": board.notation(m),
-                "path": list(m.path),
-                "paths": [list(p) for p in board.paths(m)],
-                "captured": sorted(m.captured),
-                "board_after": after,
-            }
+            LegalMove.model_construct(
+                notation=board.notation(m),
+                path=list(m.path),
+                paths=[list(p) for p in board.paths(m)],
+                captured=sorted(m.captured),
+                board_after=after,
+            )
         )
     return out
 
 
-def base_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
+def last_move(board: Board) -> LastMove | None:
+    if not board.move_stack:
+        return None
+    m = board.move_stack[-1]
+    return LastMove.model_construct(path=list(m.path), captured=sorted(m.captured))
+
+
+def counters(board: Board) -> Counters:
+    return Counters.model_construct(
+        r18_plies=board.halfmove_clock,
+        r18_limit_plies=board.rules.king_only_limit_plies,
+        r19_moves=board.three_kings_count,
+        r19_active=board.three_kings_active,
+        r19_limit=THREE_KINGS_MOVE_LIMIT,
+    )
+
+
+def base_state(loaded: Loaded, now_ms: int) -> GameState:
     """The ``GameState`` of ``loaded`` at ``now_ms``, without ``your_color``."""
-    memo = loaded.memo
-    if memo is not None and memo[0] == now_ms:
-        return memo[1]
-    state = _build_state(loaded, now_ms)
-    loaded.memo = (now_ms, state)
-    return state
-
-
-def _build_state(loaded: Loaded, now_ms: int) -> dict[str, Any]:
     g = loaded.game
     board = loaded.board
-    running = g.status == "running"
-    last_move: dict[str, Any] | None = None
-    if board.move_stack:
-        m = board.move_stack[-1]
-        last_move = {"path": list(m.path), "captured": sorted(m.captured)}
-    outcome: dict[str, Any] | None = None
+    outcome = None
     if g.status == "finished":
-        outcome = {
-            "termination": g.termination,
-            "winner": g.winner,
-            "result": g.result,
-            "reason": g.reason,
-        }
-    clock: dict[str, Any] | None = None
+        outcome = OutcomeInfo.model_construct(
+            termination=g.termination,
+            winner=g.winner,
+            result=g.result,
+            reason=g.reason,
+        )
+    clock = None
     if g.has_clock:
-        clock = {
-            "black": max(0, g.remaining_ms("black", now_ms)) / 1000,
-            "white": max(0, g.remaining_ms("white", now_ms)) / 1000,
-            "initial": (g.clock_initial_ms or 0) / 1000,
-            "increment": (g.clock_increment_ms or 0) / 1000,
-            "running": g.clock_running,
-        }
-    return {
-        "id": g.id,
-        "mode": g.mode,
-        "status": g.status,
-        "rules": g.rules,
-        "rules_notes": board.rules.differences(),
-        "start_fen": g.start_fen,
-        "fen": board.fen(),
-        "board": board.squares(),
-        "turn": color_name(board.turn),
-        "start_turn": color_name(board.start_turn),
-        "ply": g.ply,
-        "version": g.version,
-        "moves": [m.notation for m in loaded.moves],
-        "legal_moves": legal_moves_json(board) if running else [],
-        "last_move": last_move,
-        "outcome": outcome,
-        "clock": clock,
-        "counters": _counters(board),
-        "draw_offer": g.draw_offer,
-        "level": g.level,
-        "engine_color": g.engine_color,
-        "seats": {
-            "black": g.black_token_hash is not None or g.engine_color == "black",
-            "white": g.white_token_hash is not None or g.engine_color == "white",
-        },
-        "tags": g.tags or {},
-    }
+        clock = ClockInfo.model_construct(
+            black=max(0, g.remaining_ms("black", now_ms)) / 1000,
+            white=max(0, g.remaining_ms("white", now_ms)) / 1000,
+            initial=(g.clock_initial_ms or 0) / 1000,
+            increment=(g.clock_increment_ms or 0) / 1000,
+            running=g.clock_running,
+        )
+    return GameState.model_construct(
+        id=g.id,
+        mode=g.mode,
+        status=g.status,
+        rules=g.rules,
+        rules_notes=board.rules.differences(),
+        start_fen=g.start_fen,
+        fen=board.fen(),
+        board=board.squares(),
+        turn=color_name(board.turn),
+        start_turn=color_name(board.start_turn),
+        ply=g.ply,
+        version=g.version,
+        moves=[m.notation for m in loaded.moves],
+        legal_moves=legal_moves(board) if g.status == "running" else [],
+        last_move=last_move(board),
+        outcome=outcome,
+        clock=clock,
+        counters=counters(board),
+        draw_offer=g.draw_offer,
+        level=g.level,
+        engine_color=g.engine_color,
+        seats=Seats.model_construct(
+            black=g.black_token_hash is not None or g.engine_color == "black",
+            white=g.white_token_hash is not None or g.engine_color == "white",
+        ),
+        tags=g.tags or {},
+    )
 
 
-def dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"))
+def base_json(loaded: Loaded, now_ms: int) -> str:
+    """:func:`base_state` as JSON without ``your_color`` (memoised per time)."""
+    memo = loaded.memo
+    if memo is not None and memo[0] == now_ms:
+        text: str = memo[1]
+        return text
+    text = base_state(loaded, now_ms).model_dump_json(exclude={"your_color"})
+    loaded.memo = (now_ms, text)
+    return text
 
 
-def viewer_json(base_json: str, your_color: str | None) -> str:
-    """Insert ``your_color`` into a serialised base state (cheap per-viewer copies)."""
-    return '{"your_color":' + json.dumps(your_color) + "," + base_json[1:]
+def viewer_json(base: str, your_color: str | None) -> str:
+    """Insert ``your_color`` into a serialised base state."""
+    return '{"your_color":' + json.dumps(your_color) + "," + base[1:]
 
 
-def with_viewer(base: dict[str, Any], your_color: str | None) -> dict[str, Any]:
-    d = dict(base)
-    d["your_color"] = your_color
-    return d
+def position_info(board: Board) -> PositionInfo:
+    """The analysis board's view of a position: legal moves, counters, outcome."""
+    outcome = board.outcome()
+    replay = Board(board.start_fen, rules=board.rules)
+    notations = []
+    for m in board.move_stack:
+        notations.append(replay.notation(m))
+        replay.push(m)
+    return PositionInfo.model_construct(
+        fen=board.fen(),
+        board=board.squares(),
+        start_fen=board.start_fen,
+        turn=color_name(board.turn),
+        start_turn=color_name(board.start_turn),
+        ply=board.ply,
+        rules=board.rules.to_dict(),
+        rules_notes=board.rules.differences(),
+        moves=notations,
+        line=Board(board.start_fen, rules=board.rules).variation_notation(board.move_stack),
+        legal_moves=legal_moves(board),
+        last_move=last_move(board),
+        outcome=(
+            OutcomeInfo.model_construct(
+                termination=outcome.termination.value,
+                winner=color_name(outcome.winner) if outcome.winner is not None else None,
+                result=outcome.result(),
+                reason=outcome_reason(outcome, board),
+            )
+            if outcome
+            else None
+        ),
+        counters=counters(board),
+    )
+
+
+@dataclass
+class View:
+    """A game as one viewer sees it at one time: ``seat`` is the viewer's seat."""
+
+    loaded: Loaded
+    now: int
+    seat: str | None = None
+
+    def base_json(self) -> str:
+        return base_json(self.loaded, self.now)
+
+    def json(self) -> str:
+        """The viewer's ``GameState`` as JSON."""
+        return viewer_json(self.base_json(), self.seat)
+
+    def state(self) -> GameState:
+        state = base_state(self.loaded, self.now)
+        state.your_color = self.seat  # type: ignore[assignment]
+        return state

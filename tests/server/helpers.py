@@ -6,6 +6,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from poolcheckers.server.schemas import Action
+from poolcheckers.server.service import GameService
+
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/games", json=body)
@@ -31,3 +34,26 @@ def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> Any:
 def error_code(response: Any) -> str:
     code: str = response.json()["error"]["code"]
     return code
+
+
+def state_of(service: GameService, gid: str) -> dict[str, Any]:
+    """A game's ``GameState`` as the API sends it (no viewer), read through ``service``."""
+    return service.view(gid).state().model_dump()
+
+
+def played(service: GameService, gid: str, token: str, mv: str, ply: int) -> dict[str, Any]:
+    """Play ``mv`` through ``service``; the ``GameState`` after it."""
+    return service.move(gid, token, mv, ply)[0].state().model_dump()
+
+
+def acted(service: GameService, gid: str, action: Action, token: str) -> dict[str, Any]:
+    return service.act(gid, action, token).state().model_dump()
+
+
+def ws_seat(token: str) -> list[str]:
+    """The WebSocket sub-protocols that present a seat token (never in the URL)."""
+    return ["poolcheckers", f"seat-token.{token}"]
+
+
+def seat_header(token: str) -> dict[str, str]:
+    return {"X-Seat-Token": token}

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from .helpers import error_code, move, new_game, online_game
+from .helpers import error_code, move, new_game, online_game, seat_header
 
 
 def test_local_game_plays_both_sides_and_lists_moves_in_pdn_notation(client: TestClient) -> None:
@@ -122,7 +122,7 @@ def test_online_seats_invites_and_forbidden_moves(client: TestClient) -> None:
     # a spectator (no token) and a stranger token cannot move
     r = move(client, gid, "not-a-token", "22-18", 1)
     assert r.status_code == 403
-    state = client.get(f"/api/games/{gid}", params={"token": white}).json()
+    state = client.get(f"/api/games/{gid}", headers=seat_header(white)).json()
     assert state["your_color"] == "white" and state["ply"] == 1
     assert client.get(f"/api/games/{gid}").json()["your_color"] is None
 

@@ -40,7 +40,12 @@ def test_serve_uses_the_user_data_dir_and_migrates(tmp_path: Path) -> None:
             except httpx.HTTPError:
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.1)
-        assert r.json() == {"ok": True, "engine": r.json()["engine"], "database": "sqlite"}
+        assert r.json() == {
+            "ok": True,
+            "engine": r.json()["engine"],
+            "database": "sqlite",
+            "database_reachable": True,
+        }
         created = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"mode": "local"})
         assert created.status_code == 200
         assert db.is_file()

@@ -14,10 +14,11 @@ from poolcheckers.engine import native_available
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.db import make_engine, run_migrations
-from poolcheckers.server.service import CreateRequest, GameService
+from poolcheckers.server.game import NewGame
+from poolcheckers.server.service import GameService
 
 from .conftest import AppFactory
-from .helpers import error_code, move, new_game
+from .helpers import error_code, move, new_game, ws_seat
 
 pytestmark = [
     pytest.mark.skipif(
@@ -42,7 +43,7 @@ def test_engine_replies_to_the_human_move(client: TestClient) -> None:
     assert game["engine_color"] == "white" and game["level"] == 3
     assert game["seats"] == {"black": True, "white": True}
     gid = game["id"]
-    with client.websocket_connect(f"/ws/games/{gid}?token={token}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws:
         wait_for_ply(ws, 0)
         r = move(client, gid, token, "11-15", 0)
         assert r.status_code == 200 and r.json()["ply"] == 1  # answered before the reply
@@ -57,7 +58,7 @@ def test_engine_replies_to_the_human_move(client: TestClient) -> None:
 def test_engine_moves_first_when_the_human_takes_white(client: TestClient) -> None:
     created = new_game(client, mode="engine", level=1, color="white")
     gid, token = created["game"]["id"], created["token"]
-    with client.websocket_connect(f"/ws/games/{gid}?token={token}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws:
         state = wait_for_ply(ws, 1)
     assert state["your_color"] == "white" and state["turn"] == "white"
     r = move(client, gid, token, "11-15", 1)
@@ -69,7 +70,7 @@ def test_takeback_undoes_the_human_move_and_the_engine_reply(client: TestClient)
     gid, token = created["game"]["id"], created["token"]
     r = client.post(f"/api/games/{gid}/takeback", json={"token": token})
     assert r.status_code == 409 and error_code(r) == "conflict"  # nothing to take back
-    with client.websocket_connect(f"/ws/games/{gid}?token={token}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws:
         move(client, gid, token, "11-15", 0)
         wait_for_ply(ws, 2)
         r = client.post(f"/api/games/{gid}/takeback", json={"token": token})
@@ -111,13 +112,13 @@ def test_a_restarted_server_lets_the_engine_move(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine, engine_available=lambda: True)
-    committed, token, _ = service.create(CreateRequest("engine", {}, None, 1, "white", None, 0.0))
+    committed, token, _ = service.create(NewGame("engine", {}, None, 1, "white", None, 0.0))
     gid = committed.loaded.game.id
     engine.dispose()  # the "old server" stopped before the engine moved
     settings = Settings(database_url=db_url, clock=ManualClock(), engine_move_time=0.05)
     with (
         TestClient(create_app(settings)) as client,
-        client.websocket_connect(f"/ws/games/{gid}?token={token}") as ws,
+        client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws,
     ):
         state = wait_for_ply(ws, 1)
         assert state["turn"] == "white"

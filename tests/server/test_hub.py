@@ -14,9 +14,9 @@ async def test_each_version_is_sent_once_with_the_viewer_seat() -> None:
     other_game = hub.subscribe("h", "white")
     for sub in (black, watcher, other_game):
         sub.ready = True
-    hub.publish("g", 2, {"id": "g", "version": 2})
-    hub.publish("g", 2, {"id": "g", "version": 2})  # the NOTIFY echo of the same change
-    hub.publish("g", 1, {"id": "g", "version": 1})  # an older one, late
+    hub.publish("g", 2, json.dumps({"id": "g", "version": 2}))
+    hub.publish("g", 2, json.dumps({"id": "g", "version": 2}))  # the NOTIFY echo of the same change
+    hub.publish("g", 1, json.dumps({"id": "g", "version": 1}))  # an older one, late
     assert black.queue.qsize() == 1 and watcher.queue.qsize() == 1
     assert other_game.queue.qsize() == 0
     msg = json.loads(black.queue.get_nowait() or "")
@@ -30,7 +30,7 @@ async def test_each_version_is_sent_once_with_the_viewer_seat() -> None:
 async def test_a_socket_not_ready_notes_what_it_missed() -> None:
     hub = Hub()
     sub = hub.subscribe("g", None)
-    hub.publish("g", 5, {"id": "g", "version": 5})
+    hub.publish("g", 5, json.dumps({"id": "g", "version": 5}))
     assert sub.queue.qsize() == 0 and sub.missed
 
 
@@ -39,7 +39,7 @@ async def test_a_client_too_slow_to_read_is_told_to_close() -> None:
     sub = hub.subscribe("g", "white")
     sub.ready = True
     for version in range(1, MAX_BACKLOG + 10):
-        hub.publish("g", version, {"id": "g", "version": version})
+        hub.publish("g", version, json.dumps({"id": "g", "version": version}))
     messages = [sub.queue.get_nowait() for _ in range(sub.queue.qsize())]
     assert len(messages) >= MAX_BACKLOG
     assert None in messages  # the sender closes the socket (code 1013) on None

@@ -26,10 +26,11 @@ from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.db import make_engine, run_migrations
-from poolcheckers.server.service import CreateRequest, GameService
+from poolcheckers.server.game import NewGame
+from poolcheckers.server.service import GameService
 
 from .conftest import free_port
-from .helpers import move, online_game
+from .helpers import move, online_game, state_of, ws_seat
 from .test_store import race
 
 pytestmark = pytest.mark.postgres
@@ -60,13 +61,11 @@ def test_race_between_two_processes_on_postgres(pg_url: str) -> None:
     services = [GameService(e) for e in engines]
     legal = [m.full_notation() for m in Board().legal_moves]
     for _ in range(5):
-        committed, token, _ = services[0].create(
-            CreateRequest("local", {}, None, None, "black", None, 0)
-        )
+        committed, token, _ = services[0].create(NewGame("local", {}, None, None, "black", None, 0))
         gid = committed.loaded.game.id
         wins, losses = race(services, gid, token, legal)
         assert len(wins) == 1 and losses == ["stale_ply"] * (len(legal) - 1)
-        assert services[1].state(gid)[0]["moves"] == wins
+        assert state_of(services[1], gid)["moves"] == wins
     for e in engines:
         e.dispose()
 
@@ -155,8 +154,12 @@ async def test_two_processes_share_games_through_listen_notify(
         ws_base_a = a.base.replace("http", "ws")
         ws_base_b = b.base.replace("http", "ws")
         async with (
-            websockets.connect(f"{ws_base_b}/ws/games/{gid}?token={white}") as ws_white,
-            websockets.connect(f"{ws_base_a}/ws/games/{gid}?token={black}") as ws_black,
+            websockets.connect(
+                f"{ws_base_b}/ws/games/{gid}", subprotocols=ws_seat(white)
+            ) as ws_white,
+            websockets.connect(
+                f"{ws_base_a}/ws/games/{gid}", subprotocols=ws_seat(black)
+            ) as ws_black,
             websockets.connect(f"{ws_base_b}/ws/games/{gid}") as spectator_b,
         ):
             for ws in (ws_white, ws_black, spectator_b):

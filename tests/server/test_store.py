@@ -16,11 +16,13 @@ from sqlalchemy.exc import IntegrityError
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.db import MOVES, make_engine, run_migrations
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.service import MOVES, CreateRequest, GameService, hash_token
+from poolcheckers.server.game import NewGame
+from poolcheckers.server.seats import hash_token
+from poolcheckers.server.service import GameService
 
-from .helpers import move, new_game, online_game
+from .helpers import acted, move, new_game, online_game, played, seat_header, state_of
 
 
 def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
@@ -52,7 +54,7 @@ def test_restarted_server_resumes_every_game(db_url: str, clock: ManualClock) ->
     with TestClient(create_app(settings)) as c2:
         for g, state in before.items():
             assert c2.get(f"/api/games/{g}").json() == state
-        resumed = c2.get(f"/api/games/{gid}", params={"token": white}).json()
+        resumed = c2.get(f"/api/games/{gid}", headers=seat_header(white)).json()
         assert resumed["your_color"] == "white"  # seat tokens still work (hashes stored)
         assert resumed["draw_offer"] == "white"
         assert resumed["moves"] == ["11-15", "22-18", "15x22"]
@@ -71,9 +73,7 @@ def test_only_token_hashes_are_stored(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine)
-    committed, token, invite = service.create(
-        CreateRequest("online", {}, None, None, "black", None, 0.0)
-    )
+    committed, token, invite = service.create(NewGame("online", {}, None, None, "black", None, 0.0))
     g = committed.loaded.game
     assert g.black_token_hash == hash_token(token) != token
     assert invite is not None and g.invite_hash == hash_token(invite)
@@ -86,7 +86,7 @@ def test_unique_game_ply_is_enforced_by_the_database(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine)
-    committed, token, _ = service.create(CreateRequest("local", {}, None, None, "black", None, 0))
+    committed, token, _ = service.create(NewGame("local", {}, None, None, "black", None, 0))
     gid = committed.loaded.game.id
     service.move(gid, token, "11-15", 0)
     row: dict[str, Any] = {
@@ -139,12 +139,10 @@ def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes
     services = [GameService(e) for e in engines]
     legal = [m.full_notation() for m in Board().legal_moves]
     for _round in range(10):
-        committed, token, _ = services[0].create(
-            CreateRequest("local", {}, None, None, "black", None, 0)
-        )
+        committed, token, _ = services[0].create(NewGame("local", {}, None, None, "black", None, 0))
         gid = committed.loaded.game.id
         for s in services:
-            s.state(gid)  # warm every cache at version 1
+            s.view(gid)  # warm every cache at version 1
         wins, losses = race(services, gid, token, legal)
         assert len(wins) == 1, (wins, losses)
         assert losses == ["stale_ply"] * (len(legal) - 1)
@@ -152,7 +150,7 @@ def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes
             rows = conn.execute(select(MOVES.c.path).where(MOVES.c.game_id == gid)).all()
         assert [r[0] for r in rows] == wins
         for s in services:
-            state, _ = s.state(gid)
+            state = state_of(s, gid)
             assert state["moves"] == wins and state["ply"] == 1
     for e in engines:
         e.dispose()
@@ -162,17 +160,17 @@ def test_stale_cache_in_another_process_loses_the_compare_and_set(db_url: str) -
     engine_a, engine_b = make_engine(db_url), make_engine(db_url)
     run_migrations(engine_a)
     a, b = GameService(engine_a), GameService(engine_b)
-    committed, token, _ = a.create(CreateRequest("local", {}, None, None, "black", None, 0))
+    committed, token, _ = a.create(NewGame("local", {}, None, None, "black", None, 0))
     gid = committed.loaded.game.id
-    b.state(gid)  # b caches version 1
+    b.view(gid)  # b caches version 1
     a.move(gid, token, "11-15", 0)
     # b sees the new version (its cache is stale) and answers with the stored move
     with pytest.raises(ApiError) as exc:
         b.move(gid, token, "12-16", 0)
     assert exc.value.code == "stale_ply"
-    assert b.move(gid, token, "11-15", 0)["moves"] == ["11-15"]  # a retry through b
-    assert b.move(gid, token, "22-18", 1)["moves"] == ["11-15", "22-18"]
-    assert a.state(gid)[0]["moves"] == ["11-15", "22-18"]
+    assert played(b, gid, token, "11-15", 0)["moves"] == ["11-15"]  # a retry through b
+    assert played(b, gid, token, "22-18", 1)["moves"] == ["11-15", "22-18"]
+    assert state_of(a, gid)["moves"] == ["11-15", "22-18"]
     engine_a.dispose()
     engine_b.dispose()
 
@@ -184,21 +182,21 @@ def test_other_process_sees_moves_and_takebacks(db_url: str) -> None:
     run_migrations(engine_a)
     a = GameService(engine_a, engine_available=lambda: True)
     b = GameService(engine_b, engine_available=lambda: True)
-    committed, token, _ = a.create(CreateRequest("engine", {}, None, 3, "black", None, 0))
+    committed, token, _ = a.create(NewGame("engine", {}, None, 3, "black", None, 0))
     gid = committed.loaded.game.id
     a.move(gid, token, "11-15", 0)
     a.engine_move(gid, 1, "22-18")  # as if the engine had replied
-    assert b.state(gid)[0]["moves"] == ["11-15", "22-18"]
+    assert state_of(b, gid)["moves"] == ["11-15", "22-18"]
     a.move(gid, token, "15x22", 2)
     a.engine_move(gid, 3, "25x18")
-    assert b.state(gid)[0]["moves"] == ["11-15", "22-18", "15x22", "25x18"]
-    a.takeback(gid, token)
-    assert b.state(gid)[0]["moves"] == ["11-15", "22-18"]
-    a.takeback(gid, token)
+    assert state_of(b, gid)["moves"] == ["11-15", "22-18", "15x22", "25x18"]
+    a.act(gid, "takeback", token)
+    assert state_of(b, gid)["moves"] == ["11-15", "22-18"]
+    a.act(gid, "takeback", token)
     a.move(gid, token, "9-13", 0)
     a.engine_move(gid, 1, "22-18")
-    state_b = b.state(gid)[0]
-    assert state_b == a.state(gid)[0]
+    state_b = state_of(b, gid)
+    assert state_b == state_of(a, gid)
     assert state_b["moves"] == ["9-13", "22-18"] and state_b["fen"] == a.loaded(gid).board.fen()
     engine_a.dispose()
     engine_b.dispose()
@@ -213,29 +211,29 @@ def test_caches_of_two_processes_agree_with_the_database(db_url: str) -> None:
     a = GameService(engine_a, engine_available=lambda: True)
     b = GameService(engine_b, engine_available=lambda: True)
     for _game in range(3):
-        committed, token, _ = a.create(CreateRequest("engine", {}, None, 3, "black", None, 0))
+        committed, token, _ = a.create(NewGame("engine", {}, None, 3, "black", None, 0))
         gid = committed.loaded.game.id
         for _step in range(40):
             s = rng.choice([a, b])
-            state, _ = s.state(gid)
+            state = state_of(s, gid)
             if state["status"] != "running":
                 break
             roll = rng.random()
             if roll < 0.1 and state["ply"] >= 2 and state["turn"] == "black":
-                state = s.takeback(gid, token)
+                state = acted(s, gid, "takeback", token)
             elif roll < 0.15 and state["draw_offer"] is None:
-                state = s.draw_offer(gid, token)
+                state = acted(s, gid, "draw-offer", token)
             else:
                 mv = rng.choice(state["legal_moves"])["notation"]
                 if state["turn"] == "black":
-                    state = s.move(gid, token, mv, state["ply"])
+                    state = played(s, gid, token, mv, state["ply"])
                 else:
                     answered = s.engine_move(gid, state["ply"], mv)
                     assert answered is not None
-                    state = answered
-            fresh = GameService(engine_c).state(gid)[0]
-            assert a.state(gid)[0] == fresh
-            assert b.state(gid)[0] == fresh
+                    state = answered.state().model_dump()
+            fresh = state_of(GameService(engine_c), gid)
+            assert state_of(a, gid) == fresh
+            assert state_of(b, gid) == fresh
             assert state["moves"] == fresh["moves"]
     for e in (engine_a, engine_b, engine_c):
         e.dispose()

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from .helpers import move, new_game, online_game
+from .helpers import move, new_game, online_game, ws_seat
 
 
 def next_state(ws: WebSocketTestSession) -> dict[str, Any]:
@@ -22,8 +22,8 @@ def next_state(ws: WebSocketTestSession) -> dict[str, Any]:
 def test_players_and_spectators_get_every_change(client: TestClient) -> None:
     gid, black, white = online_game(client)
     with (
-        client.websocket_connect(f"/ws/games/{gid}?token={black}") as wb,
-        client.websocket_connect(f"/ws/games/{gid}?token={white}") as ww,
+        client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(black)) as wb,
+        client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(white)) as ww,
         client.websocket_connect(f"/ws/games/{gid}") as spectator,
     ):
         assert next_state(wb)["your_color"] == "black"
@@ -52,7 +52,7 @@ def test_players_and_spectators_get_every_change(client: TestClient) -> None:
 
 def test_socket_errors_leave_the_game_unchanged(client: TestClient) -> None:
     gid, black, _white = online_game(client)
-    with client.websocket_connect(f"/ws/games/{gid}?token={black}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(black)) as ws:
         start = next_state(ws)
         cases: list[tuple[Any, str]] = [
             ("not json", "malformed"),
@@ -81,7 +81,7 @@ def test_socket_errors_leave_the_game_unchanged(client: TestClient) -> None:
 
 def test_retry_over_the_socket_is_applied_once(client: TestClient) -> None:
     gid, black, _ = online_game(client)
-    with client.websocket_connect(f"/ws/games/{gid}?token={black}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(black)) as ws:
         next_state(ws)
         ws.send_json({"type": "move", "move": "11-15", "ply": 0})
         assert next_state(ws)["ply"] == 1
@@ -99,7 +99,7 @@ def test_unknown_game_and_foreign_token_close_the_socket(client: TestClient) -> 
         assert exc.value.code == 4404
     _, black1, _ = online_game(client)
     gid2, _, _ = online_game(client)
-    with client.websocket_connect(f"/ws/games/{gid2}?token={black1}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid2}", subprotocols=ws_seat(black1)) as ws:
         assert ws.receive_json()["error"]["code"] == "forbidden"
         with pytest.raises(WebSocketDisconnect) as exc:
             ws.receive_json()
@@ -109,7 +109,7 @@ def test_unknown_game_and_foreign_token_close_the_socket(client: TestClient) -> 
 def test_local_game_over_one_socket(client: TestClient) -> None:
     created = new_game(client, mode="local")
     gid, token = created["game"]["id"], created["token"]
-    with client.websocket_connect(f"/ws/games/{gid}?token={token}") as ws:
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws:
         assert next_state(ws)["your_color"] == "both"
         for ply, mv in enumerate(["11-15", "22-18", "15x22"]):
             ws.send_json({"type": "move", "move": mv, "ply": ply})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from poolcheckers.server.db import Base
+from poolcheckers.server.db import METADATA
 
 connection: Connection | None = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only used programmatically
     raise RuntimeError("poolcheckers migrations run through poolcheckers.server.db")
-context.configure(connection=connection, target_metadata=Base.metadata)
+context.configure(connection=connection, target_metadata=METADATA)
 with context.begin_transaction():
     context.run_migrations()

@@ -27,8 +27,10 @@ async function parseError(response) {
   return new ApiError(response.status, code, message);
 }
 
-export async function request(method, url, body = undefined, { text = false } = {}) {
+export async function request(method, url, body = undefined, { text = false, token = null } = {}) {
   const init = { method, headers: { Accept: "application/json" } };
+  // A seat token travels in a header, never in the URL (URLs end up in logs).
+  if (token) init.headers["X-Seat-Token"] = token;
   if (body !== undefined) {
     if (typeof body === "string") {
       init.headers["Content-Type"] = "text/plain; charset=utf-8";
@@ -53,8 +55,7 @@ export async function request(method, url, body = undefined, { text = false } = 
 export const api = {
   createGame: (body) => request("POST", "/api/games", body),
   joinGame: (id, invite) => request("POST", `/api/games/${encodeURIComponent(id)}/join`, { invite }),
-  getGame: (id, token = null) =>
-    request("GET", `/api/games/${encodeURIComponent(id)}${token ? `?token=${encodeURIComponent(token)}` : ""}`),
+  getGame: (id, token = null) => request("GET", `/api/games/${encodeURIComponent(id)}`, undefined, { token }),
   move: (id, move, ply, token) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/move`, { move, ply, token }),
   action: (id, action, token) =>
@@ -74,13 +75,19 @@ function wsUrl(path) {
   return `${proto}//${window.location.host}${path}`;
 }
 
+/** The WebSocket sub-protocols that present a seat token (never put in the URL). */
+export function seatProtocols(token) {
+  return token ? ["poolcheckers", `seat-token.${token}`] : undefined;
+}
+
 /**
  * A WebSocket that reconnects with back-off. onMessage(obj) per JSON message,
  * onStatus("open" | "closed" | "connecting") on every change.
  */
 export class LiveSocket {
-  constructor(path, { onMessage, onStatus, onOpen, onRefused } = {}) {
+  constructor(path, { onMessage, onStatus, onOpen, onRefused, protocols } = {}) {
     this.path = path;
+    this.protocols = protocols || undefined;
     this.onRefused = onRefused || null;
     this.onMessage = onMessage || (() => {});
     this.onStatus = onStatus || (() => {});
@@ -97,7 +104,7 @@ export class LiveSocket {
     this.onStatus("connecting");
     let ws;
     try {
-      ws = new WebSocket(wsUrl(this.path));
+      ws = new WebSocket(wsUrl(this.path), this.protocols);
     } catch {
       this.schedule();
       return;

@@ -1,6 +1,6 @@
 // The game page /play/{id}: board, clocks, counters, actions, move list, live updates.
 
-import { ApiError, LiveSocket, api } from "./api.js";
+import { ApiError, LiveSocket, api, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
 import {
   COLOR_NAME,
@@ -212,8 +212,8 @@ class GamePage {
   // ---- live updates ----------------------------------------------------------------
 
   connect() {
-    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    this.socket = new LiveSocket(`/ws/games/${encodeURIComponent(this.id)}${q}`, {
+    this.socket = new LiveSocket(`/ws/games/${encodeURIComponent(this.id)}`, {
+      protocols: seatProtocols(this.token),
       onMessage: (msg) => {
         if (msg.type === "state" && msg.game) this.applyState(msg.game, { fromSocket: true });
         else if (msg.type === "error" && msg.error) this.showError(msg.error.message);

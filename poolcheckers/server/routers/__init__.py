@@ -1,0 +1,2 @@
+"""The web API, one router per resource: games, archive (PDN), analysis, pages and
+WebSockets (docs/CONTRACTS.md §3)."""

@@ -1,0 +1,282 @@
+"""WebSockets: a game's live state and moves, and the analysis board's searches.
+
+A seat token is never part of the URL: a browser offers it as a WebSocket
+sub-protocol (``["poolcheckers", "seat-token.<token>"]``; the server answers with
+``poolcheckers``), other clients may send the ``X-Seat-Token`` header instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import MutableMapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from poolcheckers import Board
+from poolcheckers.engine import SearchResult
+
+from .. import errors
+from ..context import ServerContext, get_ctx
+from ..errors import ApiError
+from ..game import parse_rules
+from ..http import MAX_BODY, database_error
+from ..limits import client_address
+from ..notify import Subscriber, state_message
+from ..schemas import (
+    CLIENT_ANALYSIS_MESSAGE,
+    CLIENT_GAME_MESSAGE,
+    ErrorDetail,
+    ErrorMessage,
+    SearchInfo,
+    WsAnalyse,
+    WsMove,
+    WsPing,
+    parse_ws,
+)
+from .analysis import analysis_board
+
+log = logging.getLogger("poolcheckers.server")
+router = APIRouter()
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+WS_PROTOCOL = "poolcheckers"
+TOKEN_PROTOCOL = "seat-token."
+
+
+def error_message(exc: ApiError, req_id: str | int | None = None) -> str:
+    detail = ErrorDetail.model_validate(exc.body()["error"])
+    return ErrorMessage(error=detail, id=req_id).model_dump_json(exclude_none=True)
+
+
+def offered_token(ws: WebSocket) -> tuple[str | None, str | None]:
+    """(the seat token the client offered, the sub-protocol to answer with)."""
+    offered: list[str] = list(ws.scope.get("subprotocols") or [])
+    token = next((p[len(TOKEN_PROTOCOL) :] for p in offered if p.startswith(TOKEN_PROTOCOL)), None)
+    token = token or ws.headers.get("x-seat-token") or None
+    return token, WS_PROTOCOL if WS_PROTOCOL in offered else None
+
+
+async def refuse(ws: WebSocket, exc: ApiError) -> None:
+    await ws.send_text(error_message(exc))
+    await ws.close(code=4000 + exc.status)
+
+
+# ---------------------------------------------------------------- games
+@router.websocket("/ws/games/{game_id}")
+async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
+    token, protocol = offered_token(ws)
+    await ws.accept(subprotocol=protocol)
+    if "token" in ws.query_params:
+        await refuse(
+            ws, errors.bad_request("send the seat token as a sub-protocol, not in the URL")
+        )
+        return
+    sub = ctx.hub.subscribe(game_id, None)
+    try:
+        if not await first_state(ws, ctx, sub, game_id, token):
+            return
+        sender = asyncio.create_task(ws_sender(ws, sub))
+        try:
+            await GameReader(ws, ctx, sub, game_id, token).run()
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+    except WebSocketDisconnect:
+        pass
+    finally:
+        ctx.hub.unsubscribe(sub)
+
+
+async def first_state(
+    ws: WebSocket, ctx: ServerContext, sub: Subscriber, game_id: str, token: str | None
+) -> bool:
+    """Send the state on connect (False: the game or token was refused, socket closed)."""
+    try:
+        view = await ctx.run(ctx.service.view, game_id, token)
+    except Exception as exc:
+        await refuse(ws, exc if isinstance(exc, ApiError) else database_error(exc))
+        return False
+    sub.color = view.seat
+    sub.ready = True
+    sub.version = view.loaded.game.version
+    sub.send(state_message(view.base_json(), view.seat))
+    if sub.missed:  # changed while we read it: send the newer state too
+        view = await ctx.run(ctx.service.view, game_id, token)
+        if view.loaded.game.version > sub.version:
+            sub.version = view.loaded.game.version
+            sub.send(state_message(view.base_json(), view.seat))
+    return True
+
+
+async def ws_sender(ws: WebSocket, sub: Subscriber) -> None:
+    while True:
+        message = await sub.queue.get()
+        if message is None:
+            await ws.close(code=1013)  # too slow to keep up
+            return
+        await ws.send_text(message)
+
+
+class GameReader:
+    """A game socket's incoming messages: moves and actions of its seat, pings."""
+
+    def __init__(
+        self, ws: WebSocket, ctx: ServerContext, sub: Subscriber, game_id: str, token: str | None
+    ) -> None:
+        self.ws, self.ctx, self.sub = ws, ctx, sub
+        self.game_id, self.token = game_id, token
+
+    async def run(self) -> None:
+        while True:
+            msg = await self.ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            try:
+                await self.handle(msg)
+            except ApiError as exc:
+                self.sub.send(error_message(exc))
+            except Exception as exc:
+                self.sub.send(error_message(database_error(exc)))
+
+    async def handle(self, msg: MutableMapping[str, Any]) -> None:
+        text = msg.get("text")
+        if text is not None and len(text) > MAX_BODY:
+            raise errors.too_large(MAX_BODY)
+        data = parse_ws(text if text is not None else msg.get("bytes"), CLIENT_GAME_MESSAGE)
+        if isinstance(data, WsPing):
+            self.sub.send('{"type":"pong"}')
+            return
+        if not self.token:
+            raise errors.forbidden("spectators cannot play: connect with a seat token")
+        if isinstance(data, WsMove):
+            view, played = await self.ctx.run(
+                self.ctx.service.move, self.game_id, self.token, data.move, data.ply
+            )
+            if not played:  # an idempotent retry: answer with the current state again
+                view = await self.ctx.run(self.ctx.service.view, self.game_id, self.token)
+                self.sub.send(state_message(view.base_json(), self.sub.color))
+            return
+        await self.ctx.act(self.game_id, data.type, self.token)
+
+
+# ---------------------------------------------------------------- analysis
+@router.websocket("/ws/analysis")
+async def ws_analysis(ws: WebSocket, ctx: Ctx) -> None:
+    await ws.accept()
+    session = AnalysisSession(ws, ctx)
+    send_task = asyncio.create_task(session.sender())
+    try:
+        await session.run()
+    except WebSocketDisconnect:
+        return
+    finally:
+        send_task.cancel()
+        await session.halt()
+        if ws.client_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+
+class AnalysisSession:
+    """One analysis socket: one search at a time, each ending in one ``done`` or
+    ``error`` that carries the request's ``id``."""
+
+    def __init__(self, ws: WebSocket, ctx: ServerContext) -> None:
+        self.ws, self.ctx = ws, ctx
+        self.out: asyncio.Queue[str] = asyncio.Queue()
+        self.key = f"analysis:{id(ws)}"
+        self.address = client_address(ws)
+        self.search: asyncio.Task[None] | None = None
+
+    async def sender(self) -> None:
+        while True:
+            await self.ws.send_text(await self.out.get())
+
+    async def run(self) -> None:
+        while True:
+            msg = await self.ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            req_id: str | int | None = None
+            try:
+                text = msg.get("text")
+                if text is None or len(text) > MAX_BODY:
+                    raise errors.malformed("messages must be JSON text of at most 64 KiB")
+                data = parse_ws(text, CLIENT_ANALYSIS_MESSAGE)
+                if isinstance(data, WsAnalyse):
+                    req_id = data.id
+                    await self.start(data)
+                else:
+                    await self.halt()
+            except ApiError as exc:
+                self.out.put_nowait(error_message(exc, req_id))
+
+    async def start(self, req: WsAnalyse) -> None:
+        if not self.ctx.engine_ok:
+            raise errors.engine_unavailable()
+        rules = parse_rules(req.rules)
+        board = analysis_board(req.fen, req.moves, rules)
+        if board.is_game_over():
+            raise errors.bad_request("the game is over in this position")
+        await self.halt()  # one search per socket: the new one replaces the old
+        self.ctx.runner.slots.take(self.address)
+        seconds = req.time if req.time is not None else 2.0
+        self.search = asyncio.create_task(self.analyse(board, seconds, req.id))
+
+    async def analyse(self, board: Board, seconds: float, req_id: str | int | None) -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_info(info: SearchResult) -> None:
+            msg = search_json(info_message("info", board, info, req_id))
+            loop.call_soon_threadsafe(self.out.put_nowait, msg)
+
+        try:
+            result = await self.ctx.runner.analyse(self.key, board, seconds, on_info)
+            done = info_message("done", board, result, req_id)
+            done.best = board.notation(result.move)
+            self.out.put_nowait(search_json(done))
+        except Exception as exc:
+            log.exception("analysis failed")
+            self.out.put_nowait(error_message(errors.bad_request(str(exc)), req_id))
+        finally:
+            self.ctx.runner.slots.give_back(self.address)
+
+    async def halt(self) -> None:
+        """Stop the running search and wait for its end; the stop is repeated, as one
+        sent before the search has begun in its worker thread would be lost."""
+        task = self.search
+        while task is not None and not task.done():
+            self.ctx.runner.stop(self.key)
+            await asyncio.wait({task}, timeout=0.05)
+
+
+def info_message(
+    kind: str, board: Board, info: SearchResult, req_id: str | int | None
+) -> SearchInfo:
+    """An engine ``info``/``done`` message (score in centi-men, side to move's view)."""
+    elapsed = float(info.time) or 1e-9
+    pv = board.legal_prefix(info.pv)
+    return SearchInfo.model_construct(
+        type=kind,
+        id=req_id,
+        depth=info.depth,
+        score=info.score,
+        mate_in=info.mate_in,
+        pv=[str(m) for m in pv],
+        line=board.variation_notation(pv),
+        nodes=info.nodes,
+        nps=int(info.nodes / elapsed),
+        time=info.time,
+        best=None,
+    )
+
+
+def search_json(info: SearchInfo) -> str:
+    """``info`` as JSON, without ``id`` when the request gave none and ``best`` in
+    ``info`` messages."""
+    skip = {name for name in ("id", "best") if getattr(info, name) is None}
+    return info.model_dump_json(exclude=skip)

@@ -1,0 +1,457 @@
+"""Every request and response of the web API as a Pydantic model (docs/CONTRACTS.md §3).
+
+Requests are validated here, once, when FastAPI (HTTP) or :func:`parse_ws` (WebSocket)
+reads them: field types are strict (``"0"`` is not a ply, ``true`` is not a level) and
+every text must be storable as UTF-8 (a lone surrogate such as ``"\\ud800"`` is
+refused).  What the fields *mean* (a FEN, a move, a rule set) is checked by the rules
+library afterwards.  Responses are built from these models, so ``/openapi.json``
+describes the whole HTTP API.
+
+>>> MoveRequest.model_validate({"move": "11-15", "ply": 0, "token": "t"}).ply
+0
+>>> parse_ws('{"type": "ping"}', CLIENT_GAME_MESSAGE).type
+'ping'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+)
+
+from . import errors
+
+#: Longest game replayed for the analysis board (plies).
+MAX_ANALYSIS_MOVES = 2000
+#: Longest clock (seconds) and increment a game may have.
+MAX_CLOCK_S = 24 * 3600
+MAX_INCREMENT_S = 3600
+#: Longest analysis a client may ask for (the server's own cap may be lower).
+MAX_ANALYSIS_S = 300.0
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_utf8(text: str) -> str:
+    """``text`` if it can be stored as UTF-8, else a ``ValueError``.
+
+    >>> check_utf8("11-15")
+    '11-15'
+    >>> check_utf8("\\ud800")
+    Traceback (most recent call last):
+    ...
+    ValueError: text with a lone surrogate (U+D800) cannot be stored as UTF-8
+    """
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise ValueError(
+            f"text with a lone surrogate (U+{ord(bad.group()):04X}) cannot be stored as UTF-8"
+        )
+    return text
+
+
+def clean_text(text: str) -> str:
+    """``text`` with any lone surrogate replaced by U+FFFD (for rows stored before
+    such text was refused, and for error messages that quote the input).
+
+    >>> clean_text("a\\ud800b")
+    'a\\ufffdb'
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
+#: A string that can be stored as UTF-8.
+Text = Annotated[str, AfterValidator(check_utf8)]
+Color = Literal["black", "white"]
+Seat = Literal["black", "white", "both"]
+Mode = Literal["engine", "local", "online"]
+Action = Literal["resign", "draw-offer", "draw-accept", "draw-decline", "takeback"]
+ACTIONS: tuple[Action, ...] = ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback")
+#: The options of RULES.md §9 (``RuleSet.to_dict()``), checked by the rules library.
+Rules = dict[Text, Any]
+
+
+class Request(BaseModel):
+    """A request body: strict types, unknown fields ignored."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False)
+
+
+class Answer(BaseModel):
+    """A response body."""
+
+
+# ---------------------------------------------------------------- errors
+class ErrorDetail(Answer):
+    code: str = Field(description="machine-readable: malformed, illegal_move, stale_ply, …")
+    message: str = Field(description="what was wrong, citing the rule where one applies")
+
+
+class ErrorBody(Answer):
+    """Every error answer: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+# ---------------------------------------------------------------- game state
+class LegalMove(Answer):
+    notation: str
+    path: list[int]
+    paths: list[list[int]] = Field(description="every road the move can be walked by (R4)")
+    captured: list[int]
+    board_after: str = Field(description="the board after the move (32 characters)")
+
+
+class LastMove(Answer):
+    path: list[int]
+    captured: list[int]
+
+
+class OutcomeInfo(Answer):
+    termination: str | None
+    winner: Color | None
+    result: str | None
+    reason: str | None
+
+
+class ClockInfo(Answer):
+    black: float = Field(description="seconds left")
+    white: float
+    initial: float
+    increment: float
+    running: Color | None = Field(description="the side whose clock runs")
+
+
+class Counters(Answer):
+    r18_plies: int
+    r18_limit_plies: int
+    r19_moves: int
+    r19_active: bool
+    r19_limit: int
+
+
+class Seats(Answer):
+    black: bool
+    white: bool
+
+
+class GameState(Answer):
+    """A game as a player or spectator sees it."""
+
+    your_color: Seat | None = None
+    id: str
+    mode: Literal["engine", "local", "online", "imported"]
+    status: Literal["running", "finished"]
+    rules: dict[str, Any]
+    rules_notes: list[str] = Field(description="how the rules differ from APCA, in words")
+    start_fen: str
+    fen: str
+    board: str = Field(description="the 32 squares: b/w men, B/W kings, . empty")
+    turn: Color
+    start_turn: Color
+    ply: int
+    version: int
+    moves: list[str]
+    legal_moves: list[LegalMove]
+    last_move: LastMove | None
+    outcome: OutcomeInfo | None
+    clock: ClockInfo | None
+    counters: Counters
+    draw_offer: Color | None
+    level: int | None
+    engine_color: Color | None
+    seats: Seats
+    tags: dict[str, str]
+
+
+class CreatedGame(Answer):
+    game: GameState
+    token: str = Field(description="the creator's seat token (both sides in local mode)")
+    invite: str | None = Field(description="online: the invitation path for the opponent")
+
+
+class JoinedGame(Answer):
+    game: GameState
+    token: str
+
+
+class GameSummary(Answer):
+    id: str
+    mode: str
+    status: str
+    ply: int
+    rules: dict[str, Any]
+    level: int | None
+    engine_color: Color | None
+    result: str | None
+    reason: str | None
+    created: float
+    updated: float
+    tags: dict[str, str]
+
+
+class GameList(Answer):
+    games: list[GameSummary]
+
+
+class ImportError_(Answer):
+    game: int
+    line: int
+    column: int
+    message: str
+
+
+class ImportResult(Answer):
+    imported: list[str]
+    errors: list[ImportError_]
+
+
+class PositionInfo(Answer):
+    fen: str
+    board: str
+    start_fen: str
+    turn: Color
+    start_turn: Color
+    ply: int
+    rules: dict[str, Any]
+    rules_notes: list[str]
+    moves: list[str]
+    line: str = Field(description="the moves as PDN move text")
+    legal_moves: list[LegalMove]
+    last_move: LastMove | None
+    outcome: OutcomeInfo | None
+    counters: Counters
+
+
+class PdnGameInfo(Answer):
+    game: int
+    tags: dict[str, str]
+    start_fen: str
+    moves: list[str]
+    result: str
+    rules: dict[str, Any]
+
+
+class PdnReadError(Answer):
+    game: int
+    line: int
+    column: int
+    token: str | None
+    message: str
+    partial: PdnGameInfo | None
+
+
+class PdnReadResult(Answer):
+    games: list[PdnGameInfo]
+    errors: list[PdnReadError]
+
+
+class RuleChoice(Answer):
+    value: Any
+    label: str
+
+
+class RuleOptionInfo(Answer):
+    name: str
+    label: str
+    rule: str
+    kind: Literal["choice", "number", "boolean"]
+    default: Any
+    choices: list[RuleChoice]
+    minimum: int | None
+    maximum: int | None
+
+
+class RulesInfo(Answer):
+    """The rule options of RULES.md §9 with their APCA defaults, in words (for forms)."""
+
+    default: dict[str, Any]
+    options: list[RuleOptionInfo]
+
+
+class Health(Answer):
+    ok: bool
+    engine: bool
+    database: str
+    database_reachable: bool
+    error: ErrorDetail | None = None
+
+
+# ---------------------------------------------------------------- HTTP requests
+class ClockSpec(Request):
+    initial: float = Field(gt=0, le=MAX_CLOCK_S, description="seconds per side")
+    increment: float = Field(0.0, ge=0, le=MAX_INCREMENT_S, description="seconds per move")
+
+
+class CreateGame(Request):
+    mode: Mode = "local"
+    rules: Rules | None = None
+    fen: Text | None = None
+    level: int | None = Field(None, ge=1, le=10)
+    color: Color = Field("black", description="the creator's side")
+    clock: ClockSpec | None = None
+
+
+class JoinRequest(Request):
+    invite: Text
+
+
+class TokenRequest(Request):
+    token: Text
+
+
+class MoveRequest(Request):
+    move: Text = Field(description="R4 notation, e.g. 11-15 or 1x10x19")
+    ply: int = Field(ge=0, description="the game's current ply")
+    token: Text
+
+
+class PositionRequest(Request):
+    fen: Text | None = None
+    moves: list[Text] = Field(default_factory=list, max_length=MAX_ANALYSIS_MOVES)
+    rules: Rules | None = None
+
+
+class PdnRequest(Request):
+    pdn: Text
+    rules: Rules | None = None
+
+
+# ---------------------------------------------------------------- WebSocket messages
+class WsMove(Request):
+    type: Literal["move"]
+    move: Text
+    ply: int = Field(ge=0)
+
+
+class WsAction(Request):
+    type: Action
+
+
+class WsPing(Request):
+    type: Literal["ping"]
+
+
+class WsAnalyse(Request):
+    type: Literal["analyse"]
+    id: str | int | None = None
+    fen: Text | None = None
+    moves: list[Text] = Field(default_factory=list, max_length=MAX_ANALYSIS_MOVES)
+    rules: Rules | None = None
+    time: float | None = Field(None, description="seconds (capped by the server)")
+
+
+class WsStop(Request):
+    type: Literal["stop"]
+
+
+GameMessage = Annotated[WsMove | WsAction | WsPing, Field(discriminator="type")]
+AnalysisMessage = Annotated[WsAnalyse | WsStop, Field(discriminator="type")]
+CLIENT_GAME_MESSAGE: TypeAdapter[WsMove | WsAction | WsPing] = TypeAdapter(GameMessage)
+CLIENT_ANALYSIS_MESSAGE: TypeAdapter[WsAnalyse | WsStop] = TypeAdapter(AnalysisMessage)
+
+
+class StateMessage(Answer):
+    type: Literal["state"] = "state"
+    game: GameState
+
+
+class ErrorMessage(Answer):
+    type: Literal["error"] = "error"
+    error: ErrorDetail
+    id: str | int | None = None
+
+
+class SearchInfo(Answer):
+    """One depth of an analysis (``info``), or its end (``done``, with ``best``)."""
+
+    type: Literal["info", "done"]
+    id: str | int | None = None
+    depth: int
+    score: int
+    mate_in: int | None
+    pv: list[str]
+    line: str = Field(description="the pv as PDN move text from the analysed position")
+    nodes: int
+    nps: int
+    time: float
+    best: str | None = None
+
+
+M = TypeVar("M")
+
+#: How deep a JSON text may nest (the game's messages nest 4 levels).
+MAX_JSON_DEPTH = 64
+
+
+def loads(raw: bytes | str) -> Any:
+    """JSON text as Python data, or a ``malformed`` error (also for text nested
+    deeper than :data:`MAX_JSON_DEPTH`, which would exhaust the parser's stack)."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise errors.malformed(f"the payload is not UTF-8: {exc}") from None
+    depth = 0
+    deepest = 0
+    for ch in re.findall(r'[\[\]{}]|"(?:[^"\\]|\\.)*"', raw):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    if deepest > MAX_JSON_DEPTH:
+        raise errors.malformed(f"the JSON payload nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise errors.malformed(f"the payload is not valid JSON: {exc}") from None
+
+
+def describe(exc: ValidationError) -> str:
+    """A validation error in one line: ``field: reason; …``."""
+    parts = []
+    for e in exc.errors(include_url=False):
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{loc}: {e.get('msg', 'invalid')}" if loc else str(e.get("msg")))
+    return clean_text("; ".join(parts) or "invalid request")
+
+
+def parse_ws(raw: str | bytes | None, adapter: TypeAdapter[M]) -> M:
+    """A client's WebSocket message, validated, or a ``malformed`` error."""
+    if raw is None or (isinstance(raw, bytes) and not raw):
+        raise errors.malformed("messages must be JSON text")
+    if isinstance(raw, bytes):
+        raise errors.malformed("messages must be JSON text, not binary frames")
+    data = loads(raw)
+    if not isinstance(data, dict):
+        raise errors.malformed("a message must be a JSON object with a 'type'")
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise errors.malformed(describe(exc)) from None
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def validated(model: type[Model], raw: bytes | str) -> Model:
+    """A JSON body read into ``model``, or a 400 error naming the bad fields."""
+    data = loads(raw)
+    if not isinstance(data, dict):
+        raise errors.malformed("the payload must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        codes = {str(e.get("type", "")) for e in exc.errors()}
+        shape = any(c == "missing" or c.endswith(("_type", "_parsing")) for c in codes)
+        raise errors.ApiError(400, "malformed" if shape else "bad_request", describe(exc)) from None

@@ -1,0 +1,44 @@
+"""What a server runs on and the limits it enforces (``poolcheckers serve`` options)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .clock import Clock, SystemClock
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+@dataclass
+class Settings:
+    """Database, engine and limits; tests inject a manual clock and short engine times."""
+
+    database_url: str
+    clock: Clock = field(default_factory=SystemClock)
+    #: seconds per engine move (None: by level, see ``engine_runner.level_time``)
+    engine_move_time: float | None = None
+    #: threads for engine games' replies and draw decisions (never used by analyses)
+    engine_threads: int = 2
+    engine_hash_mb: int = 32
+    #: threads for the analysis board's searches (run at a lower OS priority)
+    analysis_threads: int = 2
+    #: longest search one analysis request gets (seconds)
+    analysis_max_time: float = 30.0
+    #: analyses running or waiting at once from one client address
+    analyses_per_address: int = 2
+    #: PDN imports (requests) per client address per minute, and games per import
+    imports_per_minute: int = 10
+    import_max_games: int = 500
+    #: database threads with PostgreSQL (SQLite uses one)
+    db_threads: int = 8
+    #: run the (short) database work on the event loop itself; None: with SQLite
+    inline_db: bool | None = None
+    #: how often the timer looks for fallen flags (seconds)
+    sweep_interval: float = 0.25
+    #: how often the SQLite WAL is checkpointed in the background (seconds)
+    checkpoint_interval: float = 1.0
+    static_dir: Path = STATIC_DIR
+    migrate: bool = True
+    #: override engine availability (tests); None asks ``poolcheckers.engine``
+    engine_enabled: bool | None = None
