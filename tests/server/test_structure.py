@@ -1,0 +1,86 @@
+"""The server's shape (issue 7): short functions, one record type per table, and
+pages that load nothing from another host."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from poolcheckers.server.db import GAMES, MOVES
+from poolcheckers.server.game import GameRec, MoveRec
+
+SERVER = Path(__file__).resolve().parents[2] / "poolcheckers" / "server"
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_server_function_is_longer_than_80_lines() -> None:
+    long = []
+    for path in sorted(SERVER.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(SERVER)}:{node.lineno} {node.name} ({lines})")
+    assert not long, long
+
+
+def test_one_record_type_per_table() -> None:
+    assert [f.name for f in dataclasses.fields(GameRec)] == [c.name for c in GAMES.columns]
+    assert [f.name for f in dataclasses.fields(MoveRec)] == [
+        c.name for c in MOVES.columns if c.name != "game_id"
+    ]
+
+
+EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE)
+
+
+def test_pages_and_api_docs_load_nothing_from_another_host(client: TestClient) -> None:
+    pages = ["/", "/play/x", "/analysis", "/archive", "/api/docs"]
+    for path in pages:
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert not EXTERNAL.search(r.text), path
+    for name in ("docs", "redoc"):
+        assert client.get(f"/{name}").status_code == 404  # no CDN-based default pages
+    docs = client.get("/api/docs").text
+    assert "/api/games/{game_id}/move" in docs and "GameState" in docs
+    for static in sorted((SERVER / "static").glob("*.*")):
+        text = static.read_text(encoding="utf-8")
+        assert not EXTERNAL.search(text), static.name
+        assert not re.search(r"""(?:import|fetch)\s*\(?\s*["']https?://""", text), static.name
+
+
+def test_openapi_describes_every_http_route(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+    expected = {
+        "/api/games": {"get", "post"},
+        "/api/games/{game_id}": {"get"},
+        "/api/games/{game_id}/join": {"post"},
+        "/api/games/{game_id}/move": {"post"},
+        "/api/games/{game_id}/pdn": {"get"},
+        "/api/export.pdn": {"get"},
+        "/api/import": {"post"},
+        "/api/analysis/position": {"post"},
+        "/api/analysis/pdn": {"post"},
+        "/api/rules": {"get"},
+        "/api/health": {"get"},
+    }
+    for action in ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback"):
+        expected[f"/api/games/{{game_id}}/{action}"] = {"post"}
+    assert {p: set(m) for p, m in paths.items()} == expected
+    schemas = spec["components"]["schemas"]
+    for name in ("GameState", "GameSummary", "ErrorBody", "CreateGame", "MoveRequest"):
+        assert name in schemas
+    move = paths["/api/games/{game_id}/move"]["post"]
+    assert move["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/GameState"
+    }
+    assert move["responses"]["409"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorBody"
+    }
