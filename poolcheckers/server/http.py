@@ -18,13 +18,12 @@ from fastapi import Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
-from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import errors
 from .errors import ApiError
-from .schemas import ErrorBody, clean_text, loads
+from .schemas import ErrorBody, clean_text, error_code, loads
 
 log = logging.getLogger("poolcheckers.server")
 
@@ -136,16 +135,6 @@ async def on_api_error(_request: Request, exc: Exception) -> Response:
     return error_response(exc, headers)
 
 
-def validation_code(exc: RequestValidationError | ValidationError) -> str:
-    """``malformed`` for missing or mistyped fields, ``bad_request`` for a value out
-    of its range or set (docs/CONTRACTS.md §3.1)."""
-    kinds = {str(e.get("type", "")) for e in exc.errors()}
-    shape = {"missing", "json_invalid", "model_type", "model_attributes_type", "dict_type"}
-    if kinds & shape or any(k.endswith("_type") or k.endswith("_parsing") for k in kinds):
-        return "malformed"
-    return "bad_request"
-
-
 async def on_validation_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     parts = []
@@ -153,7 +142,7 @@ async def on_validation_error(_request: Request, exc: Exception) -> Response:
         loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "query"))
         parts.append(f"{loc}: {e.get('msg', 'invalid')}" if loc else str(e.get("msg")))
     message = clean_text("; ".join(parts) or "invalid request")
-    return error_response(ApiError(400, validation_code(exc), message))
+    return error_response(ApiError(400, error_code(exc.errors()), message))
 
 
 DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError)

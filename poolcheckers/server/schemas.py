@@ -27,6 +27,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
 )
+from pydantic_core import PydanticCustomError
 
 from . import errors
 
@@ -49,12 +50,14 @@ def check_utf8(text: str) -> str:
     >>> check_utf8("\\ud800")
     Traceback (most recent call last):
     ...
-    ValueError: text with a lone surrogate (U+D800) cannot be stored as UTF-8
+    pydantic_core._pydantic_core.PydanticCustomError: text with a lone surrogate (U+D800) ...
     """
     bad = _SURROGATE.search(text)
     if bad is not None:
-        raise ValueError(
-            f"text with a lone surrogate (U+{ord(bad.group()):04X}) cannot be stored as UTF-8"
+        raise PydanticCustomError(
+            "not_utf8",
+            "text with a lone surrogate (U+{code}) cannot be stored as UTF-8",
+            {"code": f"{ord(bad.group()):04X}"},
         )
     return text
 
@@ -438,7 +441,7 @@ def parse_ws(raw: str | bytes | None, adapter: TypeAdapter[M]) -> M:
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:
-        raise errors.malformed(describe(exc)) from None
+        raise errors.malformed(describe(exc)) from None  # every socket error is malformed
 
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -452,6 +455,16 @@ def validated(model: type[Model], raw: bytes | str) -> Model:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        codes = {str(e.get("type", "")) for e in exc.errors()}
-        shape = any(c == "missing" or c.endswith(("_type", "_parsing")) for c in codes)
-        raise errors.ApiError(400, "malformed" if shape else "bad_request", describe(exc)) from None
+        raise errors.ApiError(400, error_code(exc.errors()), describe(exc)) from None
+
+
+#: validation errors about the shape of a request (answered ``malformed``)
+SHAPE_ERRORS = frozenset({"missing", "json_invalid", "not_utf8"})
+
+
+def error_code(problems: Any) -> str:
+    """``malformed`` for missing, mistyped or undecodable fields, ``bad_request`` for
+    a value out of its range or set (docs/CONTRACTS.md §3.1)."""
+    kinds = {str(e.get("type", "")) for e in problems}
+    shape = kinds & SHAPE_ERRORS or any(k.endswith(("_type", "_parsing")) for k in kinds)
+    return "malformed" if shape else "bad_request"
