@@ -62,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         "token=/invite= values are hidden in log lines)",
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
+    add_limit_options(p)
+    return p
+
+
+def add_limit_options(p: argparse.ArgumentParser) -> None:
+    """The options of :class:`Settings`' capacity and abuse limits."""
     limits = p.add_argument_group("capacity and abuse limits")
     d = Settings(database_url="")
     limits.add_argument(
@@ -107,7 +113,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a client has to send a request's headers "
         f"({DEFAULT_HEADER_TIMEOUT:g}); slower connections are closed",
     )
-    return p
 
 
 class RedactTokens(logging.Filter):

@@ -83,7 +83,7 @@ class ServerContext:
 
     async def act(self, game_id: str, action: Action, token: str) -> View:
         """A player's game action; a draw offered to the engine is answered at once
-        (the engine's decision, :func:`engine_runner.accepts_draw`)."""
+        (the engine facade's draw policy)."""
         view = await self.run(self.service.act, game_id, action, token)
         g = view.loaded.game
         if action != "draw-offer" or g.mode != "engine" or g.draw_offer is None:

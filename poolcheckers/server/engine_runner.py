@@ -6,7 +6,9 @@ searches in the *analysis* pool, whose threads also run at a lower OS priority
 (``nice`` +10 where the system allows it), so a game's search gets the CPU first.
 An analysis is capped in time (``analysis_max_time``) and admitted only while its
 client address has fewer than ``analyses_per_address`` analyses running or waiting
-(:class:`AnalysisSlots`); one socket runs one analysis at a time.
+(:class:`AnalysisSlots`); one socket runs one analysis at a time.  Levels, limits,
+opening an engine and the draw policy are the engine facade's
+(:mod:`poolcheckers.engine`).
 
 The native search releases the GIL, so the event loop keeps serving while the engine
 thinks.  Each worker thread keeps one :class:`poolcheckers.engine.Engine` per rule
@@ -28,18 +30,25 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from poolcheckers import Board, RuleSet
-from poolcheckers.engine import Engine, Limit, SearchResult, native_available
+from poolcheckers.engine import (
+    Engine,
+    Limit,
+    SearchResult,
+    decide_draw,
+    level_limit,
+    make_limit,
+    native_available,
+    open_engine,
+)
 
 from . import errors
-from .game import Loaded, color_name
+from .game import Loaded, color_name, color_of
 from .service import GameService
 
 log = logging.getLogger("poolcheckers.server.engine")
 
 #: ``nice`` increment of the analysis threads (game replies keep the default)
 ANALYSIS_NICE = 10
-#: seconds of thought behind the engine's answer to a draw offer
-DRAW_EVAL_TIME = 0.2
 
 
 def engine_available() -> bool:
@@ -49,21 +58,6 @@ def engine_available() -> bool:
     except Exception:  # a broken build counts as unavailable
         log.exception("poolcheckers.engine.native_available() failed")
         return False
-
-
-def level_time(level: int | None) -> float:
-    """Seconds the engine thinks per move at a level (1 fast .. 10 strongest).
-
-    >>> level_time(1), level_time(10)
-    (0.1, 1.0)
-    """
-    return 0.1 * (level or 10)
-
-
-def accepts_draw(score: int) -> bool:
-    """The engine accepts a draw (R17) when its evaluation (centi-men, its own view)
-    says it is not better than equal."""
-    return score <= 0
 
 
 def _lower_priority() -> None:
@@ -155,7 +149,7 @@ class EngineRunner:
             self._local.engines = engines
         eng = engines.get(rules)
         if eng is None:
-            eng = Engine(hash_mb=self.hash_mb, rules=rules)
+            eng = open_engine(self.hash_mb, rules)
             engines[rules] = eng
         return eng
 
@@ -211,7 +205,7 @@ class EngineRunner:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             self.analysis_pool,
-            lambda: self.search_blocking(key, board, Limit(time=seconds), on_info=on_info),
+            lambda: self.search_blocking(key, board, make_limit(time=seconds), on_info=on_info),
         )
 
     # ------------------------------------------------------------ engine games
@@ -233,16 +227,15 @@ class EngineRunner:
         return task is not None and not task.done()
 
     def move_limit(self, loaded: Loaded) -> Limit:
-        """The engine's time for its move: by level, within its clock (R20)."""
+        """The engine's time for its move: by level (the facade's
+        :func:`~poolcheckers.engine.level_limit`), within its clock (R20)."""
         g = loaded.game
-        think = self.move_time if self.move_time is not None else level_time(g.level)
         if not g.has_clock:
-            return Limit(time=think)
+            return level_limit(g.level, move_time=self.move_time)
         now = self.service.clock.now_ms()
         clock = max(0.0, g.remaining_ms(color_name(loaded.board.turn), now)) / 1000
         increment = (g.clock_increment_ms or 0) / 1000
-        think = min(think, max(0.01, clock / 20 + increment / 2))
-        return Limit(time=think, clock=clock, increment=increment)
+        return level_limit(g.level, move_time=self.move_time, clock=clock, increment=increment)
 
     async def _play(self, game_id: str) -> None:
         loop = asyncio.get_running_loop()
@@ -269,14 +262,12 @@ class EngineRunner:
                     self.schedule(game_id)
 
     async def draw_decision(self, loaded: Loaded) -> bool:
-        """Whether the engine accepts the draw offered to it in ``loaded`` (R17)."""
+        """Whether the engine accepts the draw offered to it in ``loaded`` (R17): the
+        facade's policy (:func:`poolcheckers.engine.decide_draw`), in the game pool."""
         board = loaded.board.copy()
+        engine_color = color_of(loaded.game.engine_color or "white")
         loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(
-            self.game_pool,
-            lambda: self.search_blocking(
-                f"draw:{loaded.game.id}", board, Limit(time=DRAW_EVAL_TIME)
-            ),
+        decision = await loop.run_in_executor(
+            self.game_pool, lambda: decide_draw(self._engine(board.rules), board, engine_color)
         )
-        mine = color_name(board.turn) == loaded.game.engine_color
-        return accepts_draw(result.score if mine else -result.score)
+        return decision.accept

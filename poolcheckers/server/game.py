@@ -36,13 +36,13 @@ from poolcheckers import (
     RuleSetError,
     Termination,
 )
+from poolcheckers.engine import DEFAULT_LEVEL
 
 from . import errors
 from .schemas import clean_text
 
 #: Terminations decided by the board (a takeback against the engine may reopen them).
 BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
-DEFAULT_LEVEL = 5
 
 
 # ---------------------------------------------------------------- records

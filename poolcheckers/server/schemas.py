@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
+
 from . import errors
 
 #: Longest game replayed for the analysis board (plies).
@@ -299,7 +301,7 @@ class CreateGame(Request):
     mode: Mode = "local"
     rules: Rules | None = None
     fen: Text | None = None
-    level: int | None = Field(None, ge=1, le=10)
+    level: int | None = Field(None, ge=MIN_LEVEL, le=MAX_LEVEL)
     color: Color = Field("black", description="the creator's side")
     clock: ClockSpec | None = None
 
@@ -380,8 +382,10 @@ class SearchInfo(Answer):
     type: Literal["info", "done"]
     id: str | int | None = None
     depth: int
-    score: int
-    mate_in: int | None
+    score: int = Field(description="centi-men, the side to move's view")
+    mate_in: int | None = Field(description="plies to the end, as the engine counts")
+    win_in: int | None = Field(description="the winner's moves to the end (signed)")
+    score_text: str = Field(description="the score in words, e.g. 'win in 2'")
     pv: list[str]
     line: str = Field(description="the pv as PDN move text from the analysed position")
     nodes: int

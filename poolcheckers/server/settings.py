@@ -16,7 +16,7 @@ class Settings:
 
     database_url: str
     clock: Clock = field(default_factory=SystemClock)
-    #: seconds per engine move (None: by level, see ``engine_runner.level_time``)
+    #: seconds per engine move (None: by level, ``poolcheckers.engine.level_limit``)
     engine_move_time: float | None = None
     #: threads for engine games' replies and draw decisions (never used by analyses)
     engine_threads: int = 2

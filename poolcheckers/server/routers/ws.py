@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from poolcheckers import Board
-from poolcheckers.engine import SearchResult
+from poolcheckers.engine import SearchResult, info_fields
 
 from .. import errors
 from ..context import ServerContext, get_ctx
@@ -257,22 +257,11 @@ class AnalysisSession:
 def info_message(
     kind: str, board: Board, info: SearchResult, req_id: str | int | None
 ) -> SearchInfo:
-    """An engine ``info``/``done`` message (score in centi-men, side to move's view)."""
-    elapsed = float(info.time) or 1e-9
-    pv = board.legal_prefix(info.pv)
-    return SearchInfo.model_construct(
-        type=kind,
-        id=req_id,
-        depth=info.depth,
-        score=info.score,
-        mate_in=info.mate_in,
-        pv=[str(m) for m in pv],
-        line=board.variation_notation(pv),
-        nodes=info.nodes,
-        nps=int(info.nodes / elapsed),
-        time=info.time,
-        best=None,
-    )
+    """An engine ``info``/``done`` message: the facade's
+    :func:`~poolcheckers.engine.info_fields` (win in N in the winner's moves)."""
+    fields = info_fields(board, info)
+    line = board.variation_notation(board.legal_prefix(info.pv))
+    return SearchInfo.model_construct(type=kind, id=req_id, line=line, best=None, **fields)
 
 
 def search_json(info: SearchInfo) -> str:
