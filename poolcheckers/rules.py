@@ -111,7 +111,7 @@ class RuleSet:
                 "or capture (R18)"
             )
         if self.repetition_draw:
-            out.append("the third occurrence of a position is a draw")
+            out.append("draw by threefold repetition")
         return out
 
     @classmethod

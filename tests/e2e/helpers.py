@@ -114,7 +114,7 @@ def fen_pieces(fen: str) -> dict[int, str]:
 
 def move_texts(page: Any) -> list[str]:
     texts: list[str] = page.eval_on_selector_all(
-        "#move-list button.mv", "els => els.map(e => e.textContent.replace(/\\?$/, ''))"
+        "#move-list button.mv", "els => els.map(e => e.textContent.replace(/[?!]+$/, ''))"
     )
     return texts
 

@@ -28,7 +28,7 @@ def board_after(moves: list[str], fen: str = STANDARD_FEN) -> Board:
 
 
 def wait_shown(page: Any, fen: str) -> None:
-    page.wait_for_function("f => document.querySelector('#fen-out').value === f", arg=fen)
+    page.wait_for_function("f => document.querySelector('#fen-out')?.value === f", arg=fen)
     page.wait_for_timeout(350)
 
 
@@ -102,14 +102,14 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     # reaching the king row in a capture; with "pass" (R15) it jumps on.
     fen = "B:W26,27:B22"
     page.click("#analysis-rules summary")
-    page.select_option("#rule-crown", "stop")
+    page.select_option("#rule-crown-during-capture", "stop")
     page.fill("#fen-input", fen)
     page.click('#fen-form button[type="submit"]')
     wait_shown(page, Board(fen).fen())
     click_path(page, [22, 31])
     page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
     assert move_texts(page) == ["22x31"]
-    page.select_option("#rule-crown", "pass")
+    page.select_option("#rule-crown-during-capture", "pass")
     page.click('#fen-form button[type="submit"]')
     wait_shown(page, Board(fen).fen())
     click_path(page, [22, 31])  # the only capture goes on from 31 to 24 (R15)
@@ -244,8 +244,8 @@ def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: Any) -> N
     page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
     assert move_texts(page) == ["22x31"]
     assert page.inner_text("#error") == ""
-    assert page.input_value("#rule-crown") == "stop"
-    assert page.input_value("#rule-king-limit") == "15"
+    assert page.input_value("#rule-crown-during-capture") == "stop"
+    assert page.input_value("#rule-king-only-move-limit") == "15"
     page.wait_for_selector('svg.board .piece.black.king[data-square="31"]')
 
 

@@ -1,39 +1,24 @@
-"""The front end's own helpers (static/util.js), run in Chromium and checked
-against the rules library: FEN reading (R5) on positions of random games,
-moves applied to a position, PDN move lists and the light PDN reader."""
+"""The front end's own helpers (static/util.js, static/review.js) run in Chromium,
+and a check that no rules code comes back into the JavaScript: the rules library
+is the only rules authority (positions, legal moves with their paths, crowning,
+FEN and PDN all come from the server)."""
 
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from poolcheckers import Board, RuleSet, movegen
+from poolcheckers import Board
 
 from .conftest import Server
-from .helpers import fen_pieces
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
-
-def random_positions(count: int, seed: int) -> list[tuple[str, dict[str, Any] | None, str]]:
-    """(fen before, move played or None, fen after) along random games."""
-    rng = random.Random(seed)
-    out: list[tuple[str, dict[str, Any] | None, str]] = []
-    while len(out) < count:
-        board = Board()
-        for _ in range(rng.randrange(10, 120)):
-            moves = board.legal_moves
-            if not moves or board.is_game_over():
-                break
-            move = rng.choice(moves)
-            before = board.fen()
-            board.push(move)
-            out.append(
-                (before, {"path": list(move.path), "captured": sorted(move.captured)}, board.fen())
-            )
-    return out[:count]
+STATIC = Path(__file__).resolve().parents[2] / "poolcheckers" / "server" / "static"
 
 
 @pytest.fixture
@@ -41,90 +26,49 @@ def util_page(server: Server, new_page: Any) -> Any:
     page = new_page()
     page.goto(server.url("/archive"))
     page.wait_for_selector("#import-form")
-    page.evaluate("async () => { window.util = await import('/static/util.js'); }")
+    page.evaluate(
+        """async () => {
+             window.util = await import('/static/util.js');
+             window.review = await import('/static/review.js');
+           }"""
+    )
     return page
 
 
-def test_fen_and_moves_agree_with_the_library(util_page: Any) -> None:
-    cases = random_positions(150, seed=23)
-    assert any("K" in after for _, _, after in cases)  # kings are covered
-    result = util_page.evaluate(
-        """cases => cases.map(([before, move, after]) => {
-             const toObj = (pos) => Object.fromEntries([...pos.pieces].map(([s, p]) => [s, p]));
-             const b = window.util.parseFen(before);
-             return {
-               before: toObj(b), turn: b.turn,
-               applied: toObj(window.util.applyMove(b, move)),
-               after: toObj(window.util.parseFen(after)),
-             };
-           })""",
-        [list(c) for c in cases],
+def test_board_text_is_drawn_as_the_library_writes_it(util_page: Any) -> None:
+    # R2: the server's Board.squares() is square 1 first; the page only decodes it.
+    rng = random.Random(5)
+    texts = []
+    board = Board()
+    while len(texts) < 60:
+        if not board.legal_moves:
+            board = Board()
+        board.push(rng.choice(board.legal_moves))
+        texts.append(board.squares())
+    assert any("B" in t or "W" in t for t in texts)
+    got = util_page.evaluate(
+        """texts => texts.map((t) => Object.fromEntries(
+             [...window.util.boardPosition(t, "black").pieces]))""",
+        texts,
     )
-    for (before, _, after), got in zip(cases, result, strict=True):
-        want_before = {str(k): v for k, v in fen_pieces(before).items()}
-        want_after = {str(k): v for k, v in fen_pieces(after).items()}
-        assert got["before"] == want_before, before
-        assert got["turn"] == ("black" if before.startswith("B") else "white")
-        assert got["after"] == want_after, after
-        assert got["applied"] == want_after, (before, after)
+    for text, pieces in zip(texts, got, strict=True):
+        assert pieces == {str(i + 1): ch for i, ch in enumerate(text) if ch != "."}
 
 
-def test_fen_variants_and_errors(util_page: Any) -> None:
+def test_move_rows_numbers_clock_and_score(util_page: Any) -> None:
     got = util_page.evaluate(
         """() => {
              const u = window.util;
-             const squares = (f) => [...u.parseFen(f).pieces].map(([s, p]) => `${p}${s}`).sort();
-             const error = (f) => {
-               try { u.parseFen(f); return null; } catch (e) { return e.message; }
-             };
              return {
-               ranges: squares("W:WK1-3,20:B5-6,K7"),
-               counters: squares("B:WK32:BK1,K2,K3:H12:C3"),
-               tag: squares('[FEN "B:W21:B1."]'),
-               badSide: error("X:W1:B2"),
-               badSquare: error("B:W33:B1"),
-             };
-           }"""
-    )
-    assert got["ranges"] == sorted(["W1", "W2", "W3", "w20", "b5", "b6", "B7"])
-    assert got["counters"] == sorted(["W32", "B1", "B2", "B3"])
-    assert got["tag"] == sorted(["w21", "b1"])
-    assert got["badSide"] and "side to move" in got["badSide"]
-    assert got["badSquare"] and "33" in got["badSquare"]
-
-
-def test_move_rows_and_pdn_reader(util_page: Any) -> None:
-    got = util_page.evaluate(
-        """() => {
-             const u = window.util;
-             const pdn = `[Event "one"]
-[Black "A"]
-[White "B"]
-[FEN "W:W21,22:B1,2"]
-
-1... 22-17 {a comment} 2. 1-5 (2. 2-6 21-18) 17-14! 3. 5-9 14x5 0-2
-
-[Event "two"]
-1. 11-15 23-19 2. 8-11 22-17 *`;
-             return {
-               games: u.parsePdnLight(pdn),
-               nested: u.parsePdnLight(
-                 "1. 11-15 (1. 9-13 (1. 10-14 {a (b}) 22-18) 23-19 2. 8-11 *"),
                rowsBlack: u.moveRows(["11-15", "23-19", "8-11"], "black"),
                rowsWhite: u.moveRows(["22-17", "1-5"], "white"),
+               numbers: [u.moveNumber(1, "black"), u.moveNumber(2, "black"),
+                         u.moveNumber(1, "white"), u.moveNumber(2, "white")],
                clock: [u.formatClock(75), u.formatClock(3725), u.formatClock(9.46)],
                score: [u.formatScore(150, null), u.formatScore(-20, null), u.formatScore(0, 3)],
              };
            }"""
     )
-    # Nested variations (PDN 3.0) are skipped whole: only the main line is read.
-    assert got["nested"][0]["moves"] == ["11-15", "23-19", "8-11"]
-    games = got["games"]
-    assert len(games) == 2
-    assert games[0]["tags"]["FEN"] == "W:W21,22:B1,2"
-    assert games[0]["moves"] == ["22-17", "1-5", "17-14", "5-9", "14x5"]
-    assert games[0]["result"] == "0-2"
-    assert games[1]["moves"] == ["11-15", "23-19", "8-11", "22-17"]
     assert got["rowsBlack"] == [
         {"number": 1, "black": {"ply": 1, "text": "11-15"}, "white": {"ply": 2, "text": "23-19"}},
         {"number": 2, "black": {"ply": 3, "text": "8-11"}, "white": None},
@@ -133,59 +77,117 @@ def test_move_rows_and_pdn_reader(util_page: Any) -> None:
         {"number": 1, "black": None, "white": {"ply": 1, "text": "22-17"}},
         {"number": 2, "black": {"ply": 2, "text": "1-5"}, "white": None},
     ]
+    # the same numbers as the library's Board.variation_notation
+    assert got["numbers"] == ["1.", "1...", "1...", "2."]
+    assert Board("W:W21,22:B1,2").variation_notation(["22-17", "1-5"]) == "1... 22-17 2. 1-5"
     assert got["clock"] == ["1:15", "1:02:05", "9.5"]
     assert got["score"] == ["+1.50", "-0.20", "win in 3"]
 
 
-def capture_positions(count: int, seed: int) -> list[str]:
-    """Random positions with a capture to make, kings on both sides often."""
-    rng = random.Random(seed)
-    out: list[str] = []
-    while len(out) < count:
-        squares = rng.sample(range(1, 33), rng.randrange(5, 13))
-        cut = rng.randrange(1, len(squares))
-        black = [("K" if rng.random() < 0.4 or s > 28 else "") + str(s) for s in squares[:cut]]
-        white = [("K" if rng.random() < 0.4 or s < 5 else "") + str(s) for s in squares[cut:]]
-        turn = rng.choice("BW")
-        fen = f"{turn}:W{','.join(white)}:B{','.join(black)}"
-        board = Board(fen)
-        if board.has_capture():
-            out.append(fen)
-    return out
+# What a second rules implementation looks like; none of it may be in static/*.js.
+FORBIDDEN = {
+    # the removed rules code, by name
+    r"\bparseFen\b": "FEN reading (R5)",
+    r"\bfenTurn\b": "FEN reading (R5)",
+    r"\bapplyMove\b": "applying a move / crowning (R14, R15)",
+    r"\bcapturePaths\b": "capture generation (R7-R15)",
+    r"\bwithAllPaths\b": "capture generation (R4)",
+    r"\bparsePdnLight\b": "PDN reading",
+    r"\brulesFromName\b": "rule-set names (§9)",
+    r"\bDIAGONALS\b": "move generation on diagonals (R6-R9)",
+    r"\bneighbour\(": "move generation on diagonals (R6-R9)",
+    r"[Kk]ing_?[Rr]ow": "crowning (R15)",
+    # FEN text taken apart, or written out
+    r"split\(\s*[\"']:[\"']\s*\)": "FEN reading (R5)",
+    r"1,2,3,4,5,6,7,8,9,10,11,12": "the start position (R3) written in JS",
+    # PDN tag or result reading
+    r"\\\[\\s\*\(\\w\+\)": "PDN tag reading",
+    r"1\\/2-1\\/2": "PDN result reading",
+    # rule options and their defaults written in JS (they come from GET /api/rules)
+    r"crown_during_capture|three_kings_limit_result|king_only_move_limit|repetition_draw": (
+        "§9 option names and defaults"
+    ),
+}
 
 
-@pytest.mark.parametrize("crown", ["pass", "stop"])
-def test_capture_paths_agree_with_the_library(util_page: Any, crown: str) -> None:
-    # Every path (R4: several paths may make one move), for the landing-by-landing choice.
-    rules = RuleSet.from_options([f"crown_during_capture={crown}"])
-    fens = capture_positions(200, seed=7 if crown == "pass" else 8)
-    want = []
-    for fen in fens:
-        board = Board(fen, rules=rules)
-        own, opp = board._own_opp()
-        seqs = movegen.capture_sequences(own, opp, board.kings, int(board.turn), rules)
-        want.append(sorted("x".join(map(str, path)) for path, _ in seqs))
-    got = util_page.evaluate(
-        """([fens, crown]) => fens.map((fen) =>
-             window.util.capturePaths(window.util.parseFen(fen), crown)
-               .map((p) => p.path.join("x")).sort())""",
-        [fens, crown],
-    )
-    for fen, g, w in zip(fens, got, want, strict=True):
-        assert sorted(g) == w, fen
-    assert sum(len(w) for w in want) > len(fens)
-    # withAllPaths keeps the server's moves and adds the other paths under their notation.
-    fen = "W:WK8:B15,16,21,25"
-    board = Board(fen)
-    legal = [
-        {"notation": board.notation(m), "path": list(m.path), "captured": sorted(m.captured)}
-        for m in board.legal_moves
+def test_no_rules_code_in_the_javascript() -> None:
+    files = sorted(STATIC.glob("*.js"))
+    assert {f.name for f in files} >= {"analysis.js", "board.js", "play.js", "util.js"}
+    found = []
+    for path in files:
+        text = path.read_text()
+        for pattern, what in FORBIDDEN.items():
+            for m in re.finditer(pattern, text):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"{path.name}:{line}: {m.group(0)!r} ({what})")
+    assert found == [], "rules code in the browser:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_what_it_forbids() -> None:
+    # The patterns catch the code that was removed (so that the check above can fail).
+    samples = [
+        'const parts = fen.split(":");',
+        "export function parseFen(text) {",
+        'if (piece === "b" && row === 7) piece = "B"; // kingRow',
+        "const m = tok.match(/^\\[\\s*(\\w+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\"\\s*\\]$/);",
+        "/^(2-0|0-2|1-1|1-0|0-1|1\\/2-1\\/2|\\*|0-0)$/",
+        'const rules = { crown_during_capture: "pass" };',
     ]
-    walked = util_page.evaluate(
-        "([legal, fen]) => window.util.withAllPaths(legal, window.util.parseFen(fen), null)",
-        [legal, fen],
+    for sample in samples:
+        assert any(re.search(p, sample) for p in FORBIDDEN), sample
+
+
+def test_review_expected_score_and_classes(util_page: Any) -> None:
+    got = util_page.evaluate(
+        """() => {
+             const r = window.review;
+             const S = r.SCALE;
+             return {
+               scale: S,
+               even: r.expectedScore(0),
+               up: r.expectedScore(S), down: r.expectedScore(-S),
+               won: r.expectedScore(-50, 3), lost: r.expectedScore(400, -2),
+               classes: [0.05, 0.1, 0.2, 0.29, 0.3, 0.9].map((x) => r.classify(x)?.name ?? null),
+             };
+           }"""
     )
-    assert {(m["notation"], tuple(m["path"])) for m in walked} == {
-        ("8x29", (8, 18, 29)),
-        ("8x29", (8, 22, 29)),
-    }
+    assert got["scale"] > 0
+    assert got["even"] == 0.5
+    assert abs(got["up"] - 1 / (1 + 2.718281828459045**-1)) < 1e-9
+    assert abs(got["up"] + got["down"] - 1) < 1e-12  # symmetric
+    assert (got["won"], got["lost"]) == (1, 0)  # a found win or loss (mate_in)
+    assert got["classes"] == [None, "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
+
+
+def test_review_charges_a_forced_move_to_the_last_real_choice(util_page: Any) -> None:
+    got = util_page.evaluate(
+        """() => {
+             const r = window.review;
+             const B = "black", W = "white";
+             // Black's expected score after each ply (0 = the start).
+             const scores = [0.5, 0.5, 0.5, 0.45, 0.45, 0.2, 0.2, 0.1];
+             const plies = [
+               { mover: B, forced: false },  // 1: Black's real choice
+               { mover: W, forced: false },  // 2
+               { mover: B, forced: false },  // 3: Black's last real choice before 5 and 7
+               { mover: W, forced: true },   // 4: forced, nothing lost
+               { mover: B, forced: true },   // 5: forced: -0.25 for Black, charged to 3
+               { mover: W, forced: false },  // 6
+               { mover: B, forced: true },   // 7: forced again: -0.10, charged to 3
+             ];
+             const opening = [{ mover: W, forced: true }, { mover: B, forced: false }];
+             return {
+               judged: r.judgeMoves(scores, plies),
+               // a forced first move has no earlier choice: nobody is charged
+               opening: r.judgeMoves([0.5, 0.9, 0.9], opening),
+               unknown: r.judgeMoves([0.5, undefined, 0.1], plies.slice(0, 2)),
+             };
+           }"""
+    )
+    (judged,) = got["judged"]
+    assert judged["ply"] == 3 and judged["mover"] == "black"
+    assert judged["forced"] == [5, 7]
+    assert abs(judged["loss"] - (0.05 + 0.25 + 0.10)) < 1e-9
+    assert judged["cls"]["name"] == "blunder"
+    assert got["opening"] == []
+    assert got["unknown"] == []

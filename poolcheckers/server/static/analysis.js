@@ -3,22 +3,25 @@
 
 import { LiveSocket, api } from "./api.js";
 import { BoardView } from "./board.js";
+import { CLASSES, expectedScore, judgeMoves } from "./review.js";
+import { ruleFields, ruleOptions } from "./rules.js";
 import {
   COLOR_NAME,
   announce,
-  fenTurn,
+  boardPosition,
   formatScore,
   h,
   keepInView,
+  moveNumber,
   moveRows,
   opponent,
-  parseFen,
   svg,
 } from "./util.js";
 
-const STANDARD_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
-const CLAMP = 600; // chart range in centi-men (six men)
-const WIN = 1000;
+// Every position shown here is the server's (POST /api/analysis/position: the rules
+// library): its board, side to move, legal moves with their paths, counters and
+// outcome. No FEN is read and no move is generated in the browser.
+const WIN = 1000; // a found win (mate_in) on the evaluation's scale, in centi-men
 
 function blackView(score, turn) {
   return turn === "black" ? score : -score;
@@ -32,7 +35,8 @@ function clampScore(score, mateIn) {
 class AnalysisPage {
   constructor(root) {
     this.root = root;
-    this.startFen = STANDARD_FEN;
+    this.startFen = null; // null: the server's start position (R3)
+    this.startTurn = "black";
     this.rules = null;
     this.line = [];
     this.ply = 0;
@@ -47,6 +51,13 @@ class AnalysisPage {
   }
 
   async start() {
+    // The §9 options, their words and defaults come from the rules library (GET /api/rules).
+    try {
+      this.ruleForm = ruleFields(await ruleOptions(), { idPrefix: "rule" });
+    } catch (err) {
+      this.ruleForm = null;
+      this.rulesError = `The rule options cannot be loaded (${err.message}): APCA rules.`;
+    }
     this.build();
     this.bindKeys();
     const params = new URLSearchParams(window.location.search);
@@ -60,7 +71,7 @@ class AnalysisPage {
     if (!ok) {
       // Nothing (or nothing usable) in the link: the start position, and the error stays.
       const why = this.error.textContent;
-      await this.setup(STANDARD_FEN, [], null, "Start position");
+      await this.setup(null, [], null, "Start position");
       if (why) this.showError(why);
     }
     this.fillArchiveList();
@@ -76,7 +87,7 @@ class AnalysisPage {
     this.turnLine = h("p", { class: "status", id: "status" });
     this.error = h("p", { class: "error", id: "error" });
 
-    this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: STANDARD_FEN });
+    this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
     const fenForm = h(
       "form",
       { class: "row", id: "fen-form" },
@@ -85,7 +96,7 @@ class AnalysisPage {
     );
     fenForm.addEventListener("submit", (e) => {
       e.preventDefault();
-      this.setup(this.fenInput.value.trim() || STANDARD_FEN, [], this.chosenRules(), "Position from FEN");
+      this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), "Position from FEN");
     });
 
     this.pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
@@ -113,21 +124,11 @@ class AnalysisPage {
 
     // Rule options (RULES.md §9) for positions set up from FEN or PDN; an archive
     // game brings its own.
-    this.ruleInputs = {
-      crown_during_capture: h("select", { id: "rule-crown" }, h("option", { value: "pass" }, "pass (R15)"), h("option", { value: "stop" }, "stop")),
-      three_kings_limit_result: h("select", { id: "rule-three-kings" }, h("option", { value: "draw" }, "draw (R19)"), h("option", { value: "loss" }, "loss")),
-      king_only_move_limit: h("input", { type: "number", id: "rule-king-limit", min: 1, max: 200, value: 25 }),
-      repetition_draw: h("input", { type: "checkbox", id: "rule-repetition" }),
-    };
-    const ri = this.ruleInputs;
     this.rulesBox = h(
       "details",
       { class: "rules", id: "analysis-rules" },
       h("summary", {}, "Rule options (§9) for FEN and PDN"),
-      h("label", { class: "field" }, h("span", { class: "label" }, "Man reaching the king row in a capture"), ri.crown_during_capture),
-      h("label", { class: "field" }, h("span", { class: "label" }, "Three kings v one not won in 13 moves"), ri.three_kings_limit_result),
-      h("label", { class: "field" }, h("span", { class: "label" }, "King-only moves per side (R18)"), ri.king_only_move_limit),
-      h("label", { class: "choice" }, ri.repetition_draw, h("span", {}, "Draw by threefold repetition")),
+      this.ruleForm ? this.ruleForm.fields : h("p", { class: "hint" }, this.rulesError),
     );
 
     this.archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
@@ -152,8 +153,13 @@ class AnalysisPage {
     this.reviewButton = h("button", { type: "button", id: "review" }, "Evaluate the game");
     this.reviewButton.addEventListener("click", () => this.review());
     this.reviewTime = h("input", { type: "number", id: "review-time", min: 0.05, max: 10, step: 0.05, value: 0.3, "aria-label": "Seconds per position" });
-    this.threshold = h("input", { type: "number", id: "threshold", min: 10, max: 2000, step: 10, value: 80, "aria-label": "Mistake threshold in centi-men" });
-    this.threshold.addEventListener("change", () => this.renderReview());
+    // Which classes to mark: moves that lose at least this much expected score.
+    this.markFrom = h(
+      "select",
+      { id: "mark-from", "aria-label": "Moves to mark" },
+      ...[...CLASSES].reverse().map((c) => h("option", { value: c.name }, `${c.plural}${c.name === "blunder" ? "" : "+"} (≥ ${c.loss.toFixed(2)})`)),
+    );
+    this.markFrom.addEventListener("change", () => this.renderReview());
     this.reviewStatus = h("p", { class: "hint", id: "review-status" });
     this.chart = h("div", { class: "chart", id: "eval-chart" });
     this.mistakes = h("ul", { class: "mistakes", id: "mistakes" });
@@ -202,7 +208,7 @@ class AnalysisPage {
             "section",
             { class: "card review" },
             h("h2", {}, "Game review"),
-            h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, "s/position ", this.reviewTime), h("label", { class: "inline" }, "mistake ≥ ", this.threshold, " cm")),
+            h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, "s/position ", this.reviewTime), h("label", { class: "inline" }, "mark ", this.markFrom)),
             this.reviewStatus,
             this.mistakes,
           ),
@@ -224,23 +230,11 @@ class AnalysisPage {
   }
 
   showRules(rules) {
-    if (!rules) return;
-    const ri = this.ruleInputs;
-    if (rules.crown_during_capture) ri.crown_during_capture.value = rules.crown_during_capture;
-    if (rules.three_kings_limit_result) ri.three_kings_limit_result.value = rules.three_kings_limit_result;
-    if (rules.king_only_move_limit) ri.king_only_move_limit.value = rules.king_only_move_limit;
-    ri.repetition_draw.checked = Boolean(rules.repetition_draw);
+    if (rules && this.ruleForm) this.ruleForm.show(rules);
   }
 
   chosenRules() {
-    const ri = this.ruleInputs;
-    const limit = Math.max(1, Math.round(Number(ri.king_only_move_limit.value) || 25));
-    return {
-      crown_during_capture: ri.crown_during_capture.value,
-      three_kings_limit_result: ri.three_kings_limit_result.value,
-      king_only_move_limit: limit,
-      repetition_draw: ri.repetition_draw.checked,
-    };
+    return this.ruleForm ? this.ruleForm.read() : null;
   }
 
   bindKeys() {
@@ -269,19 +263,17 @@ class AnalysisPage {
 
   async setup(fen, moves, rules, title) {
     this.showError("");
-    try {
-      parseFen(fen);
-    } catch (err) {
-      this.showError(`FEN: ${err.message}`);
-      return false;
-    }
     const infos = new Map();
+    let first;
     try {
-      infos.set(0, await api.position(fen, [], rules));
+      // The server reads the FEN (R5) and the rules (§9): its message says what is wrong.
+      first = await api.position(fen, [], rules);
     } catch (err) {
       this.showError(`Position: ${err.message}`);
       return false;
     }
+    infos.set(0, first);
+    fen = first.start_fen;
     let good = moves.length;
     if (moves.length) {
       try {
@@ -293,6 +285,7 @@ class AnalysisPage {
       }
     }
     this.startFen = fen;
+    this.startTurn = first.start_turn;
     this.rules = rules;
     this.line = moves.slice(0, good);
     this.loadedLine = this.line.slice();
@@ -410,11 +403,11 @@ class AnalysisPage {
     return info;
   }
 
+  /** The side to move after `ply` moves (the server's word when it is known). */
   turnAt(ply) {
     const info = this.infos.get(ply);
     if (info && info.turn) return info.turn;
-    const start = fenTurn(this.startFen);
-    return ply % 2 === 0 ? start : opponent(start);
+    return ply % 2 === 0 ? this.startTurn : opponent(this.startTurn);
   }
 
   /** The ply being shown, or about to be: quick presses of "next" add up. */
@@ -428,29 +421,24 @@ class AnalysisPage {
     const from = this.ply;
     const seq = (this.goSeq = (this.goSeq || 0) + 1);
     let info;
-    let move = null;
     try {
       info = await this.info(ply);
-      if (ply > 0) {
-        const before = await this.info(ply - 1);
-        move = findMove(before.legal_moves, this.line[ply - 1]);
-      }
     } catch (err) {
       if (seq === this.goSeq) this.showError(err.message);
       return;
     }
     if (seq !== this.goSeq) return; // a later step overtook this one
     this.ply = ply;
-    this.board.setPosition(parseFen(info.fen), { move, animate: animate && ply === from + 1 });
-    this.board.setLegalMoves(info.legal_moves || [], true, info.rules || this.rules);
+    this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: animate && ply === from + 1 });
+    this.board.setLegalMoves(info.legal_moves || [], true);
     this.fenOut.value = info.fen;
-    const turn = info.turn || parseFen(info.fen).turn;
+    const turn = info.turn;
     const over = info.outcome ? ` — ${info.outcome.reason || info.outcome.result || "game over"}` : (info.legal_moves || []).length === 0 ? " — no legal move (R16)" : "";
     // The draw counts of the shown position (R18, R19), as on the game page.
     const c = info.counters || {};
     const counts = [];
-    if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies || 50} plies without a man move or capture`);
-    if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of 13 for the three kings`);
+    if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
+    if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
     this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
     this.renderMoves();
     this.renderReview();
@@ -502,11 +490,11 @@ class AnalysisPage {
       announce("Back to the loaded game.");
     });
     this.branchBanner.replaceChildren(
-      `Your own line from ${moveNumber(k + 1, this.startFen)} on; the rest of the loaded game (${loaded.length - k} moves) is set aside. `,
+      `Your own line from ${moveNumber(k + 1, this.startTurn)} on; the rest of the loaded game (${loaded.length - k} moves) is set aside. `,
       back,
     );
     this.branchBanner.hidden = false;
-    announce(`New line from move ${moveNumber(k + 1, this.startFen)}; the loaded game's moves after it are set aside.`);
+    announce(`New line from move ${moveNumber(k + 1, this.startTurn)}; the loaded game's moves after it are set aside.`);
   }
 
   // ---- engine -----------------------------------------------------------------------
@@ -542,7 +530,7 @@ class AnalysisPage {
     const ply = this.ply;
     const info = await this.info(ply).catch(() => null);
     if (!info || !this.socket) return;
-    this.current = { fen: info.fen };
+    this.current = { turn: info.turn };
     this.lastInfo = null;
     this.bestButton.disabled = true;
     if ((info.legal_moves || []).length === 0 || info.outcome) {
@@ -581,9 +569,10 @@ class AnalysisPage {
       return;
     }
     const pv = msg.pv && msg.pv.length ? msg.pv : msg.best ? [msg.best] : [];
-    const data = { ...this.lastInfo, ...msg, pv: pv.length ? pv : this.lastInfo ? this.lastInfo.pv : [] };
+    const kept = !pv.length && this.lastInfo;
+    const data = { ...this.lastInfo, ...msg, pv: kept ? this.lastInfo.pv : pv, line: kept ? this.lastInfo.line : msg.line };
     this.lastInfo = data;
-    const turn = parseFen(this.current.fen).turn;
+    const turn = this.current.turn;
     const bv = blackView(clampScore(data.score ?? 0, data.mate_in), turn);
     this.engineOut.replaceChildren(
       h(
@@ -593,7 +582,7 @@ class AnalysisPage {
         ` for ${COLOR_NAME[turn]} · `,
         bv > 20 ? "Black is better" : bv < -20 ? "White is better" : "about equal",
       ),
-      h("p", { class: "pv", id: "engine-pv" }, h("span", { class: "label" }, "Best line: "), data.pv.join(" ")),
+      h("p", { class: "pv", id: "engine-pv" }, h("span", { class: "label" }, "Best line: "), data.line || data.pv.join(" ")),
       h(
         "p",
         { class: "hint", id: "engine-depth" },
@@ -607,7 +596,7 @@ class AnalysisPage {
     if (!this.lastInfo || !this.lastInfo.pv.length) return;
     const text = this.lastInfo.pv[0];
     const info = this.infos.get(this.ply);
-    const move = info && findMove(info.legal_moves, text);
+    const move = info && (info.legal_moves || []).find((m) => m.notation === text);
     if (move) this.userMove(move);
   }
 
@@ -637,19 +626,22 @@ class AnalysisPage {
         if (this.evals[k] !== undefined) continue;
         this.reviewStatus.textContent = `Evaluating position ${k} of ${this.line.length}…`;
         const info = await this.info(k);
-        const turn = info.turn || parseFen(info.fen).turn;
+        const turn = info.turn;
         let score;
+        let mate = null;
         if (info.outcome) {
           // Decided by the rules (R16, R18, R19): no search needed.
           const w = info.outcome.winner;
           score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
-        } else if (!(info.legal_moves || []).length) {
-          score = -WIN; // no move: the side to move has lost (R16)
+          if (score) mate = score > 0 ? 1 : -1;
         } else {
           const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
           score = clampScore(done.score ?? 0, done.mate_in);
+          mate = done.mate_in ?? null;
         }
-        this.evals[k] = blackView(score, turn);
+        // Black's view: the evaluation in centi-men and the expected score (review.js).
+        const es = expectedScore(score, mate);
+        this.evals[k] = { score: blackView(score, turn), es: turn === "black" ? es : 1 - es };
         this.renderReview();
       }
       this.reviewStatus.textContent = this.reviewing ? "Review done." : "Review stopped.";
@@ -663,19 +655,22 @@ class AnalysisPage {
     }
   }
 
+  /**
+   * The judged moves (review.js judgeMoves): by the expected score lost, a forced
+   * move (the server lists one legal move in its position) never, its loss charged
+   * to its side's last real choice. Only the classes chosen in #mark-from.
+   */
   mistakePlies() {
-    const out = [];
-    const threshold = Number(this.threshold.value) || 80;
-    for (let k = 1; k <= this.line.length; k++) {
-      const before = this.evals[k - 1];
-      const after = this.evals[k];
-      if (before === undefined || after === undefined) continue;
-      const mover = this.turnAt(k - 1);
-      const sign = mover === "black" ? 1 : -1;
-      const drop = (before - after) * sign;
-      if (drop >= threshold) out.push({ ply: k, drop, mover });
+    const n = this.line.length;
+    const plies = [];
+    for (let k = 1; k <= n; k++) {
+      const before = this.infos.get(k - 1);
+      plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
     }
-    return out;
+    const scores = Array.from({ length: n + 1 }, (_, k) => (this.evals[k] ? this.evals[k].es : undefined));
+    const from = CLASSES.findIndex((c) => c.name === this.markFrom.value);
+    const shown = new Set(CLASSES.slice(0, from < 0 ? CLASSES.length : from + 1).map((c) => c.name));
+    return judgeMoves(scores, plies).filter((m) => shown.has(m.cls.name));
   }
 
   renderReview() {
@@ -690,20 +685,21 @@ class AnalysisPage {
     const W = 600;
     const H = 160;
     const x = (k) => (n === 0 ? W / 2 : (k / n) * W);
-    const y = (v) => H / 2 - (Math.max(-CLAMP, Math.min(CLAMP, v)) / CLAMP) * (H / 2 - 6);
+    // Black's expected score, 1 at the top, 0 at the bottom (the units the marks use).
+    const y = (es) => 6 + (1 - es) * (H - 12);
     const points = [];
-    for (let k = 0; k <= n; k++) if (this.evals[k] !== undefined) points.push(`${x(k).toFixed(1)},${y(this.evals[k]).toFixed(1)}`);
+    for (let k = 0; k <= n; k++) if (this.evals[k] !== undefined) points.push(`${x(k).toFixed(1)},${y(this.evals[k].es).toFixed(1)}`);
     const mistakes = this.mistakePlies();
     const chart = svg(
       "svg",
-      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Evaluation graph from Black's side over ${n} plies, ${mistakes.length} mistakes marked` },
+      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Black's expected score over ${n} plies, ${mistakes.length} moves marked` },
       svg("rect", { class: "white-zone", x: 0, y: H / 2, width: W, height: H / 2 }),
       svg("line", { class: "axis", x1: 0, y1: H / 2, x2: W, y2: H / 2 }),
       points.length > 1 ? svg("polygon", { class: "area", points: `${points[0].split(",")[0]},${H / 2} ${points.join(" ")} ${points[points.length - 1].split(",")[0]},${H / 2}` }) : null,
       svg("polyline", { class: "line", points: points.join(" ") }),
       svg("line", { class: "cursor", x1: x(this.ply), y1: 0, x2: x(this.ply), y2: H }),
       ...mistakes.map((m) =>
-        svg("circle", { class: `mistake ${m.mover}`, cx: x(m.ply), cy: y(this.evals[m.ply]), r: 5 }, svg("title", {}, `${this.line[m.ply - 1]}: ${(m.drop / 100).toFixed(2)} lost`)),
+        svg("circle", { class: `mistake ${m.cls.name} ${m.mover}`, cx: x(m.ply), cy: y(this.evals[m.ply].es), r: 5 }, svg("title", {}, `${this.line[m.ply - 1]}${m.cls.mark} ${m.cls.name}: −${m.loss.toFixed(2)} expected score`)),
       ),
       svg("text", { x: 4, y: 14, class: "chart-label" }, "Black"),
       svg("text", { x: 4, y: H - 5, class: "chart-label" }, "White"),
@@ -714,36 +710,47 @@ class AnalysisPage {
       this.go(k);
     });
     this.chart.replaceChildren(chart);
-    this.mistakes.replaceChildren(
-      ...mistakes.map((m) =>
-        h(
-          "li",
-          {},
-          h(
-            "button",
-            { type: "button", class: "link", onclick: () => this.go(m.ply) },
-            `${moveNumber(m.ply, this.startFen)} ${this.line[m.ply - 1]}?`,
-          ),
-          ` ${COLOR_NAME[m.mover]} lost ${(m.drop / 100).toFixed(2)}`,
-        ),
-      ),
-    );
-    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No mistakes above the threshold."));
+    this.mistakes.replaceChildren(...mistakes.map((m) => this.mistakeItem(m)));
+    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No move marked: none lost that much expected score."));
     this.renderMoves();
   }
 
+  /** "2... 17-14? White, mistake: −0.24 expected score (+0.10 → −1.20 men for White)". */
+  mistakeItem(m) {
+    const own = (e) => (m.mover === "black" ? e.score : -e.score) / 100;
+    const men = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(2)}`;
+    const last = m.forced.length ? m.forced[m.forced.length - 1] : m.ply;
+    const before = this.evals[m.ply - 1];
+    const after = this.evals[last];
+    const forced = m.forced.length
+      ? ` with the forced ${m.forced.map((k) => this.line[k - 1]).join(", ")} after it`
+      : "";
+    return h(
+      "li",
+      { class: m.cls.name },
+      h(
+        "button",
+        { type: "button", class: "link", onclick: () => this.go(m.ply) },
+        `${moveNumber(m.ply, this.startTurn)} ${this.line[m.ply - 1]}${m.cls.mark}`,
+      ),
+      ` ${COLOR_NAME[m.mover]}, ${m.cls.name}: −${m.loss.toFixed(2)} expected score`,
+      before && after ? ` (${men(own(before))} → ${men(own(after))} men for ${COLOR_NAME[m.mover]}${forced})` : "",
+    );
+  }
+
   renderMoves() {
-    const rows = moveRows(this.line, fenTurn(this.startFen));
-    const bad = new Set(this.mistakePlies().map((m) => m.ply));
+    const rows = moveRows(this.line, this.startTurn);
+    const marks = new Map(this.mistakePlies().map((m) => [m.ply, m.cls]));
     const cell = (entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
       const cls = ["mv"];
       if (entry.ply === this.ply) cls.push("current");
-      if (bad.has(entry.ply)) cls.push("mistake");
+      const mark = marks.get(entry.ply);
+      if (mark) cls.push("mistake", mark.name);
       return h(
         "button",
         { type: "button", class: cls.join(" "), "data-ply": entry.ply, "aria-current": entry.ply === this.ply ? "true" : null, onclick: () => this.go(entry.ply) },
-        entry.text + (bad.has(entry.ply) ? "?" : ""),
+        entry.text + (mark ? mark.mark : ""),
       );
     };
     this.moveList.replaceChildren(
@@ -755,25 +762,11 @@ class AnalysisPage {
   }
 }
 
-function moveNumber(ply, startFen) {
-  const offset = fenTurn(startFen) === "white" ? 1 : 0;
-  const n = Math.floor((ply - 1 + offset) / 2) + 1;
-  return (ply - 1 + offset) % 2 === 0 ? `${n}.` : `${n}...`;
-}
-
 function formatCount(n) {
   if (n === undefined || n === null) return "?";
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
   return String(n);
-}
-
-function findMove(legal, text) {
-  if (!legal) return null;
-  const exact = legal.find((m) => m.notation === text);
-  if (exact) return exact;
-  const path = String(text).split(/[-x]/).map(Number);
-  return legal.find((m) => m.path.length === path.length && m.path.every((s, i) => s === path[i])) || null;
 }
 
 export function summaryText(g) {
@@ -841,5 +834,7 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
 
 export async function render(root) {
   const page = new AnalysisPage(root);
+  // For debugging in the console and for the end-to-end tests.
+  window.poolcheckersAnalysis = page;
   await page.start();
 }

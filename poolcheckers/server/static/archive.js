@@ -2,7 +2,7 @@
 // PDN export (one game or all) and PDN import with errors per game.
 
 import { api } from "./api.js";
-import { COLOR_NAME, announce, h, parsePdnLight } from "./util.js";
+import { COLOR_NAME, announce, h } from "./util.js";
 
 const PAGE = 50;
 
@@ -186,14 +186,21 @@ class ArchivePage {
         const failed = new Set(errors.map((e) => e.game));
         const places = [];
         for (let n = 1; places.length < imported.length; n++) if (!failed.has(n)) places.push(n);
-        const light = parsePdnLight(text);
-        const sameCount = light.length === imported.length + failed.size;
+        // The players' names: the server reads the text again (the rules library's
+        // PDN reader, nothing stored); game n of the text is games[].game === n.
+        const tagsOf = new Map();
+        try {
+          const read = await api.analysisPdn(text);
+          for (const g of read.games || []) tagsOf.set(g.game, g.tags || {});
+        } catch {
+          /* names are a nicety: the games are imported */
+        }
         parts.push(
           h(
             "ul",
             { class: "imported", id: "imported-games" },
             ...imported.map((id, i) => {
-              const tags = sameCount ? light[places[i] - 1].tags : {};
+              const tags = tagsOf.get(places[i]) || {};
               const who = tags.Black || tags.White ? ` (${tags.Black || "?"} – ${tags.White || "?"})` : "";
               return h(
                 "li",

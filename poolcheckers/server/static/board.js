@@ -1,7 +1,7 @@
 // The SVG board: R2 numbering, pieces, legal-move highlights, click-click, drag,
 // landing-by-landing multi-capture choice, keyboard play and move animation.
 
-import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg, withAllPaths } from "./util.js";
+import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./util.js";
 
 const CELL = 100;
 const STEP_MS = 190;
@@ -274,11 +274,15 @@ export class BoardView {
   // ---- legal moves and selection --------------------------------------------
 
   /**
-   * legal: [{notation, path, captured}]; interactive: may the user move now;
-   * rules: the game's rule set (§9), for the other paths of a capture (R4).
+   * legal: the server's [{notation, path, paths, captured, board_after}];
+   * interactive: may the user move now. Each of a move's paths (R4: one move,
+   * several roads) can be walked landing by landing; whichever is walked, the
+   * move's notation is sent. The board computes no move itself.
    */
-  setLegalMoves(legal, interactive, rules = null) {
-    this.legal = withAllPaths(legal || [], this.position, rules);
+  setLegalMoves(legal, interactive) {
+    this.legal = (legal || []).flatMap((m) =>
+      (m.paths && m.paths.length ? m.paths : [m.path]).map((path) => ({ ...m, path })),
+    );
     this.legalFilter = null;
     this.interactive = Boolean(interactive);
     if (this.prefix && (!this.interactive || !this.candidates(this.prefix).length)) this.prefix = null;

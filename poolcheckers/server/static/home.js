@@ -1,7 +1,8 @@
 // Home page: the new-game form (mode, level, colour, §9 rule options, clock, start FEN).
 
 import { api, request } from "./api.js";
-import { COLOR_NAME, announce, h, inviteKey, parseFen, storageSet, tokenKey } from "./util.js";
+import { ruleFields, ruleOptions } from "./rules.js";
+import { COLOR_NAME, announce, h, inviteKey, storageSet, tokenKey } from "./util.js";
 
 function field(label, control, hint = null) {
   return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
@@ -16,7 +17,15 @@ function radio(name, value, text, checked = false) {
   );
 }
 
-export function render(root) {
+export async function render(root) {
+  // The §9 options, their words and defaults come from the rules library (GET /api/rules).
+  let rules = null;
+  let rulesError = "";
+  try {
+    rules = ruleFields(await ruleOptions());
+  } catch (err) {
+    rulesError = `The rule options cannot be loaded (${err.message}): the game uses the APCA rules.`;
+  }
   const levelSelect = h(
     "select",
     { name: "level", id: "level" },
@@ -31,24 +40,10 @@ export function render(root) {
     h("option", { value: "white" }, "White"),
     h("option", { value: "random" }, "Random"),
   );
-  const crown = h(
-    "select",
-    { name: "crown_during_capture" },
-    h("option", { value: "pass" }, "pass: jump on as a man (APCA, R15)"),
-    h("option", { value: "stop" }, "stop: crowned, the move ends"),
-  );
-  const threeKings = h(
-    "select",
-    { name: "three_kings_limit_result" },
-    h("option", { value: "draw" }, "draw (R19)"),
-    h("option", { value: "loss" }, "loss for the stronger side"),
-  );
-  const kingLimit = h("input", { type: "number", name: "king_only_move_limit", min: 1, max: 200, value: 25, inputmode: "numeric" });
-  const repetition = h("input", { type: "checkbox", name: "repetition_draw" });
   const useClock = h("input", { type: "checkbox", name: "use_clock" });
   const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: 600, step: 0.5, value: 5, inputmode: "decimal" });
   const increment = h("input", { type: "number", name: "increment", min: 0, max: 120, step: 1, value: 3, inputmode: "numeric" });
-  const fen = h("input", { type: "text", name: "fen", placeholder: "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
+  const fen = h("input", { type: "text", name: "fen", placeholder: "e.g. W:WK4,19:B11,K30", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
   // Read out through the assertive live region (announce), not a second alert role.
   const error = h("p", { class: "error", id: "new-game-error" });
   const submit = h("button", { type: "submit", class: "primary" }, "Start game");
@@ -94,10 +89,7 @@ export function render(root) {
       "details",
       { class: "rules" },
       h("summary", {}, "Rule options (§9)"),
-      field("Man reaching the king row during a capture", crown),
-      field("Three kings v one not won in 13 moves", threeKings),
-      field("King-only moves per side before a draw (R18)", kingLimit),
-      h("label", { class: "choice" }, repetition, h("span", {}, "Draw by threefold repetition")),
+      rules ? rules.fields : h("p", { class: "hint" }, rulesError),
     ),
     h(
       "fieldset",
@@ -123,24 +115,8 @@ export function render(root) {
     event.preventDefault();
     error.textContent = "";
     const mode = form.querySelector('input[name="mode"]:checked').value;
-    const limit = Number(kingLimit.value);
-    if (!Number.isInteger(limit) || limit < 1) {
-      error.textContent = "The king-only move limit must be a whole number of moves, at least 1.";
-      announce(error.textContent, true);
-      kingLimit.focus();
-      return;
-    }
+    // The server (the rules library) checks the options and the FEN (R5) and says what is wrong.
     const fenText = fen.value.trim();
-    if (fenText) {
-      try {
-        parseFen(fenText);
-      } catch (err) {
-        error.textContent = `Start position: ${err.message}`;
-        announce(error.textContent, true);
-        fen.focus();
-        return;
-      }
-    }
     let color = mode === "online" ? onlineColor.value : colorSelect.value;
     if (color === "random") color = Math.random() < 0.5 ? "black" : "white";
     let clock = null;
@@ -157,12 +133,7 @@ export function render(root) {
     }
     const body = {
       mode,
-      rules: {
-        crown_during_capture: crown.value,
-        three_kings_limit_result: threeKings.value,
-        king_only_move_limit: limit,
-        repetition_draw: repetition.checked,
-      },
+      rules: rules ? rules.read() : {},
       fen: fenText || null,
       level: Number(levelSelect.value),
       color: mode === "local" ? "black" : color,
@@ -179,8 +150,14 @@ export function render(root) {
     } catch (err) {
       error.textContent = err.message;
       announce(`Could not start the game: ${err.message}`, true);
-      // A refused start position: back to its field.
-      if (fenText && /FEN|position/i.test(err.message)) fen.focus();
+      // A refused start position or rule option: back to its field.
+      const named = rules && Object.keys(rules.controls).find((name) => err.message.includes(name));
+      if (named) {
+        rules.controls[named].control.closest("details").open = true;
+        rules.controls[named].control.focus();
+      } else if (fenText && /FEN|position/i.test(err.message)) {
+        fen.focus();
+      }
       submit.disabled = false;
       submit.textContent = "Start game";
     }

@@ -5,15 +5,14 @@ import { BoardView } from "./board.js";
 import {
   COLOR_NAME,
   announce,
-  applyMove,
-  fenTurn,
+  boardPosition,
   formatClock,
   h,
   inviteKey,
   keepInView,
+  moveNumber,
   moveRows,
   opponent,
-  parseFen,
   storageGet,
   storageSet,
   tokenKey,
@@ -282,12 +281,12 @@ class GamePage {
     }
     const changedMoves = !old || old.ply !== state.ply || old.fen !== state.fen;
     if (this.viewPly === null) {
-      this.board.setPosition(parseFen(state.fen), { move: state.last_move, animate: animate && Boolean(old) });
+      this.board.setPosition(boardPosition(state.board, state.turn), { move: state.last_move, animate: animate && Boolean(old) });
     }
     this.renderAll();
     if (old && changedMoves && state.ply > old.ply && state.moves.length) {
       const text = state.moves[state.moves.length - 1];
-      const mover = state.ply % 2 === 1 ? COLOR_NAME[fenTurn(state.start_fen)] : COLOR_NAME[opponent(fenTurn(state.start_fen))];
+      const mover = COLOR_NAME[lastMover(state)];
       announce(`${mover} played ${text}.${state.outcome ? " " + state.outcome.reason : ""}`);
     } else if (old && !old.outcome && state.outcome) {
       announce(`Game over: ${state.outcome.reason}`);
@@ -353,7 +352,7 @@ class GamePage {
 
   renderAll() {
     const s = this.state;
-    this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove(), s.rules);
+    this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove());
     this.board.idleReason = this.idleReason();
     this.renderPlayers();
     this.renderStatus();
@@ -474,7 +473,7 @@ class GamePage {
     this.status.replaceChildren(...[dot, text].filter(Boolean));
     const yourTurn = this.canMove() && mine.length === 1;
     document.title = `${s.status === "finished" ? "Game over" : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
-    this.rulesLine.textContent = rulesSummary(s.rules);
+    this.rulesLine.textContent = s.rules_notes && s.rules_notes.length ? `Rules: ${s.rules_notes.join("; ")}.` : "";
     this.rulesLine.hidden = !this.rulesLine.textContent;
     this.status.dataset.turn = s.turn;
     if (s.outcome) {
@@ -495,7 +494,7 @@ class GamePage {
     const c = this.state.counters;
     const parts = [];
     if (c && c.r18_plies > 0 && this.state.status === "running") {
-      const limit = c.r18_limit_plies || 50;
+      const limit = c.r18_limit_plies;
       parts.push(
         h(
           "p",
@@ -509,7 +508,7 @@ class GamePage {
         h(
           "p",
           { class: "counter r19", id: "counter-r19" },
-          `R19: three kings v one — move ${c.r19_moves} of 13 for the stronger side.`,
+          `R19: three kings v one — move ${c.r19_moves} of ${c.r19_limit} for the stronger side.`,
         ),
       );
     }
@@ -562,7 +561,7 @@ class GamePage {
         buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
       }
       // Takeback needs a move of ours to undo (the engine may have moved first).
-      const firstOwnPly = fenTurn(s.start_fen) === s.engine_color ? 2 : 1;
+      const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
       if (s.mode === "engine" && s.ply >= firstOwnPly) {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
@@ -572,7 +571,7 @@ class GamePage {
       // Against the engine, a game ended by the rules (R16, R18, R19) can be
       // reopened by taking the last move back; resignation, agreement and time cannot.
       const reopenable = ["no_moves", "move_limit", "three_kings"];
-      const firstOwnPly = fenTurn(s.start_fen) === s.engine_color ? 2 : 1;
+      const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
       if (s.mode === "engine" && mine.length && s.outcome && reopenable.includes(s.outcome.termination) && s.ply >= firstOwnPly) {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
@@ -609,7 +608,7 @@ class GamePage {
 
   renderMoves() {
     const s = this.state;
-    const rows = moveRows(s.moves, fenTurn(s.start_fen));
+    const rows = moveRows(s.moves, s.start_turn);
     const current = this.viewPly === null ? s.moves.length : this.viewPly;
     const cell = (entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
@@ -639,7 +638,7 @@ class GamePage {
       this.viewBanner.replaceChildren(
         this.viewPly === 0
           ? "Viewing the start position (view only). "
-          : `Viewing the position after ${moveLabel(this.viewPly, s.start_fen, s.moves[this.viewPly - 1])} (view only). `,
+          : `Viewing the position after ${moveNumber(this.viewPly, s.start_turn)} ${s.moves[this.viewPly - 1]} (view only). `,
         h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
       );
     } else {
@@ -676,22 +675,18 @@ class GamePage {
     if (ply === null) {
       this.viewSeq = (this.viewSeq || 0) + 1;
       this.viewPly = null;
-      this.board.setPosition(parseFen(s.fen), { move: s.last_move, animate: from === s.moves.length - 1 });
+      this.board.setPosition(boardPosition(s.board, s.turn), { move: s.last_move, animate: from === s.moves.length - 1 });
       this.renderAll();
       announce("Back to the current position.");
       return;
     }
     const seq = (this.viewSeq = (this.viewSeq || 0) + 1);
     try {
+      // The server's position after `ply` moves, with the move that led there.
       const info = await this.positionAt(ply);
-      let move = null;
-      if (ply > 0) {
-        const before = await this.positionAt(ply - 1);
-        move = findMove(before.legal_moves, s.moves[ply - 1]);
-      }
       if (seq !== this.viewSeq) return; // a later step overtook this one
       this.viewPly = ply;
-      this.board.setPosition(parseFen(info.fen), { move, animate: ply === from + 1 });
+      this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: ply === from + 1 });
       this.renderAll();
       announce(ply === 0 ? "Start position." : `Position after ${s.moves[ply - 1]}, ply ${ply}.`);
     } catch (err) {
@@ -702,8 +697,9 @@ class GamePage {
   // ---- actions --------------------------------------------------------------------
 
   playMove(move) {
-    // Show the move at once; the server's state confirms or corrects it.
-    this.board.setPosition(applyMove(parseFen(this.state.fen), move), { move });
+    // Show the move at once (the server's board after it: captures gone, a crowning);
+    // the server's state confirms or corrects it.
+    this.board.setPosition(boardPosition(move.board_after, opponent(this.state.turn)), { move });
     this.holdUntil = performance.now() + 190 * (move.path.length - 1) + 250;
     this.sendMove(move.notation, move);
   }
@@ -728,7 +724,7 @@ class GamePage {
       this.pending = false;
       this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
       // The position is unchanged: show the server's board again.
-      this.board.setPosition(parseFen(this.state.fen), { move: this.state.last_move, animate: false });
+      this.board.setPosition(boardPosition(this.state.board, this.state.turn), { move: this.state.last_move, animate: false });
       this.renderAll();
       if (err instanceof ApiError && err.code === "stale_ply") {
         try {
@@ -782,43 +778,10 @@ export function normalizeMoveText(text) {
     .replace(/\s*([-x])\s*/g, "$1");
 }
 
-/** The rule options (RULES.md §9) that differ from APCA, in words; "" for APCA. */
-function rulesSummary(rules) {
-  if (!rules) return "";
-  const parts = [];
-  if (rules.crown_during_capture === "stop") parts.push("a man reaching the king row in a capture is crowned and stops");
-  if (rules.three_kings_limit_result === "loss") parts.push("three kings v one not won in 13 moves loses");
-  if (rules.king_only_move_limit && rules.king_only_move_limit !== 25) {
-    parts.push(`draw after ${rules.king_only_move_limit} moves each without a man move or capture`);
-  }
-  if (rules.repetition_draw) parts.push("threefold repetition draws");
-  return parts.length ? `Rules: ${parts.join("; ")}.` : "";
-}
-
 /** The side that made the last move of a GameState (null before the first). */
 function lastMover(state) {
   if (!state.ply) return null;
-  const start = fenTurn(state.start_fen);
-  return state.ply % 2 === 1 ? start : opponent(start);
-}
-
-/** "3. 11-15" or "3... 23-19": the move played at ply (1-based) in PDN style. */
-function moveLabel(ply, startFen, text) {
-  const offset = fenTurn(startFen) === "white" ? 1 : 0;
-  const n = Math.floor((ply - 1 + offset) / 2) + 1;
-  return `${n}.${(ply - 1 + offset) % 2 === 0 ? "" : ".."} ${text}`;
-}
-
-function findMove(legal, text) {
-  if (!legal) return null;
-  const exact = legal.find((m) => m.notation === text);
-  if (exact) return exact;
-  const path = text.split(/[-x]/).map(Number);
-  return (
-    legal.find((m) => m.path.length === path.length && m.path.every((s, i) => s === path[i])) ||
-    legal.find((m) => m.path[0] === path[0] && m.path[m.path.length - 1] === path[path.length - 1]) ||
-    null
-  );
+  return state.ply % 2 === 1 ? state.start_turn : opponent(state.start_turn);
 }
 
 export async function render(root, id) {

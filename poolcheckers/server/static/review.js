@@ -1,0 +1,72 @@
+// The game review's judgement, as pure functions (tested in tests/e2e/test_frontend_modules.py):
+// an evaluation becomes an expected score on a logistic curve, a move is judged
+// by the expected score it lost (as lichess does), and a forced move (the only
+// legal move, as the server counts them) is never judged: what is lost across
+// it belongs to its side's last real choice before it.
+
+/**
+ * Centi-men per unit of the logistic's exponent: expected score =
+ * 1 / (1 + exp(-score / SCALE)). Fitted to the engine's own games by
+ * benchmarks/expected_score_scale.py (see docs/CONTRACTS.md §3.2).
+ */
+export const SCALE = 0;
+
+/** The classes, worst first: a move that loses at least `loss` of expected score. */
+export const CLASSES = [
+  { name: "blunder", plural: "blunders", loss: 0.3, mark: "??" },
+  { name: "mistake", plural: "mistakes", loss: 0.2, mark: "?" },
+  { name: "inaccuracy", plural: "inaccuracies", loss: 0.1, mark: "?!" },
+];
+
+/**
+ * The expected score (0 lost .. 1 won, a draw 0.5) of an evaluation in
+ * centi-men from one side's view; a found win (mateIn > 0) is 1, a loss 0.
+ */
+export function expectedScore(score, mateIn = null) {
+  if (mateIn !== null && mateIn !== undefined) return mateIn > 0 ? 1 : 0;
+  return 1 / (1 + Math.exp(-score / SCALE));
+}
+
+/** The class of a loss of expected score (null below the smallest). */
+export function classify(loss) {
+  return CLASSES.find((c) => loss >= c.loss - 1e-9) || null;
+}
+
+/**
+ * Judge the moves of a line.
+ *  blackScores[k]: Black's expected score in the position after k moves
+ *    (0..n; undefined where not evaluated yet);
+ *  plies[k - 1] = {mover: "black"|"white", forced: bool} for the move from
+ *    position k - 1 to k (forced: the only legal move there).
+ * Returns one entry per judged real choice with a loss in a class:
+ *  {ply, mover, loss, cls, forced: [plies of forced moves whose loss is charged here]}.
+ * A forced move is never an entry; its loss goes to the last non-forced move of
+ * the same side before it (none: nobody chose, nothing is charged).
+ */
+export function judgeMoves(blackScores, plies) {
+  const charged = new Map(); // ply of a real choice -> {loss, forced: []}
+  const lastChoice = { black: null, white: null };
+  for (let k = 1; k <= plies.length; k++) {
+    const { mover, forced } = plies[k - 1];
+    const before = blackScores[k - 1];
+    const after = blackScores[k];
+    if (!forced) {
+      lastChoice[mover] = k;
+      charged.set(k, { loss: 0, forced: [], known: false });
+    }
+    const at = lastChoice[mover];
+    if (at === null || before === undefined || after === undefined) continue;
+    const own = (v) => (mover === "black" ? v : 1 - v);
+    const entry = charged.get(at);
+    entry.loss += own(before) - own(after);
+    if (forced) entry.forced.push(k);
+    else entry.known = true;
+  }
+  const out = [];
+  for (const [ply, entry] of charged) {
+    if (!entry.known) continue;
+    const cls = classify(entry.loss);
+    if (cls) out.push({ ply, mover: plies[ply - 1].mover, loss: entry.loss, cls, forced: entry.forced });
+  }
+  return out.sort((a, b) => a.ply - b.ply);
+}
