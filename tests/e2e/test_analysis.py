@@ -176,7 +176,7 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
 
     # The evaluation graph over the game, mistakes marked.
     page.fill("#review-time", "0.1")
-    page.fill("#threshold", "80")
+    page.select_option("#mark-from", "inaccuracy")  # every class marked
     page.click("#review")
     page.wait_for_function(
         "() => document.querySelector('#review-status').textContent === 'Review done.'",
@@ -187,7 +187,8 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
     marked = page.eval_on_selector_all(
         "#move-list button.mv.mistake", "els => els.map(e => e.textContent)"
     )
-    assert "17-14?" in marked
+    # a man given for nothing: at least a mistake by the expected score it loses
+    assert any(m in ("17-14?", "17-14??") for m in marked), marked
     assert page.locator("#eval-chart circle.mistake").count() == len(marked)
     assert "17-14" in page.inner_text("#mistakes")
     page.click("#mistakes button")

@@ -158,7 +158,7 @@ def test_review_never_marks_a_forced_move_and_classes_by_expected_score(
         "#move-list button.mv.mistake", "els => els.map(e => [e.dataset.ply, e.textContent])"
     )
     loss = 0.5 - 1 / (1 + math.exp(lost / scale))
-    assert loss >= 0.3
+    assert loss >= 0.15  # a blunder (review.js CLASSES)
     assert marked == [["1", "11-15??"]]
     text = page.inner_text("#mistakes")
     assert "blunder" in text and f"−{loss:.2f} expected score" in text

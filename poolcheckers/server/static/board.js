@@ -232,10 +232,13 @@ export class BoardView {
   }
 
   fadeOut(el, delay = 0) {
-    window.setTimeout(() => {
+    const fade = () => {
       el.classList.add("captured");
       window.setTimeout(() => el.remove(), 320);
-    }, delay);
+    };
+    // At once when there is no walk to wait for: the piece is gone from the position now.
+    if (delay > 0) window.setTimeout(fade, delay);
+    else fade();
   }
 
   sync(pieces) {
