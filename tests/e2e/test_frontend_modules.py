@@ -129,7 +129,7 @@ def test_the_scan_finds_what_it_forbids() -> None:
         'const parts = fen.split(":");',
         "export function parseFen(text) {",
         'if (piece === "b" && row === 7) piece = "B"; // kingRow',
-        "const m = tok.match(/^\\[\\s*(\\w+)\\s+\"((?:[^\"\\\\]|\\\\.)*)\"\\s*\\]$/);",
+        'const m = tok.match(/^\\[\\s*(\\w+)\\s+"((?:[^"\\\\]|\\\\.)*)"\\s*\\]$/);',
         "/^(2-0|0-2|1-1|1-0|0-1|1\\/2-1\\/2|\\*|0-0)$/",
         'const rules = { crown_during_capture: "pass" };',
     ]

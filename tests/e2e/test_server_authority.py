@@ -93,9 +93,7 @@ def test_r15_crowning_shown_as_the_server_says(server: Server, new_page: Any) ->
     page2.route("**/api/analysis/position", uncrowned)
     open_fen(page2, server, "B:W32:B27")
     click_path(page2, [27, 31])
-    page2.wait_for_function(
-        "() => document.querySelectorAll('#move-list button.mv').length === 1"
-    )
+    page2.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
     page2.wait_for_timeout(600)
     assert pieces(page2)[31] == "b"
 
