@@ -260,3 +260,26 @@ def test_draw_counts_of_the_shown_position(server: Server, new_page: Any) -> Non
         "() => document.querySelector('#status').textContent.includes('R18: 1 of 50 plies')"
     )
     assert "R19: move 1 of 13" in page.inner_text("#status")
+
+
+def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
+    server: Server, new_page: Any
+) -> None:
+    # B:WK29:BK1,K2,K3,K4: the engine proves a win in 3 plies, that is 2 of Black's
+    # moves (1-15 29x8 3x12): the page says "win in 2", as the command line does.
+    server.require_engine()
+    page = new_page()
+    fen = "B:WK29:BK1,K2,K3,K4"
+    page.goto(server.url("/analysis?fen=" + fen))
+    wait_shown(page, Board(fen).fen())
+    page.fill("#engine-time", "1")
+    page.click("#engine-toggle")
+    page.wait_for_function(
+        "() => document.querySelector('#engine-score')?.textContent.includes('win in 2')"
+    )
+    # The best line as PDN move text from the library (Board.variation_notation).
+    page.wait_for_function(
+        "() => /^Best line: 1\\. \\d+-\\d+ \\d+x\\d+ 2\\. /.test("
+        "document.querySelector('#engine-pv')?.textContent ?? '')"
+    )
+    page.click("#engine-toggle")

@@ -55,7 +55,7 @@ def test_board_text_is_drawn_as_the_library_writes_it(util_page: Any) -> None:
         assert pieces == {str(i + 1): ch for i, ch in enumerate(text) if ch != "."}
 
 
-def test_move_rows_numbers_clock_and_score(util_page: Any) -> None:
+def test_move_rows_numbers_and_clock(util_page: Any) -> None:
     got = util_page.evaluate(
         """() => {
              const u = window.util;
@@ -65,7 +65,6 @@ def test_move_rows_numbers_clock_and_score(util_page: Any) -> None:
                numbers: [u.moveNumber(1, "black"), u.moveNumber(2, "black"),
                          u.moveNumber(1, "white"), u.moveNumber(2, "white")],
                clock: [u.formatClock(75), u.formatClock(3725), u.formatClock(9.46)],
-               score: [u.formatScore(150, null), u.formatScore(-20, null), u.formatScore(0, 3)],
              };
            }"""
     )
@@ -81,7 +80,6 @@ def test_move_rows_numbers_clock_and_score(util_page: Any) -> None:
     assert got["numbers"] == ["1.", "1...", "1...", "2."]
     assert Board("W:W21,22:B1,2").variation_notation(["22-17", "1-5"]) == "1... 22-17 2. 1-5"
     assert got["clock"] == ["1:15", "1:02:05", "9.5"]
-    assert got["score"] == ["+1.50", "-0.20", "win in 3"]
 
 
 # What a second rules implementation looks like; none of it may be in static/*.js.

@@ -9,7 +9,6 @@ import {
   COLOR_NAME,
   announce,
   boardPosition,
-  formatScore,
   h,
   keepInView,
   moveNumber,
@@ -21,14 +20,15 @@ import {
 // Every position shown here is the server's (POST /api/analysis/position: the rules
 // library): its board, side to move, legal moves with their paths, counters and
 // outcome. No FEN is read and no move is generated in the browser.
-const WIN = 1000; // a found win (mate_in) on the evaluation's scale, in centi-men
+const WIN = 1000; // a proven win (win_in) on the evaluation's scale, in centi-men
 
 function blackView(score, turn) {
   return turn === "black" ? score : -score;
 }
 
-function clampScore(score, mateIn) {
-  if (mateIn !== null && mateIn !== undefined) return mateIn > 0 ? WIN : -WIN;
+/** A score in centi-men, a proven end (winIn: the winner's moves, signed) as ±WIN. */
+function clampScore(score, winIn) {
+  if (winIn !== null && winIn !== undefined) return winIn > 0 ? WIN : -WIN;
   return Math.max(-WIN, Math.min(WIN, score));
 }
 
@@ -573,12 +573,13 @@ class AnalysisPage {
     const data = { ...this.lastInfo, ...msg, pv: kept ? this.lastInfo.pv : pv, line: kept ? this.lastInfo.line : msg.line };
     this.lastInfo = data;
     const turn = this.current.turn;
-    const bv = blackView(clampScore(data.score ?? 0, data.mate_in), turn);
+    const bv = blackView(clampScore(data.score ?? 0, data.win_in), turn);
     this.engineOut.replaceChildren(
       h(
         "p",
         { class: "score", id: "engine-score" },
-        h("strong", {}, formatScore(data.score ?? 0, data.mate_in)),
+        // The engine facade's words: "+0.35", "win in 2" (the winner's moves, not plies).
+        h("strong", {}, data.score_text ?? ""),
         ` for ${COLOR_NAME[turn]} · `,
         bv > 20 ? "Black is better" : bv < -20 ? "White is better" : "about equal",
       ),
@@ -636,8 +637,8 @@ class AnalysisPage {
           if (score) mate = score > 0 ? 1 : -1;
         } else {
           const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
-          score = clampScore(done.score ?? 0, done.mate_in);
-          mate = done.mate_in ?? null;
+          score = clampScore(done.score ?? 0, done.win_in);
+          mate = done.win_in ?? null;
         }
         // Black's view: the evaluation in centi-men and the expected score (review.js).
         const es = expectedScore(score, mate);

@@ -27,10 +27,11 @@ export const CLASSES = [
 
 /**
  * The expected score (0 lost .. 1 won, a draw 0.5) of an evaluation in
- * centi-men from one side's view; a found win (mateIn > 0) is 1, a loss 0.
+ * centi-men from one side's view; a proven win (winIn > 0, the server's
+ * win_in) is 1, a proven loss 0.
  */
-export function expectedScore(score, mateIn = null) {
-  if (mateIn !== null && mateIn !== undefined) return mateIn > 0 ? 1 : 0;
+export function expectedScore(score, winIn = null) {
+  if (winIn !== null && winIn !== undefined) return winIn > 0 ? 1 : 0;
   return 1 / (1 + Math.exp(-score / SCALE));
 }
 

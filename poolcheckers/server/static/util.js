@@ -130,15 +130,6 @@ export function formatClock(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
 
-/** Engine score (centi-men, side to move) as text from the side to move's view. */
-export function formatScore(score, mateIn) {
-  if (mateIn !== null && mateIn !== undefined) {
-    return mateIn > 0 ? `win in ${mateIn}` : `loss in ${-mateIn}`;
-  }
-  const v = (score / 100).toFixed(2);
-  return score > 0 ? `+${v}` : v;
-}
-
 export function storageGet(key) {
   try {
     return window.localStorage.getItem(key);
