@@ -5,9 +5,12 @@ limits (R16, R18, R19, §9), and the §9 options described for a form."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_movegen_differential import RULES, crowning_positions, positions
 
 from poolcheckers import (
@@ -19,6 +22,7 @@ from poolcheckers import (
     Outcome,
     RuleSet,
     Termination,
+    pdn,
 )
 
 PATH_SETTINGS = settings(
@@ -160,3 +164,33 @@ def test_section9_options_describe_the_defaults() -> None:
     assert RuleSet.apca().differences() == []
     words = RuleSet(three_kings_limit_result="loss", repetition_draw=True).differences()
     assert len(words) == 2 and "(R19)" in words[0]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(0, 60), white_first=st.booleans())
+def test_r4_variation_text_reads_back_as_the_same_game(
+    seed: int, length: int, white_first: bool
+) -> None:
+    # The line the browser shows is PDN move text: the library's PDN reader reads
+    # it back as the same moves, from a start with either side to move (R3, R5).
+    rng = random.Random(seed)
+    start = Board("W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12")
+    board = start.copy() if white_first else Board()
+    played = []
+    for _ in range(length):
+        if board.outcome() is not None:
+            break
+        move = rng.choice(board.legal_moves)
+        played.append(board.notation(move))
+        board.push(move)
+    first = Board(board.start_fen)
+    text = first.variation_notation(played)
+    # a number before each of Black's moves, and "1..." before a line White begins
+    numbers = [t for t in text.split() if t.endswith(".")]
+    black_moves = len(played[1::2]) if white_first else len(played[0::2])
+    assert len(numbers) == black_moves + (1 if white_first and played else 0)
+    if white_first and played:
+        assert text.startswith("1... ")
+    tags = f'[FEN "{board.start_fen}"]\n' if white_first else ""
+    (game,) = pdn.read_games(f"{tags}{text} *\n")
+    assert game.notations() == played
