@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -181,3 +182,32 @@ def test_output_into_a_closed_pipe_is_quiet() -> None:
     err = proc.stderr.read().decode()
     proc.wait(timeout=60)
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["bench"], ["analyse", "--depth", "2"], ["play"], ["match", "--games", "2"]]
+)
+def test_without_the_native_engine_engine_commands_exit_3_and_say_why(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from poolcheckers.cli import EXIT_ENGINE_UNAVAILABLE, main
+    from poolcheckers.engine import core
+
+    monkeypatch.setattr(core, "_CORE", None)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(argv) == EXIT_ENGINE_UNAVAILABLE == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"poolcheckers {argv[0]}: the native engine is not built (")
+
+
+def test_without_the_native_engine_perft_uses_the_library(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from poolcheckers.cli import main
+    from poolcheckers.engine import core
+
+    monkeypatch.setattr(core, "_CORE", None)
+    assert main(["perft", "--depth", "3", "--divide"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1] == "total: 302" and "(python)" in captured.err

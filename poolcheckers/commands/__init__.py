@@ -3,7 +3,10 @@
 
 Each module has ``register(subparsers)``, which adds its sub-command and sets
 ``func`` (taking the parsed :class:`argparse.Namespace`, returning the exit
-status).  :mod:`poolcheckers.commands.common` holds what they share: the
-engine as a structural type (so tests can drive a command with a fake engine),
-limits, score and principal-variation formatting.
+status).  They use the engine through its facade, :mod:`poolcheckers.engine`
+(levels, limits, opening an engine, score formatting, the draw policy);
+:mod:`poolcheckers.commands.common` adds what only the command line needs: the
+facade's ``ValueError`` as a :class:`~poolcheckers.cli.UsageError` naming the
+option, ``--hash``, Ctrl-C during a search, broken pipes.  Only
+:mod:`poolcheckers.cli` imports this package.
 """
