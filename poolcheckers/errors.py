@@ -64,3 +64,20 @@ class PdnError(PoolCheckersError):
         self.line = line
         self.column = column
         self.token = token
+
+
+class PdnInputError(PdnError):
+    """What was given to the PDN reader is not PDN text at all (not a ``str``, not a
+    path), or a reading option is wrong; ``game``, ``line`` and ``column`` are 0
+    (no game was read)."""
+
+    def __init__(self, message: str) -> None:
+        PoolCheckersError.__init__(self, message)
+        self.reason = message
+        self.game = self.line = self.column = 0
+        self.token = ""
+
+
+class PerftError(PoolCheckersError):
+    """A perft request that cannot be answered: a depth out of range or not a whole
+    number, or something that is not a board."""

@@ -76,7 +76,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from poolcheckers.board import Board
-from poolcheckers.errors import PdnError, PoolCheckersError, RuleSetError
+from poolcheckers.errors import PdnError, PdnInputError, PoolCheckersError, RuleSetError
 from poolcheckers.fen import STARTING_FEN
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color
@@ -748,18 +748,6 @@ def _rules_from_name(name: str) -> RuleSet:
 ErrorMode = Literal["raise", "skip"]
 
 
-class PdnInputError(PdnError):
-    """What was given to the PDN reader is not PDN text at all (not a ``str``,
-    not a path), or a reading option is wrong; ``game``, ``line`` and
-    ``column`` are 0 (no game was read)."""
-
-    def __init__(self, message: str) -> None:
-        PoolCheckersError.__init__(self, message)
-        self.reason = message
-        self.game = self.line = self.column = 0
-        self.token = ""
-
-
 def _check_reading(text: object, rules: object, mode: object, on_error: object) -> None:
     """The arguments of :func:`iter_games`, checked before any game is read."""
     if mode not in ("raise", "skip"):
@@ -801,7 +789,7 @@ def iter_games(
     >>> iter_games(b"1. 11-15 *")
     Traceback (most recent call last):
     ...
-    poolcheckers.pdn.PdnInputError: PDN text must be str, not bytes
+    poolcheckers.errors.PdnInputError: PDN text must be str, not bytes
     """
     mode = errors if errors is not None else ("skip" if on_error is not None else "raise")
     _check_reading(text, rules, mode, on_error)

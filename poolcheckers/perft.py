@@ -7,13 +7,13 @@ Captures with the same origin, destination and captured set count once (R4).
 [7, 49, 302, 1469]
 
 A depth that is not a whole number in 0..:data:`MAX_PERFT_DEPTH`, or a board
-that is not a :class:`Board`, raises :class:`PerftError` (a
+that is not a :class:`Board`, raises :class:`~poolcheckers.errors.PerftError` (a
 :class:`~poolcheckers.errors.PoolCheckersError`):
 
 >>> perft(Board(), -1)
 Traceback (most recent call last):
 ...
-poolcheckers.perft.PerftError: perft depth must be a whole number 0..30, not -1
+poolcheckers.errors.PerftError: perft depth must be a whole number 0..30, not -1
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from poolcheckers.board import Board
-from poolcheckers.errors import PoolCheckersError
+from poolcheckers.errors import PerftError
 from poolcheckers.move import Move
 from poolcheckers.movegen import (
     KING_RAYS,
@@ -35,15 +35,13 @@ from poolcheckers.movegen import (
 from poolcheckers.rules import RuleSet
 from poolcheckers.squares import ALL_SQUARES_MASK as FULL
 
+__all__ = ["MAX_PERFT_DEPTH", "PerftError", "perft", "perft_divide"]
+
 BIT = tuple(1 << (s - 1) if s else 0 for s in range(33))
 
 #: The deepest perft taken (the native core's limit too): far beyond what can be
 #: counted, and well within Python's recursion limit (one frame a ply).
 MAX_PERFT_DEPTH = 30
-
-
-class PerftError(PoolCheckersError):
-    """A perft request that cannot be answered: a bad depth or not a board."""
 
 
 def _check(board: object, depth: object, minimum: int, what: str) -> int:
@@ -155,7 +153,7 @@ def perft_divide(
     >>> perft_divide(Board(), 0)
     Traceback (most recent call last):
     ...
-    poolcheckers.perft.PerftError: perft divide depth must be a whole number 1..30, not 0
+    poolcheckers.errors.PerftError: perft divide depth must be a whole number 1..30, not 0
     """
     _check(board, depth, 1, "perft divide")
     out: list[tuple[Move, int]] = []

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import STARTING_FEN, Board, Color, Move, PdnError, PoolCheckersError, RuleSet
+from poolcheckers.errors import PdnInputError
 from poolcheckers.pdn import (
     GAME_TYPE,
     RESULTS,
     PdnGame,
-    PdnInputError,
     PdnVariation,
     game_from_board,
     iter_games,

@@ -7,7 +7,8 @@ import pytest
 import reference
 
 from poolcheckers import Board, PoolCheckersError, RuleSet, perft, perft_divide
-from poolcheckers.perft import MAX_PERFT_DEPTH, PerftError
+from poolcheckers.errors import PerftError
+from poolcheckers.perft import MAX_PERFT_DEPTH
 
 START_PERFT = [7, 49, 302, 1469, 7482, 37986, 190146, 929896]
 
