@@ -433,7 +433,7 @@ class AnalysisPage {
     this.board.setLegalMoves(info.legal_moves || [], true);
     this.fenOut.value = info.fen;
     const turn = info.turn;
-    const over = info.outcome ? ` — ${info.outcome.reason || info.outcome.result || "game over"}` : (info.legal_moves || []).length === 0 ? " — no legal move (R16)" : "";
+    const over = info.outcome ? ` — ${info.outcome.reason}` : ""; // the library's words (R16-R21)
     // The draw counts of the shown position (R18, R19), as on the game page.
     const c = info.counters || {};
     const counts = [];
