@@ -191,6 +191,8 @@ def test_the_web_app_plays_local_games_and_keeps_the_archive(venv: Path) -> None
         status, created = _request(base + "/api/games", {"mode": "local"})
         assert status == 200 and created["game"]["legal_moves"]
         game = created["game"]["id"]
+        status, online = _request(base + "/api/games", {"mode": "online", "color": "black"})
+        assert status == 200 and online["invite"]
         status, refused = _request(base + "/api/games", {"mode": "engine"})
         assert status == 503 and refused["error"]["code"] == "engine_unavailable"
         status, imported = _request(base + "/api/import", text="1. 11-15 22-18 *")
