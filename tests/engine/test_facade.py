@@ -9,6 +9,8 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from poolcheckers import Board, Color, RuleSet
 from poolcheckers import engine as facade
@@ -158,6 +160,15 @@ def test_win_in_counts_the_winners_moves() -> None:
     # ...and when it loses, the opponent makes plies 2, 4, 6
     assert [mate_in_moves(p) for p in (-2, -4, -6)] == [-1, -2, -3]
     assert format_score(29_997, 3) == "win in 2" and format_score(-29_996, -4) == "loss in 2"
+
+
+@given(st.integers(1, 1000))
+def test_win_in_is_the_count_of_the_winners_plies(plies: int) -> None:
+    # plies 1..p alternate, the side to move first: its own are the odd ones
+    assert mate_in_moves(plies) == sum(1 for ply in range(1, plies + 1) if ply % 2 == 1)
+    # a loss ends on the opponent's ply, an even one: the opponent's are the even ones
+    even = 2 * ((plies + 1) // 2)
+    assert mate_in_moves(-even) == -sum(1 for ply in range(1, even + 1) if ply % 2 == 0)
 
 
 @needs_engine
