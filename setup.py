@@ -81,6 +81,7 @@ if any(os.path.basename(s) == "module.c" for s in sources):
             include_dirs=["native"],
             extra_compile_args=extra_compile_args,
             extra_link_args=extra_link_args,
+            libraries=["z", "pthread"],  # zlib: endgame table blocks (native/egdb_io.c)
         )
     )
 

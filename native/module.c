@@ -15,6 +15,8 @@
 #include "perft.h"
 #include "search.h"
 
+int pc_egdb_add_to_module(PyObject *m); /* egdb_module.c */
+
 /* ---------- argument helpers ---------- */
 
 static int to_u32(PyObject *o, const char *name, uint32_t *out) {
@@ -679,7 +681,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (PyModule_AddObject(m, "Searcher", (PyObject *)&SearcherType) < 0 ||
         PyModule_AddIntConstant(m, "MATE", PC_MATE) < 0 ||
         PyModule_AddIntConstant(m, "MATE_BOUND", PC_MATE_BOUND) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_PLY", PC_MAX_PLY) < 0) {
+        PyModule_AddIntConstant(m, "MAX_PLY", PC_MAX_PLY) < 0 || pc_egdb_add_to_module(m) < 0) {
         Py_DECREF(&SearcherType);
         Py_DECREF(m);
         return NULL;

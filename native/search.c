@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 199309L
 #include "search.h"
 
+#include "egdb_search.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -112,6 +114,8 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             return s->rules.three_kings_loss ? PC_MATE - ply : 0;
         if (pos->halfmove >= 2 * s->rules.king_move_limit) return 0; /* R18 */
         if (is_repetition(s, pos, ply)) return 0;
+        int tb; /* endgame tables: exact value under the running counts (egdb_search.h) */
+        if (pc_egdb_search_probe(pos, &s->rules, ply, &tb)) return tb;
     }
     if (ply >= PC_MAX_PLY - 1) return pc_evaluate(pos, &s->weights, &s->rules);
 

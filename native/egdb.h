@@ -1,0 +1,178 @@
+/* egdb.h -- endgame databases: index scheme, generator, files and probing.
+ *
+ * Definitions (issue 10, docs/EGDB.md).  A position with *fresh counts* has
+ * R18 plies h = 0 and R19 moves c = 0.  Its *value* for the side to move is
+ * the result of perfect play with every end rule (R16, R18, R19, R21).  A
+ * *zeroing ply* is a capture or a man move.  *DTZ* of a win or loss is the
+ * number of plies to the first zeroing ply (that ply counted; no legal move
+ * is a loss with DTZ 0), the winner choosing the fastest zeroing that keeps
+ * the win, the loser delaying it.
+ *
+ * Between zeroing plies only kings move and the material and the men stay
+ * put, so a position and its king moves form a "phase" game whose end rules
+ * are a ply budget r: R18 leaves 2L - h plies, R19 (3 kings v 1 king) up to
+ * and including the strong side's (13 - c)-th move.  The side to move wins
+ * with budget r exactly when its phase distance D (computed by retrograde
+ * analysis ignoring the budget, zeroing moves valued by their children's
+ * fresh values) is at most r; so one distance per position answers every
+ * budget, and the fresh value keeps only D <= the fresh budget.
+ *
+ * With three_kings_limit_result = "loss" the end of the R19 count is a loss
+ * for the three-king side, which can then still save the game by giving up a
+ * king into a drawn 2 kings v 1 king: a second distance B (the fewest plies in
+ * which the three-king side forces a zeroing that is at least a draw for it)
+ * is stored for 3 kings v 1 king.
+ */
+#ifndef PC_EGDB_H
+#define PC_EGDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "movegen.h"
+#include "position.h"
+
+#define PC_EGDB_MAX_PIECES 8
+#define PC_EGDB_FORMAT_VERSION 1
+#define PC_EGDB_MAX_LIMIT 63      /* king_only_move_limit the one-byte codes can hold */
+#define PC_EGDB_BLOCK 8192        /* states per compressed block */
+#define PC_EGDB_NO_B 0            /* B table: the strong side cannot force a draw in time */
+#define PC_EGDB_COUNT_ONLY 255    /* B table: lost only by the R19 count (loss option) */
+
+/* One byte per state: 0 draw; a win in d plies (d >= 1) is 2d - 1; a loss in
+ * d plies (d >= 0) is 2d + 2. */
+#define EG_WIN(d) ((uint8_t)(2 * (d) - 1))
+#define EG_LOSS(d) ((uint8_t)(2 * (d) + 2))
+static inline int eg_is_win(uint8_t c) { return c & 1; }
+static inline int eg_is_loss(uint8_t c) { return c != 0 && !(c & 1); }
+static inline int eg_dist(uint8_t c) { return (c & 1) ? (c + 1) / 2 : (c - 2) / 2; }
+
+enum { EG_VALUE_LOSS = -1, EG_VALUE_DRAW = 0, EG_VALUE_WIN = 1 };
+
+/* Material: men and kings of each colour. */
+typedef struct {
+    uint8_t bm, bk, wm, wk;
+} EgMaterial;
+
+/* Index of a material: state = ((men * 2) + side to move) * kp + kings. */
+typedef struct {
+    EgMaterial mat;
+    uint64_t n_bmen, n_wmen; /* combinations of black men on 1..28, white men on 5..32 */
+    uint64_t kp;             /* king placements for one men configuration */
+    uint64_t size;           /* states, both sides to move */
+} EgIndex;
+
+void eg_init(void);
+uint64_t eg_binom(int n, int k);
+int eg_material_pieces(EgMaterial m);
+EgMaterial eg_mirror(EgMaterial m);
+/* Whether the material is stored as is (else its mirror, colours swapped, is). */
+int eg_is_canonical(EgMaterial m);
+int eg_material_id(EgMaterial m); /* 0 .. 9^4-1 */
+void eg_material_name(EgMaterial m, char *out); /* "0301": black men, kings, white men, kings */
+void eg_index_init(EgIndex *ix, EgMaterial m);
+/* Material of public bitboards. */
+EgMaterial eg_material_of(uint32_t black, uint32_t white, uint32_t kings);
+/* Rotate the board half a turn and swap the colours (square s -> 33 - s). */
+uint32_t eg_flip32(uint32_t b);
+/* State index of a position of material ix->mat (public bitboards), or UINT64_MAX when a
+ * man stands on its own king row. */
+uint64_t eg_index_of(const EgIndex *ix, uint32_t black, uint32_t white, uint32_t kings, int stm);
+/* Men configuration number of a state and whether it is valid (men do not overlap). */
+int eg_men_valid(const EgIndex *ix, uint64_t men);
+/* Position of a state (fresh counts); returns 0, or -1 if the state is not a position. */
+int eg_unindex(const EgIndex *ix, uint64_t state, uint32_t *black, uint32_t *white, uint32_t *kings,
+               int *stm);
+/* Kings number of a placement given the men, and back. */
+uint64_t eg_kings_index(const EgIndex *ix, uint32_t men, uint32_t bk, uint32_t wk);
+void eg_kings_unindex(const EgIndex *ix, uint32_t men, uint64_t k, uint32_t *bk, uint32_t *wk);
+/* Men of a configuration number (black men, white men). */
+void eg_men_unindex(const EgIndex *ix, uint64_t men, uint32_t *bm, uint32_t *wm);
+/* Men progress of a configuration: a man move raises it by exactly one. */
+int eg_men_progress(const EgIndex *ix, uint64_t men);
+
+/* Budget in plies that fresh counts leave in material m for the side to move
+ * (R18 2L; R19 in 3 kings v 1 king 25 for the strong side to move, 26 else). */
+int eg_fresh_budget(EgMaterial m, int stm, const RuleOptions *rules);
+
+/* ---------- tables in memory ---------- */
+
+typedef struct {
+    EgIndex ix;
+    uint8_t *code;  /* ix.size codes (fresh values and DTZ) */
+    uint8_t *btab;  /* 3 kings v 1 king with the loss option: B + 1 per state, or NULL */
+} EgTable;
+
+typedef struct EgSet EgSet;
+EgSet *eg_set_new(const RuleOptions *rules);
+void eg_set_free(EgSet *s);
+EgTable *eg_set_get(EgSet *s, EgMaterial canonical);
+/* Take ownership of a solved table. */
+void eg_set_put(EgSet *s, EgTable *t);
+/* Fresh code of a position (public bitboards) from the tables of the set;
+ * a side without pieces to move is LOSS(0).  Returns -1 if the table is missing. */
+int eg_set_code(EgSet *s, uint32_t black, uint32_t white, uint32_t kings, int stm);
+const RuleOptions *eg_set_rules(const EgSet *s);
+
+/* ---------- generator ---------- */
+
+/* Progress: called from the calling thread about ten times a second with the states done
+ * and the total; a non-zero return cancels the build. */
+typedef int (*EgProgress)(uint64_t done, uint64_t total, const char *material, void *userdata);
+
+/* Build the given materials (any order, any orientation) in dependency order with
+ * `threads` threads, writing one file per canonical material into dir.  Materials needed
+ * and not in the list are read from dir.  Returns 0, or a negative code (eg_error_text). */
+int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, int n, int threads,
+             EgProgress progress, void *userdata, char *errbuf, size_t errlen);
+/* Solve one canonical material into t (tables of its successors in s). */
+int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64_t *done,
+             volatile int *cancel);
+
+/* ---------- files ---------- */
+
+int eg_write_file(const char *dir, const RuleOptions *rules, const EgTable *t, char *errbuf,
+                  size_t errlen);
+/* Read a whole table from dir; NULL with a message in errbuf if absent or different rules. */
+EgTable *eg_read_file(const char *dir, EgMaterial canonical, const RuleOptions *rules, char *errbuf,
+                      size_t errlen);
+void eg_table_free(EgTable *t);
+void eg_file_name(const char *dir, EgMaterial m, char *out, size_t len);
+
+/* ---------- probing ---------- */
+
+typedef struct EgProbe EgProbe;
+/* Open every table file of dir; NULL (message in errbuf) when none can be read.  The rules of
+ * the files are in *rules_out.  Thread-safe probing. */
+EgProbe *eg_probe_open(const char *dir, RuleOptions *rules_out, char *errbuf, size_t errlen);
+void eg_probe_close(EgProbe *p);
+int eg_probe_max_pieces(const EgProbe *p);
+/* Number of tables and the material of the i-th one. */
+int eg_probe_count(const EgProbe *p);
+EgMaterial eg_probe_material(const EgProbe *p, int i);
+
+typedef struct {
+    int fresh_value; /* EG_VALUE_* with fresh counts */
+    int dtz;         /* DTZ of the fresh value, -1 for a draw */
+    int value;       /* with the position's running counts (halfmove, tk_count) */
+} EgResult;
+
+/* Probe a position (counts from pos->halfmove and pos->tk_count).  Returns 0, or -1 when no
+ * table covers it. */
+int eg_probe(EgProbe *p, const Position *pos, EgResult *out);
+/* Fresh code only (for the search): -1 if not covered. */
+int eg_probe_code(EgProbe *p, uint32_t black, uint32_t white, uint32_t kings, int stm);
+/* Value with running counts from a code (and the B code for 3 kings v 1 king). */
+int eg_running_value(EgMaterial canonical_mat, int stm, uint8_t code, int bcode, int halfmove,
+                     int tk_count, const RuleOptions *rules);
+
+/* ---------- verification ---------- */
+
+/* Re-derive every state of table t from its successors (tables in s); returns the number of
+ * states that disagree (the first few printed into errbuf). */
+int64_t eg_verify_table(EgSet *s, const EgTable *t, int threads, volatile uint64_t *done, char *errbuf,
+                        size_t errlen);
+
+const char *eg_error_text(int code);
+
+#endif

@@ -1,0 +1,580 @@
+/* egdb_gen.c -- the generator: retrograde analysis of one material at a time.
+ *
+ * Order: a capture leads to fewer pieces, a crowning (R15) to fewer men with
+ * as many pieces, a man move (R6) to another men configuration of the same
+ * material with a higher "progress" (eg_men_progress).  So materials are
+ * solved by (pieces, men) and, within one, the men configurations by falling
+ * progress; configurations of equal progress are independent and are solved
+ * together, split in chunks over the threads.
+ *
+ * Within a men configuration only kings move.  Each state first gets its
+ * zeroing moves (captures, man moves) valued from the fresh values of their
+ * children; then the distances are spread backwards level by level: a state
+ * one of whose king moves reaches a loss in k plies is a win in k + 1; a state
+ * all of whose king moves reach wins (and whose zeroing moves all lose) is a
+ * loss in one more than its longest.  Levels stop at the largest budget that
+ * fresh counts leave (R18: 2L plies; R19: 25 or 26), so a position won only
+ * in more plies is a draw (issue 10: "a win that needs more king-only plies
+ * than the counts allow is a draw").
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "egdb.h"
+
+struct EgSet {
+    RuleOptions rules;
+    EgTable *tab[6561];
+};
+
+EgSet *eg_set_new(const RuleOptions *rules) {
+    eg_init();
+    EgSet *s = calloc(1, sizeof *s);
+    if (s) s->rules = *rules;
+    return s;
+}
+
+void eg_set_free(EgSet *s) {
+    if (!s) return;
+    for (int i = 0; i < 6561; i++) eg_table_free(s->tab[i]);
+    free(s);
+}
+
+EgTable *eg_set_get(EgSet *s, EgMaterial m) { return s->tab[eg_material_id(m)]; }
+
+void eg_set_put(EgSet *s, EgTable *t) {
+    int id = eg_material_id(t->ix.mat);
+    if (s->tab[id] && s->tab[id] != t) eg_table_free(s->tab[id]);
+    s->tab[id] = t;
+}
+
+const RuleOptions *eg_set_rules(const EgSet *s) { return &s->rules; }
+
+void eg_table_free(EgTable *t) {
+    if (!t) return;
+    free(t->code);
+    free(t->btab);
+    free(t);
+}
+
+int eg_set_code(EgSet *s, uint32_t black, uint32_t white, uint32_t kings, int stm) {
+    uint32_t own = stm == PC_BLACK ? black : white, opp = stm == PC_BLACK ? white : black;
+    if (!own) return EG_LOSS(0); /* R16: no pieces, no move */
+    if (!opp) return -1;
+    EgMaterial m = eg_material_of(black, white, kings);
+    if (!eg_is_canonical(m)) {
+        uint32_t b = eg_flip32(white), w = eg_flip32(black);
+        black = b;
+        white = w;
+        kings = eg_flip32(kings);
+        stm ^= 1;
+        m = eg_mirror(m);
+    }
+    EgTable *t = s->tab[eg_material_id(m)];
+    if (!t) return -1;
+    uint64_t i = eg_index_of(&t->ix, black, white, kings, stm);
+    if (i >= t->ix.size) return -1;
+    return t->code[i];
+}
+
+/* ---------- one group of independent men configurations ---------- */
+
+typedef struct {
+    uint64_t men, base, cnt_off;
+    uint32_t bmen, wmen;
+} Slice;
+
+typedef struct {
+    int slice;
+    uint32_t j0, j1;
+} Chunk;
+
+typedef struct {
+    EgSet *set;
+    EgTable *t;
+    const RuleOptions *rules;
+    uint8_t *code;
+    uint8_t *cnt;
+    Slice *slices;
+    Chunk *chunks;
+    int nchunks;
+    int draw_wins_for; /* B game: a zeroing draw counts as a win for this colour, else -1 */
+    int phase;         /* 0: zeroing moves; 1: level `level` */
+    int level;
+    atomic_int next;
+    atomic_llong found;
+    atomic_int error;
+    volatile uint64_t *done;
+    volatile int *cancel;
+} Ctx;
+
+static inline Bitboard ray_free(int s, int d, Bitboard occ) {
+    Bitboard r = pc_ray[s][d];
+    Bitboard b = r & occ;
+    if (!b) return r;
+    int f = d < 2 ? pc_lsb(b) : pc_msb(b);
+    return r & ~(pc_ray[f][d] | BIT(f));
+}
+
+static inline void state_position(const Ctx *c, const Slice *sl, uint32_t j, Position *pos,
+                                  uint32_t *bk, uint32_t *wk) {
+    uint64_t kp = c->t->ix.kp;
+    int stm = (int)(j / kp);
+    eg_kings_unindex(&c->t->ix, sl->bmen | sl->wmen, j % kp, bk, wk);
+    pos->bb[PC_BLACK] = pc_from_bits32(sl->bmen | *bk);
+    pos->bb[PC_WHITE] = pc_from_bits32(sl->wmen | *wk);
+    pos->kings = pc_from_bits32(*bk | *wk);
+    pos->stm = stm;
+    pos->halfmove = 0;
+    pos->tk_count = 0;
+    pos->key = 0;
+}
+
+static void init_state(Ctx *c, const Slice *sl, uint32_t j, MoveList *list) {
+    Position pos;
+    uint32_t bk, wk;
+    state_position(c, sl, j, &pos, &bk, &wk);
+    uint8_t *code = &c->code[sl->base + j];
+    uint8_t *cnt = &c->cnt[sl->cnt_off + j];
+    int n = pc_gen_moves(&pos, c->rules, list);
+    if (list->overflow) {
+        atomic_store(&c->error, -3);
+        return;
+    }
+    if (n == 0) { /* R16 */
+        *code = EG_LOSS(0);
+        *cnt = 0;
+        return;
+    }
+    int nz = 0, best = -2;
+    for (int i = 0; i < n; i++) {
+        const Move *m = &list->m[i];
+        if (!m->cap && (pos.kings & BIT(m->from))) {
+            nz++;
+            continue;
+        }
+        Position ch;
+        pc_make_fast(&pos, m, &ch);
+        int cc = eg_set_code(c->set, pc_to_bits32(ch.bb[PC_BLACK]), pc_to_bits32(ch.bb[PC_WHITE]),
+                             pc_to_bits32(ch.kings), ch.stm);
+        if (cc < 0) {
+            atomic_store(&c->error, -2);
+            return;
+        }
+        int v = cc == 0 ? 0 : eg_is_loss((uint8_t)cc) ? 1 : -1;
+        if (v == 0 && c->draw_wins_for >= 0) v = pos.stm == c->draw_wins_for ? 1 : -1;
+        if (v > best) best = v;
+        if (best == 1) break;
+    }
+    if (best == 1) {
+        *code = EG_WIN(1);
+        *cnt = 0;
+        return;
+    }
+    *cnt = best == 0 ? 0xFF : (uint8_t)nz;
+    *code = (nz == 0 && best == -1) ? EG_LOSS(1) : 0;
+}
+
+/* Predecessors by a king move of the side not to move in (pos), same men. */
+static void spread(Ctx *c, const Slice *sl, uint32_t j, int win_next) {
+    Position q;
+    uint32_t bk, wk;
+    state_position(c, sl, j, &q, &bk, &wk);
+    int mover = q.stm ^ 1;
+    uint64_t kp = c->t->ix.kp;
+    uint32_t men = sl->bmen | sl->wmen;
+    Bitboard occ = q.bb[0] | q.bb[1];
+    uint8_t target = win_next ? EG_WIN(c->level + 1) : EG_LOSS(c->level + 1);
+    for (Bitboard ks = q.bb[mover] & q.kings; ks; ks &= ks - 1) {
+        int x = pc_lsb(ks);
+        uint32_t xb = 1u << (pc_idx_to_sq[x] - 1);
+        for (int d = 0; d < 4; d++) {
+            for (Bitboard ys = ray_free(x, d, occ); ys; ys &= ys - 1) {
+                int y = pc_lsb(ys);
+                Position p = q;
+                p.bb[mover] ^= BIT(x) | BIT(y);
+                p.kings ^= BIT(x) | BIT(y);
+                p.stm = mover;
+                if (pc_has_capture(&p)) continue; /* R11: the king move was not legal */
+                uint32_t yb = 1u << (pc_idx_to_sq[y] - 1);
+                uint32_t pbk = bk, pwk = wk;
+                if (mover == PC_BLACK) pbk ^= xb | yb;
+                else pwk ^= xb | yb;
+                uint64_t pj = (uint64_t)mover * kp + eg_kings_index(&c->t->ix, men, pbk, pwk);
+                uint8_t *pc = &c->code[sl->base + pj];
+                if (__atomic_load_n(pc, __ATOMIC_RELAXED) != 0) continue;
+                if (win_next) {
+                    uint8_t zero = 0;
+                    __atomic_compare_exchange_n(pc, &zero, target, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+                } else {
+                    uint8_t *pn = &c->cnt[sl->cnt_off + pj];
+                    if (__atomic_load_n(pn, __ATOMIC_RELAXED) == 0xFF) continue;
+                    if (__atomic_sub_fetch(pn, 1, __ATOMIC_RELAXED) == 0)
+                        __atomic_store_n(pc, target, __ATOMIC_RELAXED);
+                }
+            }
+        }
+    }
+}
+
+static void *worker(void *arg) {
+    Ctx *c = arg;
+    MoveList *list = malloc(sizeof *list);
+    if (!list) {
+        atomic_store(&c->error, -1);
+        return NULL;
+    }
+    long long found = 0;
+    uint8_t lw = EG_WIN(c->level > 0 ? c->level : 1), ll = EG_LOSS(c->level);
+    for (;;) {
+        int i = atomic_fetch_add(&c->next, 1);
+        if (i >= c->nchunks || atomic_load(&c->error) || (c->cancel && *c->cancel)) break;
+        const Chunk *ch = &c->chunks[i];
+        const Slice *sl = &c->slices[ch->slice];
+        if (c->phase == 0) {
+            for (uint32_t j = ch->j0; j < ch->j1; j++) init_state(c, sl, j, list);
+            if (c->done) __atomic_add_fetch(c->done, ch->j1 - ch->j0, __ATOMIC_RELAXED);
+        } else {
+            for (uint32_t j = ch->j0; j < ch->j1; j++) {
+                uint8_t v = __atomic_load_n(&c->code[sl->base + j], __ATOMIC_RELAXED);
+                if (v == ll) {
+                    spread(c, sl, j, 1);
+                    found++;
+                } else if (v == lw && c->level > 0) {
+                    spread(c, sl, j, 0);
+                    found++;
+                }
+            }
+        }
+    }
+    atomic_fetch_add(&c->found, found);
+    free(list);
+    return NULL;
+}
+
+static void run_phase(Ctx *c, int threads) {
+    atomic_store(&c->next, 0);
+    pthread_t tid[16];
+    int started = 0;
+    for (int i = 1; i < threads && i < 16; i++)
+        if (pthread_create(&tid[started], NULL, worker, c) == 0) started++;
+    worker(c);
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+}
+
+/* Solve the slices of one group into c->code (zeroing moves, then levels up to cap). */
+static int solve_group(Ctx *c, int threads, int cap) {
+    c->phase = 0;
+    c->level = 0;
+    run_phase(c, threads);
+    if (atomic_load(&c->error)) return atomic_load(&c->error);
+    c->phase = 1;
+    for (int k = 0; k < cap; k++) {
+        c->level = k;
+        atomic_store(&c->found, 0);
+        run_phase(c, threads);
+        if (atomic_load(&c->error)) return atomic_load(&c->error);
+        if (c->cancel && *c->cancel) return -4;
+        if (k >= 1 && atomic_load(&c->found) == 0) break;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint64_t men;
+    int progress;
+} MenCfg;
+
+static int cmp_cfg(const void *a, const void *b) {
+    const MenCfg *x = a, *y = b;
+    if (x->progress != y->progress) return y->progress - x->progress;
+    return x->men < y->men ? -1 : x->men > y->men;
+}
+
+static int three_v_one_strong(EgMaterial m) {
+    if (m.bm || m.wm) return -1;
+    if (m.bk == 3 && m.wk == 1) return PC_BLACK;
+    if (m.bk == 1 && m.wk == 3) return PC_WHITE;
+    return -1;
+}
+
+#define CHUNK 2048
+
+static int solve_slices(EgSet *s, EgTable *t, uint8_t *code, const MenCfg *cfg, int ncfg, int threads,
+                        int cap, int draw_wins_for, volatile uint64_t *done, volatile int *cancel) {
+    uint64_t kp = t->ix.kp;
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.set = s;
+    c.t = t;
+    c.rules = eg_set_rules(s);
+    c.code = code;
+    c.draw_wins_for = draw_wins_for;
+    c.done = done;
+    c.cancel = cancel;
+    uint64_t per = (2 * kp + CHUNK - 1) / CHUNK;
+    c.slices = calloc((size_t)ncfg, sizeof *c.slices);
+    c.chunks = calloc((size_t)(ncfg * per), sizeof *c.chunks);
+    c.cnt = malloc((size_t)(ncfg * 2 * kp));
+    if (!c.slices || !c.chunks || !c.cnt) {
+        free(c.slices);
+        free(c.chunks);
+        free(c.cnt);
+        return -1;
+    }
+    int nch = 0;
+    for (int i = 0; i < ncfg; i++) {
+        Slice *sl = &c.slices[i];
+        sl->men = cfg[i].men;
+        sl->base = cfg[i].men * 2 * kp;
+        sl->cnt_off = (uint64_t)i * 2 * kp;
+        eg_men_unindex(&t->ix, sl->men, &sl->bmen, &sl->wmen);
+        for (uint64_t j = 0; j < 2 * kp; j += CHUNK) {
+            c.chunks[nch].slice = i;
+            c.chunks[nch].j0 = (uint32_t)j;
+            c.chunks[nch].j1 = (uint32_t)(j + CHUNK < 2 * kp ? j + CHUNK : 2 * kp);
+            nch++;
+        }
+    }
+    c.nchunks = nch;
+    int r = solve_group(&c, threads, cap);
+    if (done) __atomic_add_fetch(done, (uint64_t)ncfg * 2 * kp, __ATOMIC_RELAXED);
+    free(c.slices);
+    free(c.chunks);
+    free(c.cnt);
+    return r;
+}
+
+/* Fresh values of 3 kings v 1 king from the distances (A in t->code, the B game in t->btab). */
+static void finish_three_v_one(EgTable *t, int strong, const RuleOptions *rules) {
+    for (uint64_t i = 0; i < t->ix.size; i++) {
+        int stm = (int)((i / t->ix.kp) & 1);
+        int r = eg_fresh_budget(t->ix.mat, stm, rules);
+        int r19 = stm == strong ? 25 : 26;
+        uint8_t c = t->code[i];
+        int sw = c && ((stm == strong) ? eg_is_win(c) : eg_is_loss(c)); /* the strong side wins */
+        if (!t->btab) {
+            if (c && eg_dist(c) > r) t->code[i] = 0;
+            continue;
+        }
+        uint8_t bc = t->btab[i];
+        int b = -1;
+        if (bc && ((stm == strong) ? eg_is_win(bc) : eg_is_loss(bc))) b = eg_dist(bc);
+        t->btab[i] = (uint8_t)(b >= 0 ? b + 1 : PC_EGDB_NO_B);
+        if (r19 > 2 * rules->king_move_limit) { /* R18 ends first: its end is a draw */
+            if (c && eg_dist(c) > r) t->code[i] = 0;
+            continue;
+        }
+        /* The R19 count ends first: a loss for the three-king side (option "loss"). */
+        if (sw && eg_dist(c) <= r) continue;
+        if (b >= 0 && b <= r) {
+            t->code[i] = 0;
+            continue;
+        }
+        if (c && !sw && eg_dist(c) <= r) continue; /* the lone king wins by a zeroing ply */
+        t->code[i] = stm == strong ? EG_LOSS(r) : EG_WIN(r);
+        t->btab[i] = PC_EGDB_COUNT_ONLY;
+    }
+}
+
+int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64_t *done,
+             volatile int *cancel) {
+    const RuleOptions *rules = eg_set_rules(s);
+    if (rules->king_move_limit < 1 || rules->king_move_limit > PC_EGDB_MAX_LIMIT) return -5;
+    EgTable *t = calloc(1, sizeof *t);
+    if (!t) return -1;
+    eg_index_init(&t->ix, m);
+    t->code = calloc((size_t)t->ix.size, 1);
+    uint64_t nmen = t->ix.n_bmen * t->ix.n_wmen;
+    MenCfg *cfg = malloc((size_t)nmen * sizeof *cfg);
+    if (!t->code || !cfg) {
+        free(cfg);
+        eg_table_free(t);
+        return -1;
+    }
+    int ncfg = 0;
+    for (uint64_t i = 0; i < nmen; i++) {
+        if (!eg_men_valid(&t->ix, i)) continue;
+        cfg[ncfg].men = i;
+        cfg[ncfg].progress = eg_men_progress(&t->ix, i);
+        ncfg++;
+    }
+    qsort(cfg, (size_t)ncfg, sizeof *cfg, cmp_cfg);
+    int cap = eg_fresh_budget(m, PC_BLACK, rules);
+    int capw = eg_fresh_budget(m, PC_WHITE, rules);
+    if (capw > cap) cap = capw;
+    if (eg_set_get(s, m)) {
+        free(cfg);
+        eg_table_free(t);
+        return -6;
+    }
+    eg_set_put(s, t); /* man moves read the configurations solved before */
+    int r = 0;
+    for (int g = 0; g < ncfg && !r;) {
+        int e = g;
+        while (e < ncfg && cfg[e].progress == cfg[g].progress) e++;
+        r = solve_slices(s, t, t->code, cfg + g, e - g, threads, cap, -1, done, cancel);
+        g = e;
+    }
+    int strong = three_v_one_strong(m);
+    if (!r && strong >= 0 && rules->three_kings_loss) {
+        t->btab = calloc((size_t)t->ix.size, 1);
+        if (!t->btab) r = -1;
+        else r = solve_slices(s, t, t->btab, cfg, ncfg, threads, 26, strong, NULL, cancel);
+    }
+    if (!r && strong >= 0) finish_three_v_one(t, strong, rules);
+    free(cfg);
+    if (r) {
+        s->tab[eg_material_id(m)] = NULL;
+        eg_table_free(t);
+        return r;
+    }
+    *out = t;
+    return 0;
+}
+
+const char *eg_error_text(int code) {
+    switch (code) {
+        case 0: return "ok";
+        case -1: return "out of memory";
+        case -2: return "a table the material depends on is missing (build smaller materials first)";
+        case -3: return "a position has more legal moves than the generator supports";
+        case -4: return "cancelled";
+        case -5: return "king_only_move_limit must be 1..63 for the tables (R18; DTZ is one byte)";
+        case -6: return "material solved twice";
+        case -7: return "cannot write the table file";
+        case -8: return "bad material (both sides need a piece; at most 8 pieces)";
+        default: return "unknown error";
+    }
+}
+
+/* ---------- the whole build ---------- */
+
+static int cmp_mat(const void *a, const void *b) {
+    const EgMaterial *x = a, *y = b;
+    int px = eg_material_pieces(*x), py = eg_material_pieces(*y);
+    if (px != py) return px - py;
+    int mx = x->bm + x->wm, my = y->bm + y->wm;
+    if (mx != my) return mx - my;
+    return eg_material_id(*x) - eg_material_id(*y);
+}
+
+typedef struct {
+    const char *dir;
+    EgSet *set;
+    EgMaterial *mats;
+    int n, threads;
+    volatile uint64_t done;
+    volatile int cancel;
+    volatile int finished;
+    volatile int current;
+    int result;
+    char *errbuf;
+    size_t errlen;
+} Build;
+
+/* Load every canonical table a material can reach by zeroing moves that is not in the set. */
+static void load_successors(Build *b, EgMaterial m) {
+    for (int bm = 0; bm <= m.bm; bm++)
+        for (int bk = 0; bm + bk <= m.bm + m.bk; bk++)
+            for (int wm = 0; wm <= m.wm; wm++)
+                for (int wk = 0; wm + wk <= m.wm + m.wk; wk++) {
+                    EgMaterial s = {(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
+                    if (bm + bk == 0 || wm + wk == 0) continue;
+                    if (!eg_is_canonical(s)) s = eg_mirror(s);
+                    if (eg_material_id(s) == eg_material_id(m) || eg_set_get(b->set, s)) continue;
+                    char err[256];
+                    EgTable *t = eg_read_file(b->dir, s, eg_set_rules(b->set), err, sizeof err);
+                    if (t) eg_set_put(b->set, t);
+                }
+}
+
+static void *build_main(void *arg) {
+    Build *b = arg;
+    b->result = 0;
+    for (int i = 0; i < b->n && !b->result; i++) {
+        b->current = i;
+        load_successors(b, b->mats[i]);
+        EgTable *t = NULL;
+        int r = eg_solve(b->set, b->mats[i], b->threads, &t, &b->done, &b->cancel);
+        if (r) {
+            char name[8];
+            eg_material_name(b->mats[i], name);
+            snprintf(b->errbuf, b->errlen, "material %s: %s", name, eg_error_text(r));
+            b->result = r;
+            break;
+        }
+        if (eg_write_file(b->dir, eg_set_rules(b->set), t, b->errbuf, b->errlen)) b->result = -7;
+    }
+    __atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, int n, int threads,
+             EgProgress progress, void *userdata, char *errbuf, size_t errlen) {
+    eg_init();
+    Build b;
+    memset(&b, 0, sizeof b);
+    b.dir = dir;
+    b.threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+    b.errbuf = errbuf;
+    b.errlen = errlen;
+    if (errlen) errbuf[0] = 0;
+    if (rules->king_move_limit < 1 || rules->king_move_limit > PC_EGDB_MAX_LIMIT) {
+        snprintf(errbuf, errlen, "%s", eg_error_text(-5));
+        return -5;
+    }
+    b.mats = malloc(sizeof(EgMaterial) * (size_t)(n > 0 ? n : 1));
+    if (!b.mats) return -1;
+    for (int i = 0; i < n; i++) {
+        EgMaterial m = mats[i];
+        int p = eg_material_pieces(m);
+        if (p > PC_EGDB_MAX_PIECES || m.bm + m.bk == 0 || m.wm + m.wk == 0) {
+            free(b.mats);
+            snprintf(errbuf, errlen, "%s", eg_error_text(-8));
+            return -8;
+        }
+        if (!eg_is_canonical(m)) m = eg_mirror(m);
+        int dup = 0;
+        for (int j = 0; j < b.n; j++) dup |= eg_material_id(b.mats[j]) == eg_material_id(m);
+        if (!dup) b.mats[b.n++] = m;
+    }
+    qsort(b.mats, (size_t)b.n, sizeof *b.mats, cmp_mat);
+    b.set = eg_set_new(rules);
+    if (!b.set) {
+        free(b.mats);
+        return -1;
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < b.n; i++) {
+        EgIndex ix;
+        eg_index_init(&ix, b.mats[i]);
+        total += 2 * ix.size;
+    }
+    pthread_t th;
+    if (pthread_create(&th, NULL, build_main, &b) != 0) {
+        build_main(&b);
+    } else {
+        while (!__atomic_load_n(&b.finished, __ATOMIC_ACQUIRE)) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            if (progress) {
+                char name[8];
+                eg_material_name(b.mats[b.current], name);
+                if (progress(__atomic_load_n(&b.done, __ATOMIC_RELAXED), total, name, userdata)) b.cancel = 1;
+            }
+        }
+        pthread_join(th, NULL);
+    }
+    if (progress && !b.result) progress(total, total, "", userdata);
+    if (b.cancel && !b.result) b.result = -4;
+    if (b.result == -4 && errlen) snprintf(errbuf, errlen, "%s", eg_error_text(-4));
+    eg_set_free(b.set);
+    free(b.mats);
+    return b.result;
+}

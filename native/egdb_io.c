@@ -1,0 +1,452 @@
+/* egdb_io.c -- table files and probing.
+ *
+ * File `egdb_<bm><bk><wm><wk>.pcdb` (one per stored material), little-endian:
+ *
+ *   0  magic "PCEGDB\r\n"          8 bytes
+ *   8  format version             u32 (PC_EGDB_FORMAT_VERSION)
+ *  12  material bm bk wm wk       4 x u8
+ *  16  crown_stop, three_kings_loss, repetition_draw, 0     4 x u8 (RULES.md section 9)
+ *  20  king_only_move_limit       u16, then u16 0
+ *  24  states                     u64
+ *  32  states per block           u32
+ *  36  blocks per table           u32
+ *  40  tables                     u32 (1, or 2 with the B table of 3 kings v 1 king)
+ *  44  0                          20 bytes, header of 64 bytes
+ *  64  block offsets              (blocks + 1) x u64 per table, from the start of the data
+ *      data                       zlib streams, one per block of codes
+ *
+ * A probe reads and inflates one block (at most PC_EGDB_BLOCK bytes) and keeps
+ * it in a direct-mapped cache.  repetition_draw is recorded but not compared:
+ * it changes no value (along the winner's fastest line the distance falls at
+ * every ply, so no position repeats before the zeroing ply).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "egdb.h"
+
+static const char MAGIC[8] = {'P', 'C', 'E', 'G', 'D', 'B', '\r', '\n'};
+#define HEADER 64
+
+void eg_file_name(const char *dir, EgMaterial m, char *out, size_t len) {
+    char name[8];
+    eg_material_name(m, name);
+    snprintf(out, len, "%s/egdb_%s.pcdb", dir, name);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static void header_rules(const uint8_t *h, RuleOptions *r) {
+    *r = pc_default_rules();
+    r->crown_stop = h[16] != 0;
+    r->three_kings_loss = h[17] != 0;
+    r->repetition_draw = h[18] != 0;
+    r->king_move_limit = h[20] | (h[21] << 8);
+}
+
+int eg_write_file(const char *dir, const RuleOptions *rules, const EgTable *t, char *errbuf,
+                  size_t errlen) {
+    char path[1024], tmp[1100];
+    eg_file_name(dir, t->ix.mat, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint64_t size = t->ix.size;
+    uint32_t nblocks = (uint32_t)((size + PC_EGDB_BLOCK - 1) / PC_EGDB_BLOCK);
+    int ntab = t->btab ? 2 : 1;
+    uint64_t *off = calloc((size_t)(nblocks + 1) * (size_t)ntab, sizeof *off);
+    uLong cap = compressBound(PC_EGDB_BLOCK);
+    uint8_t *buf = malloc(cap);
+    FILE *f = fopen(tmp, "wb");
+    if (!off || !buf || !f) {
+        snprintf(errbuf, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        free(off);
+        free(buf);
+        if (f) fclose(f);
+        return -7;
+    }
+    uint8_t h[HEADER];
+    memset(h, 0, sizeof h);
+    memcpy(h, MAGIC, 8);
+    put32(h + 8, PC_EGDB_FORMAT_VERSION);
+    h[12] = t->ix.mat.bm;
+    h[13] = t->ix.mat.bk;
+    h[14] = t->ix.mat.wm;
+    h[15] = t->ix.mat.wk;
+    h[16] = rules->crown_stop ? 1 : 0;
+    h[17] = rules->three_kings_loss ? 1 : 0;
+    h[18] = rules->repetition_draw ? 1 : 0;
+    h[20] = (uint8_t)(rules->king_move_limit & 0xFF);
+    h[21] = (uint8_t)(rules->king_move_limit >> 8);
+    put64(h + 24, size);
+    put32(h + 32, PC_EGDB_BLOCK);
+    put32(h + 36, nblocks);
+    put32(h + 40, (uint32_t)ntab);
+    size_t idx_bytes = (size_t)(nblocks + 1) * (size_t)ntab * 8;
+    int ok = fwrite(h, 1, HEADER, f) == HEADER;
+    ok = ok && fseek(f, (long)(HEADER + idx_bytes), SEEK_SET) == 0;
+    uint64_t pos = 0;
+    for (int tb = 0; tb < ntab && ok; tb++) {
+        const uint8_t *src = tb == 0 ? t->code : t->btab;
+        for (uint32_t b = 0; b < nblocks && ok; b++) {
+            uint64_t lo = (uint64_t)b * PC_EGDB_BLOCK;
+            uint64_t n = size - lo < PC_EGDB_BLOCK ? size - lo : PC_EGDB_BLOCK;
+            uLongf dl = cap;
+            ok = compress2(buf, &dl, src + lo, (uLong)n, 9) == Z_OK;
+            ok = ok && fwrite(buf, 1, dl, f) == dl;
+            off[(size_t)tb * (nblocks + 1) + b] = pos;
+            pos += dl;
+        }
+        off[(size_t)tb * (nblocks + 1) + nblocks] = pos;
+    }
+    if (ok) {
+        uint8_t *ib = malloc(idx_bytes);
+        ok = ib != NULL;
+        if (ok) {
+            for (size_t i = 0; i < idx_bytes / 8; i++) put64(ib + 8 * i, off[i]);
+            ok = fseek(f, HEADER, SEEK_SET) == 0 && fwrite(ib, 1, idx_bytes, f) == idx_bytes;
+            free(ib);
+        }
+    }
+    ok = (fclose(f) == 0) && ok;
+    free(off);
+    free(buf);
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(errbuf, errlen, "cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+        return -7;
+    }
+    return 0;
+}
+
+typedef struct {
+    EgMaterial mat;
+    EgIndex ix;
+    RuleOptions rules;
+    FILE *f;
+    uint32_t nblocks;
+    int ntab;
+    uint64_t data;    /* file offset of the data */
+    uint64_t *off;    /* (nblocks + 1) * ntab */
+} EgFile;
+
+static int open_file(const char *path, EgFile *ef, char *errbuf, size_t errlen) {
+    memset(ef, 0, sizeof *ef);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint8_t h[HEADER];
+    if (fread(h, 1, HEADER, f) != HEADER || memcmp(h, MAGIC, 8) != 0) {
+        snprintf(errbuf, errlen, "%s is not an endgame table file", path);
+        fclose(f);
+        return -1;
+    }
+    if (get32(h + 8) != PC_EGDB_FORMAT_VERSION) {
+        snprintf(errbuf, errlen, "%s has format version %u, this program reads %d", path, get32(h + 8),
+                 PC_EGDB_FORMAT_VERSION);
+        fclose(f);
+        return -1;
+    }
+    EgMaterial m = {h[12], h[13], h[14], h[15]};
+    eg_index_init(&ef->ix, m);
+    ef->mat = m;
+    header_rules(h, &ef->rules);
+    ef->nblocks = get32(h + 36);
+    ef->ntab = (int)get32(h + 40);
+    if (get64(h + 24) != ef->ix.size || get32(h + 32) != PC_EGDB_BLOCK || ef->ntab < 1 || ef->ntab > 2 ||
+        ef->nblocks != (ef->ix.size + PC_EGDB_BLOCK - 1) / PC_EGDB_BLOCK) {
+        snprintf(errbuf, errlen, "%s: header does not match its material", path);
+        fclose(f);
+        return -1;
+    }
+    size_t n = (size_t)(ef->nblocks + 1) * (size_t)ef->ntab;
+    uint8_t *ib = malloc(n * 8);
+    ef->off = malloc(n * sizeof *ef->off);
+    if (!ib || !ef->off || fread(ib, 8, n, f) != n) {
+        snprintf(errbuf, errlen, "%s: truncated index", path);
+        free(ib);
+        free(ef->off);
+        fclose(f);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) ef->off[i] = get64(ib + 8 * i);
+    free(ib);
+    ef->data = HEADER + n * 8;
+    ef->f = f;
+    return 0;
+}
+
+static void close_file(EgFile *ef) {
+    if (ef->f) fclose(ef->f);
+    free(ef->off);
+    ef->f = NULL;
+    ef->off = NULL;
+}
+
+/* Inflate block b of table tb into out (returns the number of codes, or -1). */
+static long read_block(EgFile *ef, int tb, uint32_t b, uint8_t *out, uint8_t *scratch, size_t scratch_len) {
+    const uint64_t *o = ef->off + (size_t)tb * (ef->nblocks + 1);
+    uint64_t len = o[b + 1] - o[b];
+    if (len > scratch_len) return -1;
+    if (fseek(ef->f, (long)(ef->data + o[b]), SEEK_SET) != 0) return -1;
+    if (fread(scratch, 1, len, ef->f) != len) return -1;
+    uint64_t lo = (uint64_t)b * PC_EGDB_BLOCK;
+    uLongf n = (uLongf)(ef->ix.size - lo < PC_EGDB_BLOCK ? ef->ix.size - lo : PC_EGDB_BLOCK);
+    uLongf got = n;
+    if (uncompress(out, &got, scratch, (uLong)len) != Z_OK || got != n) return -1;
+    return (long)got;
+}
+
+EgTable *eg_read_file(const char *dir, EgMaterial m, const RuleOptions *rules, char *errbuf, size_t errlen) {
+    eg_init();
+    char path[1024];
+    eg_file_name(dir, m, path, sizeof path);
+    EgFile ef;
+    if (open_file(path, &ef, errbuf, errlen)) return NULL;
+    if (rules && !(ef.rules.crown_stop == rules->crown_stop && ef.rules.three_kings_loss == rules->three_kings_loss &&
+                   ef.rules.king_move_limit == rules->king_move_limit)) {
+        snprintf(errbuf, errlen, "%s was built under other rules", path);
+        close_file(&ef);
+        return NULL;
+    }
+    EgTable *t = calloc(1, sizeof *t);
+    uLong cap = compressBound(PC_EGDB_BLOCK);
+    uint8_t *scratch = malloc(cap);
+    if (t) {
+        t->ix = ef.ix;
+        t->code = malloc((size_t)ef.ix.size);
+        if (ef.ntab == 2) t->btab = malloc((size_t)ef.ix.size);
+    }
+    int ok = t && scratch && t->code && (ef.ntab == 1 || t->btab);
+    for (int tb = 0; tb < ef.ntab && ok; tb++)
+        for (uint32_t b = 0; b < ef.nblocks && ok; b++)
+            ok = read_block(&ef, tb, b, (tb ? t->btab : t->code) + (uint64_t)b * PC_EGDB_BLOCK, scratch, cap) >= 0;
+    free(scratch);
+    close_file(&ef);
+    if (!ok) {
+        snprintf(errbuf, errlen, "%s: cannot read (corrupt or out of memory)", path);
+        eg_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ---------- probing ---------- */
+
+#define CACHE_SLOTS 512
+
+typedef struct {
+    int32_t file, tb;
+    uint32_t block;
+    uint8_t data[PC_EGDB_BLOCK];
+} CacheSlot;
+
+struct EgProbe {
+    RuleOptions rules;
+    int nfiles;
+    EgFile files[256];
+    int16_t by_id[6561];
+    int max_pieces;
+    pthread_mutex_t lock;
+    CacheSlot *cache;
+    uint8_t *scratch;
+    size_t scratch_len;
+};
+
+EgProbe *eg_probe_open(const char *dir, RuleOptions *rules_out, char *errbuf, size_t errlen) {
+    eg_init();
+    EgProbe *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    memset(p->by_id, -1, sizeof p->by_id);
+    p->scratch_len = compressBound(PC_EGDB_BLOCK);
+    p->scratch = malloc(p->scratch_len);
+    p->cache = malloc(sizeof(CacheSlot) * CACHE_SLOTS);
+    if (!p->scratch || !p->cache) {
+        eg_probe_close(p);
+        return NULL;
+    }
+    for (int i = 0; i < CACHE_SLOTS; i++) p->cache[i].file = -1;
+    pthread_mutex_init(&p->lock, NULL);
+    errbuf[0] = 0;
+    for (int pieces = 2; pieces <= PC_EGDB_MAX_PIECES; pieces++)
+        for (int bm = 0; bm <= pieces; bm++)
+            for (int bk = 0; bm + bk <= pieces; bk++)
+                for (int wm = 0; bm + bk + wm <= pieces; wm++) {
+                    int wk = pieces - bm - bk - wm;
+                    EgMaterial m = {(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
+                    if (bm + bk == 0 || wm + wk == 0 || !eg_is_canonical(m)) continue;
+                    char path[1024], err[2048];
+                    eg_file_name(dir, m, path, sizeof path);
+                    FILE *f = fopen(path, "rb");
+                    if (!f) continue;
+                    fclose(f);
+                    EgFile ef;
+                    if (open_file(path, &ef, err, sizeof err)) {
+                        snprintf(errbuf, errlen, "%s", err);
+                        continue;
+                    }
+                    if (p->nfiles == 0) p->rules = ef.rules;
+                    if (eg_material_id(ef.mat) != eg_material_id(m) || p->nfiles >= 256 ||
+                        ef.rules.crown_stop != p->rules.crown_stop ||
+                        ef.rules.three_kings_loss != p->rules.three_kings_loss ||
+                        ef.rules.king_move_limit != p->rules.king_move_limit) {
+                        snprintf(errbuf, errlen, "%s: other rules or material than the other files", path);
+                        close_file(&ef);
+                        continue;
+                    }
+                    p->by_id[eg_material_id(m)] = (int16_t)p->nfiles;
+                    p->files[p->nfiles++] = ef;
+                    if (pieces > p->max_pieces) p->max_pieces = pieces;
+                }
+    if (p->nfiles == 0) {
+        if (!errbuf[0]) snprintf(errbuf, errlen, "no endgame table files (egdb_*.pcdb) in %s", dir);
+        eg_probe_close(p);
+        return NULL;
+    }
+    if (rules_out) *rules_out = p->rules;
+    return p;
+}
+
+void eg_probe_close(EgProbe *p) {
+    if (!p) return;
+    for (int i = 0; i < p->nfiles; i++) close_file(&p->files[i]);
+    if (p->cache) pthread_mutex_destroy(&p->lock);
+    free(p->cache);
+    free(p->scratch);
+    free(p);
+}
+
+int eg_probe_max_pieces(const EgProbe *p) { return p->max_pieces; }
+int eg_probe_count(const EgProbe *p) { return p->nfiles; }
+EgMaterial eg_probe_material(const EgProbe *p, int i) { return p->files[i].mat; }
+
+/* Code of state i of table tb of file fi (-1 on a read error). */
+static int cached_code(EgProbe *p, int fi, int tb, uint64_t i) {
+    uint32_t block = (uint32_t)(i / PC_EGDB_BLOCK);
+    uint32_t slot = (block * 2654435761u + (uint32_t)fi * 40503u + (uint32_t)tb * 977u) % CACHE_SLOTS;
+    pthread_mutex_lock(&p->lock);
+    CacheSlot *c = &p->cache[slot];
+    if (c->file != fi || c->tb != tb || c->block != block) {
+        c->file = -1;
+        if (read_block(&p->files[fi], tb, block, c->data, p->scratch, p->scratch_len) < 0) {
+            pthread_mutex_unlock(&p->lock);
+            return -1;
+        }
+        c->file = fi;
+        c->tb = tb;
+        c->block = block;
+    }
+    int v = c->data[i % PC_EGDB_BLOCK];
+    pthread_mutex_unlock(&p->lock);
+    return v;
+}
+
+/* Locate a position: file, state, and the orientation's side to move. */
+static int locate(const EgProbe *p, uint32_t black, uint32_t white, uint32_t kings, int stm, int *fi,
+                  uint64_t *state, EgMaterial *mat, int *cstm) {
+    EgMaterial m = eg_material_of(black, white, kings);
+    if (!eg_is_canonical(m)) {
+        uint32_t b = eg_flip32(white), w = eg_flip32(black);
+        black = b;
+        white = w;
+        kings = eg_flip32(kings);
+        stm ^= 1;
+        m = eg_mirror(m);
+    }
+    int f = p->by_id[eg_material_id(m)];
+    if (f < 0) return -1;
+    uint64_t i = eg_index_of(&p->files[f].ix, black, white, kings, stm);
+    if (i >= p->files[f].ix.size) return -1;
+    *fi = f;
+    *state = i;
+    *mat = m;
+    *cstm = stm;
+    return 0;
+}
+
+int eg_probe_code(EgProbe *p, uint32_t black, uint32_t white, uint32_t kings, int stm) {
+    if (black & white) return -1;
+    uint32_t own = stm == PC_BLACK ? black : white, opp = stm == PC_BLACK ? white : black;
+    if (!own) return EG_LOSS(0);
+    if (!opp || __builtin_popcount(black | white) > p->max_pieces) return -1;
+    int fi, cstm;
+    uint64_t i;
+    EgMaterial m;
+    if (locate(p, black, white, kings, stm, &fi, &i, &m, &cstm)) return -1;
+    return cached_code(p, fi, 0, i);
+}
+
+static int strong_side(EgMaterial m) {
+    if (m.bm || m.wm) return -1;
+    if (m.bk == 3 && m.wk == 1) return PC_BLACK;
+    if (m.bk == 1 && m.wk == 3) return PC_WHITE;
+    return -1;
+}
+
+int eg_running_value(EgMaterial m, int stm, uint8_t code, int bcode, int halfmove, int tk_count,
+                     const RuleOptions *rules) {
+    if (code == EG_LOSS(0)) return EG_VALUE_LOSS; /* R16 comes first (R21) */
+    int v = code == 0 ? EG_VALUE_DRAW : eg_is_win(code) ? EG_VALUE_WIN : EG_VALUE_LOSS;
+    int d = code ? eg_dist(code) : 0;
+    int r18 = 2 * rules->king_move_limit - halfmove;
+    int strong = strong_side(m);
+    if (strong < 0) return (v != EG_VALUE_DRAW && d <= r18) ? v : EG_VALUE_DRAW;
+    int strong_lost = stm == strong ? EG_VALUE_LOSS : EG_VALUE_WIN;
+    if (tk_count >= 13) /* R19 ends the game before R18 (Board.outcome order) */
+        return rules->three_kings_loss ? strong_lost : EG_VALUE_DRAW;
+    if (r18 <= 0) return EG_VALUE_DRAW;
+    int r19 = stm == strong ? 2 * (13 - tk_count) - 1 : 2 * (13 - tk_count);
+    int r = r19 < r18 ? r19 : r18;
+    int sw = v != EG_VALUE_DRAW && (stm == strong) == (v == EG_VALUE_WIN);
+    if (!rules->three_kings_loss) return (v != EG_VALUE_DRAW && d <= r) ? v : EG_VALUE_DRAW;
+    if (sw && d <= r) return v;
+    if (r19 <= r18) { /* the count ends first: a loss for the three-king side */
+        int b = (bcode >= 1 && bcode < PC_EGDB_COUNT_ONLY) ? bcode - 1 : -1;
+        return (b >= 0 && b <= r) ? EG_VALUE_DRAW : strong_lost;
+    }
+    if (v != EG_VALUE_DRAW && !sw && bcode != PC_EGDB_COUNT_ONLY && d <= r) return v;
+    return EG_VALUE_DRAW;
+}
+
+int eg_probe(EgProbe *p, const Position *pos, EgResult *out) {
+    uint32_t black = pc_to_bits32(pos->bb[PC_BLACK]), white = pc_to_bits32(pos->bb[PC_WHITE]);
+    uint32_t kings = pc_to_bits32(pos->kings);
+    uint32_t own = pos->stm == PC_BLACK ? black : white, opp = pos->stm == PC_BLACK ? white : black;
+    if (!own) {
+        out->fresh_value = out->value = EG_VALUE_LOSS;
+        out->dtz = 0;
+        return 0;
+    }
+    if (!opp || __builtin_popcount(black | white) > p->max_pieces) return -1;
+    int fi, cstm;
+    uint64_t i;
+    EgMaterial m;
+    if (locate(p, black, white, kings, pos->stm, &fi, &i, &m, &cstm)) return -1;
+    int code = cached_code(p, fi, 0, i);
+    if (code < 0) return -1;
+    int bcode = p->files[fi].ntab > 1 ? cached_code(p, fi, 1, i) : 0;
+    if (bcode < 0) return -1;
+    out->fresh_value = code == 0 ? EG_VALUE_DRAW : eg_is_win((uint8_t)code) ? EG_VALUE_WIN : EG_VALUE_LOSS;
+    out->dtz = code == 0 ? -1 : eg_dist((uint8_t)code);
+    out->value = eg_running_value(m, cstm, (uint8_t)code, bcode, pos->halfmove, pos->tk_count, &p->rules);
+    return 0;
+}

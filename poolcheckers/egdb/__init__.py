@@ -1,0 +1,291 @@
+"""Endgame databases: every position with few pieces solved exactly (docs/EGDB.md).
+
+Values are for the side to move under the rule book with every end rule
+(R16, R18, R19, R21).  ``fresh_value`` and ``dtz`` are those of the position
+with fresh counts (R18 plies and R19 moves at zero, as just after a capture);
+``value`` is the result under the board's running counts
+(``board.halfmove_clock``, ``board.three_kings_count``).
+
+>>> import tempfile
+>>> from poolcheckers import Board
+>>> from poolcheckers.egdb import Tablebase, build
+>>> directory = tempfile.mkdtemp()
+>>> build(2, directory)
+>>> tb = Tablebase(directory)
+>>> tb.probe(Board("B:WK32:BK1"))
+ProbeResult(value='draw', dtz=None, fresh_value='draw')
+>>> tb.probe(Board("W:W23:B18"))          # White's man must capture (R11): a win in 1
+ProbeResult(value='win', dtz=1, fresh_value='win')
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from poolcheckers.board import Board
+from poolcheckers.rules import RuleSet
+
+__all__ = [
+    "EGDB_MAX_LIMIT",
+    "Material",
+    "ProbeResult",
+    "Tablebase",
+    "TablebaseError",
+    "Value",
+    "VerifyResult",
+    "build",
+    "canonical",
+    "default_directory",
+    "dependency_levels",
+    "material_name",
+    "materials",
+    "open_default",
+    "verify",
+]
+
+Value = Literal["win", "draw", "loss"]
+#: (black men, black kings, white men, white kings)
+Material = tuple[int, int, int, int]
+#: the largest king_only_move_limit the files hold (DTZ is one byte, R18)
+EGDB_MAX_LIMIT = 63
+_VALUES: dict[int, Value] = {1: "win", 0: "draw", -1: "loss"}
+ProgressCallback = Callable[[int, int, str], None]
+
+
+class TablebaseError(Exception):
+    """The tables cannot be built, read or used (the message says why)."""
+
+
+def _core() -> Any:
+    try:
+        return importlib.import_module("poolcheckers._core")
+    except ImportError as exc:  # pragma: no cover - the native core is part of every install
+        raise TablebaseError(
+            "endgame tables need the native core poolcheckers._core: run `make setup`"
+        ) from exc
+
+
+def default_directory() -> Path:
+    """``$XDG_DATA_HOME/poolcheckers/egdb`` (beside the game database ``games.sqlite3``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "poolcheckers" / "egdb"
+
+
+def materials(pieces: int) -> list[Material]:
+    """Every material of 2..``pieces`` pieces with a piece on each side, both orientations.
+
+    >>> materials(2)
+    [(0, 1, 0, 1), (0, 1, 1, 0), (1, 0, 0, 1), (1, 0, 1, 0)]
+    """
+    out: list[Material] = []
+    for total in range(2, pieces + 1):
+        for bm in range(total + 1):
+            for bk in range(total + 1 - bm):
+                for wm in range(total + 1 - bm - bk):
+                    wk = total - bm - bk - wm
+                    if bm + bk and wm + wk:
+                        out.append((bm, bk, wm, wk))
+    return sorted(out)
+
+
+def canonical(material: Material) -> Material:
+    """The orientation a material is stored in (its mirror swaps the colours)."""
+    bm, bk, wm, wk = material
+    mirror = (wm, wk, bm, bk)
+    key = (bm + bk, bk, bm)
+    mkey = (wm + wk, wk, wm)
+    return material if key >= mkey else mirror
+
+
+def material_name(material: Material) -> str:
+    """A readable name: ``2K v 1K``, ``1M1K v 1M``.
+
+    >>> material_name((0, 3, 0, 1)), material_name((1, 1, 1, 0))
+    ('3K v 1K', '1M1K v 1M')
+    """
+    bm, bk, wm, wk = material
+
+    def side(m: int, k: int) -> str:
+        return (f"{m}M" if m else "") + (f"{k}K" if k else "")
+
+    return f"{side(bm, bk)} v {side(wm, wk)}"
+
+
+def file_stem(material: Material) -> str:
+    """``egdb_0301`` for 3 black kings v 1 white king."""
+    return "egdb_" + "".join(str(n) for n in material)
+
+
+def dependency_levels(pieces: int) -> list[list[Material]]:
+    """The stored materials of up to ``pieces`` pieces in groups that can be built at once.
+
+    A capture leads to fewer pieces, a crowning (R15) to fewer men: group
+    ``(pieces, men)`` depends only on the groups before it.
+    """
+    stored = sorted({canonical(m) for m in materials(pieces)})
+    keys = sorted({(sum(m), m[0] + m[2]) for m in stored})
+    return [[m for m in stored if (sum(m), m[0] + m[2]) == key] for key in keys]
+
+
+def _rules_tuple(rules: RuleSet) -> tuple[bool, bool, int, bool]:
+    return (
+        rules.crown_during_capture == "stop",
+        rules.three_kings_limit_result == "loss",
+        rules.king_only_move_limit,
+        rules.repetition_draw,
+    )
+
+
+def _check_limit(rules: RuleSet) -> None:
+    if rules.king_only_move_limit > EGDB_MAX_LIMIT:
+        raise TablebaseError(
+            f"king_only_move_limit={rules.king_only_move_limit}: the tables hold limits up to "
+            f"{EGDB_MAX_LIMIT} moves (R18; the distance is one byte)"
+        )
+
+
+def build(
+    pieces: int,
+    directory: str | Path | None = None,
+    rules: RuleSet | None = None,
+    *,
+    threads: int = 2,
+    progress: ProgressCallback | None = None,
+    only: Iterable[Material] | None = None,
+) -> None:
+    """Build every material of up to ``pieces`` pieces (or the materials ``only``).
+
+    Materials are solved in dependency order; tables they need that are not
+    being built are read from ``directory`` (they must be there).  ``progress``
+    is called about ten times a second with (states done, states in all, material).
+    """
+    rules = rules if rules is not None else RuleSet.apca()
+    _check_limit(rules)
+    if not 2 <= pieces <= 8:
+        raise TablebaseError(f"--pieces must be 2..8, not {pieces}")
+    path = Path(directory) if directory is not None else default_directory()
+    path.mkdir(parents=True, exist_ok=True)
+    todo = list(only) if only is not None else materials(pieces)
+    try:
+        _core().egdb_build(str(path), _rules_tuple(rules), todo, threads, progress)
+    except RuntimeError as exc:
+        raise TablebaseError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """One material re-derived from its successors: ``bad`` states disagree (-1: missing)."""
+
+    material: Material
+    bad: int
+    detail: str
+
+
+def verify(
+    directory: str | Path | None = None,
+    rules: RuleSet | None = None,
+    pieces: int = 8,
+    *,
+    threads: int = 2,
+    progress: ProgressCallback | None = None,
+) -> list[VerifyResult]:
+    """Re-derive every stored state of the files of up to ``pieces`` pieces."""
+    path = Path(directory) if directory is not None else default_directory()
+    if rules is None:
+        rules = Tablebase(path).rules
+    _check_limit(rules)
+    stored = sorted({canonical(m) for m in materials(pieces)})
+    present = [m for m in stored if (path / (file_stem(m) + ".pcdb")).exists()]
+    if not present:
+        raise TablebaseError(f"no endgame table files in {path}")
+    raw = _core().egdb_verify(str(path), _rules_tuple(rules), present, threads, progress)
+    by_name = {file_stem(m)[5:]: m for m in present}
+    return [VerifyResult(by_name[name], int(bad), str(text)) for name, bad, text in raw]
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """``value`` under the running counts; ``fresh_value`` and ``dtz`` with fresh counts."""
+
+    value: Value
+    dtz: int | None
+    fresh_value: Value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "dtz": self.dtz, "fresh_value": self.fresh_value}
+
+
+class Tablebase:
+    """The table files of a directory (raises :class:`TablebaseError` if there are none)."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_directory()
+        try:
+            self._probe: Any = _core().EgdbProbe(str(self.directory))
+        except FileNotFoundError as exc:
+            raise TablebaseError(str(exc)) from None
+        crown_stop, tk_loss, limit = self._probe.rules()
+        self.rules = RuleSet(
+            crown_during_capture="stop" if crown_stop else "pass",
+            three_kings_limit_result="loss" if tk_loss else "draw",
+            king_only_move_limit=int(limit),
+        )
+        self.max_pieces: int = int(self._probe.max_pieces)
+        self.materials: list[Material] = [tuple(m) for m in self._probe.materials()]
+
+    def matches(self, rules: RuleSet) -> bool:
+        """Whether positions under ``rules`` can be probed (repetition_draw changes no value)."""
+        return _rules_tuple(rules)[:3] == _rules_tuple(self.rules)[:3]
+
+    def probe(self, board: Board) -> ProbeResult | None:
+        """The board's value, or None when no file covers it or its rules differ."""
+        if not self.matches(board.rules):
+            return None
+        if (board.black | board.white).bit_count() > self.max_pieces:
+            return None
+        raw = self._probe.probe(
+            board.black,
+            board.white,
+            board.kings,
+            int(board.turn),
+            board.halfmove_clock,
+            board.three_kings_count,
+        )
+        if raw is None:
+            return None
+        fresh, dtz, value = raw
+        return ProbeResult(_VALUES[value], None if dtz < 0 else int(dtz), _VALUES[fresh])
+
+    def bench(self, positions: Sequence[Board], repeats: int = 100) -> list[float]:
+        """Nanoseconds per probe of each position once its block is cached (timed in C)."""
+        raw = [(b.black, b.white, b.kings, int(b.turn)) for b in positions]
+        return [float(x) for x in self._probe.bench(raw, repeats)]
+
+    def use_in_search(self, on: bool = True) -> None:
+        """Let the native search probe these files (exact scores under the running counts)."""
+        self._probe.use_in_search(on)
+
+
+def search_hits() -> int:
+    """Table probes answered inside the native search since the start of the process."""
+    return int(_core().egdb_search_hits())
+
+
+_DEFAULT: dict[str, Tablebase | None] = {}
+
+
+def open_default(directory: str | Path | None = None) -> Tablebase | None:
+    """The tables of ``directory`` (default: :func:`default_directory`), or None if there are
+    none; opened once per process."""
+    path = str(Path(directory) if directory is not None else default_directory())
+    if path not in _DEFAULT:
+        try:
+            _DEFAULT[path] = Tablebase(path)
+        except TablebaseError:
+            _DEFAULT[path] = None
+    return _DEFAULT[path]
