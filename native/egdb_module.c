@@ -190,6 +190,51 @@ static PyObject *py_egdb_verify(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* Counts of a stored table: per side to move (wins, draws, losses, longest DTZ of a win, of a
+ * loss) with fresh counts, positions only. */
+static PyObject *py_egdb_stats(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *dir;
+    PyObject *rules_o;
+    int v[4];
+    if (!PyArg_ParseTuple(args, "sO(iiii)", &dir, &rules_o, &v[0], &v[1], &v[2], &v[3])) return NULL;
+    RuleOptions r;
+    if (parse_eg_rules(rules_o, &r)) return NULL;
+    EgMaterial m = {(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], (uint8_t)v[3]};
+    char err[2048];
+    EgTable *t;
+    Py_BEGIN_ALLOW_THREADS
+    t = eg_read_file(dir, m, &r, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (!t) {
+        PyErr_Format(PyExc_FileNotFoundError, "%s", err);
+        return NULL;
+    }
+    unsigned long long n[2][3] = {{0}};
+    int longest[2][2] = {{-1, -1}, {-1, -1}};
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t kp = t->ix.kp;
+    for (uint64_t i = 0; i < t->ix.size; i++) {
+        uint64_t men = i / kp / 2;
+        if (i % (2 * kp) == 0 && !eg_men_valid(&t->ix, men)) {
+            i += 2 * kp - 1;
+            continue;
+        }
+        int stm = (int)((i / kp) & 1);
+        uint8_t c = t->code[i];
+        int kind = c == 0 ? 1 : eg_is_win(c) ? 0 : 2;
+        n[stm][kind]++;
+        if (kind != 1) {
+            int d = eg_dist(c), slot = kind == 0 ? 0 : 1;
+            if (d > longest[stm][slot]) longest[stm][slot] = d;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    eg_table_free(t);
+    return Py_BuildValue("((KKKii)(KKKii))", n[0][0], n[0][1], n[0][2], longest[0][0], longest[0][1], n[1][0],
+                         n[1][1], n[1][2], longest[1][0], longest[1][1]);
+}
+
 /* ---------- probe object ---------- */
 
 typedef struct {
@@ -410,6 +455,8 @@ static PyMethodDef egdb_methods[] = {
      "egdb_build(dir, rules, materials, threads=2, progress=None)"},
     {"egdb_verify", (PyCFunction)py_egdb_verify, METH_VARARGS,
      "egdb_verify(dir, rules, materials, threads=2, progress=None) -> [(material, bad, text)]"},
+    {"egdb_stats", (PyCFunction)py_egdb_stats, METH_VARARGS,
+     "egdb_stats(dir, rules, material) -> per side to move (wins, draws, losses, longest win, longest loss)"},
     {"egdb_search_hits", (PyCFunction)py_search_hits, METH_NOARGS, "tablebase probes answered in the search"},
     {NULL, NULL, 0, NULL},
 };

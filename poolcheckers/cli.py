@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.match",
     "poolcheckers.commands.ballots",
     "poolcheckers.commands.hub_cmd",
+    "poolcheckers.commands.egdb",
 )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "EGDB_MAX_LIMIT",
     "Material",
     "ProbeResult",
+    "SideStats",
     "Tablebase",
     "TablebaseError",
     "Value",
@@ -42,9 +43,12 @@ __all__ = [
     "canonical",
     "default_directory",
     "dependency_levels",
+    "file_stem",
     "material_name",
     "materials",
     "open_default",
+    "search_hits",
+    "stats",
     "verify",
 ]
 
@@ -206,6 +210,36 @@ def verify(
     raw = _core().egdb_verify(str(path), _rules_tuple(rules), present, threads, progress)
     by_name = {file_stem(m)[5:]: m for m in present}
     return [VerifyResult(by_name[name], int(bad), str(text)) for name, bad, text in raw]
+
+
+@dataclass(frozen=True)
+class SideStats:
+    """Positions of a material with one side to move, fresh counts."""
+
+    wins: int
+    draws: int
+    losses: int
+    longest_win: int | None
+    longest_loss: int | None
+
+
+def stats(
+    material: Material, directory: str | Path | None = None, rules: RuleSet | None = None
+) -> tuple[SideStats, SideStats]:
+    """Wins, draws, losses and longest DTZ of a stored material: (Black to move, White to move)."""
+    path = Path(directory) if directory is not None else default_directory()
+    rules = rules if rules is not None else Tablebase(path).rules
+    try:
+        raw = _core().egdb_stats(str(path), _rules_tuple(rules), canonical(material))
+    except FileNotFoundError as exc:
+        raise TablebaseError(str(exc)) from None
+    sides = [
+        SideStats(int(w), int(d), int(lo), None if lw < 0 else int(lw), None if ll < 0 else int(ll))
+        for w, d, lo, lw, ll in raw
+    ]
+    if canonical(material) != material:  # the mirror: colours swapped
+        sides.reverse()
+    return sides[0], sides[1]
 
 
 @dataclass(frozen=True)
