@@ -1,0 +1,174 @@
+"""``poolcheckers egdb build|probe|verify|stats`` as a user runs them, and the Python API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board
+from poolcheckers.egdb import (
+    ProbeResult,
+    Tablebase,
+    TablebaseError,
+    canonical,
+    default_directory,
+    dependency_levels,
+    materials,
+    stats,
+    verify,
+)
+from poolcheckers.rules import RuleSet
+
+
+#: the console script's entry point (``-m poolcheckers.cli`` would load cli.py twice)
+_MAIN = "import sys; from poolcheckers.cli import main; sys.exit(main())"
+
+
+def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> Any:
+    return subprocess.run(
+        [sys.executable, "-c", _MAIN, "egdb", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("cli")
+    result = run("build", "--pieces", "4", "--dir", str(directory))
+    assert result.returncode == 0, result.stderr
+    assert "built 23 tables of up to 4 pieces (apca)" in result.stdout
+    return directory
+
+
+def test_build_writes_every_stored_material(built: Path) -> None:
+    stored = [m for level in dependency_levels(4) for m in level]
+    assert len(stored) == 23
+    for m in materials(4):  # both orientations of every material are covered
+        assert (built / f"egdb_{''.join(map(str, canonical(m)))}.pcdb").exists()
+
+
+def test_verify_on_four_pieces(built: Path) -> None:
+    """Every stored state re-derived from its successors agrees (issue 10 point 4)."""
+    result = run("verify", "--dir", str(built))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verified 23 tables: 23 consistent, 0 not" in result.stdout
+    assert all(r.bad == 0 for r in verify(built, pieces=4))
+
+
+def test_verify_reports_a_table_of_other_rules(built: Path, tmp_path: Path) -> None:
+    """A file built under other rules among the APCA ones counts as missing.
+
+    (A table whose values do not follow from its successors is found by the C
+    test of verify, native/test_egdb.c, which changes a stored value.)
+    """
+    for f in built.glob("*.pcdb"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    other = tmp_path / "other"
+    from poolcheckers.egdb import build
+
+    build(3, other, RuleSet.from_options(["king_only_move_limit=1"]))
+    (tmp_path / "egdb_0201.pcdb").write_bytes((other / "egdb_0201.pcdb").read_bytes())
+    result = run("verify", "--dir", str(tmp_path), "--pieces", "3")
+    assert result.returncode == 1
+    assert "2K v 1K: missing" in result.stdout
+
+
+def test_probe_one_line_and_json(built: Path) -> None:
+    fen = "W:WK3,K7,K10:BK32"
+    result = run("probe", "--dir", str(built), "--fen", fen)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("tablebase: win, conversion in ")
+    assert result.stdout.count("\n") == 1
+    as_json = json.loads(run("probe", "--dir", str(built), "--fen", fen, "--json").stdout)
+    assert as_json["value"] == as_json["fresh_value"] == "win"
+    assert isinstance(as_json["dtz"], int) and as_json["dtz"] > 1
+
+
+def test_probe_running_counts_spoil_a_win(built: Path) -> None:
+    """R19: with the three-king side's count nearly run out a fresh win is a draw."""
+    fen = "W:WK3,K7,K10:BK32"
+    dtz = json.loads(run("probe", "--dir", str(built), "--fen", fen, "--json").stdout)["dtz"]
+    late = json.loads(run("probe", "--dir", str(built), "--fen", fen + ":C12", "--json").stdout)
+    assert dtz > 1
+    assert late == {"value": "draw", "dtz": dtz, "fresh_value": "win"}
+
+
+def test_probe_streams_fen_lines(built: Path) -> None:
+    lines = ["W:W23:B18", "B:W5,6,7,8,9:B1", "not a fen", "B:WK32:BK1"]
+    result = run("probe", "--dir", str(built), "--fen", "-", "--json", stdin="\n".join(lines))
+    assert result.returncode == 0, result.stderr
+    out = [json.loads(x) for x in result.stdout.splitlines()]
+    assert len(out) == 4
+    assert out[0] == {"value": "win", "dtz": 1, "fresh_value": "win"}
+    assert out[1] is None  # 6 pieces: not covered
+    assert "error" in out[2]
+    assert out[3] == {"value": "draw", "dtz": None, "fresh_value": "draw"}
+
+
+def test_probe_refuses_other_rules(built: Path) -> None:
+    result = run("probe", "--dir", str(built), "--fen", "W:W23:B18", "--rules", "king_only_move_limit=15")
+    assert result.returncode == 2
+    assert "built under apca" in result.stderr
+
+
+def test_probe_without_tables_says_how_to_build(tmp_path: Path) -> None:
+    result = run("probe", "--dir", str(tmp_path), "--fen", "W:W23:B18")
+    assert result.returncode == 2
+    assert "poolcheckers egdb build" in result.stderr
+
+
+def test_stats_lists_every_material(built: Path) -> None:
+    result = run("stats", "--dir", str(built), "--json")
+    rows = json.loads(result.stdout)
+    assert len(rows) == len(materials(4))
+    kk = next(r for r in rows if r["material"] == "1K v 1K")
+    assert kk["wins"] + kk["draws"] + kk["losses"] == 32 * 31
+
+
+def test_api_probe_and_none(built: Path) -> None:
+    tb = Tablebase(built)
+    assert tb.max_pieces == 4
+    assert tb.probe(Board("W:W23:B18")) == ProbeResult("win", 1, "win")
+    assert tb.probe(Board("B:W5,6,7,8,9:B1")) is None  # not covered
+    other = Board("W:W23:B18", rules=RuleSet.from_options(["crown_during_capture=stop"]))
+    assert tb.probe(other) is None  # other rules than the files'
+    # repetition_draw changes no value: the files answer for it too
+    rep = Board("W:W23:B18", rules=RuleSet.from_options(["repetition_draw=true"]))
+    assert tb.probe(rep) == ProbeResult("win", 1, "win")
+
+
+def test_api_counts_follow_the_board(built: Path) -> None:
+    board = Board("W:WK3,K7,K10:BK32")
+    tb = Tablebase(built)
+    fresh = tb.probe(board)
+    assert fresh is not None and fresh.value == "win" and fresh.dtz is not None
+    board.set_fen(f"W:WK3,K7,K10:BK32:H{2 * 25 - fresh.dtz + 1}")  # R18 leaves too few plies
+    late = tb.probe(board)
+    assert late == ProbeResult("draw", fresh.dtz, "win")
+
+
+def test_stats_mirror_swaps_sides(built: Path) -> None:
+    black, white = stats((0, 3, 0, 1), built)
+    mb, mw = stats((0, 1, 0, 3), built)
+    assert (black, white) == (mw, mb)
+    assert black.losses == 0 and black.wins > black.draws
+
+
+def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TablebaseError, match="no endgame table files"):
+        Tablebase(tmp_path)
+
+
+def test_default_directory_is_beside_the_game_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", "/data/x")
+    assert default_directory() == Path("/data/x/poolcheckers/egdb")
