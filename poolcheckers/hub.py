@@ -62,6 +62,7 @@ from typing import Any, Final, TextIO
 
 import poolcheckers
 from poolcheckers.board import Board
+from poolcheckers.egdb.play import hits_this_search
 from poolcheckers.engine import (
     CENTI_MEN_PER_MAN,
     DEFAULT_HASH_MB,
@@ -708,6 +709,9 @@ def info_line(board: Board, info: SearchInfo) -> str:
         ("nps", f"{info.nodes / seconds / 1e6:.3f}" if seconds > 0 else "0"),
         ("pv", " ".join(hub_move(m) for m in board.legal_prefix(info.pv))),
     ]
+    hits = hits_this_search(board)  # endgame tables (docs/EGDB.md)
+    if hits is not None:
+        pairs.append(("tbhits", str(hits)))
     return format_line("info", *pairs)
 
 

@@ -64,6 +64,11 @@ def run(
         limit = make_limit(time=seconds, depth=args.depth)
     engine = engine or open_engine(args.hash, board.rules)
     print(board, file=out)
+    from poolcheckers.egdb.play import describe, hits_this_search  # endgame tables
+
+    table = describe(board)
+    if table is not None:
+        print(table, file=out)
 
     def on_info(info: SearchInfo) -> None:
         print(analysis_line(board, info), file=out, flush=True)
@@ -79,6 +84,9 @@ def run(
             + ("  [interrupted]" if interrupted else ""),
             file=out,
         )
+    hits = hits_this_search(board)
+    if hits is not None:
+        print(f"tablebase hits: {hits}", file=out)
     return 130 if interrupted else 0
 
 

@@ -1,10 +1,10 @@
 """``poolcheckers egdb``: build, probe, verify and count the endgame tables (docs/EGDB.md).
 
-    poolcheckers egdb build --pieces 4 [--dir DIR] [--rules OPTION=VALUE ...]
-    poolcheckers egdb probe --fen "W:WK3,K7,K10:BK32" [--json]
-    poolcheckers egdb probe --fen - < positions.txt      (one FEN a line, one answer a line)
-    poolcheckers egdb verify [--pieces N]
-    poolcheckers egdb stats [--pieces N] [--json]
+poolcheckers egdb build --pieces 4 [--dir DIR] [--rules OPTION=VALUE ...]
+poolcheckers egdb probe --fen "W:WK3,K7,K10:BK32" [--json]
+poolcheckers egdb probe --fen - < positions.txt      (one FEN a line, one answer a line)
+poolcheckers egdb verify [--pieces N]
+poolcheckers egdb stats [--pieces N] [--json]
 """
 
 from __future__ import annotations
@@ -120,7 +120,9 @@ def _answer(tb: Tablebase, fen: str, rules: RuleSet, as_json: bool) -> tuple[str
     if as_json:
         return json.dumps(result.to_json()), True
     dtz = "" if result.dtz is None else f", conversion in {result.dtz} plies"
-    running = "" if result.value == result.fresh_value else f" (with fresh counts: {result.fresh_value})"
+    running = (
+        "" if result.value == result.fresh_value else f" (with fresh counts: {result.fresh_value})"
+    )
     return f"tablebase: {result.value}{running}{dtz}", True
 
 
@@ -197,7 +199,9 @@ def _stats(args: argparse.Namespace, out: TextIO) -> int:
     print("Black to move (its mirror is White to move); fresh counts", file=out)
     print(f"{'material':<14}{'wins':>10}{'draws':>10}{'losses':>10}  longest DTZ", file=out)
     for r in rows:
-        longest = max((x for x in (r["longest_win"], r["longest_loss"]) if x is not None), default=None)
+        longest = max(
+            (x for x in (r["longest_win"], r["longest_loss"]) if x is not None), default=None
+        )
         print(
             f"{r['material']:<14}{r['wins']:>10}{r['draws']:>10}{r['losses']:>10}  "
             f"{'-' if longest is None else longest}",

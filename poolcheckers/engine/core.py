@@ -535,6 +535,16 @@ class Engine:
             if not LEVELS[level].full_strength:
                 return self._search_level(board, lim, LEVELS[level], on_info)
         args = self._args(board)
+        from poolcheckers.egdb.play import table_move  # endgame tables, docs/EGDB.md
+
+        table = table_move(board)
+        if table is not None and table[0].value == "win":  # the shortest conversion
+            won = SearchResult(
+                table[0].move, 20000 - (table[0].dtz or 0), table[2], 1, 0, 0.0, None
+            )
+            if on_info is not None:
+                on_info(won)
+            return won
 
         def callback(info: tuple[int, int, int, float, list[Any]]) -> bool:
             if on_info is not None:
@@ -548,7 +558,12 @@ class Engine:
             time=lim.budget(),
             callback=callback if on_info is not None else None,
         )
-        return self._result(board, depth, score, nodes, secs, pv)
+        found = self._result(board, depth, score, nodes, secs, pv)
+        if table is not None and all(
+            v.move != found.move or v.value != table[0].value for v in table[1]
+        ):
+            return SearchResult(table[0].move, 0, [table[0].move], depth, nodes, secs, None)
+        return found
 
     def _search_level(
         self, board: Board, lim: Limit, spec: Level, on_info: InfoCallback | None

@@ -24,7 +24,6 @@ from poolcheckers.egdb import (
 )
 from poolcheckers.rules import RuleSet
 
-
 #: the console script's entry point (``-m poolcheckers.cli`` would load cli.py twice)
 _MAIN = "import sys; from poolcheckers.cli import main; sys.exit(main())"
 
@@ -116,7 +115,9 @@ def test_probe_streams_fen_lines(built: Path) -> None:
 
 
 def test_probe_refuses_other_rules(built: Path) -> None:
-    result = run("probe", "--dir", str(built), "--fen", "W:W23:B18", "--rules", "king_only_move_limit=15")
+    result = run(
+        "probe", "--dir", str(built), "--fen", "W:W23:B18", "--rules", "king_only_move_limit=15"
+    )
     assert result.returncode == 2
     assert "built under apca" in result.stderr
 
