@@ -54,6 +54,7 @@ from poolcheckers.engine import (
     draw_decision,
     draw_search_needed,
     format_score,
+    level_limit,
 )
 from poolcheckers.errors import AmbiguousMoveError, MalformedMoveError, MoveError
 from poolcheckers.pdn import game_from_board, read_games_collect, write_game
@@ -414,6 +415,15 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
+def _move_limit(level: int, seconds: float | None) -> Any:
+    """The limit of the engine's moves: ``seconds`` each, by default its level's
+    time (``poolcheckers.engine.level_limit``; a bad ``--time``: UsageError)."""
+    try:
+        return level_limit(level, move_time=seconds)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None  # "time must be …"
+
+
 @quiet_broken_pipe
 def run(
     args: argparse.Namespace,
@@ -427,7 +437,7 @@ def run(
     """Play the game of ``args``."""
     board = board_from_args(args)
     check_level_option("--level", args.level)
-    if not args.time > 0:
+    if args.time is not None and not args.time > 0:
         raise UsageError(f"--time must be > 0 seconds, not {args.time}")
     if stdin is None:
         tolerate_bad_bytes()
@@ -437,7 +447,7 @@ def run(
         board,
         humans=humans,
         engine_factory=engine_factory or (lambda: open_engine(args.hash, board.rules)),
-        limit=limit if limit is not None else make_limit(time=args.time),
+        limit=limit if limit is not None else _move_limit(args.level, args.time),
         hint_limit=hint_limit if hint_limit is not None else make_limit(time=HINT_TIME),
         draw_limit=hint_limit if hint_limit is not None else make_limit(time=DRAW_SEARCH_TIME),
         level=args.level,
@@ -467,7 +477,11 @@ def register(subparsers: Any) -> None:
         default=MAX_LEVEL,
         help=f"engine level {MIN_LEVEL}-{MAX_LEVEL} (default {MAX_LEVEL}, full strength)",
     )
-    parser.add_argument("--time", type=float, default=1.0, help="engine seconds per move")
+    parser.add_argument(
+        "--time",
+        type=float,
+        help="engine seconds per move (default: 0.1 s per level, as in the web app)",
+    )
     add_position_arguments(parser)
     add_engine_arguments(parser)
     parser.set_defaults(func=run)

@@ -343,3 +343,20 @@ def test_a_reader_that_goes_away_ends_the_session_quietly() -> None:
         pass  # the session had already ended
     assert proc.wait(60) == 0
     assert proc.stderr.read() == b""
+
+
+@pytest.mark.parametrize(("options", "seconds"), [([], 0.4), (["--time", "2.5"], 2.5)])
+def test_engine_moves_take_the_levels_time_unless_told(options: list[str], seconds: float) -> None:
+    """The same time per level as the web app (poolcheckers.engine.level_limit)."""
+    from poolcheckers.engine import Limit
+
+    args = build_parser().parse_args(["play", "--color", "white", "--level", "4", *options])
+    engine = FakeEngine()
+    status = play.run(
+        args,
+        engine_factory=lambda: engine,
+        stdin=io.StringIO("quit\n"),
+        stdout=io.StringIO(),
+    )
+    assert status == 0
+    assert engine.searches[0][1:] == (Limit(time=seconds), 4)
