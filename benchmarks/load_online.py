@@ -141,8 +141,12 @@ class Game:
         """Open both seats' sockets and read each one's first state."""
         async with limit:
             for color in ("black", "white"):
-                uri = f"{self.ws_bases[color]}/ws/games/{self.gid}?token={self.tokens[color]}"
-                ws = await websockets.connect(uri, max_size=2**22, open_timeout=60)
+                uri = f"{self.ws_bases[color]}/ws/games/{self.gid}"
+                # the seat token as a sub-protocol: never in the URL (docs/CONTRACTS.md §3.1)
+                seat: Any = ["poolcheckers", f"seat-token.{self.tokens[color]}"]
+                ws = await websockets.connect(
+                    uri, subprotocols=seat, max_size=2**22, open_timeout=60
+                )
                 self.sockets[color] = ws
                 self.first[color] = json.loads(await ws.recv())["game"]
 
