@@ -9,16 +9,30 @@ lifespan) and reach the routes through ``Depends(get_ctx)``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .context import ServerContext
 from .http import EXCEPTION_HANDLERS, http_error_handler
 from .routers import analysis, archive, games, pages, ws
+from .schemas import (
+    ErrorMessage,
+    SearchInfo,
+    StateMessage,
+    WsAction,
+    WsAnalyse,
+    WsMove,
+    WsPing,
+    WsStop,
+)
 from .settings import Settings
 
 DESCRIPTION = (
@@ -26,6 +40,46 @@ DESCRIPTION = (
     "the archive as PDN, and the analysis board. WebSockets: `/ws/games/{id}` and "
     "`/ws/analysis` (docs/CONTRACTS.md §3)."
 )
+
+
+#: the WebSocket messages, described in ``/openapi.json`` under ``x-websockets``
+#: (OpenAPI has no WebSocket operations): client messages first, then the server's
+WEBSOCKETS: dict[str, tuple[list[type[BaseModel]], list[type[BaseModel]]]] = {
+    "/ws/games/{game_id}": (
+        [WsMove, WsAction, WsPing],
+        [StateMessage, ErrorMessage],
+    ),
+    "/ws/analysis": ([WsAnalyse, WsStop], [SearchInfo, ErrorMessage]),
+}
+
+
+def openapi_with_websockets(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """``app.openapi`` that also describes the WebSocket messages (their schemas in
+    ``components.schemas``, and per socket the ``client`` and ``server`` messages)."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = get_openapi(
+                title=app.title, version=app.version, description=app.description,
+                routes=app.routes,
+            )  # fmt: skip
+            models = {m for client, server in WEBSOCKETS.values() for m in (*client, *server)}
+            _, defs = models_json_schema(
+                [(m, "validation") for m in sorted(models, key=lambda m: m.__name__)],
+                ref_template="#/components/schemas/{model}",
+            )
+            spec.setdefault("components", {}).setdefault("schemas", {}).update(defs["$defs"])
+            spec["x-websockets"] = {
+                path: {
+                    "client": [f"#/components/schemas/{m.__name__}" for m in client],
+                    "server": [f"#/components/schemas/{m.__name__}" for m in server],
+                }
+                for path, (client, server) in WEBSOCKETS.items()
+            }
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    return build
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -58,6 +112,7 @@ def create_app(settings: Settings) -> FastAPI:
     for module in (games, archive, analysis, pages, ws):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
+    app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]
     return app
 
 

@@ -49,6 +49,7 @@ def test_pages_and_api_docs_load_nothing_from_another_host(client: TestClient) -
         assert client.get(f"/{name}").status_code == 404  # no CDN-based default pages
     docs = client.get("/api/docs").text
     assert "/api/games/{game_id}/move" in docs and "GameState" in docs
+    assert "/ws/analysis" in docs and "SearchInfo" in docs
     for static in sorted((SERVER / "static").glob("*.*")):
         text = static.read_text(encoding="utf-8")
         assert not EXTERNAL.search(text), static.name
@@ -84,3 +85,15 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
     assert move["responses"]["409"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ErrorBody"
     }
+
+
+def test_openapi_describes_the_websocket_messages(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    sockets = spec["x-websockets"]
+    assert set(sockets) == {"/ws/games/{game_id}", "/ws/analysis"}
+    schemas = spec["components"]["schemas"]
+    for socket in sockets.values():
+        for ref in socket["client"] + socket["server"]:
+            assert ref.rsplit("/", 1)[-1] in schemas
+    assert "move" in str(schemas["WsMove"]["properties"]["type"])
+    assert "win_in" in schemas["SearchInfo"]["properties"]

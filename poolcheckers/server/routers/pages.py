@@ -101,6 +101,14 @@ def docs_html(spec: dict[str, Any]) -> str:
         for method, op in methods.items()
     ]
     schemas = spec.get("components", {}).get("schemas", {})
+    sockets = [
+        f"<li><code>{html.escape(path)}</code>: the client sends "
+        + ", ".join(html.escape(r.rsplit("/", 1)[-1]) for r in messages["client"])
+        + "; the server sends "
+        + ", ".join(html.escape(r.rsplit("/", 1)[-1]) for r in messages["server"])
+        + "</li>"
+        for path, messages in spec.get("x-websockets", {}).items()
+    ]
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(spec['info']['title'])} API</title>",
@@ -113,7 +121,9 @@ def docs_html(spec: dict[str, Any]) -> str:
         "<table><tr><th>method</th><th>path</th><th>what</th><th>parameters</th>"
         "<th>body</th><th>answers</th></tr>",
         *rows,
-        "</table><h2>Schemas</h2>",
+        "</table><h2>WebSockets</h2><ul>",
+        *sockets,
+        "</ul><h2>Schemas</h2>",
         *(_schema_html(n, s) for n, s in sorted(schemas.items())),
         "</body></html>",
     ]
