@@ -60,3 +60,23 @@ def test_bad_options_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> N
     assert "--port must be 1..65535" in capsys.readouterr().err
     assert serve_main(["--database-url", "nosuchdb://x/y"]) == 2
     assert "cannot open the database" in capsys.readouterr().err
+
+
+def test_serve_options_set_the_capacity_and_abuse_limits() -> None:
+    from poolcheckers.server.cli import build_parser, log_config, settings_from
+
+    args = build_parser().parse_args(
+        [
+            "--engine-threads", "3", "--analysis-threads", "1", "--analysis-max-time", "5",
+            "--analyses-per-address", "4", "--imports-per-minute", "7",
+            "--import-max-games", "9", "--db-threads", "0",
+        ]
+    )  # fmt: skip
+    s = settings_from(args, "sqlite:///x.sqlite3")
+    assert (s.engine_threads, s.analysis_threads, s.analysis_max_time) == (3, 1, 5.0)
+    assert (s.analyses_per_address, s.imports_per_minute, s.import_max_games) == (4, 7, 9)
+    assert s.inline_db is True
+    defaults = settings_from(build_parser().parse_args([]), "sqlite:///x.sqlite3")
+    assert defaults.analyses_per_address == 2 and defaults.inline_db is None
+    config = log_config()
+    assert all("redact" in h["filters"] for h in config["handlers"].values())
