@@ -400,28 +400,44 @@ M = TypeVar("M")
 MAX_JSON_DEPTH = 64
 
 
+def nesting_within(data: Any, limit: int) -> bool:
+    """Whether the containers of parsed JSON ``data`` nest at most ``limit`` deep.
+
+    >>> nesting_within([[1]], 2), nesting_within([[[1]]], 2)
+    (True, False)
+    """
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return True
+
+
 def loads(raw: bytes | str) -> Any:
     """JSON text as Python data, or a ``malformed`` error (also for text nested
-    deeper than :data:`MAX_JSON_DEPTH`, which would exhaust the parser's stack)."""
+    deeper than :data:`MAX_JSON_DEPTH`: deeper still would exhaust the parser's stack)."""
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise errors.malformed(f"the payload is not UTF-8: {exc}") from None
-    depth = 0
-    deepest = 0
-    for ch in re.findall(r'[\[\]{}]|"(?:[^"\\]|\\.)*"', raw):
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    if deepest > MAX_JSON_DEPTH:
-        raise errors.malformed(f"the JSON payload nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
+        data = json.loads(raw)
+    except RecursionError:
+        data = None
+        deep = True
+    except ValueError as exc:
         raise errors.malformed(f"the payload is not valid JSON: {exc}") from None
+    else:  # few brackets in all: no need to look
+        brackets = raw.count("[") + raw.count("{")
+        deep = brackets > MAX_JSON_DEPTH and isinstance(data, dict | list)
+        deep = deep and not nesting_within(data, MAX_JSON_DEPTH)
+    if deep:
+        raise errors.malformed(f"the JSON payload nests deeper than {MAX_JSON_DEPTH} levels")
+    return data
 
 
 def describe(exc: ValidationError) -> str:
