@@ -222,10 +222,6 @@ class EngineRunner:
         if game_id in self._tasks:
             self.stop("game:" + game_id)
 
-    def thinking(self, game_id: str) -> bool:
-        task = self._tasks.get(game_id)
-        return task is not None and not task.done()
-
     def move_limit(self, loaded: Loaded) -> Limit:
         """The engine's time for its move: by level (the facade's
         :func:`~poolcheckers.engine.level_limit`), within its clock (R20)."""

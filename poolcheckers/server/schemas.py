@@ -38,8 +38,6 @@ MAX_ANALYSIS_MOVES = 2000
 #: Longest clock (seconds) and increment a game may have.
 MAX_CLOCK_S = 24 * 3600
 MAX_INCREMENT_S = 3600
-#: Longest analysis a client may ask for (the server's own cap may be lower).
-MAX_ANALYSIS_S = 300.0
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

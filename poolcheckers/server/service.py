@@ -10,7 +10,6 @@ SQLite).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator
 
 from sqlalchemy import Engine
@@ -20,7 +19,6 @@ from poolcheckers import Board
 from . import errors
 from . import game as model
 from .clock import Clock, SystemClock
-from .errors import ApiError
 from .game import Change, Loaded, NewGame, color_name
 from .schemas import Action, GameSummary
 from .seats import (
@@ -99,14 +97,6 @@ class GameService:
         return self.store.read(
             game_id, lambda g, _now: Loaded(g.game.copy(), list(g.moves), g.board.copy())
         )
-
-    def seat(self, game_id: str, token: str | None) -> str | None:
-        """The seat ``token`` holds in ``game_id`` (seats never change once taken)."""
-        cached = self.store.cached(game_id)
-        if cached is not None:
-            with contextlib.suppress(ApiError):
-                return seat_of(cached.game, token)
-        return seat_of(self.loaded(game_id).game, token)  # fresh: a seat may be new
 
     # ------------------------------------------------------------------ moves
     def move(self, game_id: str, token: str, text: str, ply: int) -> tuple[View, bool]:
