@@ -20,9 +20,12 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from poolcheckers.community.errors import CommunityError
+
+from .community import SameSiteGuard, on_community_error
 from .context import ServerContext
 from .http import EXCEPTION_HANDLERS, http_error_handler
-from .routers import analysis, archive, games, pages, ws
+from .routers import account, analysis, archive, games, pages, ws
 from .schemas import (
     ErrorMessage,
     SearchInfo,
@@ -109,7 +112,9 @@ def create_app(settings: Settings) -> FastAPI:
         StarletteHTTPException,
         http_error_handler(lambda status: pages.page_response(settings.static_dir, status)),
     )
-    for module in (games, archive, analysis, pages, ws):
+    app.add_exception_handler(CommunityError, on_community_error)
+    app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
+    for module in (games, archive, analysis, pages, ws, account):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]

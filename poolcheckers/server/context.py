@@ -14,6 +14,7 @@ from typing import ParamSpec, TypeVar
 import anyio.to_thread
 from starlette.requests import HTTPConnection
 
+from .community import Community
 from .db import checkpoint, is_postgres, libpq_conninfo, make_engine, run_migrations
 from .engine_runner import EngineRunner, engine_available
 from .errors import ApiError
@@ -59,6 +60,7 @@ class ServerContext:
             analyses_per_address=settings.analyses_per_address,
             run_db=self.run,
         )
+        self.community = Community(settings, self.db)
         self.imports = RateLimiter(settings.imports_per_minute, 60.0)
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):

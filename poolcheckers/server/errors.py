@@ -12,6 +12,7 @@ CODES = frozenset(
         "malformed",
         "illegal_move",
         "stale_ply",
+        "unauthorized",
         "forbidden",
         "not_found",
         "game_over",
@@ -56,6 +57,10 @@ def bad_request(message: str) -> ApiError:
 
 def malformed(message: str) -> ApiError:
     return ApiError(400, "malformed", message)
+
+
+def unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message)
 
 
 def forbidden(message: str) -> ApiError:

@@ -206,6 +206,25 @@ class GameList(Answer):
     games: list[GameSummary]
 
 
+class Credentials(Request):
+    """``POST /api/account/signup`` and ``/login`` (the rules: docs/COMMUNITY.md)."""
+
+    username: Text = Field(max_length=64, description="2 to 20 of A-Z a-z 0-9 _ -")
+    password: Text = Field(max_length=1024, description="8 to 256 characters")
+
+
+class PasswordChange(Request):
+    old: Text = Field(max_length=1024)
+    new: Text = Field(max_length=1024)
+
+
+class AccountInfo(Answer):
+    """``GET /api/account``: who is signed in, and the token for ``X-CSRF-Token``."""
+
+    username: str
+    csrf_token: str = Field(description="send as X-CSRF-Token with state-changing requests")
+
+
 class ImportError_(Answer):
     game: int
     line: int

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from argon2 import Parameters
+
 from .clock import Clock, SystemClock
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -40,5 +42,16 @@ class Settings:
     checkpoint_interval: float = 1.0
     static_dir: Path = STATIC_DIR
     migrate: bool = True
+    #: sign-in attempts per client address per window (count, seconds), failed
+    #: sign-ins per username, and sign-ups per address (a benchmark raises them)
+    signin_limit: tuple[int, float] = (20, 600.0)
+    signin_failure_limit: tuple[int, float] = (10, 900.0)
+    signup_limit: tuple[int, float] = (5, 3600.0)
+    #: Argon2id password hashes computed at once (64 MiB and ~80 ms each)
+    hash_concurrency: int = 2
+    #: Argon2id parameters; None: the site's (RFC 9106 low memory); tests: argon2's CHEAPEST
+    password_parameters: Parameters | None = None
+    #: origins, besides the request's own, whose cookie-authenticated changes are accepted
+    site_origins: tuple[str, ...] = ()
     #: override engine availability (tests); None asks ``poolcheckers.engine``
     engine_enabled: bool | None = None

@@ -1,17 +1,23 @@
 """What every store behind the community models must do, run against each store.
 
-The in-memory stores are checked here; the database stores of the server are added
-to the factory lists below when they exist (docs/COMMUNITY.md, "Wiring"), so that
-they meet the same guarantees: unique usernames by key, exactly-once rating
-updates with compare-and-set, one winner per seek.
+The in-memory stores and the server's database stores
+(:mod:`poolcheckers.server.community_store`, over a migrated SQLite file) meet the
+same guarantees: unique usernames by key, exactly-once rating updates with
+compare-and-set, one winner per seek.  The database here does not enforce foreign
+keys, so the contracts can use free ids (the server's database does).
 """
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine, create_engine
 
 from poolcheckers.community.accounts import MemoryUserStore, User, UserStore
 from poolcheckers.community.lobby import (
@@ -30,11 +36,41 @@ from poolcheckers.community.ratings import (
 )
 from poolcheckers.community.sessions import MemorySessionStore, Session, SessionStore
 from poolcheckers.community.timecontrol import Category, Clock
+from poolcheckers.server.community_store import (
+    DbLobbyStore,
+    DbRatingStore,
+    DbSessionStore,
+    DbUserStore,
+)
+from poolcheckers.server.db import run_migrations
 
-RATING_STORES: list[Callable[[], RatingStore]] = [MemoryRatingStore]
-USER_STORES: list[Callable[[], UserStore]] = [MemoryUserStore]
-SESSION_STORES: list[Callable[[], SessionStore]] = [MemorySessionStore]
-LOBBY_STORES: list[Callable[[], LobbyStore]] = [MemoryLobbyStore]
+_TMP = Path(tempfile.mkdtemp(prefix="poolcheckers-contracts-"))
+atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
+_count = [0]
+
+
+def migrated_db() -> Engine:
+    """A new SQLite file at the latest schema (threads allowed, foreign keys off)."""
+    _count[0] += 1
+    url = f"sqlite:///{_TMP / f'db{_count[0]}.sqlite3'}"
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    run_migrations(engine)
+    return engine
+
+
+RATING_STORES: list[Callable[[], RatingStore]] = [
+    MemoryRatingStore,
+    lambda: DbRatingStore(migrated_db()),
+]
+USER_STORES: list[Callable[[], UserStore]] = [MemoryUserStore, lambda: DbUserStore(migrated_db())]
+SESSION_STORES: list[Callable[[], SessionStore]] = [
+    MemorySessionStore,
+    lambda: DbSessionStore(migrated_db()),
+]
+LOBBY_STORES: list[Callable[[], LobbyStore]] = [
+    MemoryLobbyStore,
+    lambda: DbLobbyStore(migrated_db()),
+]
 
 
 def race(n: int, action: Callable[[int], object]) -> list[object]:

@@ -71,6 +71,11 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/analysis/pdn": {"post"},
         "/api/rules": {"get"},
         "/api/health": {"get"},
+        "/api/account": {"get"},
+        "/api/account/signup": {"post"},
+        "/api/account/login": {"post"},
+        "/api/account/logout": {"post"},
+        "/api/account/password": {"post"},
     }
     for action in ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback"):
         expected[f"/api/games/{{game_id}}/{action}"] = {"post"}
