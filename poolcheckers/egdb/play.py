@@ -170,3 +170,8 @@ def describe(board: Board) -> str | None:
     if result.value != result.fresh_value:
         text += f" (the counts turn a {result.fresh_value} into a {result.value})"
     return text
+
+
+def release_engine_tables() -> None:
+    """Stop the native search from probing any tables (until the next engine search)."""
+    _activate(None)
