@@ -270,11 +270,15 @@ class Tablebase:
             king_only_move_limit=int(limit),
         )
         self.max_pieces: int = int(self._probe.max_pieces)
+        self._matches: dict[RuleSet, bool] = {}
         self.materials: list[Material] = [tuple(m) for m in self._probe.materials()]
 
     def matches(self, rules: RuleSet) -> bool:
         """Whether positions under ``rules`` can be probed (repetition_draw changes no value)."""
-        return _rules_tuple(rules)[:3] == _rules_tuple(self.rules)[:3]
+        known = self._matches.get(rules)
+        if known is None:
+            known = self._matches[rules] = _rules_tuple(rules)[:3] == _rules_tuple(self.rules)[:3]
+        return known
 
     def probe(self, board: Board) -> ProbeResult | None:
         """The board's value, or None when no file covers it or its rules differ."""
