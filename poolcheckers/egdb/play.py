@@ -175,3 +175,17 @@ def describe(board: Board) -> str | None:
 def release_engine_tables() -> None:
     """Stop the native search from probing any tables (until the next engine search)."""
     _activate(None)
+
+
+def tablebase_info(board: Board) -> dict[str, object] | None:
+    """The analysis board's view: the position's value under its running counts, DTZ, fresh
+    value, and every legal move's value and plies to conversion (None without tables)."""
+    tb = engine_tablebase(board.rules)
+    result = tb.probe(board) if tb is not None else None
+    if tb is None or result is None:
+        return None
+    values = move_values(tb, board) or []
+    return {
+        **result.to_json(),
+        "moves": [mv.to_json(board) for mv in values],
+    }

@@ -237,6 +237,21 @@ class ImportResult(Answer):
     errors: list[ImportError_]
 
 
+class TablebaseMove(Answer):
+    move: str
+    value: Literal["win", "draw", "loss"]
+    dtz: int | None = Field(description="plies to the next capture or man move by this move")
+
+
+class TablebaseInfo(Answer):
+    """Endgame tables (docs/EGDB.md): value for the side to move under the running counts."""
+
+    value: Literal["win", "draw", "loss"]
+    dtz: int | None
+    fresh_value: Literal["win", "draw", "loss"]
+    moves: list[TablebaseMove]
+
+
 class PositionInfo(Answer):
     fen: str
     board: str
@@ -252,6 +267,7 @@ class PositionInfo(Answer):
     last_move: LastMove | None
     outcome: OutcomeInfo | None
     counters: Counters
+    tablebase: TablebaseInfo | None = None
 
 
 class PdnGameInfo(Answer):

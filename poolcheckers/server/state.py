@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 
 from poolcheckers import Board
+from poolcheckers.egdb.play import tablebase_info
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
 from .game import Loaded, color_name, outcome_reason
@@ -31,6 +32,7 @@ from .schemas import (
     OutcomeInfo,
     PositionInfo,
     Seats,
+    TablebaseInfo,
 )
 
 
@@ -138,6 +140,12 @@ def viewer_json(base: str, your_color: str | None) -> str:
     return '{"your_color":' + json.dumps(your_color) + "," + base[1:]
 
 
+def _tablebase(board: Board) -> TablebaseInfo | None:
+    """Endgame tables' values of the position and its moves, when files cover it."""
+    info = tablebase_info(board)
+    return TablebaseInfo.model_validate(info) if info is not None else None
+
+
 def position_info(board: Board) -> PositionInfo:
     """The analysis board's view of a position: legal moves, counters, outcome."""
     outcome = board.outcome()
@@ -170,6 +178,7 @@ def position_info(board: Board) -> PositionInfo:
             else None
         ),
         counters=counters(board),
+        tablebase=_tablebase(board),
     )
 
 

@@ -85,6 +85,8 @@ class AnalysisPage {
     this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
     this.heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
     this.turnLine = h("p", { class: "status", id: "status" });
+    // Endgame tables (docs/EGDB.md): the position's value and every move's, when files cover it.
+    this.tablebase = h("p", { class: "hint", id: "tablebase", hidden: true });
     this.error = h("p", { class: "error", id: "error" });
 
     this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
@@ -194,7 +196,7 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.tablebase, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
         h(
           "aside",
           { class: "side" },
@@ -440,6 +442,13 @@ class AnalysisPage {
     if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
     if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
     this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
+    const tb = info.tablebase;
+    this.tablebase.hidden = !tb;
+    if (tb) {
+      const plies = (d) => (d === null || d === undefined ? "" : ` in ${d}`);
+      const moves = tb.moves.map((m) => `${m.move} ${m.value}${plies(m.dtz)}`).join(" · ");
+      this.tablebase.textContent = `Tablebase: ${tb.value}${tb.value === "draw" ? "" : `, conversion${plies(tb.dtz)} plies`} — moves: ${moves}`;
+    }
     this.renderMoves();
     this.renderReview();
     if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
