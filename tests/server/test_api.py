@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
-from .helpers import error_code, move, new_game, online_game, seat_header
+from .helpers import error_code, move, new_game, online_game, seat_header, ws_seat
 
 
 def test_local_game_plays_both_sides_and_lists_moves_in_pdn_notation(client: TestClient) -> None:
@@ -365,3 +366,26 @@ def test_unknown_pages_get_the_app_shell_and_pages_answer_head(client: TestClien
         head = client.head(path)
         assert head.status_code == 200, path
         assert head.text == ""
+
+
+def test_seat_tokens_travel_in_headers_never_in_urls(client: TestClient) -> None:
+    gid, black, white = online_game(client)
+    r = client.get(f"/api/games/{gid}", headers={"Authorization": f"Bearer {white}"})
+    assert r.json()["your_color"] == "white"
+    assert client.get(f"/api/games/{gid}", headers=seat_header(black)).json()["your_color"] == (
+        "black"
+    )
+    r = client.get(f"/api/games/{gid}", headers=seat_header("stranger"))
+    assert r.status_code == 403 and error_code(r) == "forbidden"
+    r = client.get(f"/api/games/{gid}", params={"token": black})
+    assert r.status_code == 400 and "X-Seat-Token" in r.json()["error"]["message"]
+    with client.websocket_connect(f"/ws/games/{gid}", headers=seat_header(white)) as ws:
+        assert ws.receive_json()["game"]["your_color"] == "white"
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(black)) as ws:
+        assert ws.accepted_subprotocol == "poolcheckers"
+        assert ws.receive_json()["game"]["your_color"] == "black"
+    with client.websocket_connect(f"/ws/games/{gid}?token={black}") as ws:
+        assert ws.receive_json()["error"]["code"] == "bad_request"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4400
