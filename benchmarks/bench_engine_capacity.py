@@ -4,7 +4,8 @@ Starts ``python -m poolcheckers.server`` on a throwaway SQLite database, then pl
 engine games move by move and measures, for every human move, the time from
 sending it to receiving the engine's reply over the game's WebSocket.  It does so
 twice: on a quiet server (the baseline) and while ``--analyses`` analysis sockets
-each keep a long search running (the load).  The goal: the p99 reply time under
+each keep a long search asked for (the load: as many searches as there are
+analysis threads run, the others wait for one).  The goal: the p99 reply time under
 load stays within the level's own time plus 0.5 s.
 
     .venv/bin/python benchmarks/bench_engine_capacity.py                # 20 analyses
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import socket
@@ -70,23 +72,31 @@ def start_server(tmp: Path, analyses: int) -> tuple[subprocess.Popen[bytes], str
 
 
 async def keep_analysing(base: str, index: int, stop: asyncio.Event) -> int:
-    """One analysis socket that always has a long search running; returns how many."""
+    """One analysis socket that always has a long search asked for (running or
+    waiting for an analysis thread), on a new position every 3-8 s; every message
+    is read as it comes.  Returns how many searches were asked for."""
     url = base.replace("http", "ws") + "/ws/analysis"
     rng = random.Random(index)
     started = 0
+
     async with websockets.connect(url) as ws:
-        while not stop.is_set():
-            moves = ["11-15", "23-19", "8-11", "22-17", "9-13", "17x10"][: rng.randint(0, 4)]
-            await ws.send(json.dumps({"type": "analyse", "moves": moves, "time": 300}))
-            started += 1
-            while True:  # until it runs (an error would show a refused analysis)
-                msg = json.loads(await ws.recv())
+
+        async def read() -> None:
+            async for raw in ws:
+                msg = json.loads(raw)
                 if msg["type"] == "error":
                     raise SystemExit(f"analysis {index} refused: {msg['error']}")
-                if msg["type"] == "info":
-                    break
-            await asyncio.wait([asyncio.create_task(stop.wait())], timeout=rng.uniform(3, 8))
+
+        reader = asyncio.create_task(read())
+        while not stop.is_set():
+            moves = ["11-15", "23-19", "8-11", "22-17", "9-13", "17x10"][: rng.randint(0, 4)]
+            started += 1
+            request = {"type": "analyse", "id": started, "moves": moves, "time": 300}
+            await ws.send(json.dumps(request))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=rng.uniform(3, 8))
         await ws.send(json.dumps({"type": "stop"}))
+        reader.cancel()
     return started
 
 

@@ -12,6 +12,7 @@ from starlette.testclient import WebSocketTestSession
 
 from poolcheckers.engine import native_available
 from poolcheckers.server.context import ServerContext
+from poolcheckers.server.routers.ws import MAX_PENDING, Outbox
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, ws_seat
@@ -117,3 +118,12 @@ def test_a_pdn_import_has_a_cap_on_games(make_client: AppFactory) -> None:
     assert r.status_code == 413 and error_code(r) == "too_large"
     assert "3 games" in r.json()["error"]["message"]
     assert len(client.get("/api/games").json()["games"]) == 3  # nothing of it stored
+
+
+def test_an_analysis_client_that_does_not_read_is_not_buffered_without_end() -> None:
+    box = Outbox(MAX_PENDING)
+    for i in range(MAX_PENDING * 3):
+        box.put_progress(f"info {i}")
+    assert box.queue.qsize() == MAX_PENDING
+    box.put("done")  # the end of a search is always queued
+    assert box.queue.qsize() == MAX_PENDING + 1

@@ -44,6 +44,8 @@ router = APIRouter()
 Ctx = Annotated[ServerContext, Depends(get_ctx)]
 WS_PROTOCOL = "poolcheckers"
 TOKEN_PROTOCOL = "seat-token."
+#: ``info`` messages an analysis socket may have waiting before more are dropped
+MAX_PENDING = 64
 
 
 def error_message(exc: ApiError, req_id: str | int | None = None) -> str:
@@ -181,13 +183,41 @@ async def ws_analysis(ws: WebSocket, ctx: Ctx) -> None:
                 await ws.close()
 
 
+class Outbox:
+    """The messages waiting to be sent on one socket.  Progress (``info``) is
+    dropped while ``limit`` messages wait (a client that does not read cannot make
+    the server buffer without end); ``done`` and ``error`` are always queued.
+
+    >>> box = Outbox(2)
+    >>> for m in ("i1", "i2", "i3"):
+    ...     box.put_progress(m)
+    >>> box.put("done")
+    >>> box.queue.qsize()
+    3
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def put(self, msg: str) -> None:
+        self.queue.put_nowait(msg)
+
+    def put_progress(self, msg: str) -> None:
+        if self.queue.qsize() < self.limit:
+            self.queue.put_nowait(msg)
+
+    async def get(self) -> str:
+        return await self.queue.get()
+
+
 class AnalysisSession:
     """One analysis socket: one search at a time, each ending in one ``done`` or
     ``error`` that carries the request's ``id``."""
 
     def __init__(self, ws: WebSocket, ctx: ServerContext) -> None:
         self.ws, self.ctx = ws, ctx
-        self.out: asyncio.Queue[str] = asyncio.Queue()
+        self.out = Outbox(MAX_PENDING)
         self.key = f"analysis:{id(ws)}"
         self.address = client_address(ws)
         self.search: asyncio.Task[None] | None = None
@@ -213,7 +243,7 @@ class AnalysisSession:
                 else:
                     await self.halt()
             except ApiError as exc:
-                self.out.put_nowait(error_message(exc, req_id))
+                self.out.put(error_message(exc, req_id))
 
     async def start(self, req: WsAnalyse) -> None:
         if not self.ctx.engine_ok:
@@ -232,16 +262,16 @@ class AnalysisSession:
 
         def on_info(info: SearchResult) -> None:
             msg = search_json(info_message("info", board, info, req_id))
-            loop.call_soon_threadsafe(self.out.put_nowait, msg)
+            loop.call_soon_threadsafe(self.out.put_progress, msg)
 
         try:
             result = await self.ctx.runner.analyse(self.key, board, seconds, on_info)
             done = info_message("done", board, result, req_id)
             done.best = board.notation(result.move)
-            self.out.put_nowait(search_json(done))
+            self.out.put(search_json(done))
         except Exception as exc:
             log.exception("analysis failed")
-            self.out.put_nowait(error_message(errors.bad_request(str(exc)), req_id))
+            self.out.put(error_message(errors.bad_request(str(exc)), req_id))
         finally:
             self.ctx.runner.slots.give_back(self.address)
 
