@@ -644,6 +644,12 @@ class AnalysisPage {
           const w = info.outcome.winner;
           score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
           if (score) mate = score > 0 ? 1 : -1;
+        } else if (info.tablebase) {
+          // Endgame tables (docs/EGDB.md): the exact value under the running counts, so a
+          // move that keeps a table win is never a mistake.
+          const v = info.tablebase.value;
+          score = v === "win" ? WIN : v === "loss" ? -WIN : 0;
+          if (score) mate = score > 0 ? 1 : -1;
         } else {
           const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
           score = clampScore(done.score ?? 0, done.win_in);
