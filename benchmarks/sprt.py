@@ -55,17 +55,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, help="at most this many games")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--commit", default=BASELINE_COMMIT, help="the baseline commit")
+    parser.add_argument(
+        "--candidate",
+        metavar="COMMIT",
+        help="A is this commit, built like the baseline and run as a Hub engine "
+        "(default: the working tree's engine, in the match processes)",
+    )
     parser.add_argument("--no-sprt", action="store_true", help="a fixed match of --games")
     args = parser.parse_args(arguments)
     directory = build(args.commit)
     RESULTS.mkdir(exist_ok=True)
     stem = RESULTS / f"sprt_{args.name}"
+    name_a = "poolcheckers (working tree)"
+    side_a: list[str] = []
+    if args.candidate:
+        side_a = ["--hub-a", shlex.join(hub_command(build(args.candidate)))]
+        name_a = f"candidate {args.candidate}"
     match_args = [
         "match",
+        *side_a,
         "--hub-b",
         shlex.join(hub_command(directory)),
         "--name-a",
-        "poolcheckers (working tree)",
+        name_a,
         "--name-b",
         f"baseline {args.commit}",
         "--time",

@@ -14,6 +14,36 @@
 #include <string.h>
 #include <time.h>
 
+/* Late move reductions: lmr[depth][move number] in plies, from ln(depth)·ln(n). */
+static int8_t lmr_table[64][64];
+static bool lmr_ready = false;
+
+/* ln(x) for x >= 1 by the series of 2·atanh((x-1)/(x+1)) (no libm needed). */
+static double ln(double x) {
+    double y = (x - 1.0) / (x + 1.0), y2 = y * y, term = y, sum = 0.0;
+    for (int k = 1; k < 400; k += 2) {
+        sum += term / k;
+        term *= y2;
+    }
+    return 2.0 * sum;
+}
+
+static void lmr_init(void) {
+    if (lmr_ready) return;
+    for (int d = 0; d < 64; d++)
+        for (int n = 0; n < 64; n++) {
+            double r = (d < 1 || n < 1) ? 0.0 : 0.25 + ln((double)d) * ln((double)n) / 2.0;
+            lmr_table[d][n] = (int8_t)(r < 0 ? 0 : r);
+        }
+    lmr_ready = true;
+}
+
+/* Tunable search margins (centi-men). */
+#define RFP_DEPTH 3
+#define RFP_MARGIN 70
+#define ASPIRATION 30
+#define HISTORY_MAX 16384
+
 double pc_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -23,6 +53,7 @@ double pc_now(void) {
 Searcher *pc_searcher_new(size_t hash_mb) {
     pc_init();
     pc_eval_init();
+    lmr_init();
     Searcher *s = calloc(1, sizeof(Searcher));
     if (!s) return NULL;
     if (pc_tt_init(&s->tt, hash_mb) != 0) {
@@ -89,6 +120,12 @@ static inline uint64_t tt_key(const Searcher *s, const Position *pos) {
 
 static inline uint16_t quiet_id(const Move *m) { return (uint16_t)(m->from | (m->to << 8)); }
 
+/* History with gravity: a bonus (or malus) moves the value towards ±HISTORY_MAX. */
+static inline void history_update(int32_t *h, int bonus) {
+    int b = bonus > HISTORY_MAX ? HISTORY_MAX : (bonus < -HISTORY_MAX ? -HISTORY_MAX : bonus);
+    *h += b - *h * (b < 0 ? -b : b) / HISTORY_MAX;
+}
+
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
     s->pv_len[ply] = 0;
     if (s->aborted) return 0;
@@ -137,6 +174,15 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         }
     }
 
+    /* Reverse futility pruning (there is no null move in a game where passing is
+     * not allowed, R16): at a shallow quiet node far above beta, the static
+     * evaluation stands. */
+    if (!pv_node && ply > 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
+        beta > -PC_MATE_BOUND) {
+        int static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        if (static_eval - RFP_MARGIN * depth >= beta) return static_eval;
+    }
+
     /* Move ordering: TT move, captures by size, killers, history. */
     int n = list->n;
     int *order = s->order[ply];
@@ -167,6 +213,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         order[bj] = to;
         int i = order[j];
         const Move *m = &list->m[i];
+        bool quiet = !capture && !m->crown;
         pc_make(pos, m, &next);
         pc_tt_prefetch(&s->tt, tt_key(s, &next));
         /* A forced capture costs no depth. */
@@ -175,9 +222,20 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         if (j == 0) {
             score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
         } else {
-            int reduction = (!capture && depth >= 3 && j >= 3 && !m->crown) ? 1 : 0;
+            int reduction = 0;
+            if (quiet && depth >= 3 && j >= 2) {
+                reduction = lmr_table[depth < 64 ? depth : 63][j < 64 ? j : 63];
+                if (pv_node) reduction--;
+                if (keys[j] >= (1 << 23) - 1) reduction--; /* a killer */
+                else if (keys[j] > HISTORY_MAX / 2) reduction--;
+                else if (keys[j] < -HISTORY_MAX / 2) reduction++;
+                if (reduction < 0) reduction = 0;
+                if (reduction > new_depth - 1) reduction = new_depth - 1 > 0 ? new_depth - 1 : 0;
+            }
             score = -pvs(s, &next, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
-            if (!s->aborted && score > alpha && (reduction || score < beta))
+            if (!s->aborted && score > alpha && reduction)
+                score = -pvs(s, &next, new_depth, -alpha - 1, -alpha, ply + 1);
+            if (!s->aborted && score > alpha && score < beta)
                 score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
         }
         if (s->aborted) return 0;
@@ -196,11 +254,12 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
                             s->killers[ply][1] = s->killers[ply][0];
                             s->killers[ply][0] = id;
                         }
-                        int32_t *h = &s->history[m->from][m->to];
-                        *h += depth * depth;
-                        if (*h > (1 << 18)) {
-                            for (int a = 0; a < 64; a++)
-                                for (int b = 0; b < 64; b++) s->history[a][b] /= 2;
+                        int bonus = depth * depth * 8;
+                        history_update(&s->history[m->from][m->to], bonus);
+                        /* the quiet moves tried before it failed: a malus */
+                        for (int q = 0; q < j; q++) {
+                            const Move *o = &list->m[order[q]];
+                            history_update(&s->history[o->from][o->to], -bonus);
                         }
                     }
                     break;
@@ -253,10 +312,31 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     memset(out, 0, sizeof *out);
     out->pv_len = 1;
     out->pv[0] = rootlist->m[0];
+    int prev = 0;
     for (int d = 1; d <= max_depth; d++) {
-        int score = pvs(s, root, d, -PC_INF, PC_INF, 0);
+        /* Aspiration: a window around the last depth's score, widened on a fail. */
+        int window = ASPIRATION, score;
+        int alpha = -PC_INF, beta = PC_INF;
+        if (d >= 5 && prev > -PC_MATE_BOUND && prev < PC_MATE_BOUND) {
+            alpha = prev - window;
+            beta = prev + window;
+        }
+        for (;;) {
+            score = pvs(s, root, d, alpha, beta, 0);
+            if (s->aborted || s->error) break;
+            if (score <= alpha && alpha > -PC_INF) {
+                window *= 3;
+                alpha = window > 800 ? -PC_INF : score - window;
+            } else if (score >= beta && beta < PC_INF) {
+                window *= 3;
+                beta = window > 800 ? PC_INF : score + window;
+            } else {
+                break;
+            }
+        }
         if (s->error) return -2;
         if (s->aborted) break;
+        prev = score;
         s->completed = d;
         out->depth = d;
         out->score = score;
