@@ -378,7 +378,23 @@ static PyObject *pv_list(const Move *pv, int n) {
 static PyObject *info_tuple(const SearchInfo *info) {
     PyObject *pv = pv_list(info->pv, info->pv_len);
     if (!pv) return NULL;
-    return Py_BuildValue("(iiLdN)", info->depth, info->score, (long long)info->nodes, info->time, pv);
+    /* multi-PV: [(score, pv)] of every line, the best first */
+    PyObject *lines = PyList_New(info->lines);
+    for (int i = 0; lines && i < info->lines; i++) {
+        PyObject *lpv = pv_list(info->line[i].pv, info->line[i].pv_len);
+        PyObject *item = lpv ? Py_BuildValue("(iN)", info->line[i].score, lpv) : NULL;
+        if (!item) {
+            Py_CLEAR(lines);
+            break;
+        }
+        PyList_SET_ITEM(lines, i, item);
+    }
+    if (!lines) {
+        Py_DECREF(pv);
+        return NULL;
+    }
+    return Py_BuildValue("(iiLdNN)", info->depth, info->score, (long long)info->nodes, info->time, pv,
+                         lines);
 }
 
 /* Runs on the search thread without the GIL: take it to call Python. */
@@ -434,14 +450,23 @@ static int begin_request(SearcherObject *self, PyObject *const position[6], PyOb
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"black", "white", "kings", "turn", "halfmove", "three_kings", "history",
-                             "rules", "depth", "nodes", "time", "callback", NULL};
+                             "rules", "depth", "nodes", "time", "callback", "multipv", "soft_time",
+                             NULL};
     PyObject *b, *w, *k, *t, *h, *tk, *hist = NULL, *rules = NULL, *cb = NULL;
-    int depth = 0;
+    int depth = 0, multipv = 1;
     long long nodes = 0;
-    double tlim = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOO|OOiLdO", kwlist, &b, &w, &k, &t, &h, &tk, &hist,
-                                     &rules, &depth, &nodes, &tlim, &cb))
+    double tlim = 0, soft = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOO|OOiLdOid", kwlist, &b, &w, &k, &t, &h, &tk,
+                                     &hist, &rules, &depth, &nodes, &tlim, &cb, &multipv, &soft))
         return NULL;
+    if (multipv < 1 || multipv > PC_MAX_MULTIPV) {
+        PyErr_Format(PyExc_ValueError, "multipv must be in 1..%d", PC_MAX_MULTIPV);
+        return NULL;
+    }
+    if (!(soft >= 0) || soft > 1e9) {
+        PyErr_SetString(PyExc_ValueError, "soft_time must be a number of seconds >= 0");
+        return NULL;
+    }
     if (cb == Py_None) cb = NULL;
     if (cb && !PyCallable_Check(cb)) {
         PyErr_SetString(PyExc_TypeError, "callback must be callable");
@@ -457,7 +482,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     if (begin_request(self, (PyObject *[]){b, w, k, t, h, tk}, hist, rules, &pos, &keys, &nkeys))
         return NULL;
     Searcher *s = self->s;
-    SearchLimits lim = {depth, (int64_t)nodes, tlim};
+    SearchLimits lim = {depth, (int64_t)nodes, tlim, multipv, soft};
     SearchInfo *info = PyMem_Malloc(sizeof(SearchInfo));
     if (!info) {
         done(self);
@@ -560,6 +585,20 @@ static PyObject *Searcher_stop(SearcherObject *self, PyObject *noargs) {
     Py_RETURN_NONE;
 }
 
+static PyObject *Searcher_set_threads(SearcherObject *self, PyObject *arg) {
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 1 || n > PC_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be in 1..%d", PC_MAX_THREADS);
+        return NULL;
+    }
+    if (ready(self)) return NULL;
+    int rc = pc_searcher_set_threads(self->s, (int)n);
+    done(self);
+    if (rc != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyObject *Searcher_clear(SearcherObject *self, PyObject *noargs) {
     (void)noargs;
     if (ready(self)) return NULL;
@@ -634,6 +673,8 @@ static PyMethodDef Searcher_methods[] = {
      "-> (nodes, [((from, to, captured), score)])"},
     {"stop", (PyCFunction)Searcher_stop, METH_NOARGS, "Stop a running search (thread-safe)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "Clear the hash table and move ordering."},
+    {"set_threads", (PyCFunction)Searcher_set_threads, METH_O,
+     "Search with n threads (lazy SMP, one shared hash table)."},
     {"get_weights", (PyCFunction)Searcher_get_weights, METH_NOARGS, "Evaluation weights as a dict."},
     {"set_weights", (PyCFunction)Searcher_set_weights, METH_O, "Set some evaluation weights."},
     {"evaluate", (PyCFunction)(void (*)(void))Searcher_evaluate, METH_VARARGS | METH_KEYWORDS,

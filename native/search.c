@@ -5,8 +5,10 @@
  * R16 (no move loses), R18 (king-only move limit), R19 (3 kings v 1 king
  * count) and repetition of a position (scored as a draw).
  */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
 #include "search.h"
+
+#include <pthread.h>
 
 #include "egdb_search.h"
 
@@ -60,6 +62,8 @@ Searcher *pc_searcher_new(size_t hash_mb) {
         free(s);
         return NULL;
     }
+    s->owns_tt = true;
+    s->threads = 1;
     s->weights = pc_default_weights();
     s->rules = pc_default_rules();
     atomic_init(&s->stop, 0);
@@ -68,14 +72,40 @@ Searcher *pc_searcher_new(size_t hash_mb) {
 
 void pc_searcher_free(Searcher *s) {
     if (!s) return;
-    pc_tt_free(&s->tt);
+    for (int i = 0; i < s->threads - 1; i++) pc_searcher_free(s->helpers[i]);
+    if (s->owns_tt) pc_tt_free(&s->tt);
     free(s);
 }
 
 void pc_searcher_clear(Searcher *s) {
-    pc_tt_clear(&s->tt);
+    if (s->owns_tt) pc_tt_clear(&s->tt);
     memset(s->killers, 0, sizeof s->killers);
     memset(s->history, 0, sizeof s->history);
+    for (int i = 0; i < s->threads - 1; i++) pc_searcher_clear(s->helpers[i]);
+}
+
+int pc_searcher_set_threads(Searcher *s, int threads) {
+    if (threads < 1) threads = 1;
+    if (threads > PC_MAX_THREADS) threads = PC_MAX_THREADS;
+    for (int i = s->threads - 1; i < threads - 1; i++) {
+        Searcher *h = calloc(1, sizeof(Searcher));
+        if (!h) {
+            s->threads = i + 1;
+            return -1;
+        }
+        h->tt = s->tt; /* the same table: lazy SMP */
+        h->owns_tt = false;
+        h->threads = 1;
+        h->helper_id = i + 1;
+        atomic_init(&h->stop, 0);
+        s->helpers[i] = h;
+    }
+    for (int i = threads - 1; i < s->threads - 1; i++) {
+        pc_searcher_free(s->helpers[i]);
+        s->helpers[i] = NULL;
+    }
+    s->threads = threads;
+    return 0;
 }
 
 static inline int score_to_tt(int score, int ply) {
@@ -91,6 +121,7 @@ static inline int score_from_tt(int score, int ply) {
 }
 
 static inline bool should_stop(Searcher *s) {
+    if (s->abort_all) return atomic_load_explicit(s->abort_all, memory_order_relaxed) != 0;
     if (s->completed == 0) return false; /* depth 1 always completes: there is a move to return */
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return true;
     if (s->max_nodes && s->nodes >= s->max_nodes) return true;
@@ -212,6 +243,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         keys[bj] = tk;
         order[bj] = to;
         int i = order[j];
+        if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
         bool quiet = !capture && !m->crown;
         pc_make(pos, m, &next);
@@ -219,7 +251,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         /* A forced capture costs no depth. */
         int new_depth = (capture && n == 1) ? depth : depth - 1;
         int score;
-        if (j == 0) {
+        if (best == -PC_INF) {
             score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
         } else {
             int reduction = 0;
@@ -267,6 +299,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             }
         }
     }
+    if (ply == 0 && s->excluding) return best; /* not the position's own best: not stored */
     int bound = best >= beta ? TT_LOWER : (best > orig_alpha ? TT_EXACT : TT_UPPER);
     pc_tt_store(&s->tt, hkey, score_to_tt(best, ply), best_i, depth, bound);
     return best;
@@ -292,71 +325,169 @@ static void reset_counters(Searcher *s) {
     s->t0 = pc_now();
 }
 
+/* One depth at the root: an aspiration window around `prev` for the first line. */
+static int root_search(Searcher *s, int d, int prev, bool aspire) {
+    int window = ASPIRATION, score;
+    int alpha = -PC_INF, beta = PC_INF;
+    if (aspire && d >= 5 && prev > -PC_MATE_BOUND && prev < PC_MATE_BOUND) {
+        alpha = prev - window;
+        beta = prev + window;
+    }
+    for (;;) {
+        score = pvs(s, &s->root, d, alpha, beta, 0);
+        if (s->aborted || s->error) return score;
+        if (score <= alpha && alpha > -PC_INF) {
+            window *= 3;
+            alpha = window > 800 ? -PC_INF : score - window;
+        } else if (score >= beta && beta < PC_INF) {
+            window *= 3;
+            beta = window > 800 ? PC_INF : score + window;
+        } else {
+            return score;
+        }
+    }
+}
+
+/* A helper thread of lazy SMP: iterative deepening on the shared table until
+ * the main thread raises abort_all; odd helpers start a depth deeper. */
+static void *helper_main(void *arg) {
+    Searcher *h = arg;
+    int prev = 0;
+    for (int d = 1 + (h->helper_id & 1); d <= h->max_depth; d++) {
+        int score = root_search(h, d, prev, true);
+        if (h->aborted || h->error) break;
+        prev = score;
+    }
+    return NULL;
+}
+
+static int root_index_of(const MoveList *list, const Move *m) {
+    for (int i = 0; i < list->n; i++)
+        if (list->m[i].from == m->from && list->m[i].to == m->to && list->m[i].cap == m->cap) return i;
+    return -1;
+}
+
 int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nhistory,
               const SearchLimits *limits, SearchCallback cb, void *userdata, SearchInfo *out) {
     setup_history(s, root, history, nhistory);
     reset_counters(s);
     s->max_nodes = limits->nodes > 0 ? limits->nodes : 0;
     s->time_limit = limits->time > 0 ? limits->time : 0;
+    double soft = limits->soft_time > 0 ? limits->soft_time : 0.5 * s->time_limit;
+    if (s->time_limit > 0 && soft > s->time_limit) soft = s->time_limit;
     pc_tt_new_search(&s->tt);
     memset(s->killers, 0, sizeof s->killers);
+    s->root = *root;
+    s->excluding = false;
+    s->abort_all = NULL;
 
     MoveList *rootlist = &s->lists[0];
     pc_gen_moves(root, &s->rules, rootlist);
     if (rootlist->overflow) return -2;
     if (rootlist->n == 0) return -1;
     int root_moves = rootlist->n;
+    MoveList roots = *rootlist; /* lists[0] is reused by every root search */
+    int lines = limits->multipv > 1 ? limits->multipv : 1;
+    if (lines > PC_MAX_MULTIPV) lines = PC_MAX_MULTIPV;
+    if (lines > root_moves) lines = root_moves;
 
     int max_depth = limits->depth > 0 ? limits->depth : PC_MAX_PLY - 8;
     if (max_depth > PC_MAX_PLY - 8) max_depth = PC_MAX_PLY - 8;
+    s->max_depth = max_depth;
     memset(out, 0, sizeof *out);
     out->pv_len = 1;
-    out->pv[0] = rootlist->m[0];
-    int prev = 0;
+    out->pv[0] = roots.m[0];
+    out->lines = 1;
+    out->line[0].pv_len = 1;
+    out->line[0].pv[0] = roots.m[0];
+
+    /* Lazy SMP: the helpers search the same root on the same table. */
+    atomic_int abort_all;
+    atomic_init(&abort_all, 0);
+    pthread_t tids[PC_MAX_THREADS];
+    int started = 0;
+    for (int i = 0; i < s->threads - 1 && root_moves > 1; i++) {
+        Searcher *h = s->helpers[i];
+        h->tt = s->tt;
+        h->weights = s->weights;
+        h->rules = s->rules;
+        h->root = *root;
+        h->max_depth = max_depth;
+        h->excluding = false;
+        h->abort_all = &abort_all;
+        h->poll = NULL;
+        memcpy(h->keys, s->keys, sizeof(uint64_t) * (size_t)(s->root_index + 1));
+        h->root_index = s->root_index;
+        reset_counters(h);
+        h->max_nodes = 0;
+        h->time_limit = 0;
+        memset(h->killers, 0, sizeof h->killers);
+        if (pthread_create(&tids[i], NULL, helper_main, h) != 0) break;
+        started++;
+    }
+
+    int prev = 0, stable = 0;
+    SearchLine found[PC_MAX_MULTIPV];
     for (int d = 1; d <= max_depth; d++) {
-        /* Aspiration: a window around the last depth's score, widened on a fail. */
-        int window = ASPIRATION, score;
-        int alpha = -PC_INF, beta = PC_INF;
-        if (d >= 5 && prev > -PC_MATE_BOUND && prev < PC_MATE_BOUND) {
-            alpha = prev - window;
-            beta = prev + window;
-        }
-        for (;;) {
-            score = pvs(s, root, d, alpha, beta, 0);
+        int score = 0, got = 0;
+        memset(s->root_excluded, 0, sizeof(bool) * (size_t)root_moves);
+        for (int k = 0; k < lines; k++) {
+            s->excluding = k > 0;
+            int v = root_search(s, d, k == 0 ? prev : 0, k == 0);
             if (s->aborted || s->error) break;
-            if (score <= alpha && alpha > -PC_INF) {
-                window *= 3;
-                alpha = window > 800 ? -PC_INF : score - window;
-            } else if (score >= beta && beta < PC_INF) {
-                window *= 3;
-                beta = window > 800 ? PC_INF : score + window;
-            } else {
-                break;
-            }
+            if (s->pv_len[0] == 0) break; /* every move excluded (cannot happen: lines <= moves) */
+            found[k].score = v;
+            found[k].pv_len = s->pv_len[0];
+            memcpy(found[k].pv, s->pv[0], sizeof(Move) * (size_t)s->pv_len[0]);
+            int ri = root_index_of(&roots, &s->pv[0][0]);
+            if (ri >= 0) s->root_excluded[ri] = true;
+            if (k == 0) score = v;
+            got++;
         }
-        if (s->error) return -2;
-        if (s->aborted) break;
+        s->excluding = false;
+        if (s->error) break;
+        if (s->aborted && (got == 0 || d > 1)) break; /* keep the last complete depth */
+        /* lines in score order (a later line may have searched higher: it is then the best) */
+        for (int a = 1; a < got; a++)
+            for (int b = a; b > 0 && found[b].score > found[b - 1].score; b--) {
+                SearchLine t = found[b];
+                found[b] = found[b - 1];
+                found[b - 1] = t;
+            }
+        if (got > 0) score = found[0].score;
+        bool changed = d > 1 && (found[0].pv[0].from != out->pv[0].from ||
+                                 found[0].pv[0].to != out->pv[0].to || found[0].pv[0].cap != out->pv[0].cap);
+        stable = changed ? 0 : stable + 1;
         prev = score;
         s->completed = d;
         out->depth = d;
         out->score = score;
         out->nodes = s->nodes;
+        for (int i = 0; i < started; i++) out->nodes += __atomic_load_n(&s->helpers[i]->nodes, __ATOMIC_RELAXED);
         out->time = pc_now() - s->t0;
-        out->pv_len = s->pv_len[0];
-        memcpy(out->pv, s->pv[0], sizeof(Move) * (size_t)s->pv_len[0]);
-        if (out->pv_len == 0) { /* cannot happen with moves at the root; keep a move anyway */
-            out->pv_len = 1;
-            out->pv[0] = rootlist->m[0];
-        }
+        out->pv_len = found[0].pv_len;
+        memcpy(out->pv, found[0].pv, sizeof(Move) * (size_t)found[0].pv_len);
+        out->lines = got;
+        memcpy(out->line, found, sizeof(SearchLine) * (size_t)got);
+        if (s->aborted) break;
         if (cb && cb(out, userdata)) break;
         if (atomic_load_explicit(&s->stop, memory_order_relaxed)) break;
         if (s->max_nodes && s->nodes >= s->max_nodes) break;
         bool timed = s->time_limit > 0;
-        if (timed && pc_now() - s->t0 >= 0.5 * s->time_limit) break; /* the next depth would not finish */
-        if (timed && root_moves == 1) break;                          /* a forced move */
+        /* No new depth after the soft limit: later when the best move has just
+         * changed, sooner when it has stood for several depths. */
+        double scale = (d >= 6 && stable == 0) ? 1.4 : (stable >= 4 ? 0.7 : 1.0);
+        double spent = pc_now() - s->t0;
+        if (timed && spent >= soft * scale) break;
+        if (timed && spent >= 0.6 * s->time_limit) break; /* the next depth would not finish */
+        if (timed && root_moves == 1) break;              /* a forced move */
         int a = score < 0 ? -score : score;
-        if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break;       /* a proven result */
+        if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break; /* a proven result */
     }
+    atomic_store(&abort_all, 1);
+    for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
+    for (int i = 0; i < started; i++) s->nodes += s->helpers[i]->nodes;
+    if (s->error) return -2;
     out->nodes = s->nodes;
     out->time = pc_now() - s->t0;
     return 0;
@@ -446,7 +577,7 @@ int pc_bench(int depth, int64_t *nodes, double *seconds) {
         Position pos;
         if (pc_bench_position(i, &pos) != 0) continue;
         pc_searcher_clear(s);
-        SearchLimits lim = {depth, 0, 0};
+        SearchLimits lim = {depth, 0, 0, 1, 0};
         SearchInfo info;
         int r = pc_search(s, &pos, NULL, 0, &lim, NULL, NULL, &info);
         if (r == -2) {

@@ -13,12 +13,23 @@
 #define PC_MATE_BOUND 29000 /* |score| above this is a win/loss in (PC_MATE - |score|) plies */
 #define PC_INF 32000
 #define PC_MAX_HISTORY 4096
+#define PC_MAX_THREADS 64  /* lazy SMP: the searching thread and up to 63 helpers */
+#define PC_MAX_MULTIPV 8   /* lines a multi-PV search reports */
 
 typedef struct {
     int depth;     /* maximum depth in plies, 0 = no limit */
     int64_t nodes; /* node budget, 0 = no limit (deterministic) */
-    double time;   /* seconds, <= 0 = no limit */
+    double time;   /* seconds, <= 0 = no limit: the hard stop */
+    int multipv;   /* lines to report (best first), 0 or 1 = the best only */
+    double soft_time; /* no new depth after this (scaled by the stability of the best
+                       * move); <= 0: half of `time` */
 } SearchLimits;
+
+typedef struct {
+    int score;
+    int pv_len;
+    Move pv[PC_MAX_PLY];
+} SearchLine;
 
 typedef struct {
     int depth;
@@ -27,6 +38,8 @@ typedef struct {
     double time;
     int pv_len;
     Move pv[PC_MAX_PLY];
+    int lines;                         /* multi-PV: lines in `line`, the first is score/pv */
+    SearchLine line[PC_MAX_MULTIPV];
 } SearchInfo;
 
 /* Called once per finished depth; a non-zero return stops the search. */
@@ -36,8 +49,19 @@ typedef int (*SearchCallback)(const SearchInfo *info, void *userdata);
  * return stops the search. */
 typedef int (*SearchPoll)(void *userdata);
 
-typedef struct {
+typedef struct Searcher Searcher;
+
+struct Searcher {
     TT tt;
+    bool owns_tt; /* false for a helper thread's searcher, which shares its main one's */
+    int threads;  /* 1 + number of helpers (lazy SMP) */
+    Searcher *helpers[PC_MAX_THREADS - 1];
+    atomic_int *abort_all; /* helpers: set by the main thread when its search ends */
+    int helper_id;         /* 0 for the main searcher */
+    Position root;
+    int max_depth;
+    bool root_excluded[PC_MAX_MOVES]; /* multi-PV: root moves of lines already found */
+    bool excluding;
     SearchPoll poll;
     void *poll_data;
     EvalWeights weights;
@@ -57,13 +81,16 @@ typedef struct {
     int sortkeys[PC_MAX_PLY + 1][PC_MAX_MOVES];
     Move pv[PC_MAX_PLY + 1][PC_MAX_PLY + 1];
     int pv_len[PC_MAX_PLY + 1];
-} Searcher;
+};
 
 /* A searcher with a transposition table of about hash_mb megabytes, or NULL. */
 Searcher *pc_searcher_new(size_t hash_mb);
 void pc_searcher_free(Searcher *s);
 /* Forget everything learnt (TT, killers, history): the next search is reproducible. */
 void pc_searcher_clear(Searcher *s);
+/* Search with `threads` threads (lazy SMP: helpers share the hash table);
+ * returns 0, or -1 when a helper cannot be allocated (the count is unchanged). */
+int pc_searcher_set_threads(Searcher *s, int threads);
 
 /* Search `root`.  `history` holds the keys of the positions since the last
  * irreversible move, oldest first, without the root (repetitions are draws in

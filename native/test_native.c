@@ -123,7 +123,7 @@ static void test_search(void) {
     if (!s) return;
     Position p;
     SearchInfo info;
-    SearchLimits lim = {6, 0, 0};
+    SearchLimits lim = {6, 0, 0, 1, 0};
     pc_parse_fen(&p, START);
     int rc = pc_search(s, &p, NULL, 0, &lim, NULL, NULL, &info);
     CHECK(rc == 0 && info.depth == 6 && info.pv_len >= 1, "depth-6 search from the start");
@@ -164,7 +164,7 @@ static void test_search(void) {
                                      "W:WK1,K5,K9:BK14"};
         for (int i = 0; i < 4; i++) {
             Position q;
-            SearchLimits d10 = {10, 0, 0}, d6 = {6, 0, 0};
+            SearchLimits d10 = {10, 0, 0, 1, 0}, d6 = {6, 0, 0, 1, 0};
             SearchInfo r;
             pc_parse_fen(&q, fens[i]);
             pc_searcher_clear(s);
@@ -185,7 +185,7 @@ static void test_search(void) {
 
     /* A node limit is honoured after depth 1. */
     pc_parse_fen(&p, START);
-    SearchLimits nl = {0, 5000, 0};
+    SearchLimits nl = {0, 5000, 0, 1, 0};
     pc_search(s, &p, NULL, 0, &nl, NULL, NULL, &info);
     CHECK(s->nodes <= 5000 + 64 && info.depth >= 1, "node limit (%lld nodes)", (long long)s->nodes);
 
@@ -224,6 +224,53 @@ static void test_geometry_and_eval_terms(void) {
     CHECK(pc_evaluate(&on, &w, &r) > pc_evaluate(&off, &w, &r), "long diagonal bonus");
 }
 
+static bool same_move(const Move *a, const Move *b) {
+    return a->from == b->from && a->to == b->to && a->cap == b->cap;
+}
+
+static void test_multipv_and_threads(void) {
+    Searcher *s = pc_searcher_new(4);
+    CHECK(s != NULL, "searcher allocates");
+    if (!s) return;
+    Position p;
+    SearchInfo *info = malloc(sizeof(SearchInfo));
+    pc_parse_fen(&p, START);
+    /* Multi-PV: three lines with three different first moves, best first. */
+    SearchLimits three = {7, 0, 0, 3, 0};
+    CHECK(pc_search(s, &p, NULL, 0, &three, NULL, NULL, info) == 0 && info->lines == 3, "three lines");
+    CHECK(!same_move(&info->line[0].pv[0], &info->line[1].pv[0]) &&
+              !same_move(&info->line[0].pv[0], &info->line[2].pv[0]) &&
+              !same_move(&info->line[1].pv[0], &info->line[2].pv[0]),
+          "the lines begin with different moves");
+    CHECK(info->line[0].score >= info->line[1].score && info->line[1].score >= info->line[2].score,
+          "lines in score order (%d %d %d)", info->line[0].score, info->line[1].score, info->line[2].score);
+    CHECK(same_move(&info->pv[0], &info->line[0].pv[0]) && info->score == info->line[0].score,
+          "the best line is the search's answer");
+    /* More lines than moves: one per move.  R11: a lone capture is the only line. */
+    pc_parse_fen(&p, "B:W14:B9");
+    CHECK(pc_search(s, &p, NULL, 0, &three, NULL, NULL, info) == 0 && info->lines == 1, "one legal move, one line");
+
+    /* Lazy SMP: with helpers the answer is still a legal move and a win is still found. */
+    CHECK(pc_searcher_set_threads(s, 3) == 0 && s->threads == 3, "three threads");
+    pc_parse_fen(&p, START);
+    SearchLimits d8 = {8, 0, 0, 1, 0};
+    CHECK(pc_search(s, &p, NULL, 0, &d8, NULL, NULL, info) == 0 && info->depth == 8, "threaded depth 8");
+    MoveList *list = malloc(sizeof(MoveList));
+    pc_gen_moves(&p, &s->rules, list);
+    bool legal = false;
+    for (int i = 0; i < list->n; i++) legal |= same_move(&list->m[i], &info->pv[0]);
+    CHECK(legal, "the threaded search plays a legal move");
+    pc_parse_fen(&p, "W:WK22,K14,K9:BK32,3");
+    SearchLimits d12 = {12, 0, 0, 1, 0};
+    pc_searcher_clear(s);
+    pc_search(s, &p, NULL, 0, &d12, NULL, NULL, info);
+    CHECK(info->score > PC_MATE_BOUND, "threaded search finds the win (%d)", info->score);
+    CHECK(pc_searcher_set_threads(s, 1) == 0 && s->threads == 1, "back to one thread");
+    free(list);
+    free(info);
+    pc_searcher_free(s);
+}
+
 static void test_bench(void) {
     int64_t n1, n2;
     double t;
@@ -239,6 +286,7 @@ int main(void) {
     test_make_counters();
     test_search();
     test_geometry_and_eval_terms();
+    test_multipv_and_threads();
     test_bench();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

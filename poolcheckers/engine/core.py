@@ -53,6 +53,12 @@ __all__ = [
 #: the longest time a limit may give (the native core counts in int64 nanoseconds)
 MAX_SECONDS = 1e8
 
+#: the most search threads an engine takes
+MAX_THREADS = 64
+
+#: the most lines a multi-PV search gives
+MAX_MULTIPV = 8
+
 #: depth of :func:`bench` when none is given (about half a second here)
 DEFAULT_BENCH_DEPTH = 12
 
@@ -226,25 +232,48 @@ class Limit:
             raise ValueError(f"Limit.depth must be at most 100, not {self.depth!r}")
 
     def budget(self) -> float:
-        """Seconds the engine may spend on this move; 0 means no time limit.
+        """Seconds the engine may spend on this move (the hard stop); 0 means
+        no time limit.
 
-        With a clock: a twentieth of it plus most of the increment, never more
-        than 40% of what is left.
+        With a clock: three times the :meth:`soft_budget`, never more than
+        a third of what is left (nor past what is left, less a safety margin).
 
         >>> Limit(clock=60.0, increment=1.0).budget()
-        3.8
-        >>> Limit(time=2.0, clock=10.0).budget()
+        8.25
+        >>> Limit(time=0.5, clock=10.0).budget()
+        0.5
+        >>> Limit(time=0.5).budget()
         0.5
         """
         budget = 0.0
         if self.clock is not None:
             clock = float(self.clock)
-            budget = min(clock / 20 + 0.8 * self.increment, max(0.005, 0.4 * clock))
+            budget = min(3 * self.soft_budget(), max(0.005, clock / 3))
         if self.time is not None:
             budget = min(budget, float(self.time)) if budget > 0 else float(self.time)
             if budget == 0:
                 budget = 1e-6
         return round(budget, 6)
+
+    def soft_budget(self) -> float:
+        """Seconds after which no new depth is begun (0: the engine's default,
+        half of :meth:`budget`).  With a clock: what is left shared over 30
+        moves plus three quarters of the increment, at most a fifth of what
+        is left; the engine goes past it (up to :meth:`budget`) while its best
+        move keeps changing and stops sooner when it has stood for several depths.
+
+        >>> Limit(clock=60.0, increment=1.0).soft_budget()
+        2.75
+        >>> Limit(time=0.5).soft_budget()
+        0.0
+        """
+        if self.clock is None:
+            return 0.0
+        clock = float(self.clock)
+        soft = min(clock / 30 + 0.75 * self.increment, clock / 5)
+        if self.time is not None:
+            soft = min(soft, 0.5 * float(self.time))
+        return round(max(soft, 1e-6), 6)
 
 
 @dataclass(frozen=True)
@@ -263,6 +292,10 @@ class SearchResult:
     nodes: int
     time: float
     mate_in: int | None
+    #: multi-PV: the best lines (move, score, pv, mate_in; depth, nodes and time
+    #: of the whole search), best first; the first is this result's own line.
+    #: Empty unless the search asked for more than one line.
+    lines: tuple[SearchResult, ...] = ()
 
     @property
     def nps(self) -> float:
@@ -374,16 +407,42 @@ class Engine:
         rules: RuleSet | None = None,
         weights: Mapping[str, int] | None = None,
         seed: int | None = None,
+        threads: int = 1,
     ) -> None:
         if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= 16384:
             raise ValueError(f"hash_mb must be an int in 1..16384, not {hash_mb!r}")
         self._searcher: Any = _core().Searcher(hash_mb)
         self.hash_mb = hash_mb
+        self._threads = 1
+        self.threads = threads
         self.rules = rules
         self._last_rules: RuleSet | None = None
         self._rng = random.Random(seed)
         if weights:
             self.set_weights(weights)
+
+    # ------------------------------------------------------------ threads
+    @property
+    def threads(self) -> int:
+        """Search threads (lazy SMP: helpers share the hash table).  ``bench``
+        and fixed-node searches stay deterministic with one thread only.
+
+        >>> engine = Engine(hash_mb=1, threads=2)
+        >>> engine.threads
+        2
+        >>> engine.threads = 0
+        Traceback (most recent call last):
+        ...
+        ValueError: threads must be an int in 1..64, not 0
+        """
+        return self._threads
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_THREADS:
+            raise ValueError(f"threads must be an int in 1..{MAX_THREADS}, not {value!r}")
+        self._searcher.set_threads(value)
+        self._threads = value
 
     # ------------------------------------------------------------ weights
     @property
@@ -482,8 +541,28 @@ class Engine:
         )
 
     def _result(
-        self, board: Board, depth: int, score: int, nodes: int, secs: float, pv: list[Any]
+        self,
+        board: Board,
+        depth: int,
+        score: int,
+        nodes: int,
+        secs: float,
+        pv: list[Any],
+        lines: list[Any] | None = None,
+        multipv: int = 1,
     ) -> SearchResult:
+        moves = self._pv_moves(board, pv)
+        more: tuple[SearchResult, ...] = ()
+        if multipv > 1 and lines:
+            more = tuple(
+                SearchResult(m[0], int(s), m, depth, nodes, secs, _mate_in(int(s)))
+                for s, line in lines
+                if (m := self._pv_moves(board, line))
+            )
+        return SearchResult(moves[0], score, moves, depth, nodes, secs, _mate_in(score), more)
+
+    @staticmethod
+    def _pv_moves(board: Board, pv: list[Any]) -> list[Move]:
         moves: list[Move] = [_library_move(board, (pv[0][0], pv[0][1], pv[0][2]))]
         b = board.copy()
         b.push(moves[0])
@@ -494,7 +573,7 @@ class Engine:
                 break
             moves.append(move)
             b.push(move)
-        return SearchResult(moves[0], score, moves, depth, nodes, secs, _mate_in(score))
+        return moves
 
     def search(
         self,
@@ -502,13 +581,24 @@ class Engine:
         limit: Limit | None = None,
         on_info: InfoCallback | None = None,
         level: int | None = None,
+        multipv: int = 1,
     ) -> SearchResult:
         """Search ``board`` and return the best move found with its score and PV.
 
         ``on_info`` is called with a :class:`SearchResult` after every finished
         depth.  ``level`` 1..10 plays weaker (see :mod:`poolcheckers.engine.levels`);
-        ``None`` is full strength.  Raises ``ValueError`` when the side to move
-        has no legal move (R16).
+        ``None`` is full strength.  ``multipv`` > 1 (at full strength) also
+        gives the best ``multipv`` lines in :attr:`SearchResult.lines`, best
+        first.  Raises ``ValueError`` when the side to move has no legal move (R16).
+
+        >>> from poolcheckers import Board
+        >>> three = Engine(hash_mb=1).search(Board(), Limit(depth=6), multipv=3)
+        >>> len(three.lines), three.lines[0].move == three.move
+        (3, True)
+        >>> len({line.move for line in three.lines})
+        3
+        >>> three.lines[0].score >= three.lines[1].score >= three.lines[2].score
+        True
 
         >>> from poolcheckers import Board
         >>> board = Board("W:WK22,K14,K9:B3,K32")
@@ -530,6 +620,12 @@ class Engine:
                 "the game is over (R16)"
             )
         lim = limit if limit is not None else Limit()
+        if (
+            isinstance(multipv, bool)
+            or not isinstance(multipv, int)
+            or not 1 <= multipv <= MAX_MULTIPV
+        ):
+            raise ValueError(f"multipv must be an int in 1..{MAX_MULTIPV}, not {multipv!r}")
         if level is not None:
             check_level(level)
             if not LEVELS[level].full_strength:
@@ -546,19 +642,21 @@ class Engine:
                 on_info(won)
             return won
 
-        def callback(info: tuple[int, int, int, float, list[Any]]) -> bool:
+        def callback(info: tuple[int, int, int, float, list[Any], list[Any]]) -> bool:
             if on_info is not None:
-                on_info(self._result(board, *info))
+                on_info(self._result(board, *info, multipv=multipv))
             return False
 
-        depth, score, nodes, secs, pv = self._searcher.search(
+        depth, score, nodes, secs, pv, lines = self._searcher.search(
             *args,
             depth=lim.depth or 0,
             nodes=lim.nodes or 0,
             time=lim.budget(),
+            soft_time=lim.soft_budget(),
             callback=callback if on_info is not None else None,
+            multipv=multipv,
         )
-        found = self._result(board, depth, score, nodes, secs, pv)
+        found = self._result(board, depth, score, nodes, secs, pv, lines, multipv)
         if table is not None and all(
             v.move != found.move or v.value != table[0].value for v in table[1]
         ):

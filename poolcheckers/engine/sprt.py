@@ -166,7 +166,7 @@ def _mle_mean(q: Sequence[float], s: float) -> list[float]:
     def f(lam: float) -> float:  # decreasing in λ; zero at the constrained optimum
         return sum(qi * (ai - s) / (1.0 + lam * (ai - s)) for qi, ai in zip(q, a, strict=True))
 
-    for _ in range(200):
+    for _ in range(80):
         mid = 0.5 * (lo + hi)
         if f(mid) > 0.0:
             lo = mid
@@ -213,7 +213,7 @@ def _mle_t_from(
         def f(lam: float, phi: list[float] = phi) -> float:
             return sum(qi * x / (1.0 + lam * x) for qi, x in zip(q, phi, strict=True))
 
-        for _ in range(200):
+        for _ in range(80):
             mid = 0.5 * (lo + hi)
             if f(mid) > 0.0:
                 lo = mid

@@ -137,7 +137,7 @@ def test_repetition_is_a_draw_in_search() -> None:
         history += [root, key(board)]
         board.pop()
     searcher = core.Searcher(2)
-    depth, score, _, _, pv = searcher.search(
+    depth, score, _, _, pv, _lines = searcher.search(
         *root, 60, 0, history=history[1:], rules=(False, False, 40, False), depth=4
     )
     assert depth == 4 and score == 0 and pv
@@ -169,9 +169,47 @@ def test_time_limit_is_respected() -> None:
 
 
 def test_clock_budget() -> None:
-    assert Limit(clock=60.0, increment=1.0).budget() == pytest.approx(3.8)
-    assert Limit(clock=1.0).budget() == pytest.approx(0.05)
-    assert Limit(depth=3).budget() == 0
+    # soft: the clock over 30 moves plus 3/4 of the increment; hard: three times that
+    assert Limit(clock=60.0, increment=1.0).soft_budget() == pytest.approx(2.75)
+    assert Limit(clock=60.0, increment=1.0).budget() == pytest.approx(8.25)
+    assert Limit(clock=1.0).budget() == pytest.approx(0.1, abs=1e-5)
+    # never more than a third of what is left, even with a large increment
+    assert Limit(clock=3.0, increment=10.0).budget() == pytest.approx(1.0)
+    assert Limit(clock=3.0, increment=10.0).soft_budget() <= 0.6
+    assert Limit(depth=3).budget() == 0 and Limit(time=1.0).soft_budget() == 0
+
+
+def test_multipv_gives_distinct_lines_best_first(engine: Engine) -> None:
+    board = random_playout(3, 12)
+    result = engine.search(board, Limit(depth=7), multipv=3)
+    lines = result.lines
+    assert 1 <= len(lines) <= 3 and len(lines) == min(3, len(board.legal_moves))
+    assert len({line.move for line in lines}) == len(lines)
+    assert [line.score for line in lines] == sorted((line.score for line in lines), reverse=True)
+    assert lines[0].move == result.move and lines[0].score == result.score
+    for line in lines:
+        assert board.legal_prefix(line.pv) == line.pv and line.pv[0] == line.move
+    assert engine.search(board, Limit(depth=5)).lines == ()  # one line: none listed
+    with pytest.raises(ValueError, match="multipv"):
+        engine.search(board, Limit(depth=2), multipv=0)
+
+
+def test_threads_search_legal_moves_and_find_wins() -> None:
+    engine = Engine(hash_mb=4, threads=2)
+    assert engine.threads == 2
+    board = Board("W:WK22,K14,K9:B3,K32")
+    assert engine.search(board, Limit(depth=10)).mate_in == 5
+    for seed in range(3):
+        position = random_playout(seed, 16)
+        if position.legal_moves:
+            assert engine.search(position, Limit(depth=6)).move in position.legal_moves
+    engine.threads = 1
+    engine.clear()
+    first = engine.search(Board(), Limit(depth=6)).nodes
+    engine.clear()
+    assert engine.search(Board(), Limit(depth=6)).nodes == first  # one thread: deterministic
+    with pytest.raises(ValueError, match="threads"):
+        Engine(hash_mb=1, threads=65)
 
 
 def test_on_info_once_per_depth(engine: Engine) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolcheckers.engine.sprt import (
@@ -97,6 +97,7 @@ def test_symmetric_results_favour_neither_symmetric_hypothesis(model: str) -> No
 
 
 @pytest.mark.parametrize("model", ["logistic", "normalized"])
+@settings(deadline=None, max_examples=60)
 @given(counts=st.lists(st.integers(0, 60), min_size=5, max_size=5))
 def test_llr_is_antisymmetric_and_grows_with_wins(model: str, counts: list[int]) -> None:
     p = Pentanomial(*counts)
