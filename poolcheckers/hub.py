@@ -99,6 +99,8 @@ ENGINE_AUTHOR: Final = "poolcheckers developers"
 PARAMS: Final[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]]] = {
     "level": ("int", str(MAX_LEVEL), (("min", str(MIN_LEVEL)), ("max", str(MAX_LEVEL)))),
     "hash": ("int", str(DEFAULT_HASH_MB), (("min", "1"), ("max", "4096"))),
+    "threads": ("int", "1", (("min", "1"), ("max", "64"))),
+    "multipv": ("int", "1", (("min", "1"), ("max", "8"))),
     "crown_during_capture": ("enum", "pass", (("values", "pass stop"),)),
     "three_kings_limit_result": ("enum", "draw", (("values", "draw loss"),)),
     "king_only_move_limit": ("int", "25", (("min", "1"), ("max", "1000"))),
@@ -515,7 +517,7 @@ class HubSession:
         if name not in PARAMS:
             raise HubSyntaxError(f"unknown parameter {name!r} (known: {', '.join(PARAMS)})")
         value = args.get("value", "")
-        if name in ("level", "hash"):
+        if name in ("level", "hash", "threads", "multipv"):
             number = _parse_int(name, value)
             low, high = int(PARAMS[name][2][0][1]), int(PARAMS[name][2][1][1])
             if not low <= number <= high:
@@ -529,7 +531,9 @@ class HubSession:
                 raise HubSyntaxError(str(exc)) from exc
             self._board = Board(self._board.fen(), rules=self._rules)
         self._params[name] = value
-        if name != "level":
+        if name == "threads" and self._engine is not None:
+            self._engine.threads = int(value)  # type: ignore[attr-defined]
+        elif name not in ("level", "threads", "multipv"):
             self._engine = None  # made again with the new table size or rules
 
     def _cmd_init(self, args: dict[str, str]) -> None:
@@ -540,6 +544,8 @@ class HubSession:
         if self._engine is None:
             try:
                 self._engine = self._engine_factory(int(self._params["hash"]), self._rules)
+                if self._params["threads"] != "1":
+                    self._engine.threads = int(self._params["threads"])  # type: ignore[attr-defined]
             except Exception as exc:  # the engine's own failure, reported to the GUI
                 self.error(f"the engine cannot start: {exc}")
                 return False
@@ -649,14 +655,30 @@ class HubSession:
 
     # ------------------------------------------------------------- searching
     def _search(self, engine: EngineLike, board: Board, limit: Any, level: int | None) -> None:
+        multipv = int(self._params["multipv"])
+
         def on_info(info: SearchInfo) -> None:
-            self.write(info_line(board, info))
+            lines = getattr(info, "lines", ())
+            if multipv > 1 and lines:  # one info line per line, numbered multipv=1..n
+                for number, line in enumerate(lines, start=1):
+                    self.write(info_line(board, line, multipv=number))
+            else:
+                self.write(info_line(board, info))
             if self._stop_requested.is_set():
                 engine.stop()  # a stop that came before the search had begun
 
         done = done_line(board, None, [])
         try:
-            result = engine.search(board, limit, on_info=on_info, level=level)
+            if multipv > 1 and level is None:  # several lines: analysis at full strength
+                result = engine.search(
+                    board,
+                    limit,
+                    on_info=on_info,
+                    level=level,
+                    multipv=multipv,  # type: ignore[call-arg]
+                )
+            else:
+                result = engine.search(board, limit, on_info=on_info, level=level)
             done = done_line(board, result.move, result.pv)
         except Exception as exc:  # the engine's failure must not kill the loop
             self.error(f"search failed: {exc}")
@@ -693,9 +715,11 @@ class HubSession:
         self._cancel_timer()
 
 
-def info_line(board: Board, info: SearchInfo) -> str:
-    """The ``info`` line of one finished depth (score in men, PV in Hub moves)."""
-    pairs: list[tuple[str, str | None]] = [
+def info_line(board: Board, info: SearchInfo, multipv: int | None = None) -> str:
+    """The ``info`` line of one finished depth (score in men, PV in Hub moves);
+    ``multipv=n`` numbers the line of a multi-PV search (1 is the best)."""
+    pairs: list[tuple[str, str | None]] = [("multipv", str(multipv))] if multipv else []
+    pairs += [
         ("depth", str(info.depth)),
         ("score", f"{info.score / CENTI_MEN_PER_MAN:.2f}"),
     ]

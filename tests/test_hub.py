@@ -675,3 +675,33 @@ def test_win_in_counts_the_winners_moves() -> None:
     assert "win-in=2" in next(line for line in out if line.startswith("info"))
     out = _run_script(["level depth=1", "go think"], FakeEngine(score=-29_996, mate_in=-4))
     assert "win-in=-2" in next(line for line in out if line.startswith("info"))
+
+
+@pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
+def test_multipv_and_threads_parameters_with_the_real_engine() -> None:
+    from poolcheckers.engine import open_engine
+
+    stdout = _Output()
+    script = (
+        "set-param name=multipv value=3\nset-param name=threads value=2\ninit\n"
+        "level depth=4\ngo analyze\n"
+    )
+    engines: list[object] = []
+
+    def factory(mb: int, rules: RuleSet) -> object:
+        engines.append(open_engine(4, rules))
+        return engines[-1]
+
+    session = HubSession(factory, io.StringIO(""), stdout)  # type: ignore[arg-type]
+    for line in script.splitlines():
+        session.handle(line)
+    assert session.wait(60)  # the search ends by itself at depth 4
+    assert getattr(engines[0], "threads", None) == 2
+    infos = [parse_line(line) for line in stdout.lines if line.startswith("info")]
+    last = [i for i in infos if i.args["depth"] == "4"]
+    assert [i.args["multipv"] for i in last] == ["1", "2", "3"]
+    firsts = {i.args["pv"].split()[0] for i in last}
+    assert len(firsts) == 3  # three different first moves
+    scores = [float(i.args["score"]) for i in last]
+    assert scores == sorted(scores, reverse=True)
+    assert stdout.lines[-1].startswith("done move=")

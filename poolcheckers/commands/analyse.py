@@ -4,7 +4,8 @@ Each line gives the depth, the score (men, from the side to move's point of
 view, or ``win in N`` / ``loss in N`` moves when the search proved an end),
 nodes, nodes per second and the principal variation in R4 notation; the last
 line is the best move.  Ctrl-C stops the search and prints the best move found
-so far.
+so far.  ``--multipv N`` prints the best N lines at each depth (numbered, best
+first); ``--threads N`` searches with N threads.
 """
 
 from __future__ import annotations
@@ -41,6 +42,27 @@ def analysis_line(board: Any, info: SearchInfo) -> str:
     )
 
 
+class _Lines:
+    """An engine whose searches give the best ``count`` lines (multi-PV)."""
+
+    def __init__(self, engine: EngineLike, count: int) -> None:
+        self.engine, self.count = engine, count
+
+    def search(
+        self,
+        board: Any,
+        limit: Any,
+        on_info: Any = None,
+        level: int | None = None,
+    ) -> SearchInfo:
+        search: Any = self.engine.search
+        result: SearchInfo = search(board, limit, on_info=on_info, level=level, multipv=self.count)
+        return result
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+
 @quiet_broken_pipe
 def run(
     args: argparse.Namespace,
@@ -63,6 +85,16 @@ def run(
         seconds = args.time if args.time is not None or args.depth is not None else DEFAULT_TIME
         limit = make_limit(time=seconds, depth=args.depth)
     engine = engine or open_engine(args.hash, board.rules)
+    multipv = getattr(args, "multipv", 1) or 1
+    if not 1 <= multipv <= 8:
+        raise UsageError(f"--multipv must be 1..8, not {multipv}")
+    threads = getattr(args, "threads", 1) or 1
+    if not 1 <= threads <= 64:
+        raise UsageError(f"--threads must be 1..64, not {threads}")
+    if threads != 1:
+        engine.threads = threads  # type: ignore[attr-defined]
+    if multipv > 1:
+        engine = _Lines(engine, multipv)
     print(board, file=out)
     from poolcheckers.egdb.play import describe, hits_this_search  # endgame tables
 
@@ -71,7 +103,12 @@ def run(
         print(table, file=out)
 
     def on_info(info: SearchInfo) -> None:
-        print(analysis_line(board, info), file=out, flush=True)
+        lines = getattr(info, "lines", ())
+        if multipv > 1 and lines:
+            for number, line in enumerate(lines, start=1):
+                print(f"{number}. {analysis_line(board, line)}", file=out, flush=True)
+        else:
+            print(analysis_line(board, info), file=out, flush=True)
 
     result, interrupted = search_interruptibly(engine, board, limit, on_info=on_info)
     if interrupted:
@@ -106,5 +143,7 @@ def register(subparsers: Any) -> None:
         "whichever comes first)",
     )
     parser.add_argument("--depth", type=int, help="search to this depth (plies)")
+    parser.add_argument("--multipv", type=int, default=1, help="lines to show (1-8, default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="search threads (default 1)")
     add_engine_arguments(parser)
     parser.set_defaults(func=run)

@@ -845,6 +845,9 @@ def _run_sprt(
             state = run_state.add(points)
             bar.update(len(games))
             record = f"+{match.wins} ={match.draws} -{match.losses}"
+            if bar.disable and len(run_state.pair_points) % 25 == 0:  # no bar: a line now and then
+                llr_text = f", LLR {state.llr:+.2f}" if state is not None else ""
+                print(f"sprt: {len(match.games)} games, {record}{llr_text}", file=sys.stderr)
             if state is None:
                 bar.set_postfix_str(record)
                 return False

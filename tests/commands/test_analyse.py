@@ -134,3 +134,16 @@ def test_bench_bad_depth(capsys: pytest.CaptureFixture[str]) -> None:
         pytest.skip("native core not built")
     assert main(["bench", "--depth", "0"]) == 2
     assert "--depth must be 1..40" in capsys.readouterr().err
+
+
+@needs_engine
+def test_multipv_prints_the_best_lines_numbered_at_each_depth() -> None:
+    out = io.StringIO()
+    assert analyse.run(_args("--depth", "5", "--multipv", "3", "--threads", "2"), out=out) == 0
+    lines = [line for line in out.getvalue().splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
+    assert len(lines) == 15  # three lines at each of five depths
+    last = [LINE.match(line[3:]) for line in lines[-3:]]
+    assert all(last) and [m.group(1) for m in last if m] == ["5", "5", "5"]
+    firsts = {m.group(4).split()[0] for m in last if m}
+    assert len(firsts) == 3  # each line starts with another move
+    assert main(["analyse", "--multipv", "9"]) == 2
