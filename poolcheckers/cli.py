@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.ballots",
     "poolcheckers.commands.hub_cmd",
     "poolcheckers.commands.egdb",
+    "poolcheckers.commands.tune",
 )
 
 

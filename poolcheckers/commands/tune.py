@@ -1,0 +1,114 @@
+"""``poolcheckers tune``: fit the evaluation weights to the engine's own games (Texel).
+
+The engine plays ``--games`` games against itself from the balloted openings
+(each followed by ``--random-plies`` random plies drawn from ``--seed``) at
+``--nodes`` nodes a move; the quiet positions of those games (no capture for
+the side to move, men on the board, past the opening) are labelled with the
+games' results; the weights are fitted by logistic regression of the results
+on the evaluation (see :mod:`poolcheckers.engine.tune`) and written as a JSON
+weights file, usable with ``match --weights-a`` for an SPRT test and shipped
+once it passes.  Everything is reproducible from the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from poolcheckers.cli import UsageError
+from poolcheckers.commands.common import help_description, quiet_broken_pipe
+
+DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+
+
+@quiet_broken_pipe
+def run(args: argparse.Namespace, *, out: Any = None) -> int:
+    """Run the pipeline of ``args``; print the fit and write the weights file."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from poolcheckers.commands.match import load_ballots
+    from poolcheckers.engine import open_engine
+    from poolcheckers.engine import tune as texel
+
+    out = out if out is not None else sys.stdout
+    for name, value, low in (("--games", args.games, 1), ("--nodes", args.nodes, 100)):
+        if value < low:
+            raise UsageError(f"{name} must be >= {low}, not {value}")
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
+    target = Path(args.output)
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {target}: the folder {target.parent} does not exist")
+    openings = load_ballots(args.ballots)
+    tasks = texel.game_tasks(openings, args.games, args.seed, args.nodes, args.random_plies)
+    with tqdm(total=len(tasks), desc="games", unit="game", file=sys.stderr, disable=None) as bar:
+
+        def on_game(game: texel.SelfPlayGame) -> None:
+            bar.update()
+
+        games = texel.play_games(tasks, concurrency=args.concurrency, on_game=on_game)
+    positions = texel.quiet_positions(games, skip_plies=args.skip_plies)
+    if len(positions) < 100:
+        raise UsageError(f"only {len(positions)} quiet positions: play more games")
+    boards = [b for b, _ in positions]
+    results = np.array([r for _, r in positions], dtype=np.float64)
+    engine = open_engine(1, weights=args.weights)
+    start_weights = engine.weights
+    names = texel.TUNED
+    with tqdm(total=len(names), desc="features", file=sys.stderr, disable=None) as bar:
+
+        def on_column(name: str) -> None:
+            bar.update()
+
+        x, base = texel.feature_matrix(engine, boards, names, on_column=on_column)
+    start = np.array([start_weights[n] for n in names], dtype=np.float64)
+    offset = base - x @ start  # the part of the evaluation that is not tuned (the men)
+    with tqdm(total=args.steps, desc="fit", file=sys.stderr, disable=None) as bar:
+
+        def on_step(step: int, loss: float) -> None:
+            bar.n = step
+            bar.set_postfix_str(f"error {loss:.6f}")
+            bar.refresh()
+
+        result = texel.fit(x, results, offset, start, steps=args.steps, on_step=on_step)
+    fitted = {n: int(v) for n, v in zip(names, result.weights, strict=True)}
+    scores = [r for _, r in positions]
+    print(
+        f"{len(games)} games (seed {args.seed}, {args.nodes} nodes a move), "
+        f"{len(positions)} quiet positions, mean result {sum(scores) / len(scores):.3f}",
+        file=out,
+    )
+    print(
+        f"K = {result.k:.3f}; error {result.loss_before:.6f} -> {result.loss_after:.6f}",
+        file=out,
+    )
+    for name in names:
+        print(f"  {name:<14} {start_weights[name]:>5} -> {fitted[name]:>5}", file=out)
+    target.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
+    print(f"weights saved to {target}", file=out)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tune`` sub-command."""
+    parser = subparsers.add_parser(
+        "tune",
+        help="fit the evaluation weights to self-play results (Texel tuning)",
+        description=help_description(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=2000, help="self-play games (2000)")
+    parser.add_argument("--nodes", type=int, default=5000, help="nodes a move (5000)")
+    parser.add_argument("--random-plies", type=int, default=4, help="random plies after a ballot")
+    parser.add_argument("--skip-plies", type=int, default=10, help="plies of opening left out")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the whole pipeline (1)")
+    parser.add_argument("--steps", type=int, default=3000, help="gradient steps of the fit")
+    parser.add_argument("--concurrency", type=int, default=1, help="processes playing games")
+    parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
+    parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
+    parser.add_argument("--output", required=True, metavar="OUT.json", help="weights file")
+    parser.set_defaults(func=run)

@@ -1,0 +1,82 @@
+"""Texel tuning pipeline: games, quiet positions, features, fit, the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from poolcheckers import Board
+from poolcheckers.cli import main
+from poolcheckers.engine import Engine, native_available
+from poolcheckers.engine import tune as texel
+
+needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
+
+
+def test_best_k_recovers_the_scale_of_a_logistic_law() -> None:
+    scores = np.linspace(-400, 400, 81)
+    results = 1.0 / (1.0 + np.power(10.0, -0.8 * scores / 400.0))
+    assert texel.best_k(scores, results) == pytest.approx(0.8, abs=1e-3)
+    assert texel.mse(scores, results, 0.8) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_fit_recovers_weights_that_made_the_results() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.integers(-3, 4, size=(4000, 2)).astype(np.float64)
+    truth = np.array([60.0, 20.0])
+    probability = 1.0 / (1.0 + np.power(10.0, -(x @ truth) / 400.0))
+    results = probability  # expected results: the error's minimum is at the truth
+    fitted = texel.fit(x, results, np.zeros(4000), np.array([30.0, 40.0]), steps=3000, rate=1.0)
+    # K and the weights are fitted in turn from a wrong start: their product is what is known
+    assert fitted.loss_after < fitted.loss_before
+    ratio = fitted.weights[0] / fitted.weights[1]
+    assert ratio == pytest.approx(3.0, rel=0.1)
+
+
+def test_quiet_positions_skip_captures_and_label_the_side_to_move() -> None:
+    # before 15x22 and 25x18 the side to move must capture (R11): those two are left out
+    game = texel.SelfPlayGame(("11-15", "22-18", "15x22", "25x18", "9-13"), "0-2")
+    positions = texel.quiet_positions([game], skip_plies=0)
+    for board, points in positions:
+        assert not board.legal_moves[0].is_capture  # R11: no capture pending
+        assert points == (0.0 if board.turn.name_lower == "black" else 1.0)
+    fens = [b.fen() for b, _ in positions]
+    assert Board().fen() in fens and len(fens) == 3  # before plies 1, 2 and 5
+
+
+def test_game_tasks_are_reproducible_from_the_seed() -> None:
+    a = texel.game_tasks([("9-13",), ("11-15",)], 6, 3, 100, 2)
+    assert a == texel.game_tasks([("9-13",), ("11-15",)], 6, 3, 100, 2)
+    assert a != texel.game_tasks([("9-13",), ("11-15",)], 6, 4, 100, 2)
+
+
+@needs_engine
+def test_features_make_the_evaluation_linear_in_the_tuned_weights() -> None:
+    engine = Engine(hash_mb=1)
+    tasks = texel.game_tasks([("11-15", "22-18", "15x22")], 2, 9, 300, 4)
+    games = [texel.play_game(engine, *task) for task in tasks]
+    assert texel.play_game(engine, *tasks[0]) == games[0]  # a game depends on its seed only
+    boards = [b for b, _ in texel.quiet_positions(games, skip_plies=4)][:60]
+    x, base = texel.feature_matrix(engine, boards)
+    start = np.array([engine.weights[n] for n in texel.TUNED], dtype=np.float64)
+    offset = base - x @ start
+    other = start + np.arange(len(start)) * 3.0
+    engine.set_weights({n: int(v) for n, v in zip(texel.TUNED, other, strict=True)})
+    actual = np.array([engine.evaluate(b) for b in boards], dtype=np.float64)
+    # exact but for the runaway term's rounding (an integer division by 7 per man)
+    assert np.max(np.abs(offset + x @ other - actual)) <= 3
+
+
+@needs_engine
+def test_tune_command_writes_a_weights_file_the_engine_takes(tmp_path: Path) -> None:
+    target = tmp_path / "w.json"
+    assert main(["tune", "--games", "6", "--nodes", "300", "--steps", "50",
+                 "--output", str(target)]) == 0  # fmt: skip
+    weights = json.loads(target.read_text(encoding="utf-8"))
+    assert set(weights) == set(texel.TUNED)
+    Engine(hash_mb=1, weights=weights)  # every name and value is accepted
+    assert main(["tune", "--games", "0", "--output", str(target)]) == 2
+    assert main(["tune", "--output", str(tmp_path / "no" / "w.json")]) == 2
