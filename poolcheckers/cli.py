@@ -40,6 +40,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.hub_cmd",
     "poolcheckers.commands.egdb",
     "poolcheckers.commands.tune",
+    "poolcheckers.commands.book",
 )
 
 

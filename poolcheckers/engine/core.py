@@ -53,6 +53,17 @@ __all__ = [
 #: the longest time a limit may give (the native core counts in int64 nanoseconds)
 MAX_SECONDS = 1e8
 
+#: the weakest level that plays from the opening book (the weaker ones search: their
+#: mistakes are their level)
+BOOK_MIN_LEVEL = 8
+
+
+def _default_book() -> Any:
+    from .book import default_book
+
+    return default_book()
+
+
 #: the most search threads an engine takes
 MAX_THREADS = 64
 
@@ -408,6 +419,7 @@ class Engine:
         weights: Mapping[str, int] | None = None,
         seed: int | None = None,
         threads: int = 1,
+        book: Any = "default",
     ) -> None:
         if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= 16384:
             raise ValueError(f"hash_mb must be an int in 1..16384, not {hash_mb!r}")
@@ -415,6 +427,9 @@ class Engine:
         self.hash_mb = hash_mb
         self._threads = 1
         self.threads = threads
+        #: the opening book played from at levels BOOK_MIN_LEVEL and up (None: none);
+        #: "default" is the book shipped in the package
+        self.book: Any = _default_book() if book == "default" else book
         self.rules = rules
         self._last_rules: RuleSet | None = None
         self._rng = random.Random(seed)
@@ -628,6 +643,11 @@ class Engine:
             raise ValueError(f"multipv must be an int in 1..{MAX_MULTIPV}, not {multipv!r}")
         if level is not None:
             check_level(level)
+            if level >= BOOK_MIN_LEVEL and self.book is not None and multipv == 1:
+                start = time.perf_counter()
+                move = self.book.choose(board, self._rng)
+                if move is not None:  # a book move: no search
+                    return SearchResult(move, 0, [move], 0, 0, time.perf_counter() - start, None)
             if not LEVELS[level].full_strength:
                 return self._search_level(board, lim, LEVELS[level], on_info)
         args = self._args(board)

@@ -1,0 +1,91 @@
+"""``poolcheckers book``: build the opening book from deep searches.
+
+From the roots (``--roots ballots``: the end of every balloted opening, the
+positions games of ``match`` start from; ``start``: the initial position) the
+engine searches each position with ``--lines`` lines to ``--depth`` plies,
+keeps the moves within ``--margin`` centi-men of the best and follows them
+for ``--plies`` plies; the book (see :mod:`poolcheckers.engine.book`) is
+written as JSON.  The engine plays from ``poolcheckers/data/book.json`` at
+its strong levels, choosing among the near-best moves so that games differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from poolcheckers.board import Board
+from poolcheckers.cli import UsageError
+from poolcheckers.commands.common import help_description, quiet_broken_pipe
+
+DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+
+
+@quiet_broken_pipe
+def run(args: argparse.Namespace, *, out: Any = None) -> int:
+    """Build the book of ``args`` and write it."""
+    from tqdm import tqdm
+
+    from poolcheckers.commands.match import load_ballots
+    from poolcheckers.engine import book as opening_book
+    from poolcheckers.engine import make_limit, open_engine
+
+    out = out if out is not None else sys.stdout
+    for name, value, low in (("--depth", args.depth, 1), ("--plies", args.plies, 1),
+                             ("--lines", args.lines, 1), ("--margin", args.margin, 0)):  # fmt: skip
+        if value < low:
+            raise UsageError(f"{name} must be >= {low}, not {value}")
+    if args.lines > 8:
+        raise UsageError(f"--lines must be at most 8, not {args.lines}")
+    target = Path(args.output)
+    if not target.parent.is_dir():
+        raise UsageError(f"--output {target}: the folder {target.parent} does not exist")
+    roots: list[Board] = []
+    if args.roots == "start":
+        roots.append(Board())
+    else:
+        for opening in load_ballots(args.ballots):
+            board = Board()
+            for text in opening:
+                board.push_notation(text)
+            roots.append(board)
+    engine = open_engine(args.hash)
+    limit = make_limit(depth=args.depth)
+    search = opening_book.engine_lines(engine, limit, args.lines)
+    with tqdm(desc="positions", unit="pos", file=sys.stderr, disable=None) as bar:
+
+        def on_position(count: int) -> None:
+            bar.update()
+
+        built = opening_book.build(
+            roots, search, plies=args.plies, margin=args.margin, on_position=on_position
+        )
+    built.save(target)
+    moves = sum(len(v) for v in built.entries.values())
+    print(
+        f"{len(built)} positions, {moves} moves (depth {args.depth}, {args.lines} lines, "
+        f"margin {args.margin}, {args.plies} plies from {len(roots)} roots); saved to {target}",
+        file=out,
+    )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``book`` sub-command."""
+    parser = subparsers.add_parser(
+        "book",
+        help="build the opening book from deep multi-line searches",
+        description=help_description(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--roots", choices=("ballots", "start"), default="ballots")
+    parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
+    parser.add_argument("--depth", type=int, default=14, help="search depth (14)")
+    parser.add_argument("--plies", type=int, default=4, help="plies of book past a root (4)")
+    parser.add_argument("--lines", type=int, default=3, help="lines searched a position (3)")
+    parser.add_argument("--margin", type=int, default=10, help="centi-men from the best (10)")
+    parser.add_argument("--hash", type=int, default=64, help="table size, MiB (64)")
+    parser.add_argument("--output", required=True, metavar="OUT.json", help="the book file")
+    parser.set_defaults(func=run)
