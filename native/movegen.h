@@ -48,6 +48,15 @@ static inline int pc_count_moves(const Position *pos, const RuleOptions *rules, 
             if (us == PC_BLACK) return pc_popcount((own << 4) & empty) + pc_popcount((own << 5) & empty);
             return pc_popcount((own >> 4) & empty) + pc_popcount((own >> 5) & empty);
         }
+        /* The common case, all first jumps at once (R7): when no landing square
+         * has a jump of its own, every first jump is a whole move (R13). */
+        Bitboard opp = pos->bb[us ^ 1];
+        Bitboard l0 = (((jumpers << 4) & opp) << 4) & empty, l1 = (((jumpers << 5) & opp) << 5) & empty;
+        Bitboard l2 = (((jumpers >> 4) & opp) >> 4) & empty, l3 = (((jumpers >> 5) & opp) >> 5) & empty;
+        Bitboard from_any = ((opp & (empty >> 4)) >> 4) | ((opp & (empty >> 5)) >> 5) |
+                            ((opp & (empty << 4)) << 4) | ((opp & (empty << 5)) << 5);
+        if (!((l0 | l1 | l2 | l3) & from_any))
+            return pc_popcount(l0) + pc_popcount(l1) + pc_popcount(l2) + pc_popcount(l3);
         return pc_count_men_captures(pos, rules, jumpers, scratch);
     }
     return pc_count_moves_slow(pos, rules, scratch);
