@@ -130,7 +130,9 @@ def test_level_limits_and_clock_share() -> None:
     assert level_limit(None) == level_limit(10) == Limit(time=1.0)
     assert level_limit(4, move_time=0.05).time == 0.05
     clocked = level_limit(10, clock=2.0, increment=0.0)
-    assert clocked.budget() == pytest.approx(0.1)  # a twentieth of the clock, below 1 s
+    # no new depth after a thirtieth of the clock; the hard stop is three times that
+    assert clocked.soft_budget() == pytest.approx(2.0 / 30, abs=1e-5)
+    assert clocked.budget() == pytest.approx(0.2, abs=1e-5)
     with pytest.raises(ValueError, match="level"):
         level_limit(11)
     with pytest.raises(ValueError, match="clock must be a finite number of seconds"):
