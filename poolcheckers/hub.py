@@ -626,7 +626,9 @@ class HubSession:
         seconds = level.ponder_time()
         if seconds is None and level.game_time is not None:
             try:
-                budget = getattr(self._limit_factory(**level.limit_kwargs("think")), "budget", None)
+                limit = self._limit_factory(**level.limit_kwargs("think"))
+                # the engine's usual share of the clock (its soft limit), not its hard stop
+                budget = getattr(limit, "soft_budget", None) or getattr(limit, "budget", None)
                 seconds = float(budget()) if callable(budget) else None
             except Exception:  # a bound the engine refuses: the fallback below
                 seconds = None

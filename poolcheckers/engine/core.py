@@ -259,7 +259,7 @@ class Limit:
         budget = 0.0
         if self.clock is not None:
             clock = float(self.clock)
-            budget = min(3 * self.soft_budget(), max(0.005, clock / 3))
+            budget = min(3 * self._soft(), max(0.005, clock / 3))
         if self.time is not None:
             budget = min(budget, float(self.time)) if budget > 0 else float(self.time)
             if budget == 0:
@@ -280,11 +280,15 @@ class Limit:
         """
         if self.clock is None:
             return 0.0
+        return round(max(self._soft(), 1e-6), 6)
+
+    def _soft(self) -> float:
+        assert self.clock is not None
         clock = float(self.clock)
         soft = min(clock / 30 + 0.75 * self.increment, clock / 5)
         if self.time is not None:
             soft = min(soft, 0.5 * float(self.time))
-        return round(max(soft, 1e-6), 6)
+        return soft
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,8 @@ def level_limit(
 
     >>> level_limit(5, move_time=2.0).time
     2.0
-    >>> level_limit(10, clock=4.0).budget()  # a twentieth of 4 s, below 1 s
-    0.2
+    >>> level_limit(10, clock=4.0).budget()  # the hard stop: 3 x a thirtieth of 4 s
+    0.4
     >>> level_limit(0)
     Traceback (most recent call last):
     ...
