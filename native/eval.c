@@ -40,19 +40,16 @@ const EvalWeightName pc_weight_names[] = {
 const int pc_weight_count = (int)(sizeof pc_weight_names / sizeof pc_weight_names[0]);
 
 EvalWeights pc_default_weights(void) {
-    /* Fitted by Texel tuning (poolcheckers tune --games 4000 --nodes 3000 --seed 1:
-     * 245,608 quiet positions of self-play, K = 1.114, error 0.068467 -> 0.065248);
-     * man, adv0 and the endgame terms are not tuned. */
     EvalWeights w = {
         .man = 100,
-        .king = 142,
-        .adv = {0, 12, 13, 7, -1, 6, -34, 0},
-        .back_rank = 40,
-        .centre = 18,
-        .king_mobility = -3,
-        .long_diagonal = 32,
-        .runaway = 134,
-        .tempo = -2,
+        .king = 140,
+        .adv = {0, 2, 4, 6, 9, 13, 18, 0},
+        .back_rank = 8,
+        .centre = 6,
+        .king_mobility = 2,
+        .long_diagonal = 12,
+        .runaway = 40,
+        .tempo = 3,
         .drawish_divisor = 16,
         .three_v_one_edge = 4,
         .noise = 0,
