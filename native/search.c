@@ -45,6 +45,12 @@ static void lmr_init(void) {
 #define RFP_MARGIN 70
 #define ASPIRATION 30
 #define HISTORY_MAX 16384
+/* Soft time limit scaled by the best move's stability: later while it changes,
+ * sooner once it has stood for four depths; no new depth past TIME_CAP of the
+ * hard limit.  1, 1, 0.5 = no scaling (the scaling failed to pass an SPRT yet). */
+#define TIME_UNSTABLE 1.0
+#define TIME_STABLE 1.0
+#define TIME_CAP 0.5
 
 double pc_now(void) {
     struct timespec ts;
@@ -476,10 +482,10 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         bool timed = s->time_limit > 0;
         /* No new depth after the soft limit: later when the best move has just
          * changed, sooner when it has stood for several depths. */
-        double scale = (d >= 6 && stable == 0) ? 1.4 : (stable >= 4 ? 0.7 : 1.0);
+        double scale = (d >= 6 && stable == 0) ? TIME_UNSTABLE : (stable >= 4 ? TIME_STABLE : 1.0);
         double spent = pc_now() - s->t0;
         if (timed && spent >= soft * scale) break;
-        if (timed && spent >= 0.6 * s->time_limit) break; /* the next depth would not finish */
+        if (timed && spent >= TIME_CAP * s->time_limit) break; /* the next depth would not finish */
         if (timed && root_moves == 1) break;              /* a forced move */
         int a = score < 0 ? -score : score;
         if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break; /* a proven result */
