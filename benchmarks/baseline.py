@@ -16,6 +16,7 @@ from git each time the directory is missing.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import io
 import os
 import shlex
@@ -40,6 +41,13 @@ def build(commit: str = BASELINE_COMMIT, dest: Path | None = None, *, quiet: boo
         text=True,
     ).stdout.strip()
     target = dest or Path(tempfile.gettempdir()) / f"poolcheckers-baseline-{full[:12]}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{target}.lock", "w") as lock:  # one build at a time (two tests may start together)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_locked(full, target, quiet)
+
+
+def _build_locked(full: str, target: Path, quiet: bool) -> Path:
     stamp = target / ".built"
     if stamp.exists() and stamp.read_text(encoding="utf-8").strip() == full:
         return target
@@ -53,7 +61,7 @@ def build(commit: str = BASELINE_COMMIT, dest: Path | None = None, *, quiet: boo
         tar.extractall(target, filter="data")
     # only the extension is built: the project metadata (pyproject.toml) is not
     # needed, and the setuptools of a virtualenv may be older than it asks for
-    (target / "pyproject.toml").rename(target / "pyproject.toml.unused")
+    (target / "pyproject.toml").replace(target / "pyproject.toml.unused")
     env = dict(os.environ)
     env.pop("POOLCHECKERS_SANITIZE", None)
     subprocess.run(
