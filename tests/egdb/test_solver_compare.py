@@ -98,3 +98,15 @@ def test_three_kings_against_one_fresh_sample(tables: Any) -> None:
     for pos in random.Random(7).sample(THREE_V_ONE, 100):
         fresh, dtz, _ = probe.probe(*pos, 0, 0)
         assert (fresh, None if dtz < 0 else dtz) == solver.solve(pos), pos
+
+
+def test_two_kings_against_two_sample(tables: Any) -> None:
+    """A 4-piece material that is its own mirror (both sides to move in one file), R18 small."""
+    limit = 1
+    rules = RuleSet.from_options([f"king_only_move_limit={limit}"])
+    probe = Tablebase(tables(3, rules, ((0, 2, 0, 2),)))._probe
+    solver = Solver(rules)
+    pool = list(positions((0, 2, 0, 2)))
+    for pos in random.Random(limit).sample(pool, 150):
+        fresh, dtz, _ = probe.probe(*pos, 0, 0)
+        assert (fresh, None if dtz < 0 else dtz) == solver.solve(pos), pos
