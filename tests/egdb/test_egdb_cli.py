@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from poolcheckers import Board
 from poolcheckers.egdb import (
@@ -173,3 +175,67 @@ def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
 def test_default_directory_is_beside_the_game_database(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", "/data/x")
     assert default_directory() == Path("/data/x/poolcheckers/egdb")
+
+
+def _squares(mask: int, kings: int) -> list[str]:
+    return [
+        ("K" if kings >> (s - 1) & 1 else "") + str(s) for s in range(1, 33) if mask >> (s - 1) & 1
+    ]
+
+
+@st.composite
+def _boards(draw: st.DrawFn) -> Board:
+    """A random position of 2-4 pieces with running counts."""
+    n = draw(st.integers(2, 4))
+    squares = draw(st.lists(st.integers(1, 32), min_size=n, max_size=n, unique=True))
+    black, white, kings = 0, 0, 0
+    for i, s in enumerate(squares):
+        bit = 1 << (s - 1)
+        is_black = i == 0 or (i > 1 and draw(st.booleans()))
+        king = draw(st.booleans()) or (s > 28 if is_black else s < 5)
+        if is_black:
+            black |= bit
+        else:
+            white |= bit
+        if king:
+            kings |= bit
+    turn = draw(st.sampled_from("BW"))
+    h = draw(st.integers(0, 49))
+    c = draw(st.integers(0, 12))
+    fen = f"{turn}:W{','.join(_squares(white, kings))}:B{','.join(_squares(black, kings))}"
+    return Board(f"{fen}:H{h}:C{c}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(board=_boards())
+def test_mirror_positions_have_the_same_value(built: Path, board: Board) -> None:
+    """Turning the board half a turn and swapping the colours (s -> 33 - s) changes nothing."""
+    tb = Tablebase(built)
+
+    def flip(mask: int) -> int:
+        return sum(1 << (32 - s) for s in range(1, 33) if mask >> (s - 1) & 1)
+
+    kings = flip(board.kings)
+    mirror = Board(
+        f"{'W' if board.turn == 0 else 'B'}:W{','.join(_squares(flip(board.black), kings))}"
+        f":B{','.join(_squares(flip(board.white), kings))}"
+        f":H{board.halfmove_clock}:C{board.three_kings_count}"
+    )
+    assert tb.probe(board) == tb.probe(mirror)
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=_boards())
+def test_value_follows_from_the_moves(built: Path, board: Board) -> None:
+    """R16-R21: the value under the running counts is the best of the moves' values."""
+    from poolcheckers.egdb.play import move_values
+
+    tb = Tablebase(built)
+    result = tb.probe(board)
+    assert result is not None
+    if board.outcome() is not None:  # the game is over: no move is made
+        return
+    values = move_values(tb, board)
+    assert values is not None
+    rank = {"loss": 0, "draw": 1, "win": 2}
+    assert result.value == max((mv.value for mv in values), key=rank.__getitem__)
