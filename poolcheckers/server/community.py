@@ -1,6 +1,7 @@
 """The community half of the server (issue 8): accounts and sessions over the
 database stores, the password-hash slots, who a request is, the cross-site
-request check, and the mapping of community errors to API errors.
+request check, the mapping of community errors to API errors, the lobby (its
+live sockets, and the game a taken seek starts) and the rating of finished games.
 
 Argon2id hashes are slow and big on purpose (64 MiB, ~80 ms): they run in worker
 threads, at most ``Settings.hash_concurrency`` at once, so a flood of sign-ins
@@ -10,8 +11,10 @@ queues instead of taking the cores from the games.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import ParamSpec, TypeVar
 
 import anyio.to_thread
@@ -21,9 +24,13 @@ from starlette.requests import HTTPConnection, Request, cookie_parser
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from poolcheckers import Outcome, Termination
 from poolcheckers.community.accounts import Accounts, Passwords, User
 from poolcheckers.community.errors import CommunityError, RateLimitedError
+from poolcheckers.community.gameflow import rated_result
+from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player
 from poolcheckers.community.ratelimit import SignInLimiter, SlidingWindow
+from poolcheckers.community.ratings import Perf, RatingUpdate, apply_result
 from poolcheckers.community.sessions import (
     COOKIE_NAME,
     SAFE_METHODS,
@@ -32,10 +39,26 @@ from poolcheckers.community.sessions import (
     request_allowed,
     session_cookie,
 )
+from poolcheckers.community.timecontrol import Category, Clock, Correspondence
 
-from .community_store import DbSessionStore, DbUserStore
+from . import game as model
+from .community_store import (
+    RATING_UPDATES,
+    DbLobbyStore,
+    DbRatingStore,
+    DbSessionStore,
+    DbUserStore,
+)
+from .db import GAMES
 from .errors import ApiError
+from .game import GameRec, Loaded, NewGame, color_of
+from .seats import new_game_id
 from .settings import Settings
+from .store import Committed, GameStore
+
+log = logging.getLogger("poolcheckers.server")
+#: runs blocking database work off the event loop (``ServerContext.run``)
+Runner = Callable[..., Awaitable[object]]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -70,6 +93,13 @@ class Community:
             clock=lambda: clock.now_ms() / 1000,
         )
         self._hash_slots: asyncio.Semaphore | None = None
+        self.ratings = DbRatingStore(db)
+        self.lobby = Lobby(DbLobbyStore(db), clock=lambda: clock.now_ms() / 1000)
+        self.lobby.subscribe(self._lobby_event)
+        #: this process's lobby sockets: their outgoing queues, by account id
+        self.lobby_sockets: dict[str, set[asyncio.Queue[str]]] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._pending: set[asyncio.Task[None]] = set()
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at
@@ -93,6 +123,165 @@ class Community:
         if user is None or token is None:
             raise ApiError(401, "unauthorized", "sign in first (no valid session cookie)")
         return user, token
+
+    # ------------------------------------------------------------ lobby
+    def _lobby_event(self, event: LobbyEvent) -> None:
+        """Called in the thread that changed the lobby: forward to every socket."""
+        self.broadcast(json.dumps(event.to_dict(), separators=(",", ":")))
+
+    def broadcast(self, message: str, to: set[str] | None = None) -> None:
+        """Send ``message`` to the lobby sockets (of the accounts ``to``, or all)."""
+        loop = self.loop
+        if loop is None:
+            return
+        loop.call_soon_threadsafe(self._send, message, to)
+
+    def _send(self, message: str, to: set[str] | None) -> None:
+        for user_id, queues in list(self.lobby_sockets.items()):
+            if to is None or user_id in to:
+                for q in queues:
+                    q.put_nowait(message)
+
+    def join_lobby(self, user_id: str) -> asyncio.Queue[str]:
+        self.loop = asyncio.get_running_loop()
+        q: asyncio.Queue[str] = asyncio.Queue()
+        self.lobby_sockets.setdefault(user_id, set()).add(q)
+        return q
+
+    def leave_lobby(self, user_id: str, q: asyncio.Queue[str]) -> bool:
+        """Forget a socket; True when it was the account's last one (its seeks go)."""
+        queues = self.lobby_sockets.get(user_id, set())
+        queues.discard(q)
+        if queues:
+            return False
+        self.lobby_sockets.pop(user_id, None)
+        return True
+
+    def perf(self, user_id: str, category: Category | None) -> Perf | None:
+        return None if category is None else self.ratings.perf(user_id, category)
+
+    def start_game(self, store: GameStore, pairing: Pairing) -> Committed:
+        """The game of a taken seek, both seats on the players' accounts, its clock
+        running from now: it starts for both at once."""
+        spec = pairing.spec
+        tc = spec.time_control
+        clock = tc if isinstance(tc, Clock) else None
+        new = NewGame(
+            "online",
+            spec.rules.to_dict(),
+            None,
+            None,
+            "black",
+            None if clock is None else float(clock.initial),
+            0.0 if clock is None else float(clock.increment),
+        )
+        now = store.clock.now_ms()
+        game = model.new_game(new, new_game_id(), now)
+        game.black_user_id, game.white_user_id = pairing.black.id, pairing.white.id
+        game.rated = spec.rated
+        game.category = None if spec.category is None else spec.category.value
+        if isinstance(tc, Correspondence):
+            game.days_per_move = tc.days
+        for player, side in ((pairing.black, "black"), (pairing.white, "white")):
+            perf = self.perf(player.id, spec.category)
+            if perf is not None:
+                setattr(game, f"{side}_rating", int(perf.glicko.rating))
+        model.start_clock(game, "black", now)
+        loaded = Loaded(game, [], model.replay(game, []))
+        store.insert(loaded)
+        return Committed(loaded, now, False)
+
+    # ------------------------------------------------------------ ratings
+    def rate(self, game: GameRec) -> RatingUpdate | None:
+        """Apply a finished rated game's result to both ratings, exactly once (the
+        ``rating_updates`` primary key): any number of calls, in any process, end
+        at the one stored update.  None for a game that does not count."""
+        if not game.rated or game.status != "finished" or game.termination is None:
+            return None
+        outcome = Outcome(
+            Termination(game.termination),
+            None if game.winner is None else color_of(game.winner),
+        )
+        category = None if game.category is None else Category(game.category)
+        result = rated_result(
+            game.id,
+            category,
+            game.black_user_id,
+            game.white_user_id,
+            outcome,
+            game.updated_ms / 1000,
+        )
+        if result is None:
+            return None
+        return apply_result(self.ratings, result)
+
+    def unrated_finished(self, store: GameStore) -> list[GameRec]:
+        """Finished rated games without their rating update (a crash between the two
+        commits): the start-up sweep rates them."""
+        from sqlalchemy import select
+
+        query = (
+            select(GAMES)
+            .outerjoin(RATING_UPDATES, RATING_UPDATES.c.game_id == GAMES.c.id)
+            .where(
+                GAMES.c.rated.is_(True),
+                GAMES.c.status == "finished",
+                RATING_UPDATES.c.game_id.is_(None),
+            )
+        )
+        with store.db.connect() as conn:
+            return [GameRec.from_row(r) for r in conn.execute(query).mappings()]
+
+    def game_changed(self, c: Committed, run: Runner) -> None:
+        """On the event loop after every stored change: a rated game that has just
+        finished is rated (in the database threads)."""
+        g = c.loaded.game
+        if g.rated and g.status == "finished":
+            task = asyncio.get_running_loop().create_task(self._rate_soon(run, g))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+
+    async def _rate_soon(self, run: Runner, game: GameRec) -> None:
+        try:
+            await run(self.rate, game)
+        except Exception:  # the sweep tries again
+            log.exception("rating game %s failed", game.id)
+
+    async def rating_sweeper(self, run: Runner, store: GameStore, interval: float = 60.0) -> None:
+        """At start-up and every ``interval`` seconds: rate the finished rated games
+        that have no update yet (after a crash between the two commits)."""
+        failing = False
+        while True:
+            try:
+                await run(self.sweep_ratings, store)
+                failing = False
+            except Exception:
+                if not failing:
+                    log.exception("rating sweep failed")
+                failing = True
+            await asyncio.sleep(interval)
+
+    def sweep_ratings(self, store: GameStore) -> int:
+        """Rate every finished rated game not rated yet; how many were rated."""
+        done = 0
+        for game in self.unrated_finished(store):
+            try:
+                if self.rate(game) is not None:
+                    done += 1
+            except CommunityError:
+                log.exception("game %s cannot be rated", game.id)
+        return done
+
+
+async def account_id(conn: HTTPConnection) -> str | None:
+    """The id of the account the session cookie signs in, or None (a dependency)."""
+    community: Community = conn.app.state.ctx.community
+    user = await community.user_of(conn)
+    return None if user is None else user.id
+
+
+def player_of(user: User) -> Player:
+    return Player(user.id, user.username)
 
 
 def set_session_cookie(response: Response, token: str, request: Request) -> None:

@@ -83,10 +83,12 @@ class ServerContext:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.db_executor, lambda: fn(*args, **kwargs))
 
-    async def act(self, game_id: str, action: Action, token: str) -> View:
+    async def act(
+        self, game_id: str, action: Action, token: str | None, user_id: str | None = None
+    ) -> View:
         """A player's game action; a draw offered to the engine is answered at once
         (the engine facade's draw policy)."""
-        view = await self.run(self.service.act, game_id, action, token)
+        view = await self.run(self.service.act, game_id, action, token, user_id)
         g = view.loaded.game
         if action != "draw-offer" or g.mode != "engine" or g.draw_offer is None:
             return view
@@ -109,6 +111,7 @@ class ServerContext:
     def _changed(self, c: Committed) -> None:
         g = c.loaded.game
         self.hub.publish(g.id, g.version, base_json(c.loaded, c.now))
+        self.community.game_changed(c, self.run)
         if c.engine_to_move:
             self.runner.schedule(g.id)
         elif g.mode == "engine":
@@ -121,6 +124,9 @@ class ServerContext:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
         self._tasks.append(self.loop.create_task(self._timer()))
+        self._tasks.append(
+            self.loop.create_task(self.community.rating_sweeper(self.run, self.service.store))
+        )
         if self.db.dialect.name == "sqlite":
             self._tasks.append(self.loop.create_task(self._checkpointer()))
         # the start-up objects (modules, metadata) live forever: keep them out of the

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     Engine,
     ForeignKey,
@@ -33,6 +34,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    false,
     text,
 )
 from sqlalchemy.engine import make_url
@@ -75,8 +77,19 @@ GAMES = Table(
     Column("version", Integer, nullable=False),
     Column("created_ms", BigInteger, nullable=False),
     Column("updated_ms", BigInteger, nullable=False),
+    # community (migration 0002): account seats, rated games, ratings at the start
+    Column("black_user_id", String(16), nullable=True),
+    Column("white_user_id", String(16), nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=false()),
+    Column("category", String(16), nullable=True),
+    Column("days_per_move", Integer, nullable=True),
+    Column("black_rating", Integer, nullable=True),
+    Column("white_rating", Integer, nullable=True),
+    Column("rematch_of", String(32), nullable=True),
     Index("ix_games_status_created", "status", "created_ms"),
     Index("ix_games_deadline", "deadline_ms"),
+    Index("ix_games_black_user", "black_user_id", "created_ms"),
+    Index("ix_games_white_user", "white_user_id", "created_ms"),
 )
 
 #: One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever.

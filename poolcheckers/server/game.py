@@ -77,6 +77,15 @@ class GameRec:
     version: int
     created_ms: int
     updated_ms: int
+    #: community: the accounts holding the seats (None: anonymous or the engine)
+    black_user_id: str | None = None
+    white_user_id: str | None = None
+    rated: bool = False
+    category: str | None = None
+    days_per_move: int | None = None
+    black_rating: int | None = None
+    white_rating: int | None = None
+    rematch_of: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> GameRec:
@@ -234,7 +243,9 @@ def require_running(game: GameRec) -> None:
 
 def require_opponent_seated(game: GameRec) -> None:
     """An online game starts only when the invited player has joined."""
-    if game.mode == "online" and (game.black_token_hash is None or game.white_token_hash is None):
+    black = game.black_token_hash or game.black_user_id  # a token or an account seat
+    white = game.white_token_hash or game.white_user_id
+    if game.mode == "online" and (black is None or white is None):
         raise errors.conflict("the game starts when the invited player joins")
 
 

@@ -225,6 +225,39 @@ class AccountInfo(Answer):
     csrf_token: str = Field(description="send as X-CSRF-Token with state-changing requests")
 
 
+class SeekRequest(Request):
+    """``POST /api/seeks``: an open challenge (docs/CONTRACTS.md §3.2)."""
+
+    clock: dict[Text, Any] | None = Field(
+        description='{"initial", "increment"} in seconds, {"days"} per move, or null (no clock)'
+    )
+    rated: bool = False
+    color: Literal["black", "white", "random"] = "random"
+    rules: Rules | None = Field(None, description="RULES.md §9 options; rated games use APCA")
+    rating_range: list[int] | None = Field(None, description="[low, high] of the opponent")
+
+
+class SeekInfo(Answer):
+    """An open seek as the lobby lists it: the author's name, never an id."""
+
+    id: str
+    author: str
+    rating: dict[str, Any] | None = Field(description="the author's rating in the category")
+    clock: dict[str, Any] | None
+    category: str | None
+    rated: bool
+    color: str
+    rules: dict[str, Any]
+    rating_range: list[int] | None
+    created: float
+
+
+class AcceptedSeek(Answer):
+    """The game a taken seek started (the taker's view; the author hears of it live)."""
+
+    game: GameState
+
+
 class ImportError_(Answer):
     game: int
     line: int
@@ -344,13 +377,13 @@ class JoinRequest(Request):
 
 
 class TokenRequest(Request):
-    token: Text
+    token: Text | None = Field(None, description="the seat token (not needed for account seats)")
 
 
 class MoveRequest(Request):
     move: Text = Field(description="R4 notation, e.g. 11-15 or 1x10x19")
     ply: int = Field(ge=0, description="the game's current ply")
-    token: Text
+    token: Text | None = Field(None, description="the seat token (not needed for account seats)")
 
 
 class PositionRequest(Request):

@@ -5,6 +5,10 @@ compared in constant time.  A token travels in a request body, the ``X-Seat-Toke
 header (or ``Authorization: Bearer``) or the WebSocket sub-protocol, never in a URL,
 so no log line carries it.
 
+A seat can also belong to an account (``black_user_id`` / ``white_user_id``): the
+signed-in player holds it from any device, by the session, without a token (issue 8
+point 2); the token given when the seat was taken still works too.
+
 >>> len(hash_token("abc"))
 64
 >>> hash_token("\\ud800") == hash_token("\\ud800")  # never fails, even on bad text
@@ -38,11 +42,20 @@ def _same(token_hash: str, stored: str | None) -> bool:
     return stored is not None and hmac.compare_digest(token_hash, stored)
 
 
-def seat_of(game: GameRec, token: str | None) -> str | None:
-    """The seat a token holds in this game: "black", "white", "both" (local games),
-    or None without a token; a token that holds no seat is ``forbidden``."""
-    if not token:
+def account_seat(game: GameRec, user_id: str | None) -> str | None:
+    """The seat the account ``user_id`` holds in this game (None: none)."""
+    if user_id is None:
         return None
+    black, white = game.black_user_id == user_id, game.white_user_id == user_id
+    return "both" if black and white else "black" if black else "white" if white else None
+
+
+def seat_of(game: GameRec, token: str | None, user_id: str | None = None) -> str | None:
+    """The seat a token (or else the signed-in account ``user_id``) holds in this
+    game: "black", "white", "both" (local games), or None; a token that holds no
+    seat is ``forbidden``."""
+    if not token:
+        return account_seat(game, user_id)
     h = hash_token(token)
     black = _same(h, game.black_token_hash)
     white = _same(h, game.white_token_hash)
@@ -55,23 +68,27 @@ def seat_of(game: GameRec, token: str | None) -> str | None:
     raise errors.forbidden(f"this token holds no seat in game {game.id}")
 
 
-def require_seat(game: GameRec, token: str | None) -> str:
-    """The token's seat; ``forbidden`` without one."""
-    seat = seat_of(game, token)
+def require_seat(game: GameRec, token: str | None, user_id: str | None = None) -> str:
+    """The seat of the token (or the account); ``forbidden`` without one."""
+    seat = seat_of(game, token, user_id)
     if seat is None:
-        raise errors.forbidden("a seat token is required")
+        raise errors.forbidden("a seat token is required (or sign in to the account playing)")
     return seat
 
 
-def give_seats(game: GameRec, token: str, color: str) -> None:
-    """Seat the creator of ``game`` (both sides in a local game)."""
+def give_seats(game: GameRec, token: str, color: str, user_id: str | None = None) -> None:
+    """Seat the creator of ``game`` (both sides in a local game), on their account too
+    when they are signed in."""
     h = hash_token(token)
     if game.mode == "local":
         game.black_token_hash = game.white_token_hash = h
+        game.black_user_id = game.white_user_id = user_id
     elif color == "black":
         game.black_token_hash = h
+        game.black_user_id = user_id
     else:
         game.white_token_hash = h
+        game.white_user_id = user_id
 
 
 def check_invite(game: GameRec, invite: str) -> None:

@@ -22,6 +22,7 @@ from .clock import Clock, SystemClock
 from .game import Change, Loaded, NewGame, color_name
 from .schemas import Action, GameSummary
 from .seats import (
+    account_seat,
     check_invite,
     give_seats,
     hash_token,
@@ -58,14 +59,17 @@ class GameService:
         self.store.on_change = hook
 
     # ------------------------------------------------------------------ create / join
-    def create(self, spec: NewGame) -> tuple[Committed, str, str | None]:
-        """Create a game; returns it, the creator's token and the invitation token."""
+    def create(
+        self, spec: NewGame, user_id: str | None = None
+    ) -> tuple[Committed, str, str | None]:
+        """Create a game; returns it, the creator's token and the invitation token.
+        A signed-in creator's seat is also bound to their account ``user_id``."""
         if spec.mode == "engine" and not self.engine_available():
             raise errors.engine_unavailable()
         now = self.clock.now_ms()
         game = model.new_game(spec, new_game_id(), now)
         token = new_token()
-        give_seats(game, token, spec.color)
+        give_seats(game, token, spec.color, user_id)
         invite = new_token() if spec.mode == "online" else None
         if invite is not None:
             game.invite_hash = hash_token(invite)
@@ -73,14 +77,24 @@ class GameService:
         self.store.insert(loaded)
         return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
 
-    def join(self, game_id: str, invite: str) -> tuple[View, str]:
-        """Take the free seat of an online game; (the joiner's view, its new token)."""
+    def join(self, game_id: str, invite: str, user_id: str | None = None) -> tuple[View, str]:
+        """Take the free seat of an online game; (the joiner's view, its new token).
+        A signed-in joiner's seat is also bound to their account."""
         token = new_token()
         h = hash_token(token)
 
         def op(loaded: Loaded, now: int) -> Change:
             check_invite(loaded.game, invite)
-            return model.join(loaded, h, now)
+            if user_id is not None and account_seat(loaded.game, user_id) is not None:
+                raise errors.conflict(f"you already play in game {game_id}: the seat is taken")
+            change = model.join(loaded, h, now)
+            if user_id is not None:
+                g = change.game
+                if g.black_token_hash == h:
+                    g.black_user_id = user_id
+                else:
+                    g.white_user_id = user_id
+            return change
 
         def answer(loaded: Loaded, now: int) -> View:
             return View(loaded, now, seat_of(loaded.game, token))
@@ -88,9 +102,11 @@ class GameService:
         return self.store.run(game_id, op, answer), token
 
     # ------------------------------------------------------------------ reads
-    def view(self, game_id: str, token: str | None = None) -> View:
+    def view(self, game_id: str, token: str | None = None, user_id: str | None = None) -> View:
         """The game and the viewer's seat (the flag is checked first, R20)."""
-        return self.store.read(game_id, lambda g, now: View(g, now, seat_of(g.game, token)))
+        return self.store.read(
+            game_id, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
+        )
 
     def loaded(self, game_id: str) -> Loaded:
         """A copy of the current game (for the engine and PDN export)."""
@@ -99,13 +115,15 @@ class GameService:
         )
 
     # ------------------------------------------------------------------ moves
-    def move(self, game_id: str, token: str, text: str, ply: int) -> tuple[View, bool]:
+    def move(
+        self, game_id: str, token: str | None, text: str, ply: int, user_id: str | None = None
+    ) -> tuple[View, bool]:
         """Play ``text`` at ``ply`` for the token's seat: (the new view, True), or for a
         retry of the move already stored at ``ply``, (the view right after it, False)."""
         retry: list[Loaded] = []
 
         def op(loaded: Loaded, now: int) -> Change | None:
-            seat = require_seat(loaded.game, token)
+            seat = require_seat(loaded.game, token, user_id)
             result = model.player_move(loaded, seat, text, ply, now)
             if isinstance(result, Loaded):
                 retry.append(result)
@@ -113,7 +131,7 @@ class GameService:
             return result
 
         def answer(loaded: Loaded, now: int) -> tuple[View, bool]:
-            seat = seat_of(loaded.game, token)
+            seat = seat_of(loaded.game, token, user_id)
             if retry:
                 again = retry[-1]
                 return View(again, again.moves[-1].created_ms, seat), False
@@ -135,12 +153,14 @@ class GameService:
         )
 
     # ------------------------------------------------------------------ actions
-    def act(self, game_id: str, action: Action, token: str) -> View:
+    def act(
+        self, game_id: str, action: Action, token: str | None, user_id: str | None = None
+    ) -> View:
         """A player's game action (R17 draws, R20 resignation, takeback); the token's
         seat is checked before anything else."""
 
         def op(loaded: Loaded, now: int) -> Change:
-            seat = require_seat(loaded.game, token)
+            seat = require_seat(loaded.game, token, user_id)
             # in a local game the token plays both sides: it acts for the side to move
             side = color_name(loaded.board.turn) if seat == "both" else seat
             if action == "resign":
@@ -151,7 +171,9 @@ class GameService:
                 return model.takeback(loaded, seat, now)
             return model.answer_draw(loaded, seat, action == "draw-accept", now)
 
-        return self.store.run(game_id, op, lambda g, now: View(g, now, seat_of(g.game, token)))
+        return self.store.run(
+            game_id, op, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
+        )
 
     def engine_answers_draw(self, game_id: str, accept: bool) -> View:
         """The engine's answer to the draw offer made to it (R17)."""

@@ -117,8 +117,12 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         level=g.level,
         engine_color=g.engine_color,
         seats=Seats.model_construct(
-            black=g.black_token_hash is not None or g.engine_color == "black",
-            white=g.white_token_hash is not None or g.engine_color == "white",
+            black=g.black_token_hash is not None
+            or g.black_user_id is not None
+            or g.engine_color == "black",
+            white=g.white_token_hash is not None
+            or g.white_user_id is not None
+            or g.engine_color == "white",
         ),
         tags=g.tags or {},
     )

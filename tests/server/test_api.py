@@ -166,7 +166,7 @@ def test_stale_and_future_ply_and_retry_idempotence(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("body", "code"),
     [
-        ({"move": "11-15", "ply": 0}, "malformed"),  # no token
+        # no token: 403, see test_account_seats (an account seat needs none)
         ({"move": 1115, "ply": 0, "token": "t"}, "malformed"),
         ({"move": "11-15", "ply": "0", "token": "t"}, "malformed"),
         ({"move": "11-15", "ply": True, "token": "t"}, "malformed"),
@@ -223,8 +223,8 @@ def test_garbage_and_oversized_payloads(client: TestClient) -> None:
     assert r.status_code == 413 and error_code(r) == "too_large"
     r = client.post("/api/games", content=big)
     assert r.status_code == 413
-    r = client.post(f"/api/games/{gid}/resign", content=b"{}")
-    assert r.status_code == 400 and error_code(r) == "malformed"
+    r = client.post(f"/api/games/{gid}/resign", content=b"{}")  # no token, no account seat
+    assert r.status_code == 403 and error_code(r) == "forbidden"
     r = client.post(f"/api/games/{gid}/fly", json={"token": black})
     assert r.status_code == 404 and error_code(r) == "not_found"
     assert client.get(f"/api/games/{gid}").json() == before

@@ -76,6 +76,9 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/account/login": {"post"},
         "/api/account/logout": {"post"},
         "/api/account/password": {"post"},
+        "/api/seeks": {"get", "post"},
+        "/api/seeks/{seek_id}": {"delete"},
+        "/api/seeks/{seek_id}/accept": {"post"},
     }
     for action in ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback"):
         expected[f"/api/games/{{game_id}}/{action}"] = {"post"}

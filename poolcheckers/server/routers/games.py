@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 
+from ..community import account_id
 from ..context import ServerContext, get_ctx, run
 from ..game import NewGame
 from ..http import ERROR_RESPONSES, ApiRoute, no_token_in_url, seat_token
@@ -27,6 +28,8 @@ router = APIRouter(
     prefix="/api/games", tags=["games"], route_class=ApiRoute, responses=ERROR_RESPONSES
 )
 Ctx = Annotated[ServerContext, Depends(get_ctx)]
+#: the signed-in account (its seats need no token), or None
+UserId = Annotated[str | None, Depends(account_id)]
 #: offsets beyond this are refused (no database counts that far; SQL needs 64 bits)
 MAX_OFFSET = 2**31 - 1
 
@@ -36,7 +39,7 @@ def json_response(text: str) -> Response:
 
 
 @router.post("", response_model=CreatedGame, summary="Create a game")
-async def create_game(body: CreateGame, ctx: Ctx) -> Response:
+async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
     clock = body.clock
     spec = NewGame(
         body.mode,
@@ -47,7 +50,7 @@ async def create_game(body: CreateGame, ctx: Ctx) -> Response:
         clock.initial if clock else None,
         clock.increment if clock else 0.0,
     )
-    committed, token, invite = await ctx.run(ctx.service.create, spec)
+    committed, token, invite = await ctx.run(ctx.service.create, spec, user)
     game = committed.loaded.game
     if committed.engine_to_move:
         ctx.runner.schedule(game.id)
@@ -61,8 +64,8 @@ async def create_game(body: CreateGame, ctx: Ctx) -> Response:
 
 
 @router.post("/{game_id}/join", response_model=JoinedGame, summary="Take the invited seat")
-async def join_game(game_id: str, body: JoinRequest, ctx: Ctx) -> Response:
-    view, token = await ctx.run(ctx.service.join, game_id, body.invite)
+async def join_game(game_id: str, body: JoinRequest, ctx: Ctx, user: UserId) -> Response:
+    view, token = await ctx.run(ctx.service.join, game_id, body.invite, user)
     return json_response(JoinedGame(game=view.state(), token=token).model_dump_json())
 
 
@@ -73,21 +76,21 @@ async def join_game(game_id: str, body: JoinRequest, ctx: Ctx) -> Response:
     dependencies=[Depends(no_token_in_url)],
 )
 async def get_game(
-    game_id: str, ctx: Ctx, token: Annotated[str | None, Depends(seat_token)]
+    game_id: str, ctx: Ctx, token: Annotated[str | None, Depends(seat_token)], user: UserId
 ) -> Response:
-    view = await ctx.run(ctx.service.view, game_id, token)
+    view = await ctx.run(ctx.service.view, game_id, token, user)
     return json_response(view.json())
 
 
 @router.post("/{game_id}/move", response_model=GameState, summary="Play a move (R4 notation)")
-async def move(game_id: str, body: MoveRequest, ctx: Ctx) -> Response:
-    view, _played = await ctx.run(ctx.service.move, game_id, body.token, body.move, body.ply)
+async def move(game_id: str, body: MoveRequest, ctx: Ctx, user: UserId) -> Response:
+    view, _played = await ctx.run(ctx.service.move, game_id, body.token, body.move, body.ply, user)
     return json_response(view.json())
 
 
 def _action_route(action: Action) -> None:
-    async def game_action(game_id: str, body: TokenRequest, ctx: Ctx) -> Response:
-        view = await ctx.act(game_id, action, body.token)
+    async def game_action(game_id: str, body: TokenRequest, ctx: Ctx, user: UserId) -> Response:
+        view = await ctx.act(game_id, action, body.token, user)
         return json_response(view.json())
 
     game_action.__name__ = "game_" + action.replace("-", "_")

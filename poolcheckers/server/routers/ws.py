@@ -20,6 +20,7 @@ from poolcheckers import Board
 from poolcheckers.engine import SearchResult, info_fields
 
 from .. import errors
+from ..community import account_id, websocket_origin_ok
 from ..context import ServerContext, get_ctx
 from ..errors import ApiError
 from ..game import parse_rules
@@ -76,13 +77,17 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
             ws, errors.bad_request("send the seat token as a sub-protocol, not in the URL")
         )
         return
+    # an account seat: by the session cookie, only from the site itself (point 8)
+    user = None
+    if websocket_origin_ok(ws, ctx.settings.site_origins):
+        user = await account_id(ws)
     sub = ctx.hub.subscribe(game_id, None)
     try:
-        if not await first_state(ws, ctx, sub, game_id, token):
+        if not await first_state(ws, ctx, sub, game_id, token, user):
             return
         sender = asyncio.create_task(ws_sender(ws, sub))
         try:
-            await GameReader(ws, ctx, sub, game_id, token).run()
+            await GameReader(ws, ctx, sub, game_id, token, user).run()
         finally:
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -94,11 +99,16 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
 
 
 async def first_state(
-    ws: WebSocket, ctx: ServerContext, sub: Subscriber, game_id: str, token: str | None
+    ws: WebSocket,
+    ctx: ServerContext,
+    sub: Subscriber,
+    game_id: str,
+    token: str | None,
+    user: str | None = None,
 ) -> bool:
     """Send the state on connect (False: the game or token was refused, socket closed)."""
     try:
-        view = await ctx.run(ctx.service.view, game_id, token)
+        view = await ctx.run(ctx.service.view, game_id, token, user)
     except Exception as exc:
         await refuse(ws, exc if isinstance(exc, ApiError) else database_error(exc))
         return False
@@ -107,7 +117,7 @@ async def first_state(
     sub.version = view.loaded.game.version
     sub.send(state_message(view.base_json(), view.seat))
     if sub.missed:  # changed while we read it: send the newer state too
-        view = await ctx.run(ctx.service.view, game_id, token)
+        view = await ctx.run(ctx.service.view, game_id, token, user)
         if view.loaded.game.version > sub.version:
             sub.version = view.loaded.game.version
             sub.send(state_message(view.base_json(), view.seat))
@@ -127,10 +137,16 @@ class GameReader:
     """A game socket's incoming messages: moves and actions of its seat, pings."""
 
     def __init__(
-        self, ws: WebSocket, ctx: ServerContext, sub: Subscriber, game_id: str, token: str | None
+        self,
+        ws: WebSocket,
+        ctx: ServerContext,
+        sub: Subscriber,
+        game_id: str,
+        token: str | None,
+        user: str | None = None,
     ) -> None:
         self.ws, self.ctx, self.sub = ws, ctx, sub
-        self.game_id, self.token = game_id, token
+        self.game_id, self.token, self.user = game_id, token, user
 
     async def run(self) -> None:
         while True:
@@ -152,17 +168,19 @@ class GameReader:
         if isinstance(data, WsPing):
             self.sub.send('{"type":"pong"}')
             return
-        if not self.token:
+        if not self.token and self.sub.color is None:
             raise errors.forbidden("spectators cannot play: connect with a seat token")
         if isinstance(data, WsMove):
             view, played = await self.ctx.run(
-                self.ctx.service.move, self.game_id, self.token, data.move, data.ply
+                self.ctx.service.move, self.game_id, self.token, data.move, data.ply, self.user
             )
             if not played:  # an idempotent retry: answer with the current state again
-                view = await self.ctx.run(self.ctx.service.view, self.game_id, self.token)
+                view = await self.ctx.run(
+                    self.ctx.service.view, self.game_id, self.token, self.user
+                )
                 self.sub.send(state_message(view.base_json(), self.sub.color))
             return
-        await self.ctx.act(self.game_id, data.type, self.token)
+        await self.ctx.act(self.game_id, data.type, self.token, self.user)
 
 
 # ---------------------------------------------------------------- analysis

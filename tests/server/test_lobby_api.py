@@ -1,0 +1,165 @@
+"""The lobby over HTTP and WebSocket (issue 8 point 3): post, list, cancel and take
+seeks; the game starts for both; the live list; one winner per seek across
+store instances (as with two server processes)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from argon2.profiles import CHEAPEST
+from fastapi.testclient import TestClient
+
+from poolcheckers.community.lobby import Player, Seek, SeekSpec
+from poolcheckers.community.sessions import COOKIE_NAME
+from poolcheckers.community.timecontrol import Clock
+from poolcheckers.server.community_store import DbLobbyStore
+from poolcheckers.server.db import make_engine, run_migrations
+
+from .conftest import AppFactory
+from .helpers import error_code
+
+PASSWORD = "correct horse battery"
+BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
+
+
+def signed_in(make_client: AppFactory, name: str, same: TestClient | None = None) -> TestClient:
+    """A device signed in as ``name``; with ``same``, on the same server (process) as
+    that client: the lobby's live messages stay within one process here."""
+    client = TestClient(same.app) if same is not None else make_client(password_parameters=CHEAPEST)
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    return client
+
+
+def cookie(client: TestClient) -> dict[str, str]:
+    return {"cookie": f"{COOKIE_NAME}={client.cookies[COOKIE_NAME]}"}
+
+
+@pytest.fixture
+def ann_bob(make_client: AppFactory) -> tuple[TestClient, TestClient]:
+    ann = signed_in(make_client, "Ann")
+    return ann, signed_in(make_client, "Bob", same=ann)
+
+
+def post(client: TestClient, body: dict[str, Any] = BLITZ) -> dict[str, Any]:
+    r = client.post("/api/seeks", json=body)
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_post_and_list_seeks(ann_bob: tuple[TestClient, TestClient]) -> None:
+    ann, bob = ann_bob
+    seek = post(ann)
+    assert seek["author"] == "Ann" and seek["category"] == "blitz" and seek["rated"]
+    assert seek["clock"] == {"initial": 180, "increment": 2}
+    assert seek["rating"]["rating"] == 1500 and seek["rating"]["provisional"]
+    listed = bob.get("/api/seeks").json()
+    assert [s["id"] for s in listed] == [seek["id"]]
+    user_id = ann.app.state.ctx.community.users.by_key("ann").id  # type: ignore[attr-defined]
+    assert user_id not in bob.get("/api/seeks").text  # names, never account ids
+
+
+def test_seeks_need_an_account_and_valid_settings(
+    make_client: AppFactory, ann_bob: tuple[TestClient, TestClient]
+) -> None:
+    visitor = make_client()
+    r = visitor.post("/api/seeks", json=BLITZ)
+    assert r.status_code == 401 and error_code(r) == "unauthorized"
+    ann, _bob = ann_bob
+    r = ann.post("/api/seeks", json={**BLITZ, "rules": {"repetition_draw": True}})
+    assert r.status_code == 400 and "APCA" in r.json()["error"]["message"]
+    r = ann.post("/api/seeks", json={"clock": {"initial": 5, "increment": 0}})
+    assert r.status_code == 400 and error_code(r) == "bad_request"
+    r = ann.post("/api/seeks", json={"rated": True})  # no clock key at all
+    assert r.status_code == 400
+
+
+def test_accept_starts_the_game_for_both(ann_bob: tuple[TestClient, TestClient]) -> None:
+    ann, bob = ann_bob
+    seek = post(ann)
+    with ann.websocket_connect("/ws/lobby", headers=cookie(ann)) as lobby:
+        assert lobby.receive_json()["type"] == "seeks"
+        r = bob.post(f"/api/seeks/{seek['id']}/accept")
+        assert r.status_code == 200, r.text
+        game = r.json()["game"]
+        assert game["your_color"] == "white" and game["status"] == "running"
+        assert game["clock"] is not None
+        messages = [lobby.receive_json(), lobby.receive_json()]
+    assert {"type": "seek_removed", "id": seek["id"], "reason": "taken"} in messages
+    assert {"type": "game", "id": game["id"]} in messages
+    assert ann.get(f"/api/games/{game['id']}").json()["your_color"] == "black"
+    r = ann.post(f"/api/games/{game['id']}/move", json={"move": "11-15", "ply": 0})
+    assert r.status_code == 200, r.text
+    assert bob.get("/api/seeks").json() == []
+    r = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 404 and error_code(r) == "not_found"
+
+
+def test_own_seek_cannot_be_taken_and_only_its_author_cancels(
+    make_client: AppFactory, ann_bob: tuple[TestClient, TestClient]
+) -> None:
+    ann, bob = ann_bob
+    seek = post(ann, {"clock": None, "color": "random"})
+    r = ann.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 403 and error_code(r) == "forbidden"
+    r = bob.delete(f"/api/seeks/{seek['id']}")
+    assert r.status_code == 403
+    assert ann.delete(f"/api/seeks/{seek['id']}").status_code == 204
+    assert ann.get("/api/seeks").json() == []
+    r = ann.delete(f"/api/seeks/{seek['id']}")
+    assert r.status_code == 404
+
+
+def test_live_list_and_seeks_go_when_the_author_leaves(
+    ann_bob: tuple[TestClient, TestClient],
+) -> None:
+    ann, bob = ann_bob
+    with bob.websocket_connect("/ws/lobby", headers=cookie(bob)) as watcher:
+        assert watcher.receive_json() == {"type": "seeks", "seeks": []}
+        with ann.websocket_connect("/ws/lobby", headers=cookie(ann)) as author:
+            author.receive_json()
+            clock_seek = post(ann)
+            days_seek = post(ann, {"clock": {"days": 3}, "rated": False})
+            added = watcher.receive_json()
+            assert added["type"] == "seek_added" and added["seek"]["id"] == clock_seek["id"]
+            assert watcher.receive_json()["seek"]["id"] == days_seek["id"]
+        gone = watcher.receive_json()
+        assert gone == {"type": "seek_removed", "id": clock_seek["id"], "reason": "left"}
+    # correspondence seeks stay when their author leaves
+    assert [s["id"] for s in bob.get("/api/seeks").json()] == [days_seek["id"]]
+
+
+def race(n: int, action: Callable[[int], Seek | None]) -> list[Seek | None]:
+    """``action(i)`` in ``n`` threads released at once; their results."""
+    barrier = threading.Barrier(n)
+    results: list[Seek | None] = [None] * n
+
+    def run(i: int) -> None:
+        barrier.wait()
+        results[i] = action(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_take_has_one_winner_across_store_instances(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'lobby.sqlite3'}"
+    first = make_engine(url)
+    run_migrations(first)
+    stores = [DbLobbyStore(first), DbLobbyStore(make_engine(url))]
+    for n in range(5):
+        seek = Seek(f"s{n}", Player("a"), SeekSpec(Clock(180, 2)), float(n))
+        stores[0].insert(seek)
+        won = race(8, lambda i, sid=seek.id: stores[i % 2].take(sid))
+        assert sum(w is not None for w in won) == 1
+        assert stores[1].get(seek.id) is None

@@ -1,0 +1,132 @@
+"""Ratings of finished games (issue 8 point 4): a rated game's result changes both
+Glicko-2 ratings exactly once, under racing finishes, repeated calls and a restart;
+casual games are not rated."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from argon2.profiles import CHEAPEST
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, func, select
+
+from poolcheckers.community.timecontrol import Category
+from poolcheckers.server.community import Community
+from poolcheckers.server.community_store import RATING_UPDATES, RATINGS
+
+from .conftest import AppFactory
+
+PASSWORD = "correct horse battery"
+BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
+
+
+def signed_in(client: TestClient, name: str) -> TestClient:
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    return client
+
+
+def community(client: TestClient) -> Community:
+    c = client.app.state.ctx.community  # type: ignore[attr-defined]
+    assert isinstance(c, Community)
+    return c
+
+
+def rated_game(make_client: AppFactory, body: dict[str, Any] = BLITZ) -> tuple[Any, ...]:
+    """Ann (black) and Bob (white) in a game from Ann's seek: (ann, bob, game id)."""
+    ann = signed_in(make_client(password_parameters=CHEAPEST), "Ann")
+    bob = signed_in(TestClient(ann.app), "Bob")
+    seek = ann.post("/api/seeks", json=body).json()
+    r = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 200, r.text
+    return ann, bob, r.json()["game"]["id"]
+
+
+def user_id(client: TestClient, name: str) -> str:
+    user = community(client).users.by_key(name.lower())
+    assert user is not None
+    return user.id
+
+
+def wait_for_update(client: TestClient, gid: str) -> None:
+    """The rating is applied by a task after the finishing commit: wait for it."""
+    for _ in range(200):
+        if community(client).ratings.applied(gid) is not None:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"game {gid} was never rated")
+
+
+def count_updates(client: TestClient) -> int:
+    with community(client).ratings.db.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(RATING_UPDATES)).scalar_one())
+
+
+def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    ratings = community(ann).ratings
+    a = ratings.perf(user_id(ann, "Ann"), Category.BLITZ)
+    b = ratings.perf(user_id(ann, "Bob"), Category.BLITZ)
+    assert a.games == b.games == 1
+    assert a.glicko.rating > 1500 > b.glicko.rating  # Ann won (R20 resignation)
+    update = ratings.applied(gid)
+    assert update is not None and update.black_after == a and update.white_after == b
+    # applying it again changes nothing
+    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    assert community(ann).rate(game) == update
+    assert community(ann).sweep_ratings(ann.app.state.ctx.service.store) == 0  # type: ignore[attr-defined]
+    assert ratings.perf(user_id(ann, "Ann"), Category.BLITZ) == a
+    assert count_updates(ann) == 1
+
+
+def test_racing_rating_calls_apply_one_update(make_client: AppFactory) -> None:
+    ann, _bob, gid = rated_game(make_client)
+    assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    c = community(ann)
+    barrier = threading.Barrier(6)
+    results: list[Any] = [None] * 6
+
+    def rate(i: int) -> None:
+        barrier.wait()
+        results[i] = c.rate(game)
+
+    threads = [threading.Thread(target=rate, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wait_for_update(ann, gid)
+    assert all(r == results[0] for r in results) and results[0] is not None
+    assert c.ratings.perf(user_id(ann, "Bob"), Category.BLITZ).games == 1
+    assert count_updates(ann) == 1
+
+
+def test_a_restart_rates_a_game_whose_rating_was_lost(make_client: AppFactory, db_url: str) -> None:
+    """A crash between the game's commit and the rating's: the next start rates it."""
+    ann, _bob, gid = rated_game(make_client)
+    assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    with community(ann).ratings.db.begin() as conn:  # as if the rating never happened
+        conn.execute(delete(RATING_UPDATES))
+        conn.execute(delete(RATINGS))
+    restarted = make_client(password_parameters=CHEAPEST)
+    wait_for_update(restarted, gid)
+    again = make_client(password_parameters=CHEAPEST)  # and once more: nothing new
+    assert community(again).sweep_ratings(again.app.state.ctx.service.store) == 0  # type: ignore[attr-defined]
+    assert count_updates(again) == 1
+    bob_perf = community(again).ratings.perf(user_id(again, "Bob"), Category.BLITZ)
+    assert bob_perf.games == 1
+
+
+def test_casual_games_are_not_rated(make_client: AppFactory) -> None:
+    ann, _bob, gid = rated_game(make_client, {**BLITZ, "rated": False})
+    assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    assert community(ann).rate(game) is None
+    assert count_updates(ann) == 0
