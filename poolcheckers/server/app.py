@@ -25,7 +25,7 @@ from poolcheckers.community.errors import CommunityError
 from .community import SameSiteGuard, on_community_error
 from .context import ServerContext
 from .http import EXCEPTION_HANDLERS, http_error_handler
-from .routers import account, analysis, archive, games, lobby, pages, ws
+from .routers import account, analysis, archive, games, lobby, pages, players, ws
 from .schemas import (
     ErrorMessage,
     SearchInfo,
@@ -114,7 +114,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.add_exception_handler(CommunityError, on_community_error)
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
-    for module in (games, archive, analysis, pages, ws, account, lobby):
+    for module in (games, archive, analysis, pages, ws, account, lobby, players):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]

@@ -47,7 +47,7 @@ from poolcheckers.community.ratings import LICHESS, Glicko, Perf, RatingSystem, 
 from poolcheckers.community.sessions import Session
 from poolcheckers.community.timecontrol import Category
 
-from .db import METADATA
+from .db import GAMES, METADATA
 
 USERS = Table(
     "users",
@@ -463,3 +463,49 @@ class DbLobbyStore:
                 select(SEEKS.c.author_id).where(SEEKS.c.seen_ms < _ms(before)).distinct()
             )
             return [r[0] for r in rows]
+
+
+# ---------------------------------------------------------------- player pages
+
+
+def player_games_query(
+    user_id: str,
+    *,
+    result: str | None = None,
+    category: str | None = None,
+    rated: bool | None = None,
+) -> Any:
+    """The player's games, newest first, filtered in SQL as
+    :func:`poolcheckers.community.players.matches_filter` filters them."""
+    g = GAMES.c
+    black, white = g.black_user_id == user_id, g.white_user_id == user_id
+    query = select(GAMES).where(black | white).order_by(g.created_ms.desc(), g.id)
+    if category is not None:
+        query = query.where(g.category == category)
+    if rated is not None:
+        query = query.where(g.rated.is_(rated))
+    if result == "win":
+        query = query.where((black & (g.winner == "black")) | (white & (g.winner == "white")))
+    elif result == "loss":
+        query = query.where((black & (g.winner == "white")) | (white & (g.winner == "black")))
+    elif result == "draw":
+        query = query.where(g.status == "finished", g.winner.is_(None), g.result.is_not(None))
+    return query
+
+
+def leaderboard_perfs(db: Engine, category: Category, since_ms: int) -> list[tuple[str, Perf]]:
+    """(username, rating) of the category's players who played since ``since_ms`` and
+    whose stored deviation is rankable (the live one is checked afterwards)."""
+    query = (
+        select(USERS.c.username, RATINGS)
+        .join(USERS, USERS.c.id == RATINGS.c.user_id)
+        .where(
+            RATINGS.c.category == category.value,
+            RATINGS.c.deviation <= 75.0,
+            RATINGS.c.last_played_ms >= since_ms,
+        )
+        .order_by(RATINGS.c.rating.desc())
+        .limit(1000)
+    )
+    with db.connect() as conn:
+        return [(r["username"], _perf(r)) for r in conn.execute(query).mappings()]

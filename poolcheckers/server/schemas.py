@@ -258,6 +258,48 @@ class AcceptedSeek(Answer):
     game: GameState
 
 
+class PlayerGame(Answer):
+    """A game on a player page: names (never account ids) and the player's result."""
+
+    id: str
+    status: str
+    category: str | None
+    rated: bool
+    black: str = Field(description="username, 'Anonymous' or 'Engine'")
+    white: str
+    result: str | None = Field(description="PDN result: 2-0, 0-2, 1-1")
+    player_result: Literal["win", "draw", "loss"] | None
+    black_rating: int | None
+    white_rating: int | None
+    ply: int
+    created: float
+    updated: float
+
+
+class PerfInfo(Answer):
+    rating: int
+    rd: int
+    games: int
+    provisional: bool
+
+
+class PlayerPage(Answer):
+    """``GET /api/users/{username}``."""
+
+    username: str
+    created: float
+    ratings: dict[str, PerfInfo]
+    games: list[PlayerGame]
+
+
+class LeaderboardRow(Answer):
+    rank: int
+    username: str
+    rating: int
+    rd: int
+    games: int
+
+
 class ImportError_(Answer):
     game: int
     line: int

@@ -79,6 +79,8 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/seeks": {"get", "post"},
         "/api/seeks/{seek_id}": {"delete"},
         "/api/seeks/{seek_id}/accept": {"post"},
+        "/api/users/{username}": {"get"},
+        "/api/leaderboard/{category}": {"get"},
     }
     for action in ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback"):
         expected[f"/api/games/{{game_id}}/{action}"] = {"post"}

@@ -1,0 +1,82 @@
+"""Player pages and leaderboards (issue 8 point 5): ratings per category and the
+player's games, filtered and paginated; no secret and no account id in them."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.community_store import RATINGS
+
+from .conftest import AppFactory
+from .helpers import error_code
+from .test_ratings_api import community, rated_game, user_id, wait_for_update
+
+
+def test_player_page_has_ratings_and_games(make_client: AppFactory) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    visitor = TestClient(ann.app)
+    r = visitor.get("/api/users/ANN")  # any spelling of the name
+    assert r.status_code == 200, r.text
+    page = r.json()
+    assert page["username"] == "Ann"
+    blitz = page["ratings"]["blitz"]
+    assert blitz["games"] == 1 and blitz["rating"] > 1500 and blitz["provisional"]
+    [game] = page["games"]
+    assert game["id"] == gid and game["black"] == "Ann" and game["white"] == "Bob"
+    assert game["result"] == "2-0" and game["player_result"] == "win" and game["rated"]
+    assert game["black_rating"] == game["white_rating"] == 1500
+    bob_page = visitor.get("/api/users/bob").json()
+    assert bob_page["games"][0]["player_result"] == "loss"
+    text = r.text + visitor.get("/api/users/bob").text
+    for secret in (user_id(ann, "Ann"), user_id(ann, "Bob"), "argon2", "token"):
+        assert secret not in text
+
+
+def test_player_games_filter_and_paginate(make_client: AppFactory, clock: ManualClock) -> None:
+    ann, bob, first = rated_game(make_client)
+    assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
+    clock.advance(60)
+    seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
+    second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
+
+    def ids(query: str) -> list[str]:
+        r = ann.get(f"/api/users/Ann{query}")
+        assert r.status_code == 200, r.text
+        return [g["id"] for g in r.json()["games"]]
+
+    assert ids("") == [second, first]  # newest first
+    assert ids("?result=win") == [first] and ids("?result=loss") == [second]
+    assert ids("?result=draw") == []
+    assert ids("?category=blitz") == [first] and ids("?rated=false") == [second]
+    assert ids("?limit=1") == [second] and ids("?limit=1&offset=1") == [first]
+    r = ann.get("/api/users/Ann?result=maybe")
+    assert r.status_code == 400
+
+
+def test_unknown_player_is_404(client: TestClient) -> None:
+    for name in ("nobody", "<script>", "a" * 300):
+        r = client.get(f"/api/users/{name}")
+        assert r.status_code == 404 and error_code(r) == "not_found"
+
+
+def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    assert ann.get("/api/leaderboard/blitz").json() == []  # one game: RD far above 75
+    # Ann as a long-standing player: many games would have settled her RD
+    with community(ann).ratings.db.begin() as conn:
+        conn.execute(
+            update(RATINGS)
+            .where(RATINGS.c.user_id == user_id(ann, "Ann"))
+            .values(rating=1712.4, deviation=60.0, games=2)
+        )
+    board = ann.get("/api/leaderboard/blitz").json()
+    assert board == [{"rank": 1, "username": "Ann", "rating": 1712, "rd": 60, "games": 2}]
+    r = ann.get("/api/leaderboard/hyperbullet")
+    assert r.status_code == 400
