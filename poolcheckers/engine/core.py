@@ -658,7 +658,7 @@ class Engine:
         from poolcheckers.egdb.play import table_move  # endgame tables, docs/EGDB.md
 
         table = table_move(board)
-        if table is not None and table[0].value == "win":  # the shortest conversion
+        if table is not None and table[0].value == "win" and multipv == 1:  # fastest conversion
             won = SearchResult(
                 table[0].move, 20000 - (table[0].dtz or 0), table[2], 1, 0, 0.0, None
             )
