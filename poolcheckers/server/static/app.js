@@ -7,6 +7,9 @@ const routes = [
   { pattern: /^\/play\/([^/]+)\/?$/, module: "./play.js", title: "Game" },
   { pattern: /^\/analysis\/?$/, module: "./analysis.js", title: "Analysis" },
   { pattern: /^\/archive\/?$/, module: "./archive.js", title: "Archive" },
+  { pattern: /^\/lobby\/?$/, module: "./lobby.js", title: "Lobby" },
+  { pattern: /^\/account\/?$/, module: "./account.js", title: "Account" },
+  { pattern: /^\/players\/([^/]+)\/?$/, module: "./player.js", title: "Player" },
 ];
 
 async function start() {

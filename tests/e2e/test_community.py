@@ -1,0 +1,99 @@
+"""Two people meet in the lobby (issue 8 point 10): each signs up in their own
+browser context, one posts a rated seek, the other accepts, the game starts for
+both at once, they play and one resigns; both ratings change once and both player
+pages show the game.  On a phone and on a 1366x768 laptop."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .helpers import click_path, shot, wait_moves
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+PASSWORD = "correct horse battery"
+SIZES = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+}
+
+
+def sign_up(page: Any, server: Server, name: str) -> None:
+    page.goto(server.url("/account"))
+    form = page.locator('form[aria-label="Create an account"]')
+    form.locator('input[name="username"]').fill(name)
+    form.locator('input[name="password"]').fill(PASSWORD)
+    form.locator('button[type="submit"]').click()
+    page.wait_for_url(re.compile(r"/lobby$"))
+    page.wait_for_selector("table.seeks tbody tr")
+
+
+def blitz(page: Any, server: Server, name: str) -> Any:
+    """The player's blitz standing as the JSON player page gives it (or None)."""
+    return page.evaluate(
+        "async (n) => (await (await fetch('/api/users/' + n)).json()).ratings.blitz || null", name
+    )
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str) -> None:
+    ann_name, bob_name = f"Ann_{size}", f"Bob_{size}"
+    ann = new_page(**SIZES[size])
+    bob = new_page(**SIZES[size])
+    sign_up(ann, server, ann_name)
+    sign_up(bob, server, bob_name)
+
+    # Ann posts a rated 3+2 seek as Black; Bob sees it live and accepts it.
+    ann.select_option('select[name="color"]', "black")
+    ann.click('button:text-is("3+2")')
+    row = bob.locator("table.seeks tbody tr", has_text=ann_name)
+    row.wait_for()
+    assert "Rated blitz" in row.inner_text() and "1500?" in row.inner_text()
+    shot(bob, f"community-lobby-{size}")
+    row.locator('button:text-is("Accept")').click()
+    for page in (ann, bob):  # the game starts for both at once
+        page.wait_for_url(re.compile(r"/play/[^/?]+$"))
+        page.wait_for_selector("svg.board .piece")
+    assert ann.url == bob.url
+    game_id = ann.url.rsplit("/", 1)[1]
+
+    # They play by clicking (account seats: no token in either browser's storage).
+    ann.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
+    click_path(ann, [11, 15])
+    assert wait_moves(bob, 1) == ["11-15"]
+    bob.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
+    click_path(bob, [23, 19])
+    assert wait_moves(ann, 2) == ["11-15", "23-19"]
+    stored = ann.evaluate(f"() => localStorage.getItem('poolcheckers.token.{game_id}')")
+    assert stored is None
+    shot(ann, f"community-game-{size}")
+
+    bob.click("#resign")
+    bob.click("#resign")
+    for page in (ann, bob):
+        page.wait_for_selector("#outcome:not([hidden])")
+    assert "You win" in ann.inner_text("#outcome")
+
+    # Both ratings changed, once: one rated game each, Ann up, Bob down.
+    ann.wait_for_function(
+        "async (n) => ((await (await fetch('/api/users/' + n)).json()).ratings.blitz || {}).games",
+        arg=ann_name,
+    )
+    ann_blitz, bob_blitz = blitz(ann, server, ann_name), blitz(ann, server, bob_name)
+    assert ann_blitz["games"] == bob_blitz["games"] == 1
+    assert ann_blitz["rating"] > 1500 > bob_blitz["rating"]
+
+    # Both player pages show the game and the new rating.
+    for page, name, result in ((ann, ann_name, "Won"), (bob, bob_name, "Lost")):
+        page.goto(server.url(f"/players/{name}"))
+        game_row = page.locator(f'table.player-games tr[data-game="{game_id}"]')
+        game_row.wait_for()
+        assert result in game_row.inner_text()
+        assert ann_name in game_row.inner_text() and bob_name in game_row.inner_text()
+        rating = page.inner_text('li[data-category="blitz"]')
+        assert "(1 game)" in rating
+    shot(bob, f"community-player-{size}")
