@@ -193,6 +193,8 @@ def _stats(args: argparse.Namespace, out: TextIO) -> int:
             )
     except TablebaseError as exc:
         raise UsageError(str(exc)) from None
+    if not rows:
+        raise UsageError(f"no endgame table files (egdb_*.pcdb) in {directory}")
     if args.json:
         print(json.dumps(rows, indent=1), file=out)
         return 0

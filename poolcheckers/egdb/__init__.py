@@ -173,7 +173,10 @@ def build(
     if not 2 <= pieces <= 8:
         raise TablebaseError(f"--pieces must be 2..8, not {pieces}")
     path = Path(directory) if directory is not None else default_directory()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TablebaseError(f"cannot create the directory {path}: {exc.strerror}") from None
     todo = list(only) if only is not None else materials(pieces)
     try:
         _core().egdb_build(str(path), _rules_tuple(rules), todo, threads, progress)

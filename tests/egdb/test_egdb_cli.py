@@ -239,3 +239,20 @@ def test_value_follows_from_the_moves(built: Path, board: Board) -> None:
     assert values is not None
     rank = {"loss": 0, "draw": 1, "win": 2}
     assert result.value == max((mv.value for mv in values), key=rank.__getitem__)
+
+
+def test_bad_build_arguments_are_one_line_errors(tmp_path: Path) -> None:
+    for args, text in [
+        (["--pieces", "9"], "--pieces must be 2..8"),
+        (["--pieces", "3", "--rules", "king_only_move_limit=100"], "limits up to 63 moves (R18"),
+        (["--pieces", "3", "--rules", "crown_during_capture=maybe"], "crown_during_capture"),
+    ]:
+        result = run("build", "--dir", str(tmp_path), *args)
+        assert result.returncode == 2 and text in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = run("build", "--pieces", "2", "--dir", str(blocked / "sub"))
+    assert result.returncode == 2 and "cannot create the directory" in result.stderr
+    result = run("stats", "--dir", str(tmp_path))
+    assert result.returncode == 2 and "no endgame table files" in result.stderr
