@@ -9,6 +9,7 @@ the ratio to the native probe in the same run.
 
     .venv/bin/python benchmarks/bench_egdb.py                 # build 4 pieces, probe
     .venv/bin/python benchmarks/bench_egdb.py --dir ~/.local/share/poolcheckers/egdb
+    .venv/bin/python benchmarks/bench_egdb.py --plot benchmarks/results/egdb_probe.png
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=2000, help="positions probed")
     parser.add_argument("--repeats", type=int, default=200, help="cached probes per position")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--plot", metavar="PNG", help="histograms of the probe times")
     args = parser.parse_args()
 
     if args.dir:
@@ -87,6 +89,31 @@ def main() -> None:
         f"Tablebase.probe(Board) from Python, cached: median {python_ns:.0f} ns "
         f"= x{python_ns / med:.1f} the C probe"
     )
+
+    if args.plot:
+        _plot(args.plot, native, first, python)
+
+
+def _plot(path: str, native: list[float], first: list[float], python: list[float]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    top = max(max(first), max(python), max(native))
+    bins = [10 * 1.15**i for i in range(200) if 10 * 1.15**i < top * 1.2]
+    ax.hist(native, bins=bins, alpha=0.7, label="C probe, block cached")
+    ax.hist(python, bins=bins, alpha=0.7, label="Tablebase.probe(Board), cached")
+    ax.hist(first, bins=bins, alpha=0.7, label="first probe (read + inflate a block)")
+    ax.set_xscale("log")
+    ax.set_xlabel("nanoseconds per probe")
+    ax.set_ylabel("positions")
+    ax.set_title("Endgame table probes")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot: {path}")
 
 
 if __name__ == "__main__":
