@@ -11,15 +11,17 @@ queues instead of taking the cores from the games.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import ParamSpec, TypeVar
 
 import anyio.to_thread
 from argon2.profiles import RFC_9106_LOW_MEMORY
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from starlette.requests import HTTPConnection, Request, cookie_parser
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -49,7 +51,7 @@ from .community_store import (
     DbSessionStore,
     DbUserStore,
 )
-from .db import GAMES
+from .db import GAMES, is_postgres, libpq_conninfo
 from .errors import ApiError
 from .game import GameRec, Loaded, NewGame, color_of
 from .seats import new_game_id
@@ -59,6 +61,8 @@ from .store import Committed, GameStore
 log = logging.getLogger("poolcheckers.server")
 #: runs blocking database work off the event loop (``ServerContext.run``)
 Runner = Callable[..., Awaitable[object]]
+#: the PostgreSQL channel of lobby changes and game starts between server processes
+LOBBY_CHANNEL = "poolcheckers_lobby"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -100,6 +104,54 @@ class Community:
         self.lobby_sockets: dict[str, set[asyncio.Queue[str]]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[asyncio.Task[None]] = set()
+        self.db = db
+        #: this process, in the lobby notifications (its own are already delivered)
+        self.node = secrets.token_hex(8)
+        self.postgres = is_postgres(settings.database_url)
+        self._listener: asyncio.Task[None] | None = None
+        self.listening = asyncio.Event()
+
+    async def start(self) -> None:
+        """With PostgreSQL, hear the lobby changes of the other server processes."""
+        self.loop = asyncio.get_running_loop()
+        if self.postgres:
+            self._listener = self.loop.create_task(self._listen())
+            await asyncio.wait_for(self.listening.wait(), timeout=30)
+
+    async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+
+    async def _listen(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                conninfo = libpq_conninfo(self.settings.database_url)
+                conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
+                    self.listening.set()
+                    async for note in conn.notifies():
+                        self._remote(note.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lobby LISTEN connection lost; reconnecting in 1 s")
+                self.listening.clear()
+                await asyncio.sleep(1.0)
+
+    def _remote(self, payload: str) -> None:
+        try:
+            note = json.loads(payload)
+            if note["from"] == self.node:
+                return
+            to = None if note["to"] is None else set(note["to"])
+            self._send(str(note["msg"]), to)
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignored lobby notification %r", payload[:200])
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at
@@ -127,14 +179,22 @@ class Community:
     # ------------------------------------------------------------ lobby
     def _lobby_event(self, event: LobbyEvent) -> None:
         """Called in the thread that changed the lobby: forward to every socket."""
-        self.broadcast(json.dumps(event.to_dict(), separators=(",", ":")))
+        self.announce(json.dumps(event.to_dict(), separators=(",", ":")))
 
-    def broadcast(self, message: str, to: set[str] | None = None) -> None:
-        """Send ``message`` to the lobby sockets (of the accounts ``to``, or all)."""
+    def announce(self, message: str, to: set[str] | None = None) -> None:
+        """Send ``message`` to the lobby sockets (of the accounts ``to``, or all) of
+        this process and, with PostgreSQL, of the others (NOTIFY; blocks: call it
+        in a database thread)."""
         loop = self.loop
-        if loop is None:
-            return
-        loop.call_soon_threadsafe(self._send, message, to)
+        if loop is not None:
+            loop.call_soon_threadsafe(self._send, message, to)
+        if self.postgres:
+            note = {"from": self.node, "to": None if to is None else sorted(to), "msg": message}
+            with self.db.begin() as conn:
+                conn.execute(
+                    text("SELECT pg_notify(:channel, :payload)"),
+                    {"channel": LOBBY_CHANNEL, "payload": json.dumps(note)},
+                )
 
     def _send(self, message: str, to: set[str] | None) -> None:
         for user_id, queues in list(self.lobby_sockets.items()):

@@ -123,6 +123,7 @@ class ServerContext:
         if self.listener is not None:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
+        await self.community.start()
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(
             self.loop.create_task(self.community.rating_sweeper(self.run, self.service.store))
@@ -142,6 +143,7 @@ class ServerContext:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self.community.stop()
         if self.listener is not None:
             await self.listener.stop()
         await run(self.runner.close)

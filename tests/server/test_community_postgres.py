@@ -138,3 +138,34 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
         assert n == 1
         page = one.get("/api/users/bob").json()
         assert page["ratings"]["blitz"]["games"] == 1
+
+
+def test_lobby_changes_and_game_starts_cross_processes(pg_url: str) -> None:
+    """Ann watches the lobby on one server; Bob posts and takes seeks on another."""
+    clock = ManualClock()
+
+    def app() -> TestClient:
+        settings = Settings(
+            database_url=pg_url, clock=clock, sweep_interval=0.05, password_parameters=CHEAPEST
+        )
+        return TestClient(create_app(settings))
+
+    with app() as one, app() as two:
+        for client, name in ((one, "Ann"), (two, "Bob")):
+            r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+            client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+        cookie = {"cookie": f"pc_session={one.cookies['pc_session']}"}
+        with one.websocket_connect("/ws/lobby", headers=cookie) as ann_lobby:
+            assert ann_lobby.receive_json() == {"type": "seeks", "seeks": []}
+            bobs = two.post("/api/seeks", json={"clock": {"days": 2}}).json()
+            added = ann_lobby.receive_json()
+            assert added["type"] == "seek_added" and added["seek"]["id"] == bobs["id"]
+            assert two.delete(f"/api/seeks/{bobs['id']}").status_code == 204
+            gone = ann_lobby.receive_json()
+            assert gone == {"type": "seek_removed", "id": bobs["id"], "reason": "cancelled"}
+            anns = one.post("/api/seeks", json={"clock": {"initial": 300, "increment": 3}})
+            assert ann_lobby.receive_json()["type"] == "seek_added"
+            game = two.post(f"/api/seeks/{anns.json()['id']}/accept").json()["game"]
+            got = [ann_lobby.receive_json(), ann_lobby.receive_json()]
+            assert {"type": "game", "id": game["id"]} in got
+            assert {"type": "seek_removed", "id": anns.json()["id"], "reason": "taken"} in got

@@ -74,9 +74,10 @@ async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     pairing = await ctx.run(c.lobby.accept, seek_id, player_of(user), perf)
     committed = await ctx.run(c.start_game, ctx.service.store, pairing)
     game = committed.loaded.game
-    c.broadcast(
+    await ctx.run(
+        c.announce,
         json.dumps({"type": "game", "id": game.id}),
-        to={pairing.black.id, pairing.white.id},
+        {pairing.black.id, pairing.white.id},
     )
     seat = "black" if pairing.black.id == user.id else "white"
     view = View(committed.loaded, committed.now, seat)
