@@ -18,7 +18,12 @@ from typing import Any, TextIO
 
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
-from poolcheckers.commands.common import help_description, quiet_broken_pipe, tolerate_bad_bytes
+from poolcheckers.commands.common import (
+    EngineUnavailableError,
+    help_description,
+    quiet_broken_pipe,
+    tolerate_bad_bytes,
+)
 from poolcheckers.egdb import (
     Tablebase,
     TablebaseError,
@@ -215,6 +220,13 @@ def _stats(args: argparse.Namespace, out: TextIO) -> int:
 @quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    from poolcheckers.engine import native_available
+
+    if not native_available():
+        raise EngineUnavailableError(
+            "the endgame tables need the native core poolcheckers._core, which is not built "
+            "(install a C compiler and reinstall, or run: make setup)"
+        )
     action = {"build": _build, "probe": _probe, "verify": _verify, "stats": _stats}[args.action]
     return action(args, out)
 
