@@ -86,6 +86,9 @@ GAMES = Table(
     Column("black_rating", Integer, nullable=True),
     Column("white_rating", Integer, nullable=True),
     Column("rematch_of", String(32), nullable=True),
+    # game flow (migration 0003): a standing rematch offer, the rematch once started
+    Column("rematch_offer", String(8), nullable=True),
+    Column("rematch_id", String(32), nullable=True),
     Index("ix_games_status_created", "status", "created_ms"),
     Index("ix_games_deadline", "deadline_ms"),
     Index("ix_games_black_user", "black_user_id", "created_ms"),
@@ -107,6 +110,22 @@ MOVES = Table(
     Column("white_ms", BigInteger, nullable=True),
     Column("draw_offer", String(8), nullable=True),
     Column("version", Integer, nullable=False),
+)
+
+
+#: One SHA-256 per imported game (:func:`poolcheckers.server.pdnio.game_digest`): the
+#: same PDN game is imported once (migration 0003).
+GAME_DIGESTS = Table(
+    "game_digests",
+    METADATA,
+    Column("digest", String(64), primary_key=True),
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
 )
 
 

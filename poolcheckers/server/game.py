@@ -13,7 +13,11 @@ checked by :meth:`poolcheckers.Board.parse_move`, the one rules authority.
 >>> loaded = Loaded(g, [], Board(g.start_fen))
 >>> change = play(loaded, parse_move(loaded.board, "11-15"), 2_000)
 >>> change.game.ply, change.game.black_ms, change.game.clock_running
-(1, 59000, 'white')
+(1, 60000, None)
+>>> loaded = Loaded(change.game, change.moves, change.board)
+>>> change = play(loaded, parse_move(loaded.board, "22-18"), 3_000)
+>>> change.game.ply, change.game.white_ms, change.game.clock_running
+(2, 60000, 'black')
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from poolcheckers import (
     RuleSetError,
     Termination,
 )
+from poolcheckers.community.gameflow import abort_refusal, clock_runs
 from poolcheckers.engine import DEFAULT_LEVEL
 
 from . import errors
@@ -43,6 +48,8 @@ from .schemas import clean_text
 
 #: Terminations decided by the board (a takeback against the engine may reopen them).
 BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
+#: The status and termination of a game aborted before both sides had moved (no result).
+ABORTED = "aborted"
 
 
 # ---------------------------------------------------------------- records
@@ -86,6 +93,9 @@ class GameRec:
     black_rating: int | None = None
     white_rating: int | None = None
     rematch_of: str | None = None
+    #: game flow (migration 0003): the side offering a rematch, and the rematch's id
+    rematch_offer: str | None = None
+    rematch_id: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> GameRec:
@@ -169,6 +179,8 @@ class Change:
     moves: list[MoveRec]
     insert: list[MoveRec] = field(default_factory=list)
     delete_from: int | None = None
+    #: a new game stored in the same transaction (a rematch)
+    spawn: Loaded | None = None
 
 
 @dataclass(frozen=True)
@@ -241,11 +253,16 @@ def require_running(game: GameRec) -> None:
         raise errors.game_over(f"game {game.id} is over: {game.reason}")
 
 
-def require_opponent_seated(game: GameRec) -> None:
-    """An online game starts only when the invited player has joined."""
+def awaiting_player(game: GameRec) -> bool:
+    """An online game with a seat nobody holds yet (by a token or an account)."""
     black = game.black_token_hash or game.black_user_id  # a token or an account seat
     white = game.white_token_hash or game.white_user_id
-    if game.mode == "online" and (black is None or white is None):
+    return game.mode == "online" and (black is None or white is None)
+
+
+def require_opponent_seated(game: GameRec) -> None:
+    """An online game starts only when the invited player has joined."""
+    if awaiting_player(game):
         raise errors.conflict("the game starts when the invited player joins")
 
 
@@ -264,7 +281,10 @@ def settle_clock(game: GameRec, now: int) -> None:
 
 
 def start_clock(game: GameRec, color: str, now: int) -> None:
-    if not game.has_clock:
+    """Start ``color``'s clock, unless that side has not moved yet: each side's clock
+    starts with its first move (as lichess), so nothing runs before ply 2
+    (:func:`poolcheckers.community.gameflow.clock_runs`)."""
+    if not game.has_clock or not clock_runs(game.ply):
         return
     game.clock_running = color
     game.turn_started_ms = now
@@ -345,9 +365,7 @@ def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
     if spec.clock_initial is not None:
         game.clock_initial_ms = game.black_ms = game.white_ms = round(spec.clock_initial * 1000)
         game.clock_increment_ms = round(spec.clock_increment * 1000)
-    if spec.mode != "online":  # online: the clock starts at the join
-        start_clock(game, color_name(board.turn), now)
-    return game
+    return game  # no clock runs before each side has moved (start_clock)
 
 
 def imported_game(
@@ -392,8 +410,7 @@ def join(loaded: Loaded, token_hash: str, now: int) -> Change:
         game.white_token_hash = token_hash
     else:
         game.black_token_hash = token_hash
-    start_clock(game, color_name(loaded.board.turn), now)
-    return Change(game, loaded.board, loaded.moves)
+    return Change(game, loaded.board, loaded.moves)  # the clock waits for the moves
 
 
 # ---------------------------------------------------------------- moves
@@ -405,7 +422,7 @@ def play(loaded: Loaded, mv: Move, now: int) -> Change:
     notation = board.notation(mv)
     board.push(mv)
     game = g.copy()
-    if game.has_clock:
+    if game.has_clock and clock_runs(g.ply):  # a side's first move is free (no increment)
         settle_clock(game, now)
         inc = game.clock_increment_ms or 0
         if mover == "black":
@@ -562,3 +579,82 @@ def takeback(loaded: Loaded, seat: str, now: int) -> Change:
     board = replay(game, kept)
     start_clock(game, color_name(board.turn), now)
     return Change(game, board, kept, delete_from=n)
+
+
+# ---------------------------------------------------------------- abort, rematch
+def abort(loaded: Loaded, side: str, now: int) -> Change:
+    """``side`` aborts the game while a side has not yet moved (before ply 2): no
+    result, unrated; also cancels an online game nobody joined."""
+    g = loaded.game
+    refusal = abort_refusal(g.ply, finished=g.status != "running")
+    if refusal is not None:
+        if g.status != "running":
+            raise errors.game_over(f"game {g.id} is over: {refusal}")
+        raise errors.conflict(refusal)
+    game = g.copy()
+    settle_clock(game, now)
+    waiting = awaiting_player(g)
+    game.status = ABORTED
+    game.termination = ABORTED
+    game.winner = None
+    game.result = "*"
+    game.reason = (
+        f"Cancelled by {side.capitalize()}: nobody joined"
+        if waiting
+        else f"Aborted by {side.capitalize()} before both sides had moved: no result"
+    )
+    game.draw_offer = None
+    game.invite_hash = None  # a cancelled invitation cannot be taken any more
+    return Change(game, loaded.board, loaded.moves)
+
+
+def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:
+    """The rematch of ``g``: colours swapped (the seats' tokens and the engine's side),
+    the same rules, start position, level and clock, nothing played."""
+    game = blank_record(game_id, g.mode, RuleSet.from_dict(g.rules), g.start_fen, now)
+    game.level = g.level
+    game.engine_color = other(g.engine_color) if g.engine_color is not None else None
+    game.black_token_hash, game.white_token_hash = g.white_token_hash, g.black_token_hash
+    game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
+    game.rematch_of = g.id
+    # rated, category and the ratings at the start are the community layer's to set
+    # (a rematch is casual here: docs/CONTRACTS.md §3.1)
+    game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
+    game.clock_increment_ms = g.clock_increment_ms
+    return game
+
+
+def rematch(loaded: Loaded, seat: str, side: str, new_id: str, now: int) -> Change | None:
+    """``side`` asks for a rematch of the game that is over.  Online, it is an offer
+    until the opponent asks too; against the engine or on one screen, the new game
+    starts at once.  None when nothing changes (already offered, already started)."""
+    g = loaded.game
+    if g.status == "running":
+        raise errors.conflict("a rematch is for a game that is over: finish or abort it first")
+    if g.mode == "imported":
+        raise errors.conflict("an imported game has no players to play a rematch")
+    if g.rematch_id is not None or g.rematch_offer == side:
+        return None  # asked again (a retry, or both at once): the answer says where it is
+    if awaiting_player(g):
+        raise errors.conflict("nobody joined this game: there is no one to play a rematch")
+    game = g.copy()
+    if g.mode == "online" and seat != "both" and g.rematch_offer != other(side):
+        game.rematch_offer = side
+        return Change(game, loaded.board, loaded.moves)
+    new = rematch_record(g, new_id, now)
+    game.rematch_offer = None
+    game.rematch_id = new_id
+    spawn = Loaded(new, [], replay(new, []))
+    return Change(game, loaded.board, loaded.moves, spawn=spawn)
+
+
+def decline_rematch(loaded: Loaded) -> Change:
+    """Decline the opponent's rematch offer, or withdraw one's own."""
+    g = loaded.game
+    if g.rematch_offer is None:
+        if g.rematch_id is not None:
+            raise errors.conflict(f"the rematch has started: game {g.rematch_id}")
+        raise errors.conflict("there is no rematch offer to decline")
+    game = g.copy()
+    game.rematch_offer = None
+    return Change(game, loaded.board, loaded.moves)

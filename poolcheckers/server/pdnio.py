@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 import re
 
 from poolcheckers import Board, PdnError, RuleSet
@@ -19,8 +21,16 @@ from poolcheckers.pdn import (
 
 from .errors import ApiError
 from .game import GameRec
-from .schemas import ImportError_, ImportResult, PdnGameInfo, PdnReadError, PdnReadResult
+from .schemas import (
+    ImportDuplicate,
+    ImportError_,
+    ImportResult,
+    PdnGameInfo,
+    PdnReadError,
+    PdnReadResult,
+)
 from .service import GameService
+from .state import full_moves
 
 
 def game_tags(g: GameRec) -> dict[str, str]:
@@ -38,7 +48,7 @@ def game_tags(g: GameRec) -> dict[str, str]:
         }
         if g.engine_color is not None:
             tags[g.engine_color.capitalize()] = f"poolcheckers engine level {g.level}"
-        if g.reason and g.termination in ("agreement", "resignation", "time"):
+        if g.reason and g.termination in ("agreement", "resignation", "time", "aborted"):
             tags["Termination"] = g.reason
     tags["Result"] = g.result or "*"
     tags["GameId"] = g.id
@@ -62,10 +72,36 @@ def export_all(service: GameService) -> str:
     return "\n".join(export_game(service, game_id) for game_id in service.iter_ids())
 
 
+def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
+    """The SHA-256 of a game read from PDN, normalised: its tags (``GameId`` and
+    ``Result`` left out, the result comes normalised), start position (canonical FEN,
+    R5), rules (§9) and moves (full paths, R4).  Two texts of the same game, however
+    spaced, commented or ordered in their tags, have one digest.
+
+    >>> b = Board(); _ = b.push_notation("11-15")
+    >>> game_digest(b, {"Event": "x"}, "*") == game_digest(b, {"Event": "x"}, "*")
+    True
+    >>> game_digest(b, {"Event": "x"}, "*") == game_digest(b, {"Event": "y"}, "*")
+    False
+    """
+    start = Board(board.start_fen, rules=board.rules)
+    content = {
+        "tags": sorted((k, v) for k, v in tags.items() if k not in ("GameId", "Result")),
+        "result": result,
+        "start_fen": start.fen(),
+        "rules": board.rules.to_dict(),
+        "moves": [m.full_notation() for m in board.move_stack],
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def import_text(service: GameService, text: str, max_games: int) -> ImportResult:
     """Store every game of a PDN text (at most ``max_games``, else nothing is stored:
     413); a bad game is reported (1-based number, line, column, reason) and the
-    others are still imported."""
+    others are still imported.  A game already stored (the same digest, see
+    :func:`game_digest`), or twice in the text, is not stored again: it is listed in
+    ``duplicates`` with the stored game's id."""
     problems: list[ImportError_] = []
 
     def on_error(exc: PdnError) -> None:
@@ -73,7 +109,7 @@ def import_text(service: GameService, text: str, max_games: int) -> ImportResult
             ImportError_(game=exc.game, line=exc.line, column=exc.column, message=str(exc))
         )
 
-    games: list[tuple[Board, dict[str, str], str]] = []
+    games: list[tuple[int, Board, dict[str, str], str]] = []
     for game in iter_games(text, on_error=on_error):
         if len(games) + len(problems) >= max_games:
             raise ApiError(
@@ -87,9 +123,17 @@ def import_text(service: GameService, text: str, max_games: int) -> ImportResult
             )
             continue
         tags = {k: v for k, v in game.tags.items() if k != "GameId"}
-        games.append((board, tags, normalize_result(game.result)))
-    imported = [service.store_imported(board, tags, result) for board, tags, result in games]
-    return ImportResult(imported=imported, errors=problems)
+        games.append((game.number, board, tags, normalize_result(game.result)))
+    imported: list[str] = []
+    duplicates: list[ImportDuplicate] = []
+    for number, board, tags, result in games:
+        digest = game_digest(board, tags, result)
+        gid, stored = service.import_game(board, tags, result, digest)
+        if stored:
+            imported.append(gid)
+        else:
+            duplicates.append(ImportDuplicate(game=number, id=gid))
+    return ImportResult(imported=imported, errors=problems, duplicates=duplicates)
 
 
 # ---------------------------------------------------------------- reading for analysis
@@ -104,6 +148,7 @@ def game_json(game: PdnGame) -> PdnGameInfo:
         tags=dict(game.tags),
         start_fen=game.start_fen,
         moves=game.notations(),
+        moves_count=full_moves(game.start_fen, len(game.moves)),
         result=normalize_result(game.result),
         rules=game.rules.to_dict(),
     )

@@ -77,8 +77,28 @@ Text = Annotated[str, AfterValidator(check_utf8)]
 Color = Literal["black", "white"]
 Seat = Literal["black", "white", "both"]
 Mode = Literal["engine", "local", "online"]
-Action = Literal["resign", "draw-offer", "draw-accept", "draw-decline", "takeback"]
-ACTIONS: tuple[Action, ...] = ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback")
+Action = Literal[
+    "resign",
+    "draw-offer",
+    "draw-accept",
+    "draw-decline",
+    "takeback",
+    "abort",
+    "rematch",
+    "rematch-decline",
+]
+ACTIONS: tuple[Action, ...] = (
+    "resign",
+    "draw-offer",
+    "draw-accept",
+    "draw-decline",
+    "takeback",
+    "abort",
+    "rematch",
+    "rematch-decline",
+)
+#: A game's status: "aborted" is a game ended before both sides had moved (no result).
+Status = Literal["running", "finished", "aborted"]
 #: The options of RULES.md §9 (``RuleSet.to_dict()``), checked by the rules library.
 Rules = dict[Text, Any]
 
@@ -153,7 +173,7 @@ class GameState(Answer):
     your_color: Seat | None = None
     id: str
     mode: Literal["engine", "local", "online", "imported"]
-    status: Literal["running", "finished"]
+    status: Status
     rules: dict[str, Any]
     rules_notes: list[str] = Field(description="how the rules differ from APCA, in words")
     start_fen: str
@@ -170,6 +190,15 @@ class GameState(Answer):
     clock: ClockInfo | None
     counters: Counters
     draw_offer: Color | None
+    can_abort: bool = Field(
+        False, description="running and a side has not yet moved: abort gives no result"
+    )
+    rematch_offer: Color | None = Field(
+        None, description="the side offering a rematch of this game (online, game over)"
+    )
+    rematch_game: str | None = Field(
+        None, description="the rematch's id once it started (seats: colours swapped)"
+    )
     level: int | None
     engine_color: Color | None
     seats: Seats
@@ -192,6 +221,8 @@ class GameSummary(Answer):
     mode: str
     status: str
     ply: int
+    moves_count: int = Field(description="moves as PDN numbers them (Black's turn + White's)")
+    seats: Seats
     rules: dict[str, Any]
     level: int | None
     engine_color: Color | None
@@ -307,9 +338,17 @@ class ImportError_(Answer):
     message: str
 
 
+class ImportDuplicate(Answer):
+    game: int = Field(description="the game's 1-based number in the text")
+    id: str = Field(description="the stored game it is the same as")
+
+
 class ImportResult(Answer):
     imported: list[str]
     errors: list[ImportError_]
+    duplicates: list[ImportDuplicate] = Field(
+        default_factory=list, description="games already stored (same tags, moves, rules)"
+    )
 
 
 class TablebaseMove(Answer):
@@ -350,6 +389,7 @@ class PdnGameInfo(Answer):
     tags: dict[str, str]
     start_fen: str
     moves: list[str]
+    moves_count: int = Field(0, description="moves as PDN numbers them (a ply each side)")
     result: str
     rules: dict[str, Any]
 
@@ -400,9 +440,47 @@ class Health(Answer):
 
 
 # ---------------------------------------------------------------- HTTP requests
+def _seconds(value: float) -> str:
+    """Seconds in words with minutes: ``599940 s (9999 minutes)``."""
+    text = f"{value:g} s"
+    return f"{text} ({value / 60:g} minutes)" if value >= 60 else text
+
+
+def check_initial(value: float) -> float:
+    """A clock's time per side: more than 0, at most :data:`MAX_CLOCK_S` (24 hours)."""
+    if not 0 < value <= MAX_CLOCK_S:
+        raise PydanticCustomError(
+            "clock_range",
+            "the time per side must be more than 0 and at most {limit}, not {value}",
+            {
+                "limit": f"{MAX_CLOCK_S} s ({MAX_CLOCK_S // 60} minutes, 24 hours)",
+                "value": _seconds(value),
+            },
+        )
+    return value
+
+
+def check_increment(value: float) -> float:
+    """A clock's increment per move: 0 to :data:`MAX_INCREMENT_S` (one hour)."""
+    if not 0 <= value <= MAX_INCREMENT_S:
+        raise PydanticCustomError(
+            "clock_range",
+            "the increment must be 0 or more and at most {limit}, not {value}",
+            {"limit": f"{MAX_INCREMENT_S} s (60 minutes)", "value": _seconds(value)},
+        )
+    return value
+
+
 class ClockSpec(Request):
-    initial: float = Field(gt=0, le=MAX_CLOCK_S, description="seconds per side")
-    increment: float = Field(0.0, ge=0, le=MAX_INCREMENT_S, description="seconds per move")
+    initial: Annotated[float, AfterValidator(check_initial)] = Field(
+        description="seconds per side",
+        json_schema_extra={"exclusiveMinimum": 0, "maximum": MAX_CLOCK_S},
+    )
+    increment: Annotated[float, AfterValidator(check_increment)] = Field(
+        0.0,
+        description="seconds per move",
+        json_schema_extra={"minimum": 0, "maximum": MAX_INCREMENT_S},
+    )
 
 
 class CreateGame(Request):

@@ -20,7 +20,7 @@ from . import errors
 from . import game as model
 from .clock import Clock, SystemClock
 from .game import Change, Loaded, NewGame, color_name
-from .schemas import Action, GameSummary
+from .schemas import Action, GameSummary, Seats
 from .seats import (
     account_seat,
     check_invite,
@@ -31,7 +31,7 @@ from .seats import (
     require_seat,
     seat_of,
 )
-from .state import View
+from .state import View, full_moves
 from .store import Committed, GameStore
 
 
@@ -156,13 +156,20 @@ class GameService:
     def act(
         self, game_id: str, action: Action, token: str | None, user_id: str | None = None
     ) -> View:
-        """A player's game action (R17 draws, R20 resignation, takeback); the token's
-        seat is checked before anything else."""
+        """A player's game action (R17 draws, R20 resignation, takeback, abort,
+        rematch); the token's seat is checked before anything else."""
+        rematch_id = new_game_id()
 
-        def op(loaded: Loaded, now: int) -> Change:
+        def op(loaded: Loaded, now: int) -> Change | None:
             seat = require_seat(loaded.game, token, user_id)
             # in a local game the token plays both sides: it acts for the side to move
             side = color_name(loaded.board.turn) if seat == "both" else seat
+            if action == "abort":
+                return model.abort(loaded, side, now)
+            if action == "rematch":
+                return model.rematch(loaded, seat, side, rematch_id, now)
+            if action == "rematch-decline":
+                return model.decline_rematch(loaded)
             if action == "resign":
                 return model.resign(loaded, side, now)
             if action == "draw-offer":
@@ -202,13 +209,20 @@ class GameService:
         return out
 
     # ------------------------------------------------------------------ archive
-    def summaries(self, status: str | None, limit: int, offset: int) -> list[GameSummary]:
+    def summaries(
+        self, status: str | None, limit: int, offset: int, mode: str | None = None
+    ) -> list[GameSummary]:
         return [
             GameSummary(
                 id=g.id,
                 mode=g.mode,
                 status=g.status,
                 ply=g.ply,
+                moves_count=full_moves(g.start_fen, g.ply),
+                seats=Seats(
+                    black=g.black_token_hash is not None or g.engine_color == "black",
+                    white=g.white_token_hash is not None or g.engine_color == "white",
+                ),
                 rules=g.rules,
                 level=g.level,
                 engine_color=g.engine_color,  # type: ignore[arg-type]
@@ -218,7 +232,7 @@ class GameService:
                 updated=g.updated_ms / 1000,
                 tags=g.tags or {},
             )
-            for g in self.store.records(status, limit, offset)
+            for g in self.store.records(status, limit, offset, mode)
         ]
 
     def iter_ids(self) -> Iterator[str]:
@@ -226,6 +240,13 @@ class GameService:
 
     def store_imported(self, board: Board, tags: dict[str, str], result: str) -> str:
         """Store a game read from PDN (mode ``imported``, finished, no seats)."""
+        return self.import_game(board, tags, result, None)[0]
+
+    def import_game(
+        self, board: Board, tags: dict[str, str], result: str, digest: str | None
+    ) -> tuple[str, bool]:
+        """Store a game read from PDN unless one with the same content ``digest`` is
+        stored: (the game's id, whether it was stored now)."""
         game, moves = model.imported_game(board, tags, result, new_game_id(), self.clock.now_ms())
-        self.store.insert(Loaded(game, moves, board.copy()))
-        return game.id
+        gid = self.store.insert(Loaded(game, moves, board.copy()), digest)
+        return gid, gid == game.id

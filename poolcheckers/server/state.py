@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
-from poolcheckers import Board
+from poolcheckers import Board, Color, FenError
+from poolcheckers.community.gameflow import can_abort
 from poolcheckers.egdb.play import tablebase_info
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
@@ -34,6 +36,31 @@ from .schemas import (
     Seats,
     TablebaseInfo,
 )
+
+
+@lru_cache(maxsize=1024)
+def _start_turn(start_fen: str) -> Color:
+    try:
+        return Board(start_fen).turn
+    except FenError:
+        return Color.BLACK
+
+
+def full_moves(start_fen: str, plies: int) -> int:
+    """How many moves ``plies`` plies from ``start_fen`` are, as PDN numbers them: a
+    move is Black's turn and White's reply (R3), so ``1. 11-15 23-19`` is one move and
+    a line from White's turn, ``1... 22-17 2. 1-5``, is two.  This is the number
+    (:attr:`Board.move_number`) of the last move played, 0 before any.
+
+    >>> full_moves("B:W21,22:B1,2", 2), full_moves("B:W21,22:B1,2", 3)
+    (1, 2)
+    >>> full_moves("W:W21,22:B1,2", 2), full_moves("W:W21,22:B1,2", 0)
+    (2, 0)
+    """
+    if plies <= 0:
+        return 0
+    offset = 1 if _start_turn(start_fen) is Color.WHITE else 0
+    return 1 + (plies - 1 + offset) // 2
 
 
 def legal_moves(board: Board) -> list[LegalMove]:
@@ -78,7 +105,7 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
     g = loaded.game
     board = loaded.board
     outcome = None
-    if g.status == "finished":
+    if g.status != "running":  # finished, or aborted (termination "aborted", no result)
         outcome = OutcomeInfo.model_construct(
             termination=g.termination,
             winner=g.winner,
@@ -114,6 +141,9 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         clock=clock,
         counters=counters(board),
         draw_offer=g.draw_offer,
+        can_abort=can_abort(g.ply, finished=g.status != "running"),
+        rematch_offer=g.rematch_offer,
+        rematch_game=g.rematch_id,
         level=g.level,
         engine_color=g.engine_color,
         seats=Seats.model_construct(

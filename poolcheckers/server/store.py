@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import errors
 from .clock import Clock
-from .db import GAMES, MOVES, PG_CHANNEL
+from .db import GAME_DIGESTS, GAMES, MOVES, PG_CHANNEL
 from .errors import ApiError
 from .game import Change, GameRec, Loaded, MoveRec, flag, replay
 
@@ -148,6 +148,8 @@ class GameStore:
     # ------------------------------------------------------------------ writing
     def _store(self, conn: Connection, old_version: int, change: Change) -> None:
         g = change.game
+        if change.spawn is not None:  # a new game (a rematch) with this change
+            conn.execute(insert(GAMES).values(change.spawn.game.values()))
         params = {"v_" + k: v for k, v in g.values().items() if k != "id"}
         params["b_id"] = g.id
         params["b_old"] = old_version
@@ -179,6 +181,9 @@ class GameStore:
         self._store(conn, old_version, change)
         new = Loaded(change.game, change.moves, change.board)
         out.append(Committed(new, now, new.game.engine_to_move(new.board)))
+        if change.spawn is not None:
+            spawn = change.spawn
+            out.append(Committed(spawn, now, spawn.game.engine_to_move(spawn.board)))
         return new
 
     def _attempt(
@@ -253,14 +258,39 @@ class GameStore:
         """Answer from the current game (after the flag check, R20)."""
         return self.run(game_id, lambda _loaded, _now: None, answer)
 
-    def insert(self, loaded: Loaded) -> None:
-        """Store a new game with its moves."""
+    def insert(self, loaded: Loaded, digest: str | None = None) -> str:
+        """Store a new game with its moves; its id.  With a ``digest`` (an imported
+        game's content), a game already stored with that digest is not stored again:
+        the id is that game's."""
         g = loaded.game
-        with self.db.begin() as conn:
-            conn.execute(insert(GAMES).values(g.values()))
-            if loaded.moves:
-                conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
+        try:
+            with self.db.begin() as conn:
+                if digest is not None:
+                    known = self._digest_owner(conn, digest)
+                    if known is not None:
+                        return known
+                conn.execute(insert(GAMES).values(g.values()))
+                if loaded.moves:
+                    conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
+                if digest is not None:
+                    conn.execute(insert(GAME_DIGESTS).values(digest=digest, game_id=g.id))
+        except IntegrityError:
+            if digest is None:
+                raise
+            with self.db.connect() as conn:  # the same game, imported at the same time
+                known = self._digest_owner(conn, digest)
+            if known is None:
+                raise
+            return known
         self._cache_put(loaded)
+        return g.id
+
+    @staticmethod
+    def _digest_owner(conn: Connection, digest: str) -> str | None:
+        row = conn.execute(
+            select(GAME_DIGESTS.c.game_id).where(GAME_DIGESTS.c.digest == digest)
+        ).first()
+        return None if row is None else str(row[0])
 
     # ------------------------------------------------------------------ queries
     def ids_flagged(self, now: int) -> list[str]:
@@ -282,11 +312,15 @@ class GameStore:
             )
             return [r[0] for r in rows]
 
-    def records(self, status: str | None, limit: int, offset: int) -> list[GameRec]:
-        """Games, newest first."""
+    def records(
+        self, status: str | None, limit: int, offset: int, mode: str | None = None
+    ) -> list[GameRec]:
+        """Games, newest first (of one status and mode when given)."""
         query = select(GAMES).order_by(GAMES.c.created_ms.desc(), GAMES.c.id)
         if status is not None:
             query = query.where(GAMES.c.status == status)
+        if mode is not None:
+            query = query.where(GAMES.c.mode == mode)
         with self.db.connect() as conn:
             rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
         return [GameRec.from_row(r) for r in rows]

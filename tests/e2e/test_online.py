@@ -83,7 +83,8 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     # Draw offered by Bob, declined by Alice; then Alice resigns.
     bob.click("#draw-offer")
     alice.wait_for_selector("#draw-accept")
-    assert "White offers a draw" in alice.inner_text("#notice")
+    assert "White offers a draw" in alice.inner_text("#actions")
+    assert alice.inner_text("main").count("offers a draw") == 1  # said once
     alice.click("#draw-decline")
     bob.wait_for_selector("#draw-offer")
     bob.wait_for_function(

@@ -401,6 +401,10 @@ def test_clock_ticks_and_time_runs_out(server: Server, new_page: Any) -> None:
         "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
         [game_id, created["token"]],
     )
+    # each side's clock starts with its first move: both sides move once first
+    for ply, mv in enumerate(["11-15", "22-18"]):
+        body = {"move": mv, "ply": ply, "token": created["token"]}
+        server.post_json(f"/api/games/{game_id}/move", body)
     page.goto(server.url(f"/play/{game_id}"))
     page.wait_for_selector(".player.top .clock.running")  # Black's clock, at the top
     first = float(page.inner_text(".player.top .clock"))
@@ -468,6 +472,14 @@ def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: A
     page.wait_for_function(
         "() => document.querySelector('#new-game-error').textContent.includes('clock')"
     )
+    assert page.evaluate("() => document.activeElement.name") == "minutes"
+    # too long a clock is refused in the form's own units, before any request
+    page.fill('input[name="minutes"]', "9999")
+    page.click('#new-game button[type="submit"]')
+    page.wait_for_function(
+        "() => document.querySelector('#new-game-error').textContent.includes('1440 minutes')"
+    )
+    assert "seconds" not in page.inner_text("#new-game-error")
     assert page.evaluate("() => document.activeElement.name") == "minutes"
     assert "/play/" not in page.url
 

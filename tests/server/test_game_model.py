@@ -18,7 +18,6 @@ def start(mode: str = "online", clock: float | None = None, fen: str | None = No
     give_seats(g, "tb", "black")
     if mode == "online":
         g.white_token_hash = hash_token("tw")
-        model.start_clock(g, "black", 0)  # an online game's clock starts at the join
     return Loaded(g, [], model.replay(g, []))
 
 
@@ -27,17 +26,27 @@ def after(change: Change | Loaded) -> Loaded:
     return Loaded(change.game, change.moves, change.board)
 
 
+def opened(g: Loaded) -> Loaded:
+    """Both sides' first moves, which start the clock (each side's first move is free)."""
+    g = after(model.player_move(g, "black", "11-15", 0, 0))
+    assert g.game.clock_running is None and g.game.black_ms == g.game.clock_initial_ms
+    return after(model.player_move(g, "white", "22-18", 1, 0))
+
+
 def test_a_move_charges_the_clock_and_adds_the_increment_r20() -> None:
-    g = start(clock=60)
+    g = opened(start(clock=60))
     assert g.game.clock_running == "black" and g.game.deadline_ms == 60_000
-    g = after(model.player_move(g, "black", "11-15", 0, 5_000))
+    assert g.game.white_ms == 60_000  # no increment for the free first move
+    g = after(model.player_move(g, "black", "15x22", 2, 5_000))
     assert g.game.black_ms == 60_000 - 5_000 + 1_000
     assert g.game.clock_running == "white" and g.game.turn_started_ms == 5_000
-    assert g.moves[0].notation == "11-15" and g.moves[0].black_ms == 56_000
+    assert g.moves[2].notation == "15x22" and g.moves[2].black_ms == 56_000
 
 
 def test_a_fallen_flag_loses_r20() -> None:
     g = start(clock=10)
+    assert model.flag(g, 10**9) is None  # no clock runs before both sides have moved
+    g = opened(g)
     assert model.flag(g, 9_999) is None
     lost = after(model.flag(g, 10_000))
     assert lost.game.status == "finished" and lost.game.termination == "time"

@@ -48,7 +48,8 @@ def test_api_on_postgres(pg_url: str) -> None:
         clock.advance(2)
         state = move(client, gid, white, "22-18", 1).json()
         assert state["moves"] == ["11-15", "22-18"]
-        assert state["clock"]["white"] == 29.0
+        assert state["clock"]["white"] == 30.0  # a side's first move is free
+        assert state["clock"]["running"] == "black"
         finished = client.post(f"/api/games/{gid}/resign", json={"token": black}).json()
         assert finished["outcome"]["termination"] == "resignation"
         listed = client.get("/api/games", params={"status": "finished"}).json()["games"]

@@ -58,11 +58,12 @@ def test_restarted_server_resumes_every_game(db_url: str, clock: ManualClock) ->
         assert resumed["your_color"] == "white"  # seat tokens still work (hashes stored)
         assert resumed["draw_offer"] == "white"
         assert resumed["moves"] == ["11-15", "22-18", "15x22"]
-        assert resumed["clock"]["black"] == 60 - 4 + 2 and resumed["clock"]["running"] == "white"
+        # each side's first move was free: only 15x22 cost Black time
+        assert resumed["clock"]["black"] == 60 - 2 + 1 and resumed["clock"]["running"] == "white"
         clock.advance(1)
         r = move(c2, gid, white, "25x18", 3)
         assert r.status_code == 200, r.text
-        assert r.json()["clock"]["white"] == 60 - 2 - 1 + 2
+        assert r.json()["clock"]["white"] == 60 - 1 + 1
         assert c2.get(f"/api/games/{lid}").json()["rules"]["king_only_move_limit"] == 15
         assert c2.get(f"/api/games/{finished_id}").json()["outcome"]["termination"] == (
             "resignation"

@@ -82,7 +82,16 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/users/{username}": {"get"},
         "/api/leaderboard/{category}": {"get"},
     }
-    for action in ("resign", "draw-offer", "draw-accept", "draw-decline", "takeback"):
+    for action in (
+        "resign",
+        "draw-offer",
+        "draw-accept",
+        "draw-decline",
+        "takeback",
+        "abort",
+        "rematch",
+        "rematch-decline",
+    ):
         expected[f"/api/games/{{game_id}}/{action}"] = {"post"}
     assert {p: set(m) for p, m in paths.items()} == expected
     schemas = spec["components"]["schemas"]

@@ -110,9 +110,10 @@ for _action in ACTIONS:
 @router.get("", response_model=GameList, summary="The archive: games, newest first")
 async def list_games(
     ctx: Ctx,
-    status: Literal["running", "finished"] | None = None,
+    status: Literal["running", "finished", "aborted"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    mode: Literal["engine", "local", "online", "imported"] | None = None,
 ) -> Response:
-    games = await run(ctx.service.summaries, status, limit, offset)
+    games = await run(ctx.service.summaries, status, limit, offset, mode)
     return json_response(GameList(games=games).model_dump_json())

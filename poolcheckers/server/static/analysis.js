@@ -14,6 +14,7 @@ import {
   moveNumber,
   moveRows,
   opponent,
+  plural,
   svg,
 } from "./util.js";
 
@@ -283,7 +284,7 @@ class AnalysisPage {
       } catch (err) {
         // Find how far the moves are legal, to show the first bad one.
         good = await this.legalPrefix(fen, moves, rules, infos);
-        this.showError(`Only the first ${good} of ${moves.length} moves can be played: ${err.message}`);
+        this.showError(`Only the first ${good} of ${plural(moves.length, "ply", "plies")} can be played: ${err.message}`);
       }
     }
     this.startFen = fen;
@@ -344,7 +345,7 @@ class AnalysisPage {
       ...games.map((g, i) => {
         const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "Game";
         const bad = g.error ? ` · error at line ${g.error.line}` : "";
-        return h("option", { value: i }, `${g.game}. ${name} (${g.moves.length} moves) ${g.result}${bad}`);
+        return h("option", { value: i }, `${g.game}. ${name} (${plural(g.moves_count ?? 0, "move")}) ${g.result}${bad}`);
       }),
     );
     this.pdnPick.value = "0";
@@ -361,7 +362,7 @@ class AnalysisPage {
     const ok = await this.setup(g.start_fen, g.moves, g.rules, name);
     if (!ok) return;
     const notes = [];
-    if (g.error) notes.push(`Only the first ${g.moves.length} moves can be played: ${g.error.message}`);
+    if (g.error) notes.push(`Only the first ${plural(g.moves.length, "ply", "plies")} can be played: ${g.error.message}`);
     const unread = this.pdnErrors.filter((e) => !e.partial);
     if (unread.length) notes.push(`Not loaded: ${unread.map((e) => e.message).join("; ")}`);
     if (notes.length) this.showError(notes.join(" · "));
@@ -499,7 +500,7 @@ class AnalysisPage {
       announce("Back to the loaded game.");
     });
     this.branchBanner.replaceChildren(
-      `Your own line from ${moveNumber(k + 1, this.startTurn)} on; the rest of the loaded game (${loaded.length - k} moves) is set aside. `,
+      `Your own line from ${moveNumber(k + 1, this.startTurn)} on; the rest of the loaded game (${plural(loaded.length - k, "ply", "plies")}) is set aside. `,
       back,
     );
     this.branchBanner.hidden = false;
@@ -708,7 +709,7 @@ class AnalysisPage {
     const mistakes = this.mistakePlies();
     const chart = svg(
       "svg",
-      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Black's expected score over ${n} plies, ${mistakes.length} moves marked` },
+      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Black's expected score over ${plural(n, "ply", "plies")}, ${plural(mistakes.length, "move")} marked` },
       svg("rect", { class: "white-zone", x: 0, y: H / 2, width: W, height: H / 2 }),
       svg("line", { class: "axis", x1: 0, y1: H / 2, x2: W, y2: H / 2 }),
       points.length > 1 ? svg("polygon", { class: "area", points: `${points[0].split(",")[0]},${H / 2} ${points.join(" ")} ${points[points.length - 1].split(",")[0]},${H / 2}` }) : null,
@@ -788,11 +789,11 @@ function formatCount(n) {
 export function summaryText(g) {
   const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
   const result = g.result || (g.status === "running" ? "running" : "");
-  const moves = g.ply ?? (Array.isArray(g.moves) ? g.moves.length : g.moves);
+  const moves = g.moves_count;
   const seconds = g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
   const when = date && !Number.isNaN(date.getTime()) ? ` · ${date.toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` : "";
-  return `${who} · ${result}${moves !== undefined ? ` · ${moves} ${moves === 1 ? "ply" : "plies"}` : ""}${when}`;
+  return `${who} · ${result}${moves !== undefined ? ` · ${plural(moves, "move")}` : ""}${when}`;
 }
 
 function modeName(g) {

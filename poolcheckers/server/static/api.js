@@ -60,8 +60,8 @@ export const api = {
     request("POST", `/api/games/${encodeURIComponent(id)}/move`, { move, ply, token }),
   action: (id, action, token) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/${action}`, { token }),
-  listGames: (status, limit = 50, offset = 0) =>
-    request("GET", `/api/games?status=${status}&limit=${limit}&offset=${offset}`),
+  listGames: (status, limit = 50, offset = 0, mode = null) =>
+    request("GET", `/api/games?status=${status}&limit=${limit}&offset=${offset}${mode ? `&mode=${mode}` : ""}`),
   gamePdn: (id) => request("GET", `/api/games/${encodeURIComponent(id)}/pdn`, undefined, { text: true }),
   importPdn: (text) => request("POST", "/api/import", text),
   analysisPdn: (pdn, rules) =>

@@ -2,7 +2,7 @@
 // PDN export (one game or all) and PDN import with errors per game.
 
 import { api } from "./api.js";
-import { COLOR_NAME, announce, h } from "./util.js";
+import { COLOR_NAME, announce, h, plural } from "./util.js";
 
 const PAGE = 50;
 
@@ -14,15 +14,16 @@ function when(g, key = "created") {
   return date.toLocaleString();
 }
 
-function players(g) {
+/** Black – White, in words anyone reading the archive can take (no "You"). */
+export function players(g) {
   const tags = g.tags || {};
   if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
   if (g.mode === "engine") {
-    const engine = `Engine ${g.level ?? ""}`.trim();
-    return g.engine_color === "black" ? `${engine} – You` : `You – ${engine}`;
+    const engine = `Engine (level ${g.level ?? "?"})`;
+    return g.engine_color === "black" ? `${engine} – Human` : `Human – ${engine}`;
   }
-  if (g.mode === "local") return "Two players, one screen";
-  if (g.mode === "online") return "Online game";
+  if (g.mode === "local") return "Human – Human (one screen)";
+  if (g.mode === "online") return "Human – Human (online)";
   if (g.mode === "imported") return "Imported game";
   return g.mode || "Game";
 }
@@ -138,12 +139,13 @@ class ArchivePage {
 
   row(g) {
     const id = encodeURIComponent(g.id);
-    const plies = g.ply ?? (Array.isArray(g.moves) ? g.moves.length : g.moves ?? "");
+    // Moves as PDN numbers them (Black's turn and White's reply: the server counts).
+    const moves = g.moves_count ?? "";
     return h(
       "tr",
       { "data-game": g.id },
       h("td", {}, h("a", { href: `/play/${id}` }, players(g))),
-      h("td", { class: "num" }, String(plies)),
+      h("td", { class: "num", title: g.ply !== undefined ? plural(g.ply, "ply", "plies") : null }, String(moves)),
       h("td", {}, resultText(g)),
       h("td", { class: "date", title: `Last change: ${when(g, "updated")}` }, when(g)),
       h(
@@ -173,17 +175,21 @@ class ArchivePage {
       const res = await api.importPdn(text);
       const imported = res.imported || [];
       const errors = res.errors || [];
+      const duplicates = res.duplicates || [];
       const parts = [
         h(
           "p",
           { class: imported.length ? "ok" : "hint", id: "import-summary" },
-          `Imported ${imported.length} game${imported.length === 1 ? "" : "s"}${errors.length ? `; ${errors.length} with errors` : ""}.`,
+          `Imported ${plural(imported.length, "game")}` +
+            (duplicates.length ? `; ${plural(duplicates.length, "game")} already in the archive, not stored again` : "") +
+            (errors.length ? `; ${errors.length} with errors` : "") +
+            ".",
         ),
       ];
       if (imported.length) {
         // Name each imported game by its place in the text (the games that had no
         // error, in order) and its players, rather than by its database id.
-        const failed = new Set(errors.map((e) => e.game));
+        const failed = new Set([...errors.map((e) => e.game), ...duplicates.map((d) => d.game)]);
         const places = [];
         for (let n = 1; places.length < imported.length; n++) if (!failed.has(n)) places.push(n);
         // The players' names: the server reads the text again (the rules library's
@@ -210,6 +216,17 @@ class ArchivePage {
                 h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": `Analyse game ${places[i]}${who}` }, "analyse"),
               );
             }),
+          ),
+        );
+      }
+      if (duplicates.length) {
+        parts.push(
+          h(
+            "ul",
+            { class: "import-duplicates", id: "import-duplicates" },
+            ...duplicates.map((d) =>
+              h("li", {}, `Game ${d.game} is already in the archive: `, h("a", { href: `/play/${encodeURIComponent(d.id)}` }, "open it")),
+            ),
           ),
         );
       }

@@ -2,7 +2,22 @@
 
 import { api, request } from "./api.js";
 import { ruleFields, ruleOptions } from "./rules.js";
-import { COLOR_NAME, announce, h, inviteKey, storageSet, tokenKey } from "./util.js";
+import { COLOR_NAME, announce, h, inviteKey, plural, storageSet, tokenKey } from "./util.js";
+
+/** How often the list of games being played now is asked for again. */
+const WATCH_POLL_MS = 10_000;
+
+const MAX_MINUTES = 1440;
+const MAX_INCREMENT = 3600;
+
+/** What is wrong with a clock in the form's units (minutes each, seconds added), or null. */
+export function clockProblem(minutes, increment) {
+  if (!(minutes > 0)) return { field: "minutes", text: "The clock needs a time of more than 0 minutes each." };
+  if (minutes > MAX_MINUTES) return { field: "minutes", text: `The clock is at most ${MAX_MINUTES} minutes (24 hours) each, not ${minutes}.` };
+  if (!(increment >= 0)) return { field: "increment", text: "The increment is 0 seconds or more." };
+  if (increment > MAX_INCREMENT) return { field: "increment", text: `The increment is at most ${MAX_INCREMENT} seconds (an hour) a move, not ${increment}.` };
+  return null;
+}
 
 function field(label, control, hint = null) {
   return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
@@ -41,8 +56,9 @@ export async function render(root) {
     h("option", { value: "random" }, "Random"),
   );
   const useClock = h("input", { type: "checkbox", name: "use_clock" });
-  const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: 600, step: 0.5, value: 5, inputmode: "decimal" });
-  const increment = h("input", { type: "number", name: "increment", min: 0, max: 120, step: 1, value: 3, inputmode: "numeric" });
+  // The server's limits (schemas.MAX_CLOCK_S, MAX_INCREMENT_S), in the form's units.
+  const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: MAX_MINUTES, step: 0.5, value: 5, inputmode: "decimal" });
+  const increment = h("input", { type: "number", name: "increment", min: 0, max: MAX_INCREMENT, step: 1, value: 3, inputmode: "numeric" });
   const fen = h("input", { type: "text", name: "fen", placeholder: "e.g. W:WK4,19:B11,K30", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
   // Read out through the assertive live region (announce), not a second alert role.
   const error = h("p", { class: "error", id: "new-game-error" });
@@ -123,10 +139,11 @@ export async function render(root) {
     if (useClock.checked) {
       const initial = Math.round(Number(minutes.value) * 60);
       const inc = Number(increment.value);
-      if (!(initial > 0) || !(inc >= 0)) {
-        error.textContent = "The clock needs a positive time and an increment of zero or more.";
+      const problem = clockProblem(Number(minutes.value), inc);
+      if (problem) {
+        error.textContent = problem.text;
         announce(error.textContent, true);
-        (initial > 0 ? increment : minutes).focus();
+        (problem.field === "minutes" ? minutes : increment).focus();
         return;
       }
       clock = { initial, increment: inc };
@@ -181,11 +198,19 @@ export async function render(root) {
   );
 
   const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games on this device"));
-  root.replaceChildren(h("div", { class: "home" }, form, h("div", {}, side, mine)));
+  const watch = h(
+    "section",
+    { class: "card watch", id: "watch", "aria-labelledby": "watch-title" },
+    h("h2", { id: "watch-title" }, "Watch"),
+    h("p", { class: "hint", id: "watch-empty" }, "No online game is being played right now."),
+    h("ul", { id: "watch-games", "aria-live": "polite" }),
+  );
+  root.replaceChildren(h("div", { class: "home" }, form, h("div", {}, mine, watch, side)));
   syncMode();
   window.setTimeout(() => {
     checkEngine(engineOptions);
     listMyGames(mine);
+    watchGames(watch);
   }, 0);
 }
 
@@ -236,4 +261,37 @@ async function listMyGames(box) {
       }),
     ),
   );
+}
+
+/** Online games being played now (both seats taken), for anyone to watch; asked for
+ * again every few seconds while the page is visible. */
+async function watchGames(box) {
+  const list = box.querySelector("#watch-games");
+  const empty = box.querySelector("#watch-empty");
+  const refresh = async () => {
+    if (document.hidden) return;
+    let games;
+    try {
+      games = (await api.listGames("running", 20, 0, "online")).games || [];
+    } catch {
+      return; /* the list stays as it was */
+    }
+    const playing = games.filter((g) => g.seats && g.seats.black && g.seats.white);
+    list.replaceChildren(
+      ...playing.map((g) => {
+        const tags = g.tags || {};
+        const who = tags.Black || tags.White ? `${tags.Black || "?"} – ${tags.White || "?"}` : "Online game";
+        return h(
+          "li",
+          { "data-game": g.id },
+          h("a", { href: `/play/${encodeURIComponent(g.id)}`, "aria-label": `Watch game ${g.id}` }, "Watch"),
+          ` ${who} · ${g.moves_count ? plural(g.moves_count, "move") : "no move yet"}`,
+        );
+      }),
+    );
+    empty.hidden = playing.length > 0;
+  };
+  await refresh();
+  window.setInterval(refresh, WATCH_POLL_MS);
+  document.addEventListener("visibilitychange", refresh);
 }

@@ -273,6 +273,12 @@ class GamePage {
     }
     if (old && state.your_color == null && old.your_color) state.your_color = old.your_color;
     this.state = state;
+    if (state.rematch_game && this.myColors().length && !this.leaving) {
+      // The rematch has started: its seats are ours with the colours swapped (same token).
+      this.leaving = true;
+      if (this.token) storageSet(tokenKey(state.rematch_game), this.token);
+      window.location.assign(`/play/${encodeURIComponent(state.rematch_game)}`);
+    }
     this.receivedAt = performance.now();
     if (!old || (old.ply !== state.ply)) this.positionCache.clear();
     if (!this.flipDecided && !this.userFlipped && state.your_color) {
@@ -297,6 +303,9 @@ class GamePage {
   /** Say in words what the other side did that the board does not show. */
   noticeChanges(old, state) {
     const mine = this.myColors();
+    if (mine.length === 1 && state.rematch_offer === opponent(mine[0]) && old.rematch_offer !== state.rematch_offer) {
+      announce("Your opponent offers a rematch.");
+    }
     if (mine.length !== 1 || state.status !== "running") return;
     const seated = (s) => Boolean(s.seats && s.seats.black && s.seats.white);
     if (state.mode === "online" && !seated(old) && seated(state)) {
@@ -304,7 +313,10 @@ class GamePage {
     }
     const theirs = opponent(mine[0]);
     if (state.draw_offer === theirs && old.draw_offer !== theirs) {
-      this.showNotice(`${COLOR_NAME[theirs]} offers a draw (R17): accept or decline below, or just move.`);
+      // Shown once, by the draw offer's own line next to its buttons (renderActions);
+      // screen readers hear it here.
+      this.showNotice("");
+      announce(`${COLOR_NAME[theirs]} offers a draw (R17): accept or decline it, or just move.`);
     } else if (old.draw_offer === mine[0] && !state.draw_offer && state.ply === old.ply) {
       this.showNotice("Your draw offer was declined.");
     }
@@ -341,7 +353,7 @@ class GamePage {
     const s = this.state;
     if (this.canMove()) return "";
     if (this.viewPly !== null) return "This is an earlier position, for viewing: » (or End) goes back to the game.";
-    if (s.status !== "running") return "The game is over.";
+    if (s.status !== "running") return s.status === "aborted" ? "The game was aborted." : "The game is over.";
     if (this.waitingForOpponent()) return "The game starts when your opponent joins.";
     const mine = this.myColors();
     if (!mine.length) return "You are watching this game.";
@@ -452,7 +464,9 @@ class GamePage {
     const s = this.state;
     const mine = this.myColors();
     let text;
-    if (s.status === "finished") {
+    if (s.status === "aborted") {
+      text = "Game aborted";
+    } else if (s.status === "finished") {
       text = "Game over";
     } else if (this.waitingForOpponent()) {
       text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
@@ -472,14 +486,14 @@ class GamePage {
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
     this.status.replaceChildren(...[dot, text].filter(Boolean));
     const yourTurn = this.canMove() && mine.length === 1;
-    document.title = `${s.status === "finished" ? "Game over" : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
+    document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
     this.rulesLine.textContent = s.rules_notes && s.rules_notes.length ? `Rules: ${s.rules_notes.join("; ")}.` : "";
     this.rulesLine.hidden = !this.rulesLine.textContent;
     this.status.dataset.turn = s.turn;
     if (s.outcome) {
       this.outcome.hidden = false;
-      const result = s.outcome.result ? ` (${s.outcome.result})` : "";
-      let head = "Draw";
+      const result = s.outcome.result && s.outcome.result !== "*" ? ` (${s.outcome.result})` : "";
+      let head = s.status === "aborted" ? "Aborted" : "Draw";
       if (s.outcome.winner) {
         head = `${COLOR_NAME[s.outcome.winner]} wins`;
         if (mine.length === 1) head = mine[0] === s.outcome.winner ? "You win" : "You lose";
@@ -546,6 +560,11 @@ class GamePage {
     const mine = this.myColors();
     const buttons = [];
     if (s.status === "running" && mine.length) {
+      if (s.can_abort) {
+        // Before both sides have moved: no result, unrated (a game nobody joined is cancelled).
+        const label = this.waitingForOpponent() ? "Cancel game" : "Abort";
+        buttons.push(this.actionButton("abort", label, () => this.action("abort"), { confirm: `Really ${label.toLowerCase()}?` }));
+      }
       const resignLabel = mine.length === 2 ? `Resign (${COLOR_NAME[s.turn]})` : "Resign";
       buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: "Really resign?", cls: "danger" }));
       const offerBy = s.draw_offer;
@@ -566,7 +585,8 @@ class GamePage {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
     }
-    if (s.status === "finished") {
+    if (s.status !== "running") {
+      buttons.push(...this.rematchControls());
       buttons.push(h("a", { class: "button", href: "/" }, "New game"));
       // Against the engine, a game ended by the rules (R16, R18, R19) can be
       // reopened by taking the last move back; resignation, agreement and time cannot.
@@ -577,6 +597,35 @@ class GamePage {
       }
     }
     this.actions.replaceChildren(...buttons);
+  }
+
+  /** Rematch (colours swapped): one click against the engine or on one screen, an
+   * offer the opponent accepts online; watchers get a link once it has started. */
+  rematchControls() {
+    const s = this.state;
+    const mine = this.myColors();
+    if (s.mode === "imported") return [];
+    if (s.rematch_game) {
+      return [h("a", { class: "button", id: "rematch-link", href: `/play/${encodeURIComponent(s.rematch_game)}` }, mine.length ? "Go to the rematch" : "Watch the rematch")];
+    }
+    if (!mine.length) return s.rematch_offer ? [h("p", { class: "rematch-offer" }, `${COLOR_NAME[s.rematch_offer]} offers a rematch.`)] : [];
+    if (s.mode === "online" && !(s.seats && s.seats.black && s.seats.white)) return [];
+    const offerBy = s.rematch_offer;
+    if (offerBy && mine.length === 1 && offerBy === mine[0]) {
+      return [
+        h("p", { class: "rematch-offer", id: "rematch-offer" }, "You offered a rematch; waiting for the answer."),
+        this.actionButton("rematch-decline", "Cancel rematch", () => this.action("rematch-decline")),
+      ];
+    }
+    if (offerBy) {
+      return [
+        h("p", { class: "rematch-offer", id: "rematch-offer" }, "Your opponent offers a rematch (colours swapped)."),
+        this.actionButton("rematch", "Accept rematch", () => this.action("rematch"), { cls: "primary" }),
+        this.actionButton("rematch-decline", "Decline", () => this.action("rematch-decline")),
+      ];
+    }
+    const label = s.mode === "online" ? "Offer a rematch" : "Rematch (colours swapped)";
+    return [this.actionButton("rematch", label, () => this.action("rematch"), { cls: "primary" })];
   }
 
   renderInvite() {
@@ -754,6 +803,9 @@ class GamePage {
         "draw-accept": "Draw accepted.",
         "draw-decline": "Draw declined.",
         takeback: "Move taken back.",
+        abort: "Game aborted.",
+        rematch: this.state.rematch_game ? "The rematch starts." : "Rematch offered.",
+        "rematch-decline": "No rematch.",
       };
       let notice = words[name] || "";
       if (name === "draw-offer" && this.state.mode === "engine") {

@@ -120,6 +120,12 @@ export function moveNumber(ply, startTurn) {
   return (ply - 1 + offset) % 2 === 0 ? `${n}.` : `${n}...`;
 }
 
+/** "1 move", "2 moves": a count with its noun, singular or plural ("ply" -> "plies"). */
+export function plural(n, word, many = null) {
+  const count = Number(n);
+  return `${n} ${count === 1 ? word : many ?? `${word}s`}`;
+}
+
 export function formatClock(seconds) {
   const s = Math.max(0, seconds);
   if (s < 10) return s.toFixed(1);

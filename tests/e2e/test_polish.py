@@ -1,0 +1,205 @@
+"""What a new user met on the pages (issue 8 point 7) and the game flow of point 6,
+in Chromium: the pages fit a laptop and a phone, move counts, duplicates on import,
+one draw-offer message, the pieces walk a multi-capture, abort, rematch, watching."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .helpers import click_square, new_game, shot, wait_board
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+LAPTOP = {"width": 1366, "height": 768}
+#: the inner window of a 1366x768 laptop's browser (its bars take ~120 px)
+LAPTOP_INNER = {"width": 1366, "height": 650}
+PHONE = {"width": 390, "height": 844}
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    b = page.locator(selector).first.bounding_box()
+    assert b is not None, f"{selector} is not shown"
+    return dict(b)
+
+
+def inside(page: Any, selector: str, viewport: dict[str, int]) -> None:
+    b = box(page, selector)
+    assert b["x"] >= 0 and b["y"] >= 0, (selector, b)
+    assert b["x"] + b["width"] <= viewport["width"] + 0.5, (selector, b, viewport)
+    assert b["y"] + b["height"] <= viewport["height"] + 0.5, (selector, b, viewport)
+
+
+def bottom_row(page: Any) -> str:
+    """The squares of the board's bottom row as drawn (29..32 unless flipped)."""
+    flipped = page.evaluate("() => window.poolcheckersGame?.board?.flipped ?? false")
+    squares = (1, 2, 3, 4) if flipped else (29, 30, 31, 32)
+    return ", ".join(f'svg.board rect.sq[data-square="{s}"]' for s in squares)
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, LAPTOP_INNER], ids=["1366x768", "1366x650"])
+def test_game_page_fits_a_laptop_screen(server: Server, new_page: Any, viewport: Any) -> None:
+    page = new_page(viewport=viewport)
+    new_game(page, server.base_url, mode="local", clock=(5, 0))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    click_square(page, 22)  # a piece that cannot move: the hint line says why
+    page.wait_for_selector("#board-hint:not(:empty)")
+    for selector in (
+        ".player.top",
+        "svg.board",
+        ".player.bottom .clock",
+        ".board-tools button:has-text('Flip board')",
+        ".board-tools button:has-text('Square numbers')",
+        "#board-hint",
+        "#status",
+    ):
+        inside(page, selector, viewport)
+    for s in (1, 4, 29, 32):
+        inside(page, f'svg.board rect.sq[data-square="{s}"]', viewport)
+    assert box(page, "svg.board")["width"] >= 380  # still a board to play on
+    shot(page, f"polish-game-{viewport['width']}x{viewport['height']}")
+
+
+def test_game_page_fits_a_phone(server: Server, new_page: Any) -> None:
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    new_game(page, server.base_url, mode="local", clock=(5, 0))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    for selector in (".player.top", "svg.board", ".player.bottom .clock", ".board-tools"):
+        inside(page, selector, PHONE)
+    assert box(page, "svg.board")["width"] >= 350
+    shot(page, "polish-game-phone")
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, LAPTOP_INNER], ids=["1366x768", "1366x650"])
+def test_analysis_board_fits_a_laptop_screen(server: Server, new_page: Any, viewport: Any) -> None:
+    page = new_page(viewport=viewport)
+    page.goto(server.url("/analysis"))
+    wait_board(page)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    for s in (1, 4, 29, 32):  # the whole board, its bottom row too
+        inside(page, f'svg.board rect.sq[data-square="{s}"]', viewport)
+    inside(page, ".board-tools", viewport)
+    shot(page, f"polish-analysis-{viewport['width']}x{viewport['height']}")
+
+
+def test_analysis_board_fits_a_phone(server: Server, new_page: Any) -> None:
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(server.url("/analysis"))
+    wait_board(page)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    for s in (1, 4, 29, 32):
+        inside(page, f'svg.board rect.sq[data-square="{s}"]', PHONE)
+
+
+def test_draw_offer_is_said_once_to_its_receiver(server: Server, new_page: Any) -> None:
+    created = server.post_json("/api/games", {"mode": "online", "color": "black"})
+    gid = created["game"]["id"]
+    invite = created["invite"].split("invite=", 1)[1]
+    bob = server.post_json(f"/api/games/{gid}/join", {"invite": invite})
+    alice = new_page()
+    alice.goto(server.url("/"))
+    alice.evaluate(
+        "([id, t]) => localStorage.setItem('poolcheckers.token.' + id, t)",
+        [gid, created["token"]],
+    )
+    alice.goto(server.url(f"/play/{gid}"))
+    wait_board(alice)
+    alice.wait_for_selector("#draw-offer")
+    server.post_json(f"/api/games/{gid}/draw-offer", {"token": bob["token"]})
+    alice.wait_for_selector("#draw-accept")
+    alice.wait_for_timeout(300)
+    text = alice.inner_text("main")
+    assert text.count("offers a draw") == 1, text
+
+
+def test_moves_counted_as_pdn_numbers_them(server: Server, new_page: Any) -> None:
+    pdn = (
+        '[Event "Count"]\n[Black "Ann"]\n[White "Bob"]\n[Result "*"]\n\n1. 11-15 23-19 2. 8-11 *\n'
+        '\n[Event "One"]\n[Black "Cy"]\n[White "Di"]\n[Result "*"]\n\n1. 9-13 22-18 *\n'
+    )
+    page = new_page()
+    page.goto(server.url("/archive"))
+    page.wait_for_selector("#import-form")
+    page.fill("#import-text", pdn)
+    page.click("#import-form button[type='submit']")
+    page.wait_for_selector("#import-summary")
+    assert page.inner_text("#import-summary").startswith("Imported 2 games")
+    row = page.locator("tr", has_text="Ann – Bob")
+    row.wait_for()
+    assert row.locator("td.num").inner_text() == "2"  # 1. 11-15 23-19 2. 8-11: two moves
+    assert page.locator("tr", has_text="Cy – Di").locator("td.num").inner_text() == "1"
+    # the same text again: nothing stored twice, and the answer says so
+    page.fill("#import-text", pdn)
+    page.click("#import-form button[type='submit']")
+    page.wait_for_function(
+        "() => document.querySelector('#import-summary')?.textContent.includes('already')"
+    )
+    summary = page.inner_text("#import-summary")
+    assert summary.startswith("Imported 0 games") and "2 games already in the archive" in summary
+    assert page.locator("#import-duplicates li").count() == 2
+    page.wait_for_timeout(300)
+    assert page.locator("tr", has_text="Ann – Bob").count() == 1
+    # the analysis page's PDN picker counts the same way, singular and plural
+    page.goto(server.url("/analysis"))
+    wait_board(page)
+    page.fill("#pdn-input", pdn)
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_selector("#pdn-pick:not([hidden])")
+    options = page.locator("#pdn-pick option").all_inner_texts()
+    assert options[0].startswith("1. Ann – Bob (2 moves)"), options
+    assert options[1].startswith("2. Cy – Di (1 move)"), options
+    assert "(1 moves)" not in page.inner_text("main")
+
+
+def test_archive_names_players_neutrally(server: Server, new_page: Any) -> None:
+    server.post_json("/api/games", {"mode": "local"})
+    page = new_page()
+    page.goto(server.url("/archive"))
+    page.wait_for_selector("#running-games tr[data-game]")
+    text = page.inner_text("#running-games")
+    assert "You" not in text
+    assert "Human – Human (one screen)" in text
+
+
+def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:
+    alice = new_page()
+    gid = new_game(alice, server.base_url, mode="online", color="black", clock=(3, 2))
+    link = alice.input_value("#invite-link")
+    bob = new_page()
+    bob.goto(link)
+    wait_board(bob)
+    bob.wait_for_selector("#abort")
+    # the home page lists the game being played, for anyone to watch
+    carol = new_page()
+    carol.goto(server.url("/"))
+    carol.wait_for_selector(f'#watch-games li[data-game="{gid}"] a')
+    assert carol.locator(f'#watch-games li[data-game="{gid}"]').inner_text().startswith("Watch")
+    carol.click(f'#watch-games li[data-game="{gid}"] a')
+    carol.wait_for_url(re.compile(f"/play/{gid}$"))
+    wait_board(carol)
+    carol.wait_for_function("() => /watching/.test(document.querySelector('#status').textContent)")
+    # Bob aborts before anyone moved: no result
+    bob.click("#abort")
+    bob.click("#abort")  # confirm
+    for page in (alice, bob, carol):
+        page.wait_for_function(
+            "() => /aborted/i.test(document.querySelector('#status').textContent)"
+        )
+    assert "(*)" not in alice.inner_text("#outcome")
+    # Alice offers a rematch; Bob accepts; both land in the new game, colours swapped
+    alice.click("#rematch")
+    bob.wait_for_selector("#rematch-offer")
+    assert "offers a rematch" in bob.inner_text("#rematch-offer")
+    bob.click("#rematch")
+    for page in (alice, bob):
+        page.wait_for_url(re.compile(r"/play/(?!" + re.escape(gid) + r")[^/?]+$"))
+        wait_board(page)
+    assert alice.url == bob.url
+    alice.wait_for_function("() => window.poolcheckersGame.state?.your_color === 'white'")
+    bob.wait_for_function("() => window.poolcheckersGame.state?.your_color === 'black'")
+    carol.wait_for_selector("#rematch-link")
+    assert carol.inner_text("#rematch-link") == "Watch the rematch"
+    shot(bob, "polish-rematch")
