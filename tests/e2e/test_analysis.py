@@ -55,7 +55,7 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     assert "15-24" in page.inner_text("#error")
     # read by the server (POST /api/analysis/pdn): the error names game, line and column
     assert "game 1, line 1, column 19" in page.inner_text("#error")
-    assert "Only the first 2 moves" in page.inner_text("#error")
+    assert "Only the first 2 plies" in page.inner_text("#error")
     page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 2")
     assert move_texts(page) == ["11-15", "23-19"]
     page.fill("#pdn-input", pdn)
@@ -224,7 +224,7 @@ def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: Any) ->
     wait_shown(page, board_after([*BLUNDER_LINE[:2], "11-15"]).fen())
     assert move_texts(page) == [*BLUNDER_LINE[:2], "11-15"]
     page.wait_for_selector("#branch-banner:not([hidden])")
-    assert "3 moves" in page.inner_text("#branch-banner")
+    assert "3 plies" in page.inner_text("#branch-banner")
     page.click("#back-to-game")
     wait_shown(page, board_after(BLUNDER_LINE[:2]).fen())
     assert move_texts(page) == BLUNDER_LINE

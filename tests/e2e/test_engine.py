@@ -4,6 +4,7 @@ takeback, and the outcome in words."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -139,6 +140,12 @@ def test_low_time_is_said(server: Server, new_page: Any) -> None:
         {"mode": "engine", "level": 1, "color": "black", "clock": {"initial": 11, "increment": 0}},
     )
     game_id = created["game"]["id"]
+    # each side's clock starts with its first move: Black moves, the engine replies
+    body = {"move": "11-15", "ply": 0, "token": created["token"]}
+    server.post_json(f"/api/games/{game_id}/move", body)
+    deadline = time.monotonic() + 20
+    while server.get_json(f"/api/games/{game_id}")["ply"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     page = new_page()
     page.goto(server.url("/"))
     page.evaluate(

@@ -203,3 +203,49 @@ def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:
     carol.wait_for_selector("#rematch-link")
     assert carol.inner_text("#rematch-link") == "Watch the rematch"
     shot(bob, "polish-rematch")
+
+
+def piece_at(page: Any, origin: int) -> dict[str, float]:
+    """Where the piece that stood on ``origin`` is drawn (its box)."""
+    return box(page, f'svg.board g.piece[data-square="{origin}"] circle.top')
+
+
+def centre(b: dict[str, float]) -> tuple[float, float]:
+    return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+
+
+def near(a: dict[str, float], b: dict[str, float]) -> bool:
+    (ax, ay), (bx, by) = centre(a), centre(b)
+    return abs(ax - bx) < 12 and abs(ay - by) < 12
+
+
+def test_a_multi_capture_walked_shows_the_piece_on_its_landing(
+    server: Server, new_page: Any
+) -> None:
+    # Black's man on 24 captures 24x15x22x29, 24x31x22x29 or round back to 24 (R4).
+    fen = "B:W18,19,25,26,27:B11,24"
+    page = new_page()
+    new_game(page, server.base_url, mode="local", fen=fen)
+    click_square(page, 24)
+    page.wait_for_timeout(300)
+    assert near(piece_at(page, 24), box(page, 'svg.board rect.sq[data-square="24"]'))
+    click_square(page, 15)  # the first landing: more than one way on
+    page.wait_for_selector("#board-hint:not(:empty)")
+    page.wait_for_timeout(300)  # the piece's step (a 180 ms transition)
+    assert near(piece_at(page, 24), box(page, 'svg.board rect.sq[data-square="15"]'))
+    shot(page, "polish-multi-jump-walk")
+    page.focus('svg.board rect.sq[data-square="15"]')
+    page.keyboard.press("Escape")  # the walk is dropped: the piece is back on 24
+    page.wait_for_timeout(300)
+    assert near(piece_at(page, 24), box(page, 'svg.board rect.sq[data-square="24"]'))
+    # walked again to the end: the move is played, the piece ends on 29
+    click_square(page, 24)
+    click_square(page, 15)
+    click_square(page, 22)
+    click_square(page, 29)
+    page.wait_for_function("() => window.poolcheckersGame.state.moves.length === 1", timeout=10_000)
+    page.wait_for_timeout(700)
+    assert near(
+        box(page, 'svg.board g.piece[data-square="29"] circle.top'),
+        box(page, 'svg.board rect.sq[data-square="29"]'),
+    )

@@ -190,12 +190,20 @@ export class BoardView {
     const same = position.turn === this.position.turn && this.samePieces(position.pieces);
     this.position = position;
     this.lastMove = move;
-    // Finish any animation still running.
-    for (const entry of this.entries.values()) this.place(entry.el, entry.sq);
-    const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (!this.samePieces(position.pieces) && move && animate && !reduce && this.entries.has(move.path[0])) {
-      this.animateMove(move);
+    // The landings the user walked before the move was made: its walk goes on from there.
+    const walked = this.walked;
+    this.walked = null;
+    const goesOn = Boolean(move && walked && walked.length > 1 && walked.every((sq, i) => move.path[i] === sq));
+    // Finish any animation still running (the walked piece stays on its landing).
+    for (const entry of this.entries.values()) {
+      if (!(goesOn && entry.sq === walked[0])) this.place(entry.el, entry.sq);
     }
+    const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    const changed = !this.samePieces(position.pieces);
+    if (changed && move && (animate || goesOn) && !reduce && this.entries.has(move.path[0])) {
+      this.animateMove(move, goesOn ? walked.length - 1 : 0);
+    }
+    this.walker = null;
     this.sync(position.pieces);
     if (!same) {
       this.prefix = null;
@@ -205,7 +213,9 @@ export class BoardView {
     this.refreshLabels();
   }
 
-  animateMove(move) {
+  /** Walk the piece of `move` along its landings, from path[from] (a walk the user
+   * made landing by landing goes on from where the piece is drawn). */
+  animateMove(move, from = 0) {
     const origin = move.path[0];
     const dest = move.path[move.path.length - 1];
     const entry = this.entries.get(origin);
@@ -224,7 +234,7 @@ export class BoardView {
     this.pieceLayer.append(entry.el); // on top while moving
     const token = Symbol("anim");
     entry.anim = token;
-    move.path.slice(1).forEach((s, i) => {
+    move.path.slice(from + 1).forEach((s, i) => {
       window.setTimeout(() => {
         if (entry.anim === token) this.place(entry.el, s);
       }, STEP_MS * i);
@@ -423,6 +433,7 @@ export class BoardView {
 
   choose(move) {
     if (this.onHint) this.onHint("");
+    this.walked = this.prefix; // the move's walk goes on from the last landing shown
     this.prefix = null;
     this.legalFilter = null;
     this.refreshMarks();
@@ -442,7 +453,34 @@ export class BoardView {
     }
   }
 
+  /**
+   * While a capture is walked landing by landing, draw its piece on the current
+   * landing (the last of the prefix); back on its square when the walk is dropped.
+   * After a chosen move (this.walked) it stays there until the move is shown.
+   */
+  showWalk() {
+    const origin = this.prefix ? this.prefix[0] : null;
+    if (this.walker && this.walker !== origin && !this.walked) {
+      const left = this.entries.get(this.walker);
+      if (left) this.place(left.el, left.sq);
+      this.walker = null;
+    }
+    if (!this.prefix || this.walked) return;
+    const entry = this.entries.get(origin);
+    if (!entry || (this.drag && this.drag.moved)) return;
+    const at = this.prefix[this.prefix.length - 1];
+    if (this.prefix.length > 1) {
+      this.pieceLayer.append(entry.el); // above the pieces it passes
+      this.place(entry.el, at);
+      this.walker = origin;
+    } else if (this.walker === origin) {
+      this.place(entry.el, entry.sq);
+      this.walker = null;
+    }
+  }
+
   refreshMarks() {
+    this.showWalk();
     this.markLayer.replaceChildren();
     if (this.lastMove) {
       for (const s of this.lastMove.path) this.mark(s, "last");
