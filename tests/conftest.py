@@ -3,10 +3,15 @@ importable as ``reference`` however pytest is started."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+
+# Endgame tables a developer built in the default directory must not change the
+# engine's answers in the tests (docs/EGDB.md); tests/egdb turns them on where it needs them.
+os.environ["POOLCHECKERS_EGDB"] = "off"
 
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:

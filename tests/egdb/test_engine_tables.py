@@ -20,6 +20,7 @@ from poolcheckers.rules import RuleSet
 @pytest.fixture
 def tables4(tables: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     directory = tables(4, RuleSet.apca())
+    monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(directory))
     yield directory
     monkeypatch.undo()
@@ -85,6 +86,7 @@ def test_no_move_spoils_a_value(tables4: Path) -> None:
 
 
 def test_without_files_the_engine_searches_as_before(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tmp_path))  # empty: no tables
     result = Engine(hash_mb=1).search(Board("B:W14:B9"), Limit(depth=3))
     assert str(result.move) == "9x18" and result.mate_in == 1

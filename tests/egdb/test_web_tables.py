@@ -16,6 +16,7 @@ from poolcheckers.server.app import Settings, create_app
 
 @pytest.fixture
 def client(tables: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tables(4, RuleSet.apca())))
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}"))
     with TestClient(app) as c:
