@@ -20,7 +20,7 @@ from . import errors
 from . import game as model
 from .clock import Clock, SystemClock
 from .game import Change, Loaded, NewGame, color_name
-from .schemas import Action, GameSummary, Seats
+from .schemas import Action, GameSummary
 from .seats import (
     account_seat,
     check_invite,
@@ -31,7 +31,7 @@ from .seats import (
     require_seat,
     seat_of,
 )
-from .state import View, full_moves
+from .state import View, full_moves, seats_taken
 from .store import Committed, GameStore
 
 
@@ -219,10 +219,7 @@ class GameService:
                 status=g.status,
                 ply=g.ply,
                 moves_count=full_moves(g.start_fen, g.ply),
-                seats=Seats(
-                    black=g.black_token_hash is not None or g.engine_color == "black",
-                    white=g.white_token_hash is not None or g.engine_color == "white",
-                ),
+                seats=seats_taken(g),
                 rules=g.rules,
                 level=g.level,
                 engine_color=g.engine_color,  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from poolcheckers.community.gameflow import can_abort
 from poolcheckers.egdb.play import tablebase_info
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 
-from .game import Loaded, color_name, outcome_reason
+from .game import GameRec, Loaded, color_name, outcome_reason
 from .schemas import (
     ClockInfo,
     Counters,
@@ -61,6 +61,18 @@ def full_moves(start_fen: str, plies: int) -> int:
         return 0
     offset = 1 if _start_turn(start_fen) is Color.WHITE else 0
     return 1 + (plies - 1 + offset) // 2
+
+
+def seats_taken(g: GameRec) -> Seats:
+    """Which seats a player (by a token or an account) or the engine holds."""
+    return Seats.model_construct(
+        black=g.black_token_hash is not None
+        or g.black_user_id is not None
+        or g.engine_color == "black",
+        white=g.white_token_hash is not None
+        or g.white_user_id is not None
+        or g.engine_color == "white",
+    )
 
 
 def legal_moves(board: Board) -> list[LegalMove]:
@@ -146,14 +158,7 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         rematch_game=g.rematch_id,
         level=g.level,
         engine_color=g.engine_color,
-        seats=Seats.model_construct(
-            black=g.black_token_hash is not None
-            or g.black_user_id is not None
-            or g.engine_color == "black",
-            white=g.white_token_hash is not None
-            or g.white_user_id is not None
-            or g.engine_color == "white",
-        ),
+        seats=seats_taken(g),
         tags=g.tags or {},
     )
 

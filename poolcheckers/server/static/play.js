@@ -677,7 +677,7 @@ class GamePage {
       ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
     );
     if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet."));
-    if (s.outcome && s.outcome.result) {
+    if (s.outcome && s.outcome.result && s.status !== "aborted") {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
     const currentEl = this.moveList.querySelector(".current");
