@@ -63,6 +63,24 @@ def test_game_page_fits_a_laptop_screen(server: Server, new_page: Any, viewport:
     shot(page, f"polish-game-{viewport['width']}x{viewport['height']}")
 
 
+def test_the_clocks_wait_for_each_sides_first_move(server: Server, new_page: Any) -> None:
+    page = new_page()
+    new_game(page, server.base_url, mode="local", clock=(1, 0))
+    page.wait_for_selector("#clock-note:not([hidden])")
+    page.wait_for_timeout(1200)  # longer than the clock: nothing runs, nothing falls
+    assert page.locator(".clock.running").count() == 0
+    assert page.inner_text(".player.top .clock") == "1:00"
+    for a, b in ((11, 15), (22, 18)):
+        click_square(page, a)
+        click_square(page, b)
+    page.wait_for_selector(".player.top .clock.running")  # Black's, after White's first move
+    assert page.is_hidden("#clock-note")
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector("#rematch")
+    assert page.inner_text("#rematch") == "Play again"  # one screen: no colours to swap
+
+
 def test_game_page_fits_a_phone(server: Server, new_page: Any) -> None:
     page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
     new_game(page, server.base_url, mode="local", clock=(5, 0))

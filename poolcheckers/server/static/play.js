@@ -99,6 +99,7 @@ class GamePage {
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
     this.counters = h("div", { class: "counters", id: "counters" });
     this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
+    this.clockNote = h("p", { class: "hint", id: "clock-note", hidden: true }, "The clocks start once each side has made its first move.");
     this.error = h("p", { class: "error", id: "error" });
     this.notice = h("p", { class: "notice", id: "notice" });
     this.moveInput = h("input", {
@@ -157,6 +158,7 @@ class GamePage {
           this.status,
           this.outcome,
           this.rulesLine,
+          this.clockNote,
           this.counters,
           this.invite,
           this.moveForm,
@@ -489,6 +491,8 @@ class GamePage {
     document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
     this.rulesLine.textContent = s.rules_notes && s.rules_notes.length ? `Rules: ${s.rules_notes.join("; ")}.` : "";
     this.rulesLine.hidden = !this.rulesLine.textContent;
+    // Each side's clock starts with its first move (the server says when one runs).
+    this.clockNote.hidden = !(s.status === "running" && s.clock && !s.clock.running && s.can_abort);
     this.status.dataset.turn = s.turn;
     if (s.outcome) {
       this.outcome.hidden = false;
@@ -624,7 +628,9 @@ class GamePage {
         this.actionButton("rematch-decline", "Decline", () => this.action("rematch-decline")),
       ];
     }
-    const label = s.mode === "online" ? "Offer a rematch" : "Rematch (colours swapped)";
+    let label = "Play again";
+    if (s.mode === "online") label = "Offer a rematch";
+    else if (mine.length === 1) label = `Rematch as ${COLOR_NAME[opponent(mine[0])]}`;
     return [this.actionButton("rematch", label, () => this.action("rematch"), { cls: "primary" })];
   }
 
