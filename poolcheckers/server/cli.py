@@ -107,6 +107,33 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"games in one PDN import ({d.import_max_games})",
     )
     limits.add_argument(
+        "--signin-limit",
+        type=int,
+        default=d.signin_limit[0],
+        help=f"sign-in attempts per client address per {d.signin_limit[1] / 60:g} min "
+        f"({d.signin_limit[0]})",
+    )
+    limits.add_argument(
+        "--signup-limit",
+        type=int,
+        default=d.signup_limit[0],
+        help=f"sign-ups per client address per {d.signup_limit[1] / 3600:g} h "
+        f"({d.signup_limit[0]})",
+    )
+    limits.add_argument(
+        "--hash-concurrency",
+        type=int,
+        default=d.hash_concurrency,
+        help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
+    )
+    limits.add_argument(
+        "--site-origin",
+        action="append",
+        default=[],
+        help="an origin (https://host) besides the request's own from which signed-in "
+        "players' changes are accepted (repeatable)",
+    )
+    limits.add_argument(
         "--header-timeout",
         type=float,
         default=DEFAULT_HEADER_TIMEOUT,
@@ -151,7 +178,11 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         analyses_per_address=max(1, args.analyses_per_address),
         imports_per_minute=max(1, args.imports_per_minute),
         import_max_games=max(1, args.import_max_games),
+        hash_concurrency=max(1, args.hash_concurrency),
+        site_origins=tuple(args.site_origin),
     )
+    settings.signin_limit = (max(1, args.signin_limit), settings.signin_limit[1])
+    settings.signup_limit = (max(1, args.signup_limit), settings.signup_limit[1])
     if args.db_threads is not None:
         settings.inline_db = args.db_threads == 0
         settings.db_threads = max(1, args.db_threads)

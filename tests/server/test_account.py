@@ -250,3 +250,19 @@ def test_password_hashes_run_in_threads_at_most_n_at_once(make_client: AppFactor
     asyncio.run(flood())
     assert most[0] == 2
     assert threads and main not in threads  # never on the event loop's thread
+
+
+def test_serve_options_set_the_account_limits() -> None:
+    """A benchmark signing everyone up from 127.0.0.1 raises the limits by option."""
+    from poolcheckers.server.cli import build_parser, settings_from
+
+    args = build_parser().parse_args(
+        ["--signin-limit", "5000", "--signup-limit", "400", "--hash-concurrency", "1",
+         "--site-origin", "https://checkers.example", "--site-origin", "https://b.example"]
+    )  # fmt: skip
+    s = settings_from(args, "sqlite:///x.sqlite3")
+    assert s.signin_limit == (5000, 600.0) and s.signup_limit == (400, 3600.0)
+    assert s.hash_concurrency == 1
+    assert s.site_origins == ("https://checkers.example", "https://b.example")
+    d = settings_from(build_parser().parse_args([]), "sqlite:///x.sqlite3")
+    assert (d.signin_limit, d.signup_limit, d.site_origins) == ((20, 600.0), (5, 3600.0), ())
