@@ -283,6 +283,14 @@ class SeekInfo(Answer):
     created: float
 
 
+class PlayNow(Answer):
+    """``POST /api/seeks/play-now``: the game of the matching seek taken, or the seek
+    posted when none matched."""
+
+    game: GameState | None = None
+    seek: SeekInfo | None = None
+
+
 class AcceptedSeek(Answer):
     """The game a taken seek started (the taker's view; the author hears of it live)."""
 

@@ -163,3 +163,29 @@ def test_take_has_one_winner_across_store_instances(tmp_path: Path) -> None:
         won = race(8, lambda i, sid=seek.id: stores[i % 2].take(sid))
         assert sum(w is not None for w in won) == 1
         assert stores[1].get(seek.id) is None
+
+
+def test_play_now_pairs_with_a_matching_seek_or_posts_one(
+    ann_bob: tuple[TestClient, TestClient], make_client: AppFactory
+) -> None:
+    ann, bob = ann_bob
+    quick = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "random"}
+    first = ann.post("/api/seeks/play-now", json=quick)
+    assert first.status_code == 200, first.text
+    assert first.json()["game"] is None and first.json()["seek"]["author"] == "Ann"
+    # another clock does not match: Bob's becomes a seek too, then he cancels it
+    other = bob.post(
+        "/api/seeks/play-now", json={**quick, "clock": {"initial": 600, "increment": 0}}
+    )
+    assert other.json()["game"] is None
+    assert bob.delete(f"/api/seeks/{other.json()['seek']['id']}").status_code == 204
+    with ann.websocket_connect("/ws/lobby", headers=cookie(ann)) as lobby:
+        lobby.receive_json()
+        paired = bob.post("/api/seeks/play-now", json={**quick, "color": "white"})
+        assert paired.status_code == 200, paired.text
+        game = paired.json()["game"]
+        assert game["your_color"] == "white" and paired.json()["seek"] is None
+        got = [lobby.receive_json(), lobby.receive_json()]
+    assert {"type": "game", "id": game["id"]} in got
+    assert ann.get(f"/api/games/{game['id']}").json()["your_color"] == "black"
+    assert bob.get("/api/seeks").json() == []

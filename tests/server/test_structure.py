@@ -79,6 +79,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/seeks": {"get", "post"},
         "/api/seeks/{seek_id}": {"delete"},
         "/api/seeks/{seek_id}/accept": {"post"},
+        "/api/seeks/play-now": {"post"},
         "/api/users/{username}": {"get"},
         "/api/leaderboard/{category}": {"get"},
     }

@@ -16,12 +16,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, Response, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from poolcheckers.community.lobby import Seek, SeekSpec
+from poolcheckers.community.accounts import User
+from poolcheckers.community.lobby import Pairing, Seek, SeekSpec
 
 from ..community import player_of, websocket_origin_ok
 from ..context import ServerContext, get_ctx
 from ..http import ERROR_RESPONSES, ApiRoute
-from ..schemas import AcceptedSeek, SeekInfo, SeekRequest
+from ..schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
 from ..state import View
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -72,6 +73,16 @@ async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     category = None if seek is None else seek.spec.category
     perf = await ctx.run(c.perf, user.id, category)
     pairing = await ctx.run(c.lobby.accept, seek_id, player_of(user), perf)
+    view = await _start(ctx, pairing, user)
+    return Response(
+        AcceptedSeek(game=view.state()).model_dump_json(), media_type="application/json"
+    )
+
+
+async def _start(ctx: ServerContext, pairing: Pairing, user: User) -> View:
+    """Start the game of a pairing and tell both players' lobby sockets (in every
+    process); the view of ``user``."""
+    c = ctx.community
     committed = await ctx.run(c.start_game, ctx.service.store, pairing)
     game = committed.loaded.game
     await ctx.run(
@@ -80,10 +91,27 @@ async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
         {pairing.black.id, pairing.white.id},
     )
     seat = "black" if pairing.black.id == user.id else "white"
-    view = View(committed.loaded, committed.now, seat)
-    return Response(
-        AcceptedSeek(game=view.state()).model_dump_json(), media_type="application/json"
-    )
+    return View(committed.loaded, committed.now, seat)
+
+
+@router.post(
+    "/api/seeks/play-now",
+    response_model=PlayNow,
+    summary="Take the oldest matching seek, or post this one",
+)
+async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
+    """Same clock, rated flag and rules, compatible colours, within each other's rating
+    range (``poolcheckers.community.lobby.matches``): the game starts; else the seek
+    is posted and the game starts when someone takes it."""
+    c = ctx.community
+    user, _token = await c.require_user(request)
+    spec = SeekSpec.from_dict(body.model_dump())
+    perf = await ctx.run(c.perf, user.id, spec.category)
+    got = await ctx.run(c.lobby.play_now, player_of(user), spec, perf)
+    if isinstance(got, Pairing):
+        view = await _start(ctx, got, user)
+        return Response(PlayNow(game=view.state()).model_dump_json(), media_type="application/json")
+    return _json({"game": None, "seek": seek_dict(got)})
 
 
 @router.websocket("/ws/lobby")

@@ -31,7 +31,7 @@ class LobbyPage {
     const presets = h("div", { class: "presets", role: "group", "aria-label": "Quick seeks" });
     for (const [minutes, increment] of PRESETS) {
       presets.append(
-        h("button", { type: "button", onclick: () => this.post({ initial: minutes * 60, increment }) }, `${minutes}+${increment}`),
+        h("button", { type: "button", onclick: () => this.playNow({ initial: minutes * 60, increment }) }, `${minutes}+${increment}`),
         " ",
       );
     }
@@ -59,7 +59,8 @@ class LobbyPage {
       h(
         "section",
         { class: "card", "aria-label": "Post a seek" },
-        h("h2", {}, "Post a seek"),
+        h("h2", {}, "Play now"),
+        h("p", { class: "hint" }, "A clock below takes the oldest matching seek, or posts yours."),
         h("p", {}, h("label", {}, this.rated, " Rated (APCA rules)"), " ", this.color),
         presets,
         h("div", { class: "custom-row" }, "Custom: ", custom),
@@ -79,6 +80,20 @@ class LobbyPage {
       ),
     );
     this.socket = new LiveSocket("/ws/lobby", { onMessage: (m) => this.onMessage(m) });
+  }
+
+  async playNow(clock) {
+    this.error.textContent = "";
+    try {
+      const got = await send("POST", "/api/seeks/play-now", { clock, rated: this.rated.checked, color: this.color.value });
+      if (got.game) {
+        window.location.assign(`/play/${encodeURIComponent(got.game.id)}`);
+        return;
+      }
+      announce("Seek posted; waiting for an opponent.");
+    } catch (err) {
+      this.error.textContent = err.message;
+    }
   }
 
   async post(clock) {
