@@ -63,6 +63,10 @@ log = logging.getLogger("poolcheckers.server")
 Runner = Callable[..., Awaitable[object]]
 #: the PostgreSQL channel of lobby changes and game starts between server processes
 LOBBY_CHANNEL = "poolcheckers_lobby"
+#: a clock seek whose author no process has seen in the lobby for this long goes
+SEEK_UNSEEN_S = 30.0
+#: how often each process marks its lobby authors as seen and sweeps unseen seeks
+LOBBY_SWEEP_S = 10.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -98,7 +102,8 @@ class Community:
         )
         self._hash_slots: asyncio.Semaphore | None = None
         self.ratings = DbRatingStore(db)
-        self.lobby = Lobby(DbLobbyStore(db), clock=lambda: clock.now_ms() / 1000)
+        self.lobby_store = DbLobbyStore(db)
+        self.lobby = Lobby(self.lobby_store, clock=lambda: clock.now_ms() / 1000)
         self.lobby.subscribe(self._lobby_event)
         #: this process's lobby sockets: their outgoing queues, by account id
         self.lobby_sockets: dict[str, set[asyncio.Queue[str]]] = {}
@@ -109,16 +114,23 @@ class Community:
         self.node = secrets.token_hex(8)
         self.postgres = is_postgres(settings.database_url)
         self._listener: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self.listening = asyncio.Event()
 
-    async def start(self) -> None:
-        """With PostgreSQL, hear the lobby changes of the other server processes."""
+    async def start(self, run: Runner) -> None:
+        """Sweep the lobby; with PostgreSQL, hear the lobby changes of the other
+        server processes."""
         self.loop = asyncio.get_running_loop()
+        self._sweeper = self.loop.create_task(self._sweep_lobby_forever(run))
         if self.postgres:
             self._listener = self.loop.create_task(self._listen())
             await asyncio.wait_for(self.listening.wait(), timeout=30)
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -142,6 +154,30 @@ class Community:
                 log.exception("lobby LISTEN connection lost; reconnecting in 1 s")
                 self.listening.clear()
                 await asyncio.sleep(1.0)
+
+    def sweep_lobby(self, present: list[str]) -> int:
+        """Mark the authors with a lobby socket here (``present``) as seen, then remove
+        the clock seeks of authors no process has seen for :data:`SEEK_UNSEEN_S`
+        (their process died with its sockets); how many authors left."""
+        now = self.settings.clock.now_ms() / 1000
+        for author in present:
+            self.lobby_store.touch_author(author, now)
+        gone = self.lobby_store.stale_authors(now - SEEK_UNSEEN_S)
+        for author in gone:
+            self.lobby.leave(author)
+        return len(gone)
+
+    async def _sweep_lobby_forever(self, run: Runner) -> None:
+        failing = False
+        while True:
+            await asyncio.sleep(LOBBY_SWEEP_S)
+            try:
+                await run(self.sweep_lobby, list(self.lobby_sockets))
+                failing = False
+            except Exception:
+                if not failing:
+                    log.exception("lobby sweep failed")
+                failing = True
 
     def _remote(self, payload: str) -> None:
         try:

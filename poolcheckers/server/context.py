@@ -123,7 +123,7 @@ class ServerContext:
         if self.listener is not None:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
-        await self.community.start()
+        await self.community.start(self.run)
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(
             self.loop.create_task(self.community.rating_sweeper(self.run, self.service.store))

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from poolcheckers.community.lobby import Player, Seek, SeekSpec
 from poolcheckers.community.sessions import COOKIE_NAME
 from poolcheckers.community.timecontrol import Clock
+from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.community_store import DbLobbyStore
 from poolcheckers.server.db import make_engine, run_migrations
 
@@ -189,3 +190,23 @@ def test_play_now_pairs_with_a_matching_seek_or_posts_one(
     assert {"type": "game", "id": game["id"]} in got
     assert ann.get(f"/api/games/{game['id']}").json()["your_color"] == "black"
     assert bob.get("/api/seeks").json() == []
+
+
+def test_clock_seeks_of_authors_no_process_sees_go(
+    ann_bob: tuple[TestClient, TestClient], clock: ManualClock
+) -> None:
+    """A process that died with its lobby sockets cannot say its authors left: the
+    sweep of every process removes clock seeks whose author nobody has seen."""
+    ann, bob = ann_bob
+    c = ann.app.state.ctx.community  # type: ignore[attr-defined]
+    ann_id = c.users.by_key("ann").id
+    kept = post(ann)
+    days = post(ann, {"clock": {"days": 3}})
+    clock.advance(25)
+    assert c.sweep_lobby([ann_id]) == 0  # Ann has a lobby socket in this process
+    clock.advance(25)
+    assert c.sweep_lobby([]) == 0  # seen 25 s ago: not yet
+    assert {s["id"] for s in bob.get("/api/seeks").json()} == {kept["id"], days["id"]}
+    clock.advance(10)
+    assert c.sweep_lobby([]) == 1
+    assert [s["id"] for s in bob.get("/api/seeks").json()] == [days["id"]]  # days stay
