@@ -331,6 +331,15 @@ class PlayerPage(Answer):
     games: list[PlayerGame]
 
 
+class HeadToHeadRow(Answer):
+    """The player's record against one opponent in finished games."""
+
+    opponent: str = Field(description="username, 'Anonymous' or 'Engine'")
+    wins: int
+    draws: int
+    losses: int
+
+
 class LeaderboardRow(Answer):
     rank: int
     username: str

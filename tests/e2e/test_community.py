@@ -96,4 +96,14 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str)
         assert ann_name in game_row.inner_text() and bob_name in game_row.inner_text()
         rating = page.inner_text('li[data-category="blitz"]')
         assert "(1 game)" in rating
-    shot(bob, f"community-player-{size}")
+        # the rating history plot is drawn, and the record against the opponent shown
+        page.wait_for_function(
+            "() => { const i = document.querySelector('img.rating-plot');"
+            " return i && i.complete && i.naturalWidth > 0; }"
+        )
+        wins = "+1 =0 −0" if name == ann_name else "+0 =0 −1"
+        assert wins in page.inner_text("ul.rivals")
+    shot(bob, f"community-player-{size}", full_page=True)
+    bob.goto(server.url("/leaderboard"))
+    bob.wait_for_selector('section[data-category="blitz"]')
+    assert "Nobody yet." in bob.inner_text('section[data-category="blitz"]')  # RD > 75

@@ -80,3 +80,22 @@ def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
     assert board == [{"rank": 1, "username": "Ann", "rating": 1712, "rd": 60, "games": 2}]
     r = ann.get("/api/leaderboard/hyperbullet")
     assert r.status_code == 400
+
+
+def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: ManualClock) -> None:
+    ann, bob, first = rated_game(make_client)
+    assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
+    clock.advance(60)
+    seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
+    second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
+    wait_for_update(ann, first)
+    r = ann.get("/api/users/bob/head-to-head")
+    assert r.status_code == 200, r.text
+    assert r.json() == [{"opponent": "Ann", "wins": 1, "draws": 0, "losses": 1}]
+    plot = ann.get("/api/users/Ann/rating-history.svg")
+    assert plot.status_code == 200 and plot.headers["content-type"].startswith("image/svg+xml")
+    assert "<svg" in plot.text and "blitz" in plot.text and "Ann" in plot.text
+    assert ann.get("/api/users/Ann/rating-history.svg").text == plot.text  # one drawing
+    empty = ann.get("/api/users/nobody/rating-history.svg")
+    assert empty.status_code == 404 and error_code(empty) == "not_found"

@@ -81,6 +81,8 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/seeks/{seek_id}/accept": {"post"},
         "/api/seeks/play-now": {"post"},
         "/api/users/{username}": {"get"},
+        "/api/users/{username}/head-to-head": {"get"},
+        "/api/users/{username}/rating-history.svg": {"get"},
         "/api/leaderboard/{category}": {"get"},
     }
     for action in (

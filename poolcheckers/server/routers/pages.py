@@ -19,7 +19,16 @@ from ..schemas import ErrorDetail, Health
 
 router = APIRouter()
 Ctx = Annotated[ServerContext, Depends(get_ctx)]
-PAGES = ("/", "/play/{game_id}", "/analysis", "/archive", "/lobby", "/account", "/players/{name}")
+PAGES = (
+    "/",
+    "/play/{game_id}",
+    "/analysis",
+    "/archive",
+    "/lobby",
+    "/account",
+    "/players/{name}",
+    "/leaderboard",
+)
 
 
 def page_response(static_dir: Path, status: int = 200) -> Response:

@@ -8,27 +8,43 @@ a session or a seat token.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 
 from poolcheckers.community.accounts import User, username_key
 from poolcheckers.community.errors import UsernameError
-from poolcheckers.community.players import leaderboard
+from poolcheckers.community.players import (
+    GameSummary,
+    head_to_head,
+    leaderboard,
+    rating_history,
+    rating_history_svg,
+)
 from poolcheckers.community.timecontrol import Category
 
 from .. import errors
 from ..community_store import leaderboard_perfs, player_games_query
-from ..context import ServerContext, get_ctx
+from ..context import ServerContext, get_ctx, run
+from ..db import GAMES
 from ..game import GameRec
 from ..http import ERROR_RESPONSES, ApiRoute
-from ..schemas import LeaderboardRow, PerfInfo, PlayerGame, PlayerPage
+from ..schemas import HeadToHeadRow, LeaderboardRow, PerfInfo, PlayerGame, PlayerPage
 
 router = APIRouter(tags=["players"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 Ctx = Annotated[ServerContext, Depends(get_ctx)]
 CategoryName = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
 #: a leaderboard counts players who played a rated game within this many days
 ACTIVE_DAYS = 365
+#: games a head-to-head table is counted over (the most recent)
+HEAD_TO_HEAD_GAMES = 2000
+GAMES_FINISHED = GAMES.c.status == "finished"
+#: rating plots kept, by (account, rating updates so far): one is drawn per new game
+_plots: OrderedDict[tuple[str, int], str] = OrderedDict()
+_plots_lock = threading.Lock()
+PLOTS_KEPT = 256
 
 
 def _json(text: str) -> Response:
@@ -115,6 +131,80 @@ async def get_player(
 ) -> Response:
     page = await ctx.run(player_page, ctx, username, limit, offset, result, category, rated)
     return _json(page.model_dump_json())
+
+
+def _summary(g: GameRec, names: dict[str, str]) -> GameSummary:
+    score = None
+    if g.status == "finished" and g.result is not None:
+        score = 0.5 if g.winner is None else 1.0 if g.winner == "black" else 0.0
+    return GameSummary(
+        g.id,
+        None if g.category is None else Category(g.category),
+        g.rated,
+        g.black_user_id,
+        g.white_user_id,
+        _name(g.black_user_id, names, g.engine_color == "black"),
+        _name(g.white_user_id, names, g.engine_color == "white"),
+        score,
+        g.updated_ms / 1000 if score is not None else None,
+    )
+
+
+def head_to_head_rows(ctx: ServerContext, username: str) -> list[HeadToHeadRow]:
+    user = _find(ctx, username)
+    query = player_games_query(user.id).where(GAMES_FINISHED).limit(HEAD_TO_HEAD_GAMES)
+    with ctx.db.connect() as conn:
+        games = [GameRec.from_row(r) for r in conn.execute(query).mappings()]
+    ids = {i for g in games for i in (g.black_user_id, g.white_user_id) if i is not None}
+    names = ctx.community.users.names(ids)
+    return [
+        HeadToHeadRow(
+            opponent=h.opponent,
+            wins=h.record.wins,
+            draws=h.record.draws,
+            losses=h.record.losses,
+        )
+        for h in head_to_head([_summary(g, names) for g in games], user.id)
+    ]
+
+
+@router.get(
+    "/api/users/{username}/head-to-head",
+    response_model=list[HeadToHeadRow],
+    summary="A player's results against each opponent",
+)
+async def get_head_to_head(username: str, ctx: Ctx) -> Response:
+    rows = await run(head_to_head_rows, ctx, username)
+    return _json(json.dumps([r.model_dump() for r in rows], separators=(",", ":")))
+
+
+def history_svg(ctx: ServerContext, username: str) -> str:
+    user = _find(ctx, username)
+    ratings = ctx.community.ratings
+    updates = {cat: ratings.history(user.id, cat) for cat in Category}
+    key = (user.id, sum(len(u) for u in updates.values()))
+    with _plots_lock:
+        if key in _plots:
+            _plots.move_to_end(key)
+            return _plots[key]
+    histories = {cat: rating_history(u, user.id, cat) for cat, u in updates.items()}
+    plot = rating_history_svg(histories, title=f"Rating history of {user.username}")
+    with _plots_lock:
+        _plots[key] = plot
+        while len(_plots) > PLOTS_KEPT:
+            _plots.popitem(last=False)
+    return plot
+
+
+@router.get(
+    "/api/users/{username}/rating-history.svg",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="A player's rating history as a plot (SVG), one line per category",
+)
+async def get_rating_history(username: str, ctx: Ctx) -> Response:
+    plot = await run(history_svg, ctx, username)
+    return Response(plot, media_type="image/svg+xml", headers={"Cache-Control": "max-age=60"})
 
 
 @router.get(

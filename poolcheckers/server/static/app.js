@@ -10,6 +10,7 @@ const routes = [
   { pattern: /^\/lobby\/?$/, module: "./lobby.js", title: "Lobby" },
   { pattern: /^\/account\/?$/, module: "./account.js", title: "Account" },
   { pattern: /^\/players\/([^/]+)\/?$/, module: "./player.js", title: "Player" },
+  { pattern: /^\/leaderboard\/?$/, module: "./leaderboard.js", title: "Leaderboards" },
 ];
 
 async function start() {

@@ -55,7 +55,7 @@ class LobbyPage {
     });
     this.root.replaceChildren(
       h("h1", {}, "Lobby"),
-      h("p", {}, "Signed in as ", playerLink(this.account.username), " · ", h("a", { href: "/account" }, "account")),
+      h("p", {}, "Signed in as ", playerLink(this.account.username), " · ", h("a", { href: "/account" }, "account"), " · ", h("a", { href: "/leaderboard" }, "leaderboards")),
       h(
         "section",
         { class: "card", "aria-label": "Post a seek" },

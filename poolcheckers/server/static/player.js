@@ -8,7 +8,11 @@ const RESULT = { win: "Won", loss: "Lost", draw: "Drawn" };
 
 async function draw(root, name, result) {
   const query = result ? `?result=${result}` : "";
-  const page = await request("GET", `/api/users/${encodeURIComponent(name)}${query}`);
+  const who = encodeURIComponent(name);
+  const [page, rivals] = await Promise.all([
+    request("GET", `/api/users/${who}${query}`),
+    request("GET", `/api/users/${who}/head-to-head`),
+  ]);
   const ratings = Object.entries(page.ratings);
   const filter = h(
     "select",
@@ -36,7 +40,18 @@ async function draw(root, name, result) {
       ratings.length
         ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`)))
         : h("p", {}, "No rated game yet."),
+      ratings.length
+        ? h("img", { class: "rating-plot", src: `/api/users/${who}/rating-history.svg`, alt: `Rating history of ${page.username}`, width: 800, height: 320 })
+        : null,
     ),
+    rivals.length
+      ? h(
+          "section",
+          { class: "card", "aria-label": "Against each opponent" },
+          h("h2", {}, "Against each opponent"),
+          h("ul", { class: "rivals" }, ...rivals.map((r) => h("li", {}, r.opponent === "Anonymous" || r.opponent === "Engine" ? r.opponent : playerLink(r.opponent), ` +${r.wins} =${r.draws} −${r.losses}`))),
+        )
+      : null,
     h(
       "section",
       { class: "card", "aria-label": "Games" },
