@@ -216,6 +216,11 @@ class JoinedGame(Answer):
     token: str
 
 
+class TimeControlInfo(Answer):
+    initial: float = Field(description="seconds per side")
+    increment: float = Field(description="seconds added per move")
+
+
 class GameSummary(Answer):
     id: str
     mode: str
@@ -223,6 +228,7 @@ class GameSummary(Answer):
     ply: int
     moves_count: int = Field(description="moves as PDN numbers them (Black's turn + White's)")
     seats: Seats
+    clock: TimeControlInfo | None = Field(None, description="the clock of the game, if any")
     rules: dict[str, Any]
     level: int | None
     engine_color: Color | None

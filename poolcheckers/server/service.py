@@ -20,7 +20,7 @@ from . import errors
 from . import game as model
 from .clock import Clock, SystemClock
 from .game import Change, Loaded, NewGame, color_name
-from .schemas import Action, GameSummary
+from .schemas import Action, GameSummary, TimeControlInfo
 from .seats import (
     account_seat,
     check_invite,
@@ -220,6 +220,14 @@ class GameService:
                 ply=g.ply,
                 moves_count=full_moves(g.start_fen, g.ply),
                 seats=seats_taken(g),
+                clock=(
+                    TimeControlInfo(
+                        initial=g.clock_initial_ms / 1000,
+                        increment=(g.clock_increment_ms or 0) / 1000,
+                    )
+                    if g.clock_initial_ms is not None
+                    else None
+                ),
                 rules=g.rules,
                 level=g.level,
                 engine_color=g.engine_color,  # type: ignore[arg-type]

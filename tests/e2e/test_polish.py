@@ -194,7 +194,8 @@ def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:
     carol = new_page()
     carol.goto(server.url("/"))
     carol.wait_for_selector(f'#watch-games li[data-game="{gid}"] a')
-    assert carol.locator(f'#watch-games li[data-game="{gid}"]').inner_text().startswith("Watch")
+    listed = carol.locator(f'#watch-games li[data-game="{gid}"]').inner_text()
+    assert listed.startswith("Watch") and "3+2" in listed and "no move yet" in listed
     carol.click(f'#watch-games li[data-game="{gid}"] a')
     carol.wait_for_url(re.compile(f"/play/{gid}$"))
     wait_board(carol)

@@ -169,7 +169,7 @@ def test_engine_rematch_is_one_click_with_colours_swapped(client: TestClient) ->
 
 # ---------------------------------------------------------------- watching
 def test_games_being_played_now_by_mode_with_their_seats(client: TestClient) -> None:
-    playing, black, _white = online_game(client)
+    playing, black, _white = online_game(client, clock={"initial": 300, "increment": 3})
     move(client, playing, black, "11-15", 0)
     waiting = new_game(client, mode="online")["game"]["id"]
     new_game(client, mode="local")
@@ -179,6 +179,8 @@ def test_games_being_played_now_by_mode_with_their_seats(client: TestClient) -> 
     assert by_id[playing]["seats"] == {"black": True, "white": True}
     assert by_id[waiting]["seats"] == {"black": True, "white": False}
     assert by_id[playing]["moves_count"] == 1
+    assert by_id[playing]["clock"] == {"initial": 300.0, "increment": 3.0}
+    assert by_id[waiting]["clock"] is None
     r = client.get("/api/games?mode=chess")
     assert r.status_code == 400 and error_code(r) == "bad_request"
 

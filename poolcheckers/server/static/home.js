@@ -285,7 +285,7 @@ async function watchGames(box) {
           "li",
           { "data-game": g.id },
           h("a", { href: `/play/${encodeURIComponent(g.id)}`, "aria-label": `Watch game ${g.id}` }, "Watch"),
-          ` ${who} · ${g.moves_count ? plural(g.moves_count, "move") : "no move yet"}`,
+          ` ${who}${g.clock ? ` · ${clockText(g.clock)}` : ""} · ${g.moves_count ? plural(g.moves_count, "move") : "no move yet"}`,
         );
       }),
     );
@@ -294,4 +294,9 @@ async function watchGames(box) {
   await refresh();
   window.setInterval(refresh, WATCH_POLL_MS);
   document.addEventListener("visibilitychange", refresh);
+}
+
+/** A time control as players say it: "5+3" (minutes + seconds a move), "0.5+0". */
+export function clockText(clock) {
+  return `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment}`;
 }
