@@ -167,6 +167,8 @@ class GameService:
             if action == "abort":
                 return model.abort(loaded, side, now)
             if action == "rematch":
+                if loaded.game.mode == "engine" and not self.engine_available():
+                    raise errors.engine_unavailable()
                 return model.rematch(loaded, seat, side, rematch_id, now)
             if action == "rematch-decline":
                 return model.decline_rematch(loaded)

@@ -4,6 +4,7 @@ polish of point 7 that lives in the API (move counts, readable clock limits)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,10 @@ from fastapi.testclient import TestClient
 from poolcheckers import Board
 from poolcheckers.engine import native_available
 from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.game import NewGame
+from poolcheckers.server.service import GameService
 from poolcheckers.server.state import full_moves
 
 from .helpers import error_code, move, new_game, online_game, seat_header, ws_seat
@@ -235,3 +240,17 @@ def test_clock_time_for_a_spectator_too(client: TestClient, clock: ManualClock) 
     clock.advance(4)
     state = client.get(f"/api/games/{gid}").json()
     assert state["clock"]["black"] == 6.0 and state["clock"]["running"] == "black"
+
+
+def test_no_engine_rematch_without_the_engine(tmp_path: Path) -> None:
+    db = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    run_migrations(db)
+    with_engine = GameService(db, ManualClock(), engine_available=lambda: True)
+    created, token, _ = with_engine.create(NewGame("engine", {}, None, 2, "black", None, 0.0))
+    gid = created.loaded.game.id
+    with_engine.act(gid, "resign", token)
+    without = GameService(db, ManualClock())  # a server started without the native core
+    with pytest.raises(ApiError) as exc:
+        without.act(gid, "rematch", token)
+    assert exc.value.code == "engine_unavailable"
+    assert without.view(gid).loaded.game.rematch_id is None
