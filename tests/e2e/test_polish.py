@@ -268,3 +268,26 @@ def test_a_multi_capture_walked_shows_the_piece_on_its_landing(
         box(page, 'svg.board g.piece[data-square="29"] circle.top'),
         box(page, 'svg.board rect.sq[data-square="29"]'),
     )
+
+
+def test_engine_rematch_is_one_click_with_the_colours_swapped(
+    server: Server, new_page: Any
+) -> None:
+    server.require_engine()
+    page = new_page()
+    gid = new_game(page, server.base_url, mode="engine", level=1, color="black")
+    page.wait_for_selector("#abort")  # nobody has moved: abort, no result
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector("#rematch")
+    assert page.inner_text("#rematch") == "Rematch as White"
+    page.click("#rematch")
+    page.wait_for_url(re.compile(r"/play/(?!" + re.escape(gid) + r")[^/?]+$"))
+    wait_board(page)
+    page.wait_for_function("() => window.poolcheckersGame.state?.your_color === 'white'")
+    # the engine now plays Black and moves first; then it is the human's turn
+    page.wait_for_function("() => window.poolcheckersGame.state.ply >= 1", timeout=20_000)
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('your turn')"
+    )
+    assert "Engine (level 1)" in page.inner_text(".player.top .name")

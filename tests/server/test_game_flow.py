@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from poolcheckers import Board
 from poolcheckers.engine import native_available
@@ -191,17 +193,21 @@ def test_games_being_played_now_by_mode_with_their_seats(client: TestClient) -> 
 
 
 # ---------------------------------------------------------------- point 7 in the API
-@pytest.mark.parametrize(
-    ("fen", "plies"),
-    [(STANDARD, n) for n in range(6)] + [(STANDARD.replace("B:", "W:", 1), n) for n in range(6)],
-)
-def test_moves_count_is_the_pdn_move_number_of_the_last_move(fen: str, plies: int) -> None:
+@settings(max_examples=60, deadline=None)
+@given(white_first=st.booleans(), choices=st.lists(st.integers(0, 50), max_size=40))
+def test_moves_count_is_the_pdn_move_number_of_the_last_move(
+    white_first: bool, choices: list[int]
+) -> None:
+    fen = STANDARD.replace("B:", "W:", 1) if white_first else STANDARD
     board = Board(fen)
     numbers = set()
-    for _ in range(plies):
-        numbers.add(board.move_number)
-        board.push(board.legal_moves[0])
-    assert full_moves(fen, plies) == len(numbers)
+    for pick in choices:
+        moves = board.legal_moves
+        if not moves:
+            break
+        numbers.add(board.move_number)  # the number this ply is written under
+        board.push(moves[pick % len(moves)])
+    assert full_moves(fen, board.ply) == len(numbers)
 
 
 def test_summaries_count_full_moves(client: TestClient) -> None:
