@@ -173,13 +173,25 @@ def test_moves_counted_as_pdn_numbers_them(server: Server, new_page: Any) -> Non
 
 
 def test_archive_names_players_neutrally(server: Server, new_page: Any) -> None:
-    server.post_json("/api/games", {"mode": "local"})
+    server.require_engine()
+    local = server.post_json("/api/games", {"mode": "local"})["game"]["id"]
+    engine = server.post_json("/api/games", {"mode": "engine", "level": 1, "color": "white"})
+    eid = engine["game"]["id"]
     page = new_page()
     page.goto(server.url("/archive"))
-    page.wait_for_selector("#running-games tr[data-game]")
+    page.wait_for_selector(f'#running-games tr[data-game="{eid}"]')
     text = page.inner_text("#running-games")
-    assert "You" not in text
-    assert "Human – Human (one screen)" in text
+    assert "You" not in text  # a visitor sees nobody's "You"
+    assert "Human – Human (one screen)" in page.inner_text(f'tr[data-game="{local}"]')
+    assert "Engine (level 1) – Human" in page.inner_text(f'tr[data-game="{eid}"]')
+    # the seat holder (its token in this browser) sees itself named
+    page.evaluate(
+        "([id, t]) => localStorage.setItem('poolcheckers.token.' + id, t)",
+        [eid, engine["token"]],
+    )
+    page.reload()
+    page.wait_for_selector(f'#running-games tr[data-game="{eid}"]')
+    assert "Engine (level 1) – You" in page.inner_text(f'tr[data-game="{eid}"]')
 
 
 def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:

@@ -2,7 +2,7 @@
 // PDN export (one game or all) and PDN import with errors per game.
 
 import { api } from "./api.js";
-import { COLOR_NAME, announce, h, plural } from "./util.js";
+import { COLOR_NAME, announce, h, plural, storageGet, tokenKey } from "./util.js";
 
 const PAGE = 50;
 
@@ -14,16 +14,20 @@ function when(g, key = "created") {
   return date.toLocaleString();
 }
 
-/** Black – White, in words anyone reading the archive can take (no "You"). */
-export function players(g) {
+/**
+ * Black – White, in words anyone reading the archive can take; "You" only where this
+ * browser holds the game's seat (`yours`: its seat token is stored here).
+ */
+export function players(g, yours = false) {
   const tags = g.tags || {};
   if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
   if (g.mode === "engine") {
     const engine = `Engine (level ${g.level ?? "?"})`;
-    return g.engine_color === "black" ? `${engine} – Human` : `Human – ${engine}`;
+    const human = yours ? "You" : "Human";
+    return g.engine_color === "black" ? `${engine} – ${human}` : `${human} – ${engine}`;
   }
-  if (g.mode === "local") return "Human – Human (one screen)";
-  if (g.mode === "online") return "Human – Human (online)";
+  if (g.mode === "local") return `Human – Human (one screen${yours ? ", yours" : ""})`;
+  if (g.mode === "online") return `Human – Human (online${yours ? ", you play" : ""})`;
   if (g.mode === "imported") return "Imported game";
   return g.mode || "Game";
 }
@@ -144,7 +148,7 @@ class ArchivePage {
     return h(
       "tr",
       { "data-game": g.id },
-      h("td", {}, h("a", { href: `/play/${id}` }, players(g))),
+      h("td", {}, h("a", { href: `/play/${id}` }, players(g, Boolean(storageGet(tokenKey(g.id)))))),
       h("td", { class: "num", title: g.ply !== undefined ? plural(g.ply, "ply", "plies") : null }, String(moves)),
       h("td", {}, resultText(g)),
       h("td", { class: "date", title: `Last change: ${when(g, "updated")}` }, when(g)),
