@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from poolcheckers import Outcome, Termination
 from poolcheckers.community.accounts import Accounts, Passwords, User
 from poolcheckers.community.errors import CommunityError, RateLimitedError
-from poolcheckers.community.gameflow import rated_result
+from poolcheckers.community.gameflow import Seat, player_tags, rated_result
 from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player
 from poolcheckers.community.ratelimit import SignInLimiter, SlidingWindow
 from poolcheckers.community.ratings import Perf, RatingUpdate, apply_result
@@ -53,7 +53,7 @@ from .community_store import (
 )
 from .db import GAMES, is_postgres, libpq_conninfo
 from .errors import ApiError
-from .game import GameRec, Loaded, NewGame, color_of
+from .game import Change, GameRec, Loaded, NewGame, color_of
 from .seats import new_game_id
 from .settings import Settings
 from .store import Committed, GameStore
@@ -115,12 +115,16 @@ class Community:
         self.postgres = is_postgres(settings.database_url)
         self._listener: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._games: GameStore | None = None
+        self._names: dict[str, str] = {}
         self.listening = asyncio.Event()
 
-    async def start(self, run: Runner) -> None:
+    async def start(self, run: Runner, games: GameStore | None = None) -> None:
         """Sweep the lobby; with PostgreSQL, hear the lobby changes of the other
-        server processes."""
+        server processes.  ``games``: where the rating changes are written into the
+        rated games' PDN tags."""
         self.loop = asyncio.get_running_loop()
+        self._games = games
         self._sweeper = self.loop.create_task(self._sweep_lobby_forever(run))
         if self.postgres:
             self._listener = self.loop.create_task(self._listen())
@@ -253,6 +257,16 @@ class Community:
         self.lobby_sockets.pop(user_id, None)
         return True
 
+    def username(self, user_id: str) -> str | None:
+        """An account's username (names never change: kept once read)."""
+        name = self._names.get(user_id)
+        if name is None:
+            user = self.users.by_id(user_id)
+            if user is None:
+                return None
+            name = self._names[user_id] = user.username
+        return name
+
     def perf(self, user_id: str, category: Category | None) -> Perf | None:
         return None if category is None else self.ratings.perf(user_id, category)
 
@@ -282,6 +296,11 @@ class Community:
             perf = self.perf(player.id, spec.category)
             if perf is not None:
                 setattr(game, f"{side}_rating", int(perf.glicko.rating))
+        game.tags = player_tags(
+            Seat(pairing.black.name, game.black_rating),
+            Seat(pairing.white.name, game.white_rating),
+            tc,
+        )
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))
         store.insert(loaded)
@@ -309,7 +328,10 @@ class Community:
         )
         if result is None:
             return None
-        return apply_result(self.ratings, result)
+        update = apply_result(self.ratings, result)
+        if self._games is not None:
+            self._games.run(game.id, lambda g, _now: rating_diff_tags(g, update), lambda *_: None)
+        return update
 
     def unrated_finished(self, store: GameStore) -> list[GameRec]:
         """Finished rated games without their rating update (a crash between the two
@@ -374,6 +396,21 @@ async def account_id(conn: HTTPConnection) -> str | None:
     community: Community = conn.app.state.ctx.community
     user = await community.user_of(conn)
     return None if user is None else user.id
+
+
+def rating_diff_tags(loaded: Loaded, update: RatingUpdate) -> Change | None:
+    """The change that writes a rated game's rating changes into its PDN tags
+    (``BlackRatingDiff``, ``WhiteRatingDiff``, as lichess); None once written."""
+    g = loaded.game
+    diffs = {
+        "BlackRatingDiff": f"{update.black_diff:+d}",
+        "WhiteRatingDiff": f"{update.white_diff:+d}",
+    }
+    if g.tags is not None and all(g.tags.get(k) == v for k, v in diffs.items()):
+        return None
+    game = g.copy()
+    game.tags = {**(g.tags or {}), **diffs}
+    return Change(game, loaded.board, loaded.moves)
 
 
 def player_of(user: User) -> Player:

@@ -61,6 +61,7 @@ class ServerContext:
             run_db=self.run,
         )
         self.community = Community(settings, self.db)
+        self.service.usernames = self.community.username
         self.imports = RateLimiter(settings.imports_per_minute, 60.0)
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):
@@ -123,7 +124,7 @@ class ServerContext:
         if self.listener is not None:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
-        await self.community.start(self.run)
+        await self.community.start(self.run, self.service.store)
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(
             self.loop.create_task(self.community.rating_sweeper(self.run, self.service.store))

@@ -617,6 +617,9 @@ def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:
     game.black_token_hash, game.white_token_hash = g.white_token_hash, g.black_token_hash
     game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
     game.rematch_of = g.id
+    if g.tags and g.mode != "imported":  # the players' names change sides too
+        names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
+        game.tags = {k: v for k, v in names.items() if v is not None} or None
     # rated, category and the ratings at the start are the community layer's to set
     # (a rematch is casual here: docs/CONTRACTS.md §3.1)
     game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms

@@ -34,8 +34,9 @@ from .state import full_moves
 
 
 def game_tags(g: GameRec) -> dict[str, str]:
-    """The PDN tags of a stored game (imported games keep their own)."""
-    if g.tags:
+    """The PDN tags of a stored game (imported games keep their own; a site game's
+    stored tags, the players' names and ratings, go over the defaults)."""
+    if g.mode == "imported" and g.tags:
         tags = dict(g.tags)
     else:
         date = datetime.datetime.fromtimestamp(g.created_ms / 1000, tz=datetime.UTC)
@@ -50,6 +51,7 @@ def game_tags(g: GameRec) -> dict[str, str]:
             tags[g.engine_color.capitalize()] = f"poolcheckers engine level {g.level}"
         if g.reason and g.termination in ("agreement", "resignation", "time", "aborted"):
             tags["Termination"] = g.reason
+        tags.update(g.tags or {})
     tags["Result"] = g.result or "*"
     tags["GameId"] = g.id
     return tags

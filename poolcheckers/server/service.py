@@ -49,6 +49,8 @@ class GameService:
         self.clock: Clock = clock or SystemClock()
         self.store = GameStore(db, self.clock, cache_size=cache_size)
         self.engine_available = engine_available
+        #: the username of an account id (set by the server: names in the PDN tags)
+        self.usernames: Callable[[str], str | None] = lambda _user_id: None
 
     @property
     def on_change(self) -> Callable[[Committed], None] | None:
@@ -70,6 +72,9 @@ class GameService:
         game = model.new_game(spec, new_game_id(), now)
         token = new_token()
         give_seats(game, token, spec.color, user_id)
+        name = None if user_id is None or spec.mode == "local" else self.usernames(user_id)
+        if name is not None:  # the PDN tag, shown on the game page (issue 8 point 6)
+            game.tags = {spec.color.capitalize(): name}
         invite = new_token() if spec.mode == "online" else None
         if invite is not None:
             game.invite_hash = hash_token(invite)
@@ -88,12 +93,14 @@ class GameService:
             if user_id is not None and account_seat(loaded.game, user_id) is not None:
                 raise errors.conflict(f"you already play in game {game_id}: the seat is taken")
             change = model.join(loaded, h, now)
+            g = change.game
+            side = "black" if g.black_token_hash == h else "white"
             if user_id is not None:
-                g = change.game
-                if g.black_token_hash == h:
-                    g.black_user_id = user_id
-                else:
-                    g.white_user_id = user_id
+                setattr(g, f"{side}_user_id", user_id)
+            name = None if user_id is None else self.usernames(user_id)
+            if name is not None or g.tags:  # someone plays on an account: name both
+                g.tags = {**(g.tags or {}), side.capitalize(): name or "Anonymous"}
+                g.tags.setdefault(model.other(side).capitalize(), "Anonymous")
             return change
 
         def answer(loaded: Loaded, now: int) -> View:

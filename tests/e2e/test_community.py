@@ -61,6 +61,9 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str)
     assert ann.url == bob.url
     game_id = ann.url.rsplit("/", 1)[1]
 
+    # The game page names both players, with their ratings (PDN tags, point 6).
+    names = ann.inner_text(".player.top .name") + " " + ann.inner_text(".player.bottom .name")
+    assert f"{ann_name} 1500 (Black)" in names and f"{bob_name} 1500 (White)" in names
     # They play by clicking (account seats: no token in either browser's storage).
     ann.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
     click_path(ann, [11, 15])

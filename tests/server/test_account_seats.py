@@ -121,3 +121,26 @@ def test_tokens_still_work_for_signed_in_and_anonymous_seats(
     gid, token = r.json()["game"]["id"], r.json()["token"]
     with anon.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws:
         assert ws.receive_json()["game"]["your_color"] == "both"
+
+
+def test_account_names_are_the_games_player_tags(
+    players: tuple[TestClient, TestClient, str], make_client: AppFactory
+) -> None:
+    ann, bob, gid = players
+    assert ann.get(f"/api/games/{gid}").json()["tags"] == {"Black": "Ann", "White": "Bob"}
+    r = ann.post("/api/games", json={"mode": "online", "color": "white"})
+    other = r.json()["game"]["id"]
+    assert r.json()["game"]["tags"] == {"White": "Ann"}  # Black: waiting for a player
+    invite = r.json()["invite"].split("invite=", 1)[1]
+    r = make_client().post(f"/api/games/{other}/join", json={"invite": invite})
+    assert r.json()["game"]["tags"] == {"White": "Ann", "Black": "Anonymous"}
+    local = ann.post("/api/games", json={"mode": "local"}).json()["game"]
+    assert local["tags"] == {}  # one screen: no names
+    # a rematch swaps the colours, and the names with them
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    assert ann.post(f"/api/games/{gid}/rematch", json={}).status_code == 200
+    r = bob.post(f"/api/games/{gid}/rematch", json={})
+    assert r.status_code == 200, r.text
+    again = r.json()["rematch_game"]
+    state = bob.get(f"/api/games/{again}").json()
+    assert state["tags"] == {"Black": "Bob", "White": "Ann"} and state["your_color"] == "black"

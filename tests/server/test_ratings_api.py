@@ -130,3 +130,39 @@ def test_casual_games_are_not_rated(make_client: AppFactory) -> None:
     game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
     assert community(ann).rate(game) is None
     assert count_updates(ann) == 0
+
+
+def test_names_ratings_and_rating_changes_in_the_pdn_tags(make_client: AppFactory) -> None:
+    """Issue 8 point 6: ``Black``, ``White``, ``BlackElo``, ``WhiteElo``,
+    ``TimeControl``, and after the rating ``BlackRatingDiff`` / ``WhiteRatingDiff``."""
+    ann, bob, gid = rated_game(make_client)
+    tags = ann.get(f"/api/games/{gid}").json()["tags"]
+    assert tags == {
+        "Black": "Ann",
+        "White": "Bob",
+        "BlackElo": "1500",
+        "WhiteElo": "1500",
+        "TimeControl": "180+2",
+    }
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    update = community(ann).ratings.applied(gid)
+    assert update is not None
+    for _ in range(200):  # written by the rating's own commit, just after it
+        tags = ann.get(f"/api/games/{gid}").json()["tags"]
+        if "BlackRatingDiff" in tags:
+            break
+        time.sleep(0.02)
+    assert tags["BlackRatingDiff"] == f"{update.black_diff:+d}" and update.black_diff > 0
+    assert tags["WhiteRatingDiff"] == f"{update.white_diff:+d}" and update.white_diff < 0
+    pdn = ann.get(f"/api/games/{gid}/pdn").text
+    for line in (
+        '[Black "Ann"]',
+        '[White "Bob"]',
+        '[BlackElo "1500"]',
+        '[TimeControl "180+2"]',
+        f'[WhiteRatingDiff "{update.white_diff:+d}"]',
+        '[Result "2-0"]',
+        "[Event ",
+    ):
+        assert line in pdn, line  # fmt: skip

@@ -389,7 +389,8 @@ class GamePage {
     const s = this.state;
     const mine = this.myColors();
     const tag = s.tags && s.tags[COLOR_NAME[color]];
-    if (tag) return `${tag} (${COLOR_NAME[color]})`;
+    const elo = s.tags && s.tags[`${COLOR_NAME[color]}Elo`]; // a site game's rating at the start
+    if (tag) return `${tag}${elo && elo !== "-" ? ` ${elo}` : ""} (${COLOR_NAME[color]})`;
     if (s.mode === "engine") {
       if (s.engine_color === color) return `Engine (level ${s.level ?? "?"}) · ${COLOR_NAME[color]}`;
       return mine.includes(color) ? `You · ${COLOR_NAME[color]}` : COLOR_NAME[color];
