@@ -43,15 +43,27 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     target = Path(args.output)
     if not target.parent.is_dir():
         raise UsageError(f"--output {target}: the folder {target.parent} does not exist")
-    openings = load_ballots(args.ballots)
-    tasks = texel.game_tasks(openings, args.games, args.seed, args.nodes, args.random_plies)
-    with tqdm(total=len(tasks), desc="games", unit="game", file=sys.stderr, disable=None) as bar:
+    if args.load_games:
+        try:
+            games = texel.load_games(args.load_games)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"--load-games {args.load_games}: {exc}") from None
+    else:
+        openings = load_ballots(args.ballots)
+        tasks = texel.game_tasks(openings, args.games, args.seed, args.nodes, args.random_plies)
+        with tqdm(
+            total=len(tasks), desc="games", unit="game", file=sys.stderr, disable=None
+        ) as bar:
 
-        def on_game(game: texel.SelfPlayGame) -> None:
-            bar.update()
+            def on_game(game: texel.SelfPlayGame) -> None:
+                bar.update()
 
-        games = texel.play_games(tasks, concurrency=args.concurrency, on_game=on_game)
-    positions = texel.quiet_positions(games, skip_plies=args.skip_plies)
+            games = texel.play_games(tasks, concurrency=args.concurrency, on_game=on_game)
+    if args.save_games:
+        texel.save_games(games, args.save_games)
+    positions = texel.quiet_positions(
+        games, skip_plies=args.skip_plies, both_sides=args.quiet_both_sides
+    )
     if len(positions) < 100:
         raise UsageError(f"only {len(positions)} quiet positions: play more games")
     boards = [b for b, _ in positions]
@@ -74,7 +86,7 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
             bar.set_postfix_str(f"error {loss:.6f}")
             bar.refresh()
 
-        result = texel.fit(x, results, offset, start, steps=args.steps, on_step=on_step)
+        result = texel.fit(x, results, offset, start, steps=args.steps, l2=args.l2, on_step=on_step)
     fitted = {n: int(v) for n, v in zip(names, result.weights, strict=True)}
     scores = [r for _, r in positions]
     print(
@@ -109,6 +121,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--steps", type=int, default=3000, help="gradient steps of the fit")
     parser.add_argument("--concurrency", type=int, default=1, help="processes playing games")
     parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
+    parser.add_argument("--l2", type=float, default=0.0, help="pull towards the start weights")
+    parser.add_argument(
+        "--quiet-both-sides",
+        action="store_true",
+        help="leave out positions where the side not to move has a capture too",
+    )
+    parser.add_argument("--save-games", metavar="FILE", help="write the games (JSON lines)")
+    parser.add_argument("--load-games", metavar="FILE", help="fit on these games, play none")
     parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
     parser.add_argument("--output", required=True, metavar="OUT.json", help="weights file")
     parser.set_defaults(func=run)

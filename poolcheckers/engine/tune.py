@@ -154,11 +154,20 @@ def play_games(
     return out
 
 
+def _threatened(board: Board) -> bool:
+    """Whether the side not to move would have a capture if it were its turn (R11)."""
+    flipped = board.copy(stack=False)
+    flipped.set_fen(("W" if board.turn is Color.BLACK else "B") + board.fen()[1:])
+    legal = flipped.legal_moves
+    return bool(legal) and legal[0].is_capture
+
+
 def quiet_positions(
-    games: Sequence[SelfPlayGame], skip_plies: int = 8
+    games: Sequence[SelfPlayGame], skip_plies: int = 8, *, both_sides: bool = False
 ) -> list[tuple[Board, float]]:
-    """Positions past ``skip_plies`` with no capture for the side to move and men on
-    the board, each with the game's result for the side to move.
+    """Positions past ``skip_plies`` with no capture for the side to move (and with
+    ``both_sides``, none for the other side either) and men on the board, each
+    with the game's result for the side to move.
 
     >>> game = SelfPlayGame(("11-15", "22-18", "15x22", "25x18", "9-13"), "2-0")
     >>> [(b.fen(), r) for b, r in quiet_positions([game], skip_plies=3)]
@@ -172,7 +181,8 @@ def quiet_positions(
             if ply >= skip_plies:
                 legal = board.legal_moves
                 men = (board.black | board.white) & ~board.kings
-                if legal and not legal[0].is_capture and men and board.outcome() is None:
+                quiet = legal and not legal[0].is_capture and men and board.outcome() is None
+                if quiet and not (both_sides and _threatened(board)):
                     points = black_points if board.turn is Color.BLACK else 1.0 - black_points
                     out.append((board.copy(stack=False), points))
             board.push_notation(text)
@@ -248,10 +258,12 @@ def fit(
     *,
     steps: int = 3000,
     rate: float = 0.5,
+    l2: float = 0.0,
     on_step: Callable[[int, float], None] | None = None,
 ) -> FitResult:
     """Weights ``w`` minimising Texel's error of ``offset + x @ w`` (Adam steps of
-    about ``rate`` centi-men), ``K`` fitted first for ``start`` and then kept."""
+    about ``rate`` centi-men), ``K`` fitted first for ``start`` and then kept;
+    ``l2`` adds ``l2 · mean(((w - start) / 100)²)``, a pull towards the start."""
     k = best_k(offset + x @ start, results)
     before = mse(offset + x @ start, results, k)
     w = start.astype(np.float64).copy()
@@ -263,6 +275,7 @@ def fit(
         p = _predict(offset + x @ w, k)
         # d/dw mean((r - p)^2) = mean(-2 (r - p) p (1 - p) c x)
         g = ((-2.0 * (results - p) * p * (1.0 - p) * c)[:, None] * x).mean(axis=0)
+        g += l2 * 2.0 * (w - start) / (100.0 * 100.0 * len(w))
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         w -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
@@ -270,6 +283,26 @@ def fit(
             on_step(t, mse(offset + x @ w, results, k))
     after = mse(offset + x @ np.round(w), results, k)
     return FitResult(np.round(w), k, before, after)
+
+
+def save_games(games: Sequence[SelfPlayGame], path: str) -> None:
+    """The games as JSON lines: ``{"moves": [...], "result": "2-0"}``."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as handle:
+        for game in games:
+            handle.write(json.dumps({"moves": list(game.moves), "result": game.result}) + "\n")
+
+
+def load_games(path: str) -> list[SelfPlayGame]:
+    """Games written by :func:`save_games`."""
+    import json
+
+    with open(path, encoding="utf-8") as handle:
+        return [
+            SelfPlayGame(tuple(d["moves"]), str(d["result"]))
+            for d in (json.loads(line) for line in handle if line.strip())
+        ]
 
 
 __all__ = [
@@ -281,8 +314,10 @@ __all__ = [
     "feature_matrix",
     "fit",
     "game_tasks",
+    "load_games",
     "mse",
     "play_game",
     "play_games",
     "quiet_positions",
+    "save_games",
 ]

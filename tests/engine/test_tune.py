@@ -80,3 +80,28 @@ def test_tune_command_writes_a_weights_file_the_engine_takes(tmp_path: Path) -> 
     Engine(hash_mb=1, weights=weights)  # every name and value is accepted
     assert main(["tune", "--games", "0", "--output", str(target)]) == 2
     assert main(["tune", "--output", str(tmp_path / "no" / "w.json")]) == 2
+
+
+def test_quiet_for_both_sides_leaves_out_threatened_positions() -> None:
+    # after 10-15 23-19 Black to move has no capture, but White would have 19x10
+    game = texel.SelfPlayGame(("10-15", "23-19", "6-10"), "1-1")
+    one_side = [b.fen() for b, _ in texel.quiet_positions([game], skip_plies=2)]
+    both = [b.fen() for b, _ in texel.quiet_positions([game], skip_plies=2, both_sides=True)]
+    assert len(one_side) == 1 and both == []
+
+
+def test_l2_pulls_the_fit_towards_the_start() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.integers(-3, 4, size=(3000, 2)).astype(np.float64)
+    results = 1.0 / (1.0 + np.power(10.0, -(x @ np.array([60.0, 20.0])) / 400.0))
+    start = np.array([40.0, 40.0])
+    free = texel.fit(x, results, np.zeros(3000), start, steps=2000, rate=1.0)
+    pulled = texel.fit(x, results, np.zeros(3000), start, steps=2000, rate=1.0, l2=0.5)
+    assert np.abs(pulled.weights - start).sum() < np.abs(free.weights - start).sum()
+
+
+def test_games_round_trip_through_a_file(tmp_path: Path) -> None:
+    games = [texel.SelfPlayGame(("11-15", "22-18"), "1-1"), texel.SelfPlayGame((), "2-0")]
+    path = tmp_path / "games.jsonl"
+    texel.save_games(games, str(path))
+    assert texel.load_games(str(path)) == games
