@@ -658,7 +658,7 @@ def plot_sprt(run: SprtRun, path: str | Path, title: str) -> None:
     bottom.set_ylabel("log-likelihood ratio")
     bottom.legend(loc="upper left")
     final = run.summary().splitlines()
-    top.set_title(f"{title}\n{final[1].strip() if len(final) > 1 else ''}", fontsize=9)
+    top.set_title(f"{title}\n{final[3].strip() if len(final) > 3 else ''}", fontsize=9)
     bottom.set_title(final[-1].strip(), fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
