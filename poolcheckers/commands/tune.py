@@ -70,7 +70,10 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     results = np.array([r for _, r in positions], dtype=np.float64)
     engine = open_engine(1, weights=args.weights)
     start_weights = engine.weights
-    names = texel.TUNED
+    names = tuple(args.names.split(",")) if args.names else texel.TUNED
+    unknown = [n for n in names if n not in start_weights]
+    if unknown:
+        raise UsageError(f"--names: unknown weight(s) {', '.join(unknown)}")
     with tqdm(total=len(names), desc="features", file=sys.stderr, disable=None) as bar:
 
         def on_column(name: str) -> None:
@@ -121,6 +124,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--steps", type=int, default=3000, help="gradient steps of the fit")
     parser.add_argument("--concurrency", type=int, default=1, help="processes playing games")
     parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
+    parser.add_argument(
+        "--names", help="comma-separated weights to fit (default: all of engine.tune.TUNED)"
+    )
     parser.add_argument("--l2", type=float, default=0.0, help="pull towards the start weights")
     parser.add_argument(
         "--quiet-both-sides",
