@@ -92,8 +92,13 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         result = texel.fit(x, results, offset, start, steps=args.steps, l2=args.l2, on_step=on_step)
     fitted = {n: int(v) for n, v in zip(names, result.weights, strict=True)}
     scores = [r for _, r in positions]
+    origin = (
+        f"from {args.load_games}"
+        if args.load_games
+        else f"(seed {args.seed}, {args.nodes} nodes a move)"
+    )
     print(
-        f"{len(games)} games (seed {args.seed}, {args.nodes} nodes a move), "
+        f"{len(games)} games {origin}, "
         f"{len(positions)} quiet positions, mean result {sum(scores) / len(scores):.3f}",
         file=out,
     )
