@@ -4,6 +4,7 @@ casual games are not rated."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any
@@ -166,3 +167,42 @@ def test_names_ratings_and_rating_changes_in_the_pdn_tags(make_client: AppFactor
         "[Event ",
     ):
         assert line in pdn, line  # fmt: skip
+
+
+def test_racing_finishes_rate_the_game_once(make_client: AppFactory) -> None:
+    """Resign v resign v last move, at once: one of them ends the game, and the
+    ratings change once, by its result."""
+    from poolcheckers.server.errors import ApiError
+
+    ann, bob, gid = rated_game(make_client)
+    assert ann.post(f"/api/games/{gid}/move", json={"move": "11-15", "ply": 0}).status_code == 200
+    assert bob.post(f"/api/games/{gid}/move", json={"move": "23-19", "ply": 1}).status_code == 200
+    service = ann.app.state.ctx.service  # type: ignore[attr-defined]
+    a, b = user_id(ann, "Ann"), user_id(ann, "Bob")
+    finishes = [
+        lambda: service.act(gid, "resign", None, a),
+        lambda: service.act(gid, "resign", None, b),
+        lambda: service.move(gid, None, "8-11", 2, a),
+    ]
+    barrier = threading.Barrier(len(finishes))
+
+    def run(i: int) -> None:
+        barrier.wait()
+        with contextlib.suppress(ApiError):  # over already (R20): another finish won
+            finishes[i]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(finishes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    state = ann.get(f"/api/games/{gid}").json()
+    assert state["status"] == "finished"
+    wait_for_update(ann, gid)
+    assert count_updates(ann) == 1
+    update = community(ann).ratings.applied(gid)
+    assert update is not None
+    ann_won = state["outcome"]["winner"] == "black"
+    assert (update.black_after.glicko.rating > 1500) == ann_won
+    for uid in (a, b):
+        assert community(ann).ratings.perf(uid, Category.BLITZ).games == 1
