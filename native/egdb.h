@@ -155,6 +155,8 @@ typedef struct {
     int fresh_value; /* EG_VALUE_* with fresh counts */
     int dtz;         /* DTZ of the fresh value, -1 for a draw */
     int value;       /* with the position's running counts (halfmove, tk_count) */
+    int b;           /* 3 kings v 1 king, option "loss": B (fewest plies to a saving zeroing
+                        ply of the three-king side), -1 when none in time or not stored */
 } EgResult;
 
 /* Probe a position (counts from pos->halfmove and pos->tk_count).  Returns 0, or -1 when no

@@ -434,6 +434,7 @@ int eg_probe(EgProbe *p, const Position *pos, EgResult *out) {
     if (!own) {
         out->fresh_value = out->value = EG_VALUE_LOSS;
         out->dtz = 0;
+        out->b = -1;
         return 0;
     }
     if (!opp || __builtin_popcount(black | white) > p->max_pieces) return -1;
@@ -448,5 +449,6 @@ int eg_probe(EgProbe *p, const Position *pos, EgResult *out) {
     out->fresh_value = code == 0 ? EG_VALUE_DRAW : eg_is_win((uint8_t)code) ? EG_VALUE_WIN : EG_VALUE_LOSS;
     out->dtz = code == 0 ? -1 : eg_dist((uint8_t)code);
     out->value = eg_running_value(m, cstm, (uint8_t)code, bcode, pos->halfmove, pos->tk_count, &p->rules);
+    out->b = (bcode >= 1 && bcode < PC_EGDB_COUNT_ONLY) ? bcode - 1 : -1;
     return 0;
 }

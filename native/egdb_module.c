@@ -3,7 +3,7 @@
  *   egdb_build(dir, rules, materials, threads, progress)   build files (GIL released)
  *   egdb_verify(dir, rules, materials, threads, progress)  -> [(material, bad, text)]
  *   EgdbProbe(dir)                                          open the files of a directory
- *       .probe(black, white, kings, turn, halfmove, three_kings) -> (fresh, dtz, value) | None
+ *       .probe(black, white, kings, turn, halfmove, three_kings) -> (fresh, dtz, value, b) | None
  *       .code(black, white, kings, turn) -> int | None      raw fresh code
  *       .rules() -> (crown_stop, three_kings_loss, king_only_move_limit)
  *       .materials() -> [(bm, bk, wm, wk)], .max_pieces
@@ -308,7 +308,7 @@ static PyObject *Probe_probe(ProbeObject *self, PyObject *args) {
     EgResult r;
     /* the GIL is kept: a cached probe takes tens of nanoseconds, less than releasing it */
     if (eg_probe(self->p, &pos, &r)) Py_RETURN_NONE;
-    return Py_BuildValue("(iii)", r.fresh_value, r.dtz, r.value);
+    return Py_BuildValue("(iiii)", r.fresh_value, r.dtz, r.value, r.b);
 }
 
 static PyObject *Probe_code(ProbeObject *self, PyObject *args) {
@@ -421,7 +421,7 @@ static PyObject *py_search_hits(PyObject *self, PyObject *unused) {
 
 static PyMethodDef Probe_methods[] = {
     {"probe", (PyCFunction)Probe_probe, METH_VARARGS,
-     "probe(black, white, kings, turn, halfmove=0, three_kings=0) -> (fresh, dtz, value) | None"},
+     "probe(black, white, kings, turn, halfmove=0, three_kings=0) -> (fresh, dtz, value, b) | None"},
     {"code", (PyCFunction)Probe_code, METH_VARARGS, "code(black, white, kings, turn) -> int | None"},
     {"rules", (PyCFunction)Probe_rules, METH_NOARGS, "(crown_stop, three_kings_loss, king_only_move_limit)"},
     {"materials", (PyCFunction)Probe_materials, METH_NOARGS, "[(bm, bk, wm, wk)] of the files"},

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -252,6 +252,9 @@ class ProbeResult:
     value: Value
     dtz: int | None
     fresh_value: Value
+    #: 3 kings v 1 king under three_kings_limit_result=loss: B, the fewest plies in which the
+    #: three-king side forces a zeroing ply that is at least a draw for it (None elsewhere)
+    draw_distance: int | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "dtz": self.dtz, "fresh_value": self.fresh_value}
@@ -299,8 +302,10 @@ class Tablebase:
         )
         if raw is None:
             return None
-        fresh, dtz, value = raw
-        return ProbeResult(_VALUES[value], None if dtz < 0 else int(dtz), _VALUES[fresh])
+        fresh, dtz, value, b = raw
+        return ProbeResult(
+            _VALUES[value], None if dtz < 0 else int(dtz), _VALUES[fresh], None if b < 0 else b
+        )
 
     def bench(self, positions: Sequence[Board], repeats: int = 100) -> list[float]:
         """Nanoseconds per probe of each position once its block is cached (timed in C)."""

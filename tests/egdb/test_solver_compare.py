@@ -35,7 +35,7 @@ def _mismatches(
         for pos in positions(material):
             black, white, kings, turn = pos
             value, dtz = solver.solve(pos)
-            fresh, cdtz, _ = probe.probe(black, white, kings, turn, 0, 0)
+            fresh, cdtz, *_ = probe.probe(black, white, kings, turn, 0, 0)
             got = (fresh, None if cdtz < 0 else cdtz)
             checked += 1
             if got != (value, dtz):
@@ -96,7 +96,7 @@ def test_three_kings_against_one_fresh_sample(tables: Any) -> None:
     probe = Tablebase(tables(3, rules, ((0, 3, 0, 1),)))._probe
     solver = Solver(rules)
     for pos in random.Random(7).sample(THREE_V_ONE, 100):
-        fresh, dtz, _ = probe.probe(*pos, 0, 0)
+        fresh, dtz, *_ = probe.probe(*pos, 0, 0)
         assert (fresh, None if dtz < 0 else dtz) == solver.solve(pos), pos
 
 
@@ -108,5 +108,5 @@ def test_two_kings_against_two_sample(tables: Any) -> None:
     solver = Solver(rules)
     pool = list(positions((0, 2, 0, 2)))
     for pos in random.Random(limit).sample(pool, 150):
-        fresh, dtz, _ = probe.probe(*pos, 0, 0)
+        fresh, dtz, *_ = probe.probe(*pos, 0, 0)
         assert (fresh, None if dtz < 0 else dtz) == solver.solve(pos), pos

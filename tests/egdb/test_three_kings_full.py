@@ -126,7 +126,7 @@ def test_every_three_kings_position(tables: Any, result: str) -> None:
         for i, (black, white, kings, turn) in enumerate(pos):
             if turn != root_turn:
                 continue
-            fresh, cdtz, _ = probe.probe(black, white, kings, turn, 0, 0)
+            fresh, cdtz, *_ = probe.probe(black, white, kings, turn, 0, 0)
             want = (int(value[i]), int(dtz[i]) if value[i] != 0 else -1)
             assert (fresh, cdtz) == want, (pos[i], (fresh, cdtz), want)
             seen[fresh] += 1
@@ -140,3 +140,27 @@ def test_every_three_kings_position(tables: Any, result: str) -> None:
                     got = probe.probe(black, white, kings, turn, k, c)[2]
                     assert got == int(kept[k][i]), (pos[i], k, c)
     assert seen[1] and seen[0] and seen[-1]
+
+
+def test_the_second_distance_is_stored(tables: Any) -> None:
+    """With the "loss" option every fresh draw of 3 kings v 1 king has its B within the count."""
+    from poolcheckers import Board
+
+    rules = RuleSet.from_options(["three_kings_limit_result=loss"])
+    tb = Tablebase(tables(3, rules, ((0, 3, 0, 1),)))
+    draws = 0
+
+    def squares(mask: int) -> str:
+        return ",".join(f"K{s}" for s in range(1, 33) if mask >> (s - 1) & 1)
+
+    for black, white, _, turn in _graph()[0][::97]:
+        fen = f"{'BW'[turn]}:W{squares(white)}:B{squares(black)}"
+        result = tb.probe(Board(fen, rules=rules))
+        assert result is not None
+        if result.fresh_value == "draw":
+            draws += 1
+            budget = 25 if turn == STRONG else 26
+            assert result.draw_distance is not None and result.draw_distance <= budget
+    assert draws > 0
+    apca = Tablebase(tables(3, RuleSet.apca(), ((0, 3, 0, 1),)))
+    assert apca.probe(Board("W:WK3,K7,K10:BK32")).draw_distance is None  # type: ignore[union-attr]
