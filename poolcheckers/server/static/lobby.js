@@ -3,6 +3,7 @@
 
 import { LiveSocket } from "./api.js";
 import { clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
+import { ruleFields, ruleOptions } from "./rules.js";
 import { announce, h } from "./util.js";
 
 // lichess's quick-pairing clocks (minutes + increment seconds)
@@ -11,13 +12,18 @@ const PRESETS = [
 ];
 
 class LobbyPage {
-  constructor(root, account) {
+  constructor(root, account, rules) {
     this.root = root;
     this.account = account;
+    // RULES.md §9 options for casual seeks (rated games use the APCA rules)
+    this.rules = ruleFields(rules, { idPrefix: "seek-rule" });
+    this.defaultRules = rules.default || {};
+    this.rulesBox = h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...this.rules.fields);
     this.seeks = new Map();
     this.error = h("p", { class: "error", role: "alert" });
     this.list = h("tbody");
     this.rated = h("input", { type: "checkbox", name: "rated", checked: true });
+    this.rated.addEventListener("change", () => this.showRules());
     this.color = h(
       "select",
       { name: "color", "aria-label": "Your colour" },
@@ -62,6 +68,7 @@ class LobbyPage {
         h("h2", {}, "Play now"),
         h("p", { class: "hint" }, "A clock below takes the oldest matching seek, or posts yours."),
         h("p", {}, h("label", {}, this.rated, " Rated (APCA rules)"), " ", this.color),
+        this.rulesBox,
         presets,
         h("div", { class: "custom-row" }, "Custom: ", custom),
         h("div", { class: "custom-row" }, "Correspondence: ", corr),
@@ -79,13 +86,24 @@ class LobbyPage {
         ),
       ),
     );
+    this.showRules();
     this.socket = new LiveSocket("/ws/lobby", { onMessage: (m) => this.onMessage(m) });
+  }
+
+  showRules() {
+    this.rulesBox.hidden = this.rated.checked;
+  }
+
+  body(clock) {
+    const body = { clock, rated: this.rated.checked, color: this.color.value };
+    if (!this.rated.checked) body.rules = this.rules.read();
+    return body;
   }
 
   async playNow(clock) {
     this.error.textContent = "";
     try {
-      const got = await send("POST", "/api/seeks/play-now", { clock, rated: this.rated.checked, color: this.color.value });
+      const got = await send("POST", "/api/seeks/play-now", this.body(clock));
       if (got.game) {
         window.location.assign(`/play/${encodeURIComponent(got.game.id)}`);
         return;
@@ -99,7 +117,7 @@ class LobbyPage {
   async post(clock) {
     this.error.textContent = "";
     try {
-      await send("POST", "/api/seeks", { clock, rated: this.rated.checked, color: this.color.value });
+      await send("POST", "/api/seeks", this.body(clock));
       announce("Seek posted; waiting for an opponent.");
     } catch (err) {
       this.error.textContent = err.message;
@@ -138,6 +156,7 @@ class LobbyPage {
             h("strong", {}, clockText(seek.clock)),
             ` ${seek.rated ? "Rated" : "Casual"}${seek.category ? " " + seek.category : ""}`,
             seek.color === "random" ? "" : ` · ${seek.author} plays ${seek.color}`,
+            Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules (§9)" : "",
           ),
           h("td", { class: "act" }, action),
         ),
@@ -175,5 +194,5 @@ export async function render(root) {
     );
     return;
   }
-  new LobbyPage(root, account).render();
+  new LobbyPage(root, account, await ruleOptions()).render();
 }
