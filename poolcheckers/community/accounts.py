@@ -175,7 +175,9 @@ class Passwords:
 
     def __init__(self, parameters: argon2.Parameters = RFC_9106_LOW_MEMORY) -> None:
         self._hasher = argon2.PasswordHasher.from_parameters(parameters)
-        self._dummy = self._hasher.hash("a password nobody has")
+        # made on first use: a server (and every test app) starts without hashing
+        self._dummy: str | None = None
+        self._dummy_lock = threading.Lock()
 
     def hash(self, password: str) -> str:
         """A new salted Argon2id hash (PHC string) of ``password``."""
@@ -190,7 +192,11 @@ class Passwords:
 
     def verify_unknown(self, password: str) -> bool:
         """Spend the time of a verification for a username that has no account; False."""
-        self.verify(self._dummy, password + "\x00")
+        with self._dummy_lock:
+            if self._dummy is None:
+                self._dummy = self._hasher.hash("a password nobody has")
+            dummy = self._dummy
+        self.verify(dummy, password + "\x00")
         return False
 
     def needs_rehash(self, stored: str) -> bool:
