@@ -30,7 +30,7 @@ from poolcheckers import Outcome, Termination
 from poolcheckers.community.accounts import Accounts, Passwords, User
 from poolcheckers.community.errors import CommunityError, RateLimitedError
 from poolcheckers.community.gameflow import Seat, player_tags, rated_result
-from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player
+from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player, Seek
 from poolcheckers.community.ratelimit import SignInLimiter, SlidingWindow
 from poolcheckers.community.ratings import Perf, RatingUpdate, apply_result
 from poolcheckers.community.sessions import (
@@ -269,6 +269,15 @@ class Community:
 
     def perf(self, user_id: str, category: Category | None) -> Perf | None:
         return None if category is None else self.ratings.perf(user_id, category)
+
+    def restore_seek(self, seek: Seek) -> None:
+        """Put back a seek taken for a game that could not be started."""
+        try:
+            self.lobby.store.insert(seek)
+        except Exception:
+            log.exception("seek %s could not be put back", seek.id)
+            return
+        self.announce(json.dumps(LobbyEvent("added", seek).to_dict(), separators=(",", ":")))
 
     def start_game(self, store: GameStore, pairing: Pairing) -> Committed:
         """The game of a taken seek, both seats on the players' accounts, its clock

@@ -210,3 +210,22 @@ def test_clock_seeks_of_authors_no_process_sees_go(
     clock.advance(10)
     assert c.sweep_lobby([]) == 1
     assert [s["id"] for s in bob.get("/api/seeks").json()] == [days["id"]]  # days stay
+
+
+def test_a_seek_taken_for_a_game_that_fails_to_start_comes_back(
+    ann_bob: tuple[TestClient, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann, bob = ann_bob
+    seek = post(ann)
+    community = ann.app.state.ctx.community  # type: ignore[attr-defined]
+
+    def broken(*_args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(community, "start_game", broken)
+    with pytest.raises(OSError):  # the test client re-raises what the server answers 500
+        bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert [s["id"] for s in bob.get("/api/seeks").json()] == [seek["id"]]
+    monkeypatch.undo()
+    r = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 200, r.text

@@ -83,7 +83,13 @@ async def _start(ctx: ServerContext, pairing: Pairing, user: User) -> View:
     """Start the game of a pairing and tell both players' lobby sockets (in every
     process); the view of ``user``."""
     c = ctx.community
-    committed = await ctx.run(c.start_game, ctx.service.store, pairing)
+    try:
+        committed = await ctx.run(c.start_game, ctx.service.store, pairing)
+    except Exception:
+        # the seek was taken but no game stored (e.g. the database failed): give the
+        # seek back to the lobby, so its author is not left waiting for nothing
+        await ctx.run(c.restore_seek, pairing.seek)
+        raise
     game = committed.loaded.game
     await ctx.run(
         c.announce,
