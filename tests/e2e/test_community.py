@@ -1,7 +1,8 @@
 """Two people meet in the lobby (issue 8 point 10): each signs up in their own
 browser context, one posts a rated seek, the other accepts, the game starts for
-both at once, they play and one resigns; both ratings change once and both player
-pages show the game.  On a phone and on a 1366x768 laptop."""
+both at once, they play and one resigns; both ratings change once; a rematch
+swaps colours and names and is aborted (unrated); both player pages show the
+games.  On a phone and on a 1366x768 laptop."""
 
 from __future__ import annotations
 
@@ -95,6 +96,25 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str)
     assert ann_blitz["games"] == bob_blitz["games"] == 1
     assert ann_blitz["rating"] > 1500 > bob_blitz["rating"]
 
+    # Rematch (colours swapped, names with them), then abort it: no result, unrated.
+    ann.click("#rematch")
+    bob.wait_for_selector("#rematch-offer")
+    bob.click("#rematch")
+    for page in (ann, bob):
+        page.wait_for_url(re.compile(r"/play/(?!" + re.escape(game_id) + r")[^/?]+$"))
+        page.wait_for_selector("svg.board .piece")
+    ann.wait_for_function("() => window.poolcheckersGame.state?.your_color === 'white'")
+    names = bob.inner_text(".player.top .name") + " " + bob.inner_text(".player.bottom .name")
+    assert f"{bob_name} (Black)" in names and f"{ann_name} (White)" in names
+    rematch_id = ann.url.rsplit("/", 1)[1]
+    bob.click("#abort")
+    bob.click("#abort")  # confirm
+    for page in (ann, bob):
+        page.wait_for_function(
+            "() => /aborted/i.test(document.querySelector('#status').textContent)"
+        )
+    assert blitz(ann, server, ann_name)["games"] == 1  # the aborted game is not rated
+
     # Both player pages show the game and the new rating.
     for page, name, result in ((ann, ann_name, "Won"), (bob, bob_name, "Lost")):
         page.goto(server.url(f"/players/{name}"))
@@ -104,6 +124,7 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str)
         assert ann_name in game_row.inner_text() and bob_name in game_row.inner_text()
         rating = page.inner_text('li[data-category="blitz"]')
         assert "(1 game)" in rating
+        assert page.locator(f'table.player-games tr[data-game="{rematch_id}"]').count() == 1
         # the rating history plot is drawn, and the record against the opponent shown
         page.wait_for_function(
             "() => { const i = document.querySelector('img.rating-plot');"
