@@ -642,24 +642,30 @@ def plot_sprt(run: SprtRun, path: str | Path, title: str) -> None:
         scores.append(100 * e.score)
         lows.append(100 * max(0.0, e.score - se))
         highs.append(100 * min(1.0, e.score + se))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6.5), dpi=100, sharex=True)
-    if run.sprt is None:
-        bottom.set_visible(False)
+    if run.sprt is not None:
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6.5), dpi=100, sharex=True)
+    else:  # pairs without a test: the score only
+        fig, top = plt.subplots(figsize=(8, 4.5), dpi=100)
+        bottom = None
     top.fill_between(xs, lows, highs, color="tab:blue", alpha=0.2, label="95% interval")
     top.plot(xs, scores, color="tab:blue", label=f"score of {run.name_a}")
     top.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     top.set_ylabel("score (%)")
     top.legend(loc="lower right")
-    lower, upper = bounds(run.sprt.alpha, run.sprt.beta) if run.sprt else (0.0, 0.0)
-    bottom.plot(xs, run.llrs, color="tab:green", label="LLR")
-    bottom.axhline(upper, color="tab:green", linestyle="--", linewidth=0.8, label="accept H1")
-    bottom.axhline(lower, color="tab:red", linestyle="--", linewidth=0.8, label="accept H0")
-    bottom.set_xlabel("games")
-    bottom.set_ylabel("log-likelihood ratio")
-    bottom.legend(loc="upper left")
+    if run.sprt is not None and bottom is not None:
+        lower, upper = bounds(run.sprt.alpha, run.sprt.beta)
+        bottom.plot(xs, run.llrs, color="tab:green", label="LLR")
+        bottom.axhline(upper, color="tab:green", linestyle="--", linewidth=0.8, label="accept H1")
+        bottom.axhline(lower, color="tab:red", linestyle="--", linewidth=0.8, label="accept H0")
+        bottom.set_xlabel("games")
+        bottom.set_ylabel("log-likelihood ratio")
+        bottom.legend(loc="upper left")
+    else:
+        top.set_xlabel("games")
     final = run.summary().splitlines()
     top.set_title(f"{title}\n{final[3].strip() if len(final) > 3 else ''}", fontsize=9)
-    bottom.set_title(final[-1].strip(), fontsize=9)
+    if run.sprt is not None and bottom is not None:
+        bottom.set_title(final[-1].strip(), fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -346,3 +346,11 @@ def test_sprt_pairs_run_in_two_processes(tmp_path: Path) -> None:
     out = io.StringIO()
     assert match.run(args, out=out) == 0
     assert "4 games (2 pairs)" in out.getvalue()
+
+
+def test_fixed_pairs_mode_without_sprt_plots_the_score_only(tmp_path: Path) -> None:
+    png = tmp_path / "pairs.png"
+    run = match.SprtRun(None, "A", "B", pair_points=[1.0, 1.5, 0.5, 1.0])
+    match.plot_sprt(run, png, "pairs")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "fixed number of games" in run.summary()
