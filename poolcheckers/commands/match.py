@@ -479,6 +479,7 @@ def make_player(
             move_time=limit_kwargs.get("time"),
             depth=limit_kwargs.get("depth"),
             hash_mb=spec.hash_mb,
+            params=[("threads", str(spec.threads))] if spec.threads != 1 else (),
         )
     engine = (factory or open_engine)(spec.hash_mb, rules, spec.weights)
     if spec.threads != 1:
