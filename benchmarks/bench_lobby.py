@@ -16,8 +16,13 @@ them ends the game).  Rounds repeat with colours swapped.  At the end, every
 player's rating shows as many games as they finished, and the database holds one
 rating update per finished game.
 
+With ``--servers 2`` (PostgreSQL only) two server processes share the database:
+authors use one, takers the other, so every game start crosses processes (the
+author hears of it through LISTEN/NOTIFY).
+
     .venv/bin/python benchmarks/bench_lobby.py                   # 200 players, 2 rounds
     .venv/bin/python benchmarks/bench_lobby.py --players 50 --rounds 1 --json /tmp/l.json
+    .venv/bin/python benchmarks/bench_lobby.py --servers 2 --database-url postgresql://...
 """
 
 from __future__ import annotations
@@ -57,8 +62,11 @@ def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
         sys.executable, "-m", "poolcheckers.server", "--port", str(port),
         "--database-url", url, "--log-level", "warning",
         "--signin-limit", str(10 * players), "--signup-limit", str(2 * players),
+        # a player's keep-alive connection may idle while the others' games run
+        "--header-timeout", "600",
     ]  # fmt: skip
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(Path(tempfile.gettempdir()) / f"bench_lobby_server_{port}.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
@@ -74,10 +82,15 @@ def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
 
 
 class Player:
-    def __init__(self, base: str, name: str) -> None:
+    def __init__(self, base: str, name: str, other: str) -> None:
         self.name = name
-        self.http = httpx.AsyncClient(base_url=base, timeout=120)
+        # uvicorn closes a keep-alive connection idle for 5 s: never reuse one that old
+        # (a request sent as the server closes it fails with ReadError)
+        limits = httpx.Limits(keepalive_expiry=3.0)
+        self.http = httpx.AsyncClient(base_url=base, timeout=120, limits=limits)
         self.base = base
+        #: the server this player uses when taking a seek (another process, if any)
+        self.other = other
         self.finished = 0
 
     async def sign_up(self) -> None:
@@ -137,7 +150,7 @@ async def pair(
                     return str(message["id"])
 
         waiting = asyncio.create_task(author_learns())
-        r = await taker.http.post(f"/api/seeks/{seek_id}/accept")
+        r = await taker.http.post(f"{taker.other}/api/seeks/{seek_id}/accept")
         r.raise_for_status()
         game = r.json()["game"]
         gid = await asyncio.wait_for(waiting, timeout=60)
@@ -157,8 +170,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run(base: str, args: argparse.Namespace) -> dict[str, Any]:
-    players = [Player(base, f"p{i:04d}_{args.seed}") for i in range(args.players)]
+async def run(bases: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    players = [Player(bases[0], f"p{i:04d}_{args.seed}", bases[-1]) for i in range(args.players)]
     with tqdm(total=len(players), desc="sign-ups", unit="player") as bar:
 
         async def up(p: Player) -> None:
@@ -195,6 +208,7 @@ async def run(base: str, args: argparse.Namespace) -> dict[str, Any]:
     for p in players:
         await p.http.aclose()
     return {
+        "servers": len(bases),
         "players": len(players),
         "rounds": args.rounds,
         "games_finished": games,
@@ -209,7 +223,9 @@ async def run(base: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def count_updates(url: str) -> int:
-    engine = create_engine(url)
+    from poolcheckers.server.db import normalize_url
+
+    engine = create_engine(normalize_url(url))
     with engine.connect() as conn:
         from poolcheckers.server.community_store import RATING_UPDATES
 
@@ -225,16 +241,22 @@ def main() -> int:
     ap.add_argument("--plies", type=int, default=12, help="random moves before the finish")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--database-url", help="default: a throwaway SQLite file")
+    ap.add_argument(
+        "--servers", type=int, default=1, help="server processes on the database (2: PostgreSQL)"
+    )
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'lobby.sqlite3'}"
-        proc, base = start_server(url, args.players)
+        if args.servers > 1 and not url.startswith("postgres"):
+            raise SystemExit("--servers 2 needs a PostgreSQL --database-url")
+        servers = [start_server(url, args.players) for _ in range(max(1, args.servers))]
         try:
-            figures = asyncio.run(run(base, args))
+            figures = asyncio.run(run([base for _, base in servers], args))
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            for proc, _ in servers:
+                proc.terminate()
+                proc.wait(timeout=30)
         figures["rating_updates"] = count_updates(url)
     figures["exactly_once"] = (
         not figures["players_with_wrong_rating_count"]
