@@ -28,7 +28,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, TypeVar
 
 from poolcheckers import engine as facade
 from poolcheckers.board import Board
@@ -42,7 +42,6 @@ from poolcheckers.engine import (
     MIN_LEVEL,
     EngineLike,
     EngineUnavailable,
-    Limit,
     SearchInfo,
     format_nps,
     format_score,
@@ -77,27 +76,39 @@ __all__ = [
 ]
 
 P = ParamSpec("P")
+R = TypeVar("R")
 
 #: The facade's error when the native engine is not built (``poolcheckers`` exits 3).
 EngineUnavailableError = EngineUnavailable
 
 
-def make_limit(
-    *,
-    time: float | None = None,
-    depth: int | None = None,
-    nodes: int | None = None,
-    clock: float | None = None,
-    increment: float = 0.0,
-) -> Limit:
+def _usage_errors(refusal: Callable[P, R], doc: str, prefix: str = "") -> Callable[P, R]:
+    """``refusal`` (a facade function) with its ``ValueError`` raised as a
+    :class:`UsageError`, ``prefix`` before the message: with ``--``, the facade's
+    ``depth must be ...`` names the option ``--depth``."""
+
+    @functools.wraps(refusal)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return refusal(*args, **kwargs)
+        except ValueError as exc:
+            raise UsageError(f"{prefix}{exc}") from None
+
+    wrapper.__doc__ = doc  # not the facade's: its examples show the ValueError
+    return wrapper
+
+
+make_limit = _usage_errors(
+    facade.make_limit,
     """The facade's :func:`~poolcheckers.engine.make_limit`; a refused bound is a
-    :class:`UsageError` naming its option (``--depth``)."""
-    try:
-        return facade.make_limit(
-            time=time, depth=depth, nodes=nodes, clock=clock, increment=increment
-        )
-    except ValueError as exc:
-        raise UsageError(f"--{exc}") from None
+    :class:`UsageError` naming its option (``--depth``).""",
+    "--",
+)
+
+load_weights = _usage_errors(
+    facade.load_weights,
+    """Evaluation weights from a JSON object file (raises :class:`UsageError`).""",
+)
 
 
 def check_level_option(option: str, level: int) -> int:
@@ -124,14 +135,6 @@ def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> Eng
     values = None if weights is None else load_weights(weights)
     try:
         return facade.open_engine(hash_mb, rules, weights=values)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def load_weights(path: str) -> dict[str, int]:
-    """Evaluation weights from a JSON object file (raises :class:`UsageError`)."""
-    try:
-        return facade.load_weights(path)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
