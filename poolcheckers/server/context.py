@@ -14,11 +14,13 @@ from typing import ParamSpec, TypeVar
 import anyio.to_thread
 from starlette.requests import HTTPConnection
 
+from poolcheckers.community.ratelimit import SlidingWindow
+
 from .community import Community
 from .db import checkpoint, is_postgres, libpq_conninfo, make_engine, run_migrations
 from .engine_runner import EngineRunner, engine_available
 from .errors import ApiError
-from .limits import RateLimiter
+from .limits import MAX_ADDRESSES
 from .notify import Hub, PgListener
 from .schemas import Action
 from .service import GameService
@@ -62,7 +64,7 @@ class ServerContext:
         )
         self.community = Community(settings, self.db)
         self.service.usernames = self.community.username
-        self.imports = RateLimiter(settings.imports_per_minute, 60.0)
+        self.imports = SlidingWindow(settings.imports_per_minute, 60.0, max_keys=MAX_ADDRESSES)
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.hub)

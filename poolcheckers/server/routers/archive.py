@@ -42,10 +42,11 @@ def pdn_request(request: Request) -> PdnRequest:
 
 def import_allowed(request: Request, ctx: Ctx) -> None:
     """At most ``imports_per_minute`` imports per client address (429 beyond)."""
-    if not ctx.imports.allow(client_address(request)):
+    decision = ctx.imports.hit(client_address(request))
+    if not decision.allowed:
         raise errors.rate_limited(
-            f"at most {ctx.imports.count} imports per minute from one address; "
-            f"try again in {ctx.imports.retry_after(client_address(request))} s"
+            f"at most {ctx.imports.limit} imports per minute from one address; "
+            f"try again in {int(decision.retry_after) + 1} s"
         )
 
 
