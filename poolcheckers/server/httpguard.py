@@ -11,7 +11,6 @@ one as ``uvicorn.run(http=...)`` (:func:`guarded_protocol`).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -29,20 +28,37 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 
 
 class _HeaderDeadline:
-    """The deadline of one connection (one per protocol instance)."""
+    """The deadline of one connection (one per protocol instance): at it, the
+    connection is closed unless it is closing already or was handed to another
+    protocol (a WebSocket)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float, close: Any) -> None:
-        self.loop, self.seconds, self.close = loop, seconds, close
+    def __init__(
+        self,
+        protocol: asyncio.Protocol,
+        transport: asyncio.Transport,
+        loop: asyncio.AbstractEventLoop,
+        seconds: float,
+    ) -> None:
+        self.protocol, self.transport, self.loop, self.seconds = protocol, transport, loop, seconds
         self.handle: asyncio.TimerHandle | None = None
 
     def arm(self) -> None:
         self.disarm()
-        self.handle = self.loop.call_later(self.seconds, self.close)
+        self.handle = self.loop.call_later(self.seconds, self._too_slow)
+
+    def rearm(self) -> None:
+        """After a response: the next request's headers (unless the connection is closing)."""
+        if not self.transport.is_closing():
+            self.arm()
 
     def disarm(self) -> None:
         if self.handle is not None:
             self.handle.cancel()
             self.handle = None
+
+    def _too_slow(self) -> None:
+        if not self.transport.is_closing() and self.transport.get_protocol() is self.protocol:
+            self.transport.close()
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -52,12 +68,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._deadline = _HeaderDeadline(self.loop, self.header_timeout, self._too_slow)
+        self._deadline = _HeaderDeadline(self, transport, self.loop, self.header_timeout)
         self._deadline.arm()
-
-    def _too_slow(self) -> None:
-        if not self.transport.is_closing() and self.transport.get_protocol() is self:
-            self.transport.close()
 
     def handle_events(self) -> None:
         super().handle_events()
@@ -67,8 +79,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._deadline.arm()  # the next request's headers
+        self._deadline.rearm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._deadline.disarm()
@@ -82,12 +93,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._deadline = _HeaderDeadline(self.loop, self.header_timeout, self._too_slow)
+        self._deadline = _HeaderDeadline(self, transport, self.loop, self.header_timeout)
         self._deadline.arm()
-
-    def _too_slow(self) -> None:
-        if not self.transport.is_closing() and self.transport.get_protocol() is self:
-            self.transport.close()
 
     def on_headers_complete(self) -> None:
         self._deadline.disarm()
@@ -95,8 +102,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._deadline.arm()
+        self._deadline.rearm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._deadline.disarm()
