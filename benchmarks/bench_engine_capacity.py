@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,14 +37,11 @@ from tqdm import tqdm
 
 from poolcheckers.engine import level_move_time
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from serverproc import first_health, free_port
+
 GOAL_SLACK_S = 0.5
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def start_server(tmp: Path, analyses: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -57,18 +53,9 @@ def start_server(tmp: Path, analyses: int) -> tuple[subprocess.Popen[bytes], str
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit("the server did not start")
-        try:
-            if httpx.get(base + "/api/health", timeout=1).json().get("engine"):
-                return proc, base
-            raise SystemExit("the server has no engine (build the native core: make setup)")
-        except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                raise SystemExit("the server did not answer within 60 s") from None
-            time.sleep(0.1)
+    if not first_health(proc, base).json().get("engine"):
+        raise SystemExit("the server has no engine (build the native core: make setup)")
+    return proc, base
 
 
 async def keep_analysing(base: str, index: int, stop: asyncio.Event) -> int:

@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import json
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,15 +44,12 @@ import websockets
 from sqlalchemy import create_engine, func, select
 from tqdm import tqdm
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from serverproc import first_health, free_port
+
 PASSWORD = "benchmark password"
 SEEK = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -68,17 +64,8 @@ def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
     log = open(Path(tempfile.gettempdir()) / f"bench_lobby_server_{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit("the server did not start")
-        try:
-            httpx.get(base + "/api/health", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                raise SystemExit("the server did not answer within 60 s") from None
-            time.sleep(0.1)
+    first_health(proc, base)
+    return proc, base
 
 
 class Player:

@@ -36,6 +36,10 @@ import httpx
 import websockets
 from tqdm import tqdm
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from serverproc import free_port
+
 
 @dataclass
 class Stats:
@@ -43,15 +47,6 @@ class Stats:
     moves: int = 0
     errors: int = 0
     finished_games: int = 0
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def start_server(

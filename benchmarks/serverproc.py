@@ -1,0 +1,33 @@
+"""What the server benchmarks share: a free local port, and waiting for a started
+``python -m poolcheckers.server`` to answer."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+import httpx
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def first_health(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0) -> httpx.Response:
+    """The first answer of ``base``'s ``/api/health``, polled every 0.1 s; exits
+    (``SystemExit``) if ``proc`` ends first or nothing answers within ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit("the server did not start")
+        try:
+            return httpx.get(base + "/api/health", timeout=1)
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the server did not answer within {timeout:g} s") from None
+            time.sleep(0.1)
