@@ -235,14 +235,7 @@ class Board:
         >>> board.paths(board.legal_moves[0])
         [(8, 18, 29), (8, 22, 29)]
         """
-        legal = self.legal_moves
-        if move not in legal:
-            raise IllegalMoveError(
-                f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
-                f"in {self.fen()}",
-                move.full_notation(),
-            )
-        move = legal[legal.index(move)]
+        move = self._generated(move, self.legal_moves)
         if not move.is_capture:
             return [move.path]
         own, opp = self._own_opp()
@@ -262,15 +255,20 @@ class Board:
             if candidate is move:  # the generator's own object: the common, fast case
                 break
         else:
-            if move not in legal:
-                raise IllegalMoveError(
-                    f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
-                    f"in {self.fen()}",
-                    move.full_notation(),
-                )
-            # the generator's own object carries the notation R4 asks for in this position
-            move = legal[legal.index(move)]
+            move = self._generated(move, legal)
         self._push_unchecked(move)
+
+    def _generated(self, move: Move, legal: list[Move]) -> Move:
+        """The move of ``legal`` (this position's) equal to ``move``: the generator's
+        own object carries the notation R4 asks for here.  Raises
+        :class:`IllegalMoveError` if there is none."""
+        if move not in legal:
+            raise IllegalMoveError(
+                f"{move.full_notation()} is not a legal move for {self.turn.name_lower} "
+                f"in {self.fen()}",
+                move.full_notation(),
+            )
+        return legal[legal.index(move)]
 
     def _push_unchecked(self, move: Move) -> None:
         turn = self.turn
