@@ -210,12 +210,13 @@ class GameService:
 
     def engine_games_to_move(self) -> list[str]:
         """Running engine games where the engine is to move (resumed at start-up)."""
-        out = []
-        for game_id in self.store.ids_running("engine"):
-            loaded = self.loaded(game_id)
-            if loaded.game.engine_color == color_name(loaded.board.turn):
-                out.append(game_id)
-        return out
+        return [
+            game_id
+            for game_id in self.store.ids_running("engine")
+            if self.store.read(
+                game_id, lambda g, _now: g.game.engine_color == color_name(g.board.turn)
+            )
+        ]
 
     # ------------------------------------------------------------------ archive
     def summaries(
