@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
     AfterValidator,
@@ -87,16 +87,8 @@ Action = Literal[
     "rematch",
     "rematch-decline",
 ]
-ACTIONS: tuple[Action, ...] = (
-    "resign",
-    "draw-offer",
-    "draw-accept",
-    "draw-decline",
-    "takeback",
-    "abort",
-    "rematch",
-    "rematch-decline",
-)
+#: Every game action, in the order above (one route each).
+ACTIONS: tuple[Action, ...] = get_args(Action)
 #: A game's status: "aborted" is a game ended before both sides had moved (no result).
 Status = Literal["running", "finished", "aborted"]
 #: The options of RULES.md §9 (``RuleSet.to_dict()``), checked by the rules library.
