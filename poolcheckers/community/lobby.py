@@ -404,22 +404,30 @@ class Lobby:
         taker: Player,
         taker_perf: Perf | None = None,
         taker_color: SeekColor = "random",
+        *,
+        take: Callable[[Pairing], bool] | None = None,
     ) -> Pairing:
         """Take a seek: the pairing to start the game from, or :class:`SeekGoneError` if
-        another player took it first (or it was cancelled)."""
+        another player took it first (or it was cancelled).
+
+        ``take`` removes the seek in place of ``store.take``, with the pairing in hand:
+        a store keeping games too removes the seek and stores the game in one atomic
+        step (False: the seek was gone, nothing stored)."""
         seek = self.store.get(seek_id)
         if seek is None:
             raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
         self._check_taker(seek, taker, taker_perf)
-        if self.store.take(seek_id) is None:
+        black, white = assign_colors(seek, taker, self.rng, taker_color)
+        pairing = Pairing(seek, black, white)
+        taken = take(pairing) if take is not None else self.store.take(seek_id) is not None
+        if not taken:
             raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
         self._emit(LobbyEvent("removed", seek, "taken"))
-        black, white = assign_colors(seek, taker, self.rng, taker_color)
         if seek.spec.real_time:
             # As on lichess: someone starting a clock game is no longer waiting for another.
             for player in (seek.author, taker):
                 self._remove(player.id, "playing", lambda s: s.spec.real_time)
-        return Pairing(seek, black, white)
+        return pairing
 
     def cancel(self, seek_id: str, by: Player) -> Seek:
         """The author withdraws their seek."""
@@ -452,13 +460,21 @@ class Lobby:
 
         return self._remove(author_id, "left", going)
 
-    def play_now(self, player: Player, spec: SeekSpec, perf: Perf | None = None) -> Pairing | Seek:
-        """Pair with the oldest matching seek (:func:`matches`), or post ``spec`` as a seek."""
+    def play_now(
+        self,
+        player: Player,
+        spec: SeekSpec,
+        perf: Perf | None = None,
+        *,
+        take: Callable[[Pairing], bool] | None = None,
+    ) -> Pairing | Seek:
+        """Pair with the oldest matching seek (:func:`matches`), or post ``spec`` as a
+        seek; ``take`` as in :meth:`accept`."""
         for seek in self.store.open_seeks():
             if not matches(seek, spec, player, perf):
                 continue
             try:
-                return self.accept(seek.id, player, perf, spec.color)
+                return self.accept(seek.id, player, perf, spec.color, take=take)
             except SeekGoneError:
                 continue  # someone else took it meanwhile: try the next
         return self.post(player, spec, perf)

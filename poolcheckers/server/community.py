@@ -30,7 +30,7 @@ from poolcheckers import Outcome, Termination
 from poolcheckers.community.accounts import Accounts, Passwords, User
 from poolcheckers.community.errors import CommunityError, RateLimitedError
 from poolcheckers.community.gameflow import Seat, player_tags, rated_result
-from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player, Seek
+from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player, Seek, SeekSpec
 from poolcheckers.community.ratelimit import SignInLimiter, SlidingWindow
 from poolcheckers.community.ratings import Perf, RatingUpdate, apply_result
 from poolcheckers.community.sessions import (
@@ -270,18 +270,42 @@ class Community:
     def perf(self, user_id: str, category: Category | None) -> Perf | None:
         return None if category is None else self.ratings.perf(user_id, category)
 
-    def restore_seek(self, seek: Seek) -> None:
-        """Put back a seek taken for a game that could not be started."""
-        try:
-            self.lobby.store.insert(seek)
-        except Exception:
-            log.exception("seek %s could not be put back", seek.id)
-            return
-        self.announce(json.dumps(LobbyEvent("added", seek).to_dict(), separators=(",", ":")))
+    def _taker(self, store: GameStore, started: list[Committed]) -> Callable[[Pairing], bool]:
+        """The ``take`` of :meth:`Lobby.accept`: the seek's removal and its game's
+        insert in one transaction, so a crash between them cannot lose the seek
+        without a game; the one process whose delete removed the row wins."""
+
+        def take(pairing: Pairing) -> bool:
+            committed = self.start_game(store, pairing)
+            seek_id = pairing.seek.id
+            if not store.insert_claimed(
+                committed.loaded, lambda conn: self.lobby_store.claim(conn, seek_id)
+            ):
+                return False
+            started.append(committed)
+            return True
+
+        return take
+
+    def accept(
+        self, store: GameStore, seek_id: str, taker: Player, perf: Perf | None
+    ) -> tuple[Pairing, Committed]:
+        """Take a seek and start its game (one transaction)."""
+        started: list[Committed] = []
+        pairing = self.lobby.accept(seek_id, taker, perf, take=self._taker(store, started))
+        return pairing, started[0]
+
+    def play_now(
+        self, store: GameStore, player: Player, spec: SeekSpec, perf: Perf | None
+    ) -> tuple[Pairing, Committed] | Seek:
+        """:meth:`Lobby.play_now`, the game of a pairing stored with the seek's removal."""
+        started: list[Committed] = []
+        got = self.lobby.play_now(player, spec, perf, take=self._taker(store, started))
+        return (got, started[0]) if isinstance(got, Pairing) else got
 
     def start_game(self, store: GameStore, pairing: Pairing) -> Committed:
-        """The game of a taken seek, both seats on the players' accounts, its clock
-        running from now: it starts for both at once."""
+        """The game of a pairing (not stored yet: :meth:`accept`), both seats on the
+        players' accounts, its clock running from now: it starts for both at once."""
         spec = pairing.spec
         tc = spec.time_control
         clock = tc if isinstance(tc, Clock) else None
@@ -312,7 +336,6 @@ class Community:
         )
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))
-        store.insert(loaded)
         return Committed(loaded, now, False)
 
     # ------------------------------------------------------------ ratings

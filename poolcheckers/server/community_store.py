@@ -449,6 +449,12 @@ class DbLobbyStore:
             )
             return None if row is None else self._seek(row)
 
+    @staticmethod
+    def claim(conn: Connection, seek_id: str) -> bool:
+        """Remove the seek in the caller's transaction (the game of a taken seek is
+        stored in the same commit): True for the one caller that removed it."""
+        return conn.execute(delete(SEEKS).where(SEEKS.c.id == seek_id)).rowcount == 1
+
     def touch_author(self, author_id: str, at: float) -> None:
         """The author is still in the lobby (a socket's ping): their seeks stay."""
         with self.db.begin() as conn:

@@ -118,6 +118,16 @@ class GameRec:
     def has_clock(self) -> bool:
         return self.clock_initial_ms is not None
 
+    @property
+    def is_correspondence(self) -> bool:
+        """A correspondence game: ``days_per_move`` days for each move, no clock (R20)."""
+        return self.days_per_move is not None and not self.has_clock
+
+    @property
+    def timed(self) -> bool:
+        """Whether the side to move can lose on time: a clock or a move deadline."""
+        return self.has_clock or self.is_correspondence
+
     def remaining_ms(self, color: str, now_ms: int) -> int:
         """Time left on ``color``'s clock at ``now_ms`` (may be negative: flag fallen)."""
         stored = self.black_ms if color == "black" else self.white_ms
@@ -267,9 +277,14 @@ def require_opponent_seated(game: GameRec) -> None:
 
 
 # ---------------------------------------------------------------- clocks (R20)
+#: one day, in milliseconds (correspondence deadlines)
+DAY_MS = 86_400_000
+
+
 def settle_clock(game: GameRec, now: int) -> None:
-    """Charge the running side for the time since its turn started; stop the clock."""
-    if game.clock_running is not None and game.turn_started_ms is not None:
+    """Charge the running side for the time since its turn started; stop the clock
+    (a correspondence game has no time to charge: its deadline just goes)."""
+    if game.has_clock and game.clock_running is not None and game.turn_started_ms is not None:
         spent = now - game.turn_started_ms
         if game.clock_running == "black":
             game.black_ms = max(0, (game.black_ms or 0) - spent)
@@ -283,11 +298,18 @@ def settle_clock(game: GameRec, now: int) -> None:
 def start_clock(game: GameRec, color: str, now: int) -> None:
     """Start ``color``'s clock, unless that side has not moved yet: each side's clock
     starts with its first move (as lichess), so nothing runs before ply 2
-    (:func:`poolcheckers.community.gameflow.clock_runs`)."""
-    if not game.has_clock or not clock_runs(game.ply):
+    (:func:`poolcheckers.community.gameflow.clock_runs`).
+
+    A correspondence game gives ``color`` ``days_per_move`` days from now for this
+    move (the deadline is set again after every move, as lichess), under the same
+    rule: no deadline before each side has made its first move."""
+    if not game.timed or not clock_runs(game.ply):
         return
     game.clock_running = color
     game.turn_started_ms = now
+    if game.is_correspondence:
+        game.deadline_ms = now + (game.days_per_move or 0) * DAY_MS
+        return
     remaining = game.black_ms if color == "black" else game.white_ms
     game.deadline_ms = now + (remaining or 0)
 
@@ -309,7 +331,10 @@ def flag(loaded: Loaded, now: int) -> Change | None:
     g = loaded.game
     if g.status != "running" or g.clock_running is None:
         return None
-    if g.remaining_ms(g.clock_running, now) > 0:
+    if g.is_correspondence:
+        if g.deadline_ms is None or now < g.deadline_ms:
+            return None  # the move's deadline has not passed
+    elif g.remaining_ms(g.clock_running, now) > 0:
         return None
     loser = g.clock_running
     game = g.copy()

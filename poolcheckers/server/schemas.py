@@ -146,6 +146,18 @@ class ClockInfo(Answer):
     running: Color | None = Field(description="the side whose clock runs")
 
 
+class CorrespondenceInfo(Answer):
+    """A correspondence game's move deadline (R20): ``days`` for each move."""
+
+    days: int = Field(description="days for each move; the deadline is set again after a move")
+    deadline: float | None = Field(
+        description="epoch seconds by which the side to move must move, or lose on time; "
+        "null before each side has made its first move, and once the game is over"
+    )
+    left: float | None = Field(description="seconds left until the deadline (null: no deadline)")
+    running: Color | None = Field(description="the side whose deadline runs")
+
+
 class Counters(Answer):
     r18_plies: int
     r18_limit_plies: int
@@ -180,6 +192,9 @@ class GameState(Answer):
     last_move: LastMove | None
     outcome: OutcomeInfo | None
     clock: ClockInfo | None
+    correspondence: CorrespondenceInfo | None = Field(
+        None, description="a correspondence game's move deadline (``clock`` is null then)"
+    )
     counters: Counters
     draw_offer: Color | None
     can_abort: bool = Field(

@@ -27,6 +27,7 @@ from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 from .game import GameRec, Loaded, color_name, outcome_reason
 from .schemas import (
     ClockInfo,
+    CorrespondenceInfo,
     Counters,
     GameState,
     LastMove,
@@ -133,6 +134,15 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
             increment=(g.clock_increment_ms or 0) / 1000,
             running=g.clock_running,
         )
+    corr = None
+    if g.is_correspondence:
+        deadline = g.deadline_ms if g.status == "running" else None
+        corr = CorrespondenceInfo.model_construct(
+            days=g.days_per_move,
+            deadline=None if deadline is None else deadline / 1000,
+            left=None if deadline is None else max(0, deadline - now_ms) / 1000,
+            running=g.clock_running if deadline is not None else None,
+        )
     return GameState.model_construct(
         id=g.id,
         mode=g.mode,
@@ -151,6 +161,7 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         last_move=last_move(board),
         outcome=outcome,
         clock=clock,
+        correspondence=corr,
         counters=counters(board),
         draw_offer=g.draw_offer,
         can_abort=can_abort(g.ply, finished=g.status != "running"),

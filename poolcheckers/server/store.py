@@ -285,6 +285,20 @@ class GameStore:
         self._cache_put(loaded)
         return g.id
 
+    def insert_claimed(self, loaded: Loaded, claim: Callable[[Connection], bool]) -> bool:
+        """Store a new game in the transaction of ``claim`` (e.g. removing the seek it
+        comes from): both commit, or neither.  False, nothing stored, if ``claim``
+        says so (the seek was taken by someone else)."""
+        with self.db.begin() as conn:
+            if not claim(conn):
+                return False
+            conn.execute(insert(GAMES).values(loaded.game.values()))
+            if loaded.moves:
+                g = loaded.game
+                conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
+        self._cache_put(loaded)
+        return True
+
     @staticmethod
     def _digest_owner(conn: Connection, digest: str) -> str | None:
         row = conn.execute(

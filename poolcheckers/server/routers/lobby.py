@@ -24,6 +24,7 @@ from ..context import ServerContext, get_ctx
 from ..http import ERROR_RESPONSES, ApiRoute
 from ..schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
 from ..state import View
+from ..store import Committed
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 Ctx = Annotated[ServerContext, Depends(get_ctx)]
@@ -72,24 +73,17 @@ async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     seek = await ctx.run(c.lobby.store.get, seek_id)
     category = None if seek is None else seek.spec.category
     perf = await ctx.run(c.perf, user.id, category)
-    pairing = await ctx.run(c.lobby.accept, seek_id, player_of(user), perf)
-    view = await _start(ctx, pairing, user)
+    started = await ctx.run(c.accept, ctx.service.store, seek_id, player_of(user), perf)
+    view = await _start(ctx, *started, user)
     return Response(
         AcceptedSeek(game=view.state()).model_dump_json(), media_type="application/json"
     )
 
 
-async def _start(ctx: ServerContext, pairing: Pairing, user: User) -> View:
-    """Start the game of a pairing and tell both players' lobby sockets (in every
-    process); the view of ``user``."""
+async def _start(ctx: ServerContext, pairing: Pairing, committed: Committed, user: User) -> View:
+    """Tell both players' lobby sockets (in every process) that the game of a pairing
+    started (stored with the seek's removal); the view of ``user``."""
     c = ctx.community
-    try:
-        committed = await ctx.run(c.start_game, ctx.service.store, pairing)
-    except Exception:
-        # the seek was taken but no game stored (e.g. the database failed): give the
-        # seek back to the lobby, so its author is not left waiting for nothing
-        await ctx.run(c.restore_seek, pairing.seek)
-        raise
     game = committed.loaded.game
     await ctx.run(
         c.announce,
@@ -113,9 +107,9 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     user, _token = await c.require_user(request)
     spec = SeekSpec.from_dict(body.model_dump())
     perf = await ctx.run(c.perf, user.id, spec.category)
-    got = await ctx.run(c.lobby.play_now, player_of(user), spec, perf)
-    if isinstance(got, Pairing):
-        view = await _start(ctx, got, user)
+    got = await ctx.run(c.play_now, ctx.service.store, player_of(user), spec, perf)
+    if isinstance(got, tuple):
+        view = await _start(ctx, *got, user)
         return Response(PlayNow(game=view.state()).model_dump_json(), media_type="application/json")
     return _json({"game": None, "seek": seek_dict(got)})
 

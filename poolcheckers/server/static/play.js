@@ -415,13 +415,30 @@ class GamePage {
       el.querySelector(".name").textContent = this.playerName(color);
       el.classList.toggle("to-move", s.status === "running" && s.turn === color);
       const clock = el.querySelector(".clock");
-      clock.hidden = !s.clock;
+      clock.hidden = !s.clock && !s.correspondence;
     }
     this.tick();
   }
 
+  /** A correspondence game: the time left for the move, by the side whose deadline runs. */
+  tickCorrespondence(s) {
+    const c = s.correspondence;
+    const elapsed = (performance.now() - this.receivedAt) / 1000;
+    for (const el of [this.topPlayer, this.bottomPlayer]) {
+      const color = el.dataset.color;
+      const running = s.status === "running" && c.running === color && c.left !== null;
+      const left = running ? Math.max(0, c.left - elapsed) : null;
+      const clock = el.querySelector(".clock");
+      clock.textContent = running ? formatDaysLeft(left) : `${c.days} day${c.days === 1 ? "" : "s"} a move`;
+      clock.classList.toggle("running", running);
+      clock.classList.toggle("low", running && left < 3600);
+      clock.setAttribute("aria-label", running ? `${COLOR_NAME[color]}: ${formatDaysLeft(left)} left for the move` : clock.textContent);
+    }
+  }
+
   tick() {
     const s = this.state;
+    if (s && s.correspondence) return this.tickCorrespondence(s);
     if (!s || !s.clock) return;
     const elapsed = (performance.now() - this.receivedAt) / 1000;
     for (const el of [this.topPlayer, this.bottomPlayer]) {
@@ -848,4 +865,12 @@ export async function render(root, id) {
   // For debugging in the console and for the end-to-end tests.
   window.poolcheckersGame = page;
   await page.start();
+}
+
+/** Time left for a correspondence move: days and hours, then the clock format under a day. */
+function formatDaysLeft(seconds) {
+  if (seconds < 86400) return formatClock(seconds);
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  return `${days}d ${hours}h`;
 }
