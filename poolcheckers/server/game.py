@@ -649,6 +649,7 @@ def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:
     # (a rematch is casual here: docs/CONTRACTS.md §3.1)
     game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
     game.clock_increment_ms = g.clock_increment_ms
+    game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too
     return game
 
 

@@ -98,3 +98,16 @@ def test_background_sweep_ends_a_game_past_its_deadline(
     assert service.sweep_flags() == 1
     state = ann.get(f"/api/games/{gid}").json()
     assert state["outcome"]["termination"] == "time" and state["outcome"]["winner"] == "black"
+
+
+def test_rematch_of_a_correspondence_game_keeps_the_days(
+    make_client: AppFactory, clock: ManualClock
+) -> None:
+    ann, bob, game = started(make_client)
+    gid = game["id"]
+    assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    assert ann.post(f"/api/games/{gid}/rematch", json={}).status_code == 200
+    r = bob.post(f"/api/games/{gid}/rematch", json={})
+    assert r.status_code == 200, r.text
+    new = bob.get(f"/api/games/{r.json()['rematch_game']}").json()
+    assert new["correspondence"] == {"days": 2, "deadline": None, "left": None, "running": None}
