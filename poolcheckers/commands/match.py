@@ -791,7 +791,8 @@ def _run_sprt(
     engine_factory: Callable[[int, RuleSet, str | None], EngineLike] | None,
     limit: Any,
 ) -> int:
-    """The SPRT mode of :func:`run`: pairs until the LLR leaves its bounds."""
+    """Game pairs in processes (``--concurrency``), with ``--sprt`` until the LLR
+    leaves its bounds, else for ``--games`` (default: every ballot twice)."""
     sprt: Sprt | None = None
     if args.sprt is not None:
         elo0, elo1 = args.sprt
