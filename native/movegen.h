@@ -41,23 +41,23 @@ int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboar
 static inline int pc_count_moves(const Position *pos, const RuleOptions *rules, MoveList *scratch) {
     int us = pos->stm;
     Bitboard own = pos->bb[us];
-    if (!(own & pos->kings)) { /* fast path: men only, no capture (R6) */
-        Bitboard empty = PC_VALID & ~(own | pos->bb[us ^ 1]);
-        Bitboard jumpers = men_jumpers(own, pos->bb[us ^ 1], empty);
-        if (!jumpers) {
+    if (!(own & pos->kings)) { /* fast path: men only (R6, R7) */
+        Bitboard opp = pos->bb[us ^ 1];
+        Bitboard empty = PC_VALID & ~(own | opp);
+        /* squares from which a jump in each direction exists (+4, +5, -4, -5) */
+        Bitboard j0 = (opp & (empty >> 4)) >> 4, j1 = (opp & (empty >> 5)) >> 5;
+        Bitboard j2 = (opp & (empty << 4)) << 4, j3 = (opp & (empty << 5)) << 5;
+        Bitboard from_any = j0 | j1 | j2 | j3;
+        if (!(own & from_any)) {
             if (us == PC_BLACK) return pc_popcount((own << 4) & empty) + pc_popcount((own << 5) & empty);
             return pc_popcount((own >> 4) & empty) + pc_popcount((own >> 5) & empty);
         }
         /* The common case, all first jumps at once (R7): when no landing square
          * has a jump of its own, every first jump is a whole move (R13). */
-        Bitboard opp = pos->bb[us ^ 1];
-        Bitboard l0 = (((jumpers << 4) & opp) << 4) & empty, l1 = (((jumpers << 5) & opp) << 5) & empty;
-        Bitboard l2 = (((jumpers >> 4) & opp) >> 4) & empty, l3 = (((jumpers >> 5) & opp) >> 5) & empty;
-        Bitboard from_any = ((opp & (empty >> 4)) >> 4) | ((opp & (empty >> 5)) >> 5) |
-                            ((opp & (empty << 4)) << 4) | ((opp & (empty << 5)) << 5);
+        Bitboard l0 = (own & j0) << 8, l1 = (own & j1) << 10, l2 = (own & j2) >> 8, l3 = (own & j3) >> 10;
         if (!((l0 | l1 | l2 | l3) & from_any))
             return pc_popcount(l0) + pc_popcount(l1) + pc_popcount(l2) + pc_popcount(l3);
-        return pc_count_men_captures(pos, rules, jumpers, scratch);
+        return pc_count_men_captures(pos, rules, own & from_any, scratch);
     }
     return pc_count_moves_slow(pos, rules, scratch);
 }
