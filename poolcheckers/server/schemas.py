@@ -342,6 +342,10 @@ class PlayerPage(Answer):
     created: float
     ratings: dict[str, PerfInfo]
     games: list[PlayerGame]
+    total: int = Field(description="games matching the filters (``games`` is one page of them)")
+    current: list[PlayerGame] = Field(
+        description="the player's running games, newest first (at most 20), unfiltered"
+    )
 
 
 class HeadToHeadRow(Answer):

@@ -54,6 +54,10 @@ def test_player_games_filter_and_paginate(make_client: AppFactory, clock: Manual
     assert ids("?result=draw") == []
     assert ids("?category=blitz") == [first] and ids("?rated=false") == [second]
     assert ids("?limit=1") == [second] and ids("?limit=1&offset=1") == [first]
+    # the total counts every game the filters match, not only the page
+    assert ann.get("/api/users/Ann?limit=1").json()["total"] == 2
+    assert ann.get("/api/users/Ann?limit=1&offset=1&category=blitz").json()["total"] == 1
+    assert ann.get("/api/users/Ann?result=draw").json()["total"] == 0
     r = ann.get("/api/users/Ann?result=maybe")
     assert r.status_code == 400
 
@@ -99,3 +103,20 @@ def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: Ma
     assert ann.get("/api/users/Ann/rating-history.svg").text == plot.text  # one drawing
     empty = ann.get("/api/users/nobody/rating-history.svg")
     assert empty.status_code == 404 and error_code(empty) == "not_found"
+
+
+def test_player_page_lists_current_games(make_client: AppFactory, clock: ManualClock) -> None:
+    ann, bob, first = rated_game(make_client)
+    clock.advance(60)
+    seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
+    second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
+    page = TestClient(ann.app).get("/api/users/Ann?result=loss").json()
+    # running games come whatever the filters of the games list
+    [running] = page["current"]
+    assert running["id"] == first and running["status"] == "running"
+    assert running["black"] == "Ann" and running["white"] == "Bob"
+    assert running["player_result"] is None
+    assert [g["id"] for g in page["games"]] == [second] and page["total"] == 1
+    assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
+    assert TestClient(ann.app).get("/api/users/Ann").json()["current"] == []

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
+from sqlalchemy import func, select
 
 from poolcheckers.community.accounts import User, username_key
 from poolcheckers.community.errors import UsernameError
@@ -40,6 +41,8 @@ CategoryName = Literal["bullet", "blitz", "rapid", "classical", "correspondence"
 ACTIVE_DAYS = 365
 #: games a head-to-head table is counted over (the most recent)
 HEAD_TO_HEAD_GAMES = 2000
+#: running games a player page lists at the top
+CURRENT_GAMES = 20
 GAMES_FINISHED = GAMES.c.status == "finished"
 #: rating plots kept, by (account, rating updates so far): one is drawn per new game
 _plots: OrderedDict[tuple[str, int], str] = OrderedDict()
@@ -102,10 +105,15 @@ def player_page(
     user = _find(ctx, username)
     c = ctx.community
     query = player_games_query(user.id, result=result, category=category, rated=rated)
+    running = player_games_query(user.id).where(GAMES.c.status == "running")
+    counted = select(func.count()).select_from(query.order_by(None).subquery())
     with ctx.db.connect() as conn:
         rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
+        total = int(conn.execute(counted).scalar_one())
+        current_rows = conn.execute(running.limit(CURRENT_GAMES)).mappings().all()
     games = [GameRec.from_row(r) for r in rows]
-    ids = {i for g in games for i in (g.black_user_id, g.white_user_id) if i is not None}
+    current = [GameRec.from_row(r) for r in current_rows]
+    ids = {i for g in games + current for i in (g.black_user_id, g.white_user_id) if i}
     names = c.users.names(ids)
     ratings = {
         cat.value: PerfInfo.model_validate(perf.to_dict())
@@ -116,6 +124,8 @@ def player_page(
         created=user.created,
         ratings=ratings,
         games=[player_game(g, user.id, names) for g in games],
+        total=total,
+        current=[player_game(g, user.id, names) for g in current],
     )
 
 

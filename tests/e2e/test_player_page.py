@@ -1,0 +1,155 @@
+"""A player's page as people use it (issue 8 point 5): the games being played now
+at the top, the games paginated with counts, filtered by time-control category
+(the filter lives in the URL, so a reload keeps it), results against each
+opponent and the rating plot; and the leaderboards.  On a phone and on a
+1366x768 laptop.  The games are made through the API: seeks accepted and resigned."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import Server
+from .helpers import shot
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+
+PASSWORD = "correct horse battery"
+SIZES = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+}
+BLITZ = {"initial": 180, "increment": 2}
+RAPID = {"initial": 600, "increment": 0}
+
+POST = """async ([url, body]) => {
+  const r = await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                              body: JSON.stringify(body)});
+  const text = await r.text();
+  if (!r.ok) throw new Error(url + ' answered ' + r.status + ': ' + text);
+  return text ? JSON.parse(text) : null;
+}"""
+
+
+def post(page: Any, url: str, body: Any) -> Any:
+    return page.evaluate(POST, [url, body])
+
+
+def sign_up(page: Any, server: Server, name: str) -> None:
+    page.goto(server.url("/account"))
+    page.wait_for_selector('form[aria-label="Create an account"]')
+    post(page, "/api/account/signup", {"username": name, "password": PASSWORD})
+
+
+def game(ann: Any, bob: Any, clock: dict[str, int], rated: bool) -> str:
+    """Ann seeks as Black, Bob accepts: the new game's id."""
+    seek = post(ann, "/api/seeks", {"clock": clock, "rated": rated, "color": "black"})
+    started = post(bob, f"/api/seeks/{seek['id']}/accept", {})
+    game_id: str = started["game"]["id"]
+    return game_id
+
+
+def rows(page: Any) -> list[str]:
+    # textContent: the Type column is hidden on a phone
+    texts: list[str] = page.locator("table.player-games tbody tr").all_text_contents()
+    return texts
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_player_page_current_games_pages_and_filters(
+    server: Server, new_page: Any, size: str
+) -> None:
+    name, rival = f"Pia_{size}", f"Quin_{size}"
+    pia, quin = new_page(), new_page()
+    sign_up(pia, server, name)
+    sign_up(quin, server, rival)
+    # 22 casual blitz games and 3 rated rapid ones, finished by resigning; one running
+    for i in range(25):
+        rapid = i >= 22
+        gid = game(pia, quin, RAPID if rapid else BLITZ, rated=rapid)
+        post(quin if i % 3 else pia, f"/api/games/{gid}/resign", {})
+    running = game(pia, quin, BLITZ, rated=True)
+    rapid_games = "async (n) => (await (await fetch('/api/users/' + n)).json()).ratings.rapid"
+    deadline = time.monotonic() + 30
+    while (pia.evaluate(rapid_games, name) or {}).get("games") != 3:  # rated: ratings change
+        assert time.monotonic() < deadline, "the rated games did not change the ratings"
+        pia.wait_for_timeout(200)
+
+    page = new_page(**SIZES[size])
+    page.goto(server.url(f"/players/{name}"))
+    page.wait_for_selector(".games-count")
+    # The game being played now comes first, linked to its game page (watch or play).
+    now = page.locator('section[aria-label="Playing now"]')
+    assert now.locator("li").count() == 1
+    assert now.locator("a").get_attribute("href") == f"/play/{running}"
+    assert f"{name} – {rival}" in now.inner_text() and "Rated blitz" in now.inner_text()
+    # Results against each opponent and the rating plot are on the page.
+    assert f"{rival} +" in page.inner_text('section[aria-label="Against each opponent"]')
+    page.wait_for_function("() => document.querySelector('img.rating-plot').naturalWidth > 0")
+    # One page of 20 of the 26 games, newest first (the running one on top).
+    assert page.inner_text(".games-count") == "Games 1–20 of 26"
+    first = rows(page)
+    assert len(first) == 20 and first[0].startswith("Playing")
+    assert page.locator("button.page-prev").is_disabled()
+    shot(page, f"player-page-{size}", full_page=True)
+
+    page.click("button.page-next")
+    page.wait_for_function(
+        "() => document.querySelector('.games-count').textContent.includes('21')"
+    )
+    assert page.inner_text(".games-count") == "Games 21–26 of 26"
+    assert len(rows(page)) == 6 and page.locator("button.page-next").is_disabled()
+    assert re.search(r"[?&]page=2\b", page.url)
+    shot(page, f"player-page-2-{size}", full_page=True)
+    page.go_back()  # the browser's Back shows page 1 again
+    page.wait_for_function(
+        "() => document.querySelector('.games-count').textContent.includes('1–20')"
+    )
+
+    # The category filter: the three rapid games, in the URL, kept by a reload.
+    page.select_option('select[name="category"]', "rapid")
+    page.wait_for_function(
+        "() => document.querySelector('.games-count').textContent.endsWith('of 3')"
+    )
+    assert page.url.endswith("?category=rapid")
+    page.reload()
+    page.wait_for_selector(".games-count")
+    assert page.inner_text(".games-count") == "Games 1–3 of 3"
+    assert page.input_value('select[name="category"]') == "rapid"
+    filtered = rows(page)
+    assert len(filtered) == 3 and all("Rated rapid" in r for r in filtered)
+    assert page.locator("nav.pager").count() == 0  # one page: no pager
+    # rated/casual combines with it: no casual rapid game
+    page.select_option('select[name="rated"]', "false")
+    page.wait_for_function(
+        "() => document.querySelector('.games-count').textContent === 'No games match.'"
+    )
+    assert "category=rapid" in page.url and "rated=false" in page.url
+    page.select_option('select[name="rated"]', "")
+    page.wait_for_function(
+        "() => document.querySelector('.games-count').textContent.endsWith('of 3')"
+    )
+    shot(page, f"player-page-rapid-{size}", full_page=True)
+
+    # A game being played is not in a filter that excludes it, but stays on top.
+    assert page.locator('section[aria-label="Playing now"] li').count() == 1
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_leaderboards_page_has_every_category(server: Server, new_page: Any, size: str) -> None:
+    page = new_page(**SIZES[size])
+    page.goto(server.url("/leaderboard"))
+    page.wait_for_selector("section[data-category]")
+    cats = page.eval_on_selector_all(
+        "section[data-category]", "els => els.map(e => e.dataset.category)"
+    )
+    assert cats == ["bullet", "blitz", "rapid", "classical", "correspondence"]
+    for cat in cats:  # each board is a ranked list or says that nobody is ranked yet
+        text = page.inner_text(f'section[data-category="{cat}"]')
+        assert (
+            "Nobody yet." in text or page.locator(f'section[data-category="{cat}"] ol li').count()
+        )
+    shot(page, f"leaderboard-{size}", full_page=True)
