@@ -153,3 +153,15 @@ def test_leaderboards_page_has_every_category(server: Server, new_page: Any, siz
             "Nobody yet." in text or page.locator(f'section[data-category="{cat}"] ol li').count()
         )
     shot(page, f"leaderboard-{size}", full_page=True)
+    # A filled board (the API's ranking is tested in tests/server/test_players_api.py):
+    # ranks in order, names linked to the player pages and shown as text.
+    board = [
+        {"rank": 1, "username": "Top_1", "rating": 1912, "rd": 52, "games": 40},
+        {"rank": 2, "username": "<b>x</b>", "rating": 1700, "rd": 70, "games": 12},
+    ]
+    page.route("**/api/leaderboard/rapid", lambda route: route.fulfill(json=board))
+    page.reload()
+    items = page.locator('section[data-category="rapid"] ol li')
+    items.first.wait_for()
+    assert items.all_inner_texts() == ["Top_1 1912 (40 games)", "<b>x</b> 1700 (12 games)"]
+    assert items.first.locator("a").get_attribute("href") == "/players/Top_1"
