@@ -12,6 +12,7 @@ const RESULT = { win: "Won", loss: "Lost", draw: "Drawn" };
 const CATEGORIES = ["bullet", "blitz", "rapid", "classical", "correspondence"];
 const RATED = { true: "Rated", false: "Casual" };
 const PAGE_SIZE = 20;
+let drawn = 0; // the latest view asked for: an older answer arriving late is dropped
 
 function nameCell(name, rating) {
   const who = name === "Anonymous" || name === "Engine" ? name : playerLink(name);
@@ -128,7 +129,9 @@ async function draw(root, name, view, rivals) {
   const who = encodeURIComponent(name);
   const q = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String((view.page - 1) * PAGE_SIZE) });
   for (const key of ["result", "category", "rated"]) if (view[key]) q.set(key, view[key]);
+  const asked = ++drawn;
   const page = await request("GET", `/api/users/${who}?${q}`);
+  if (asked !== drawn) return;
   if (view.page > 1 && !page.games.length && page.total) {
     // past the last page (a shared link, games since removed): show the last one
     const lastPage = { ...view, page: Math.ceil(page.total / PAGE_SIZE) };
