@@ -198,4 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m poolcheckers.cli`` runs this file as ``__main__``, a second copy of
+    # the module: the commands raise ``poolcheckers.cli.UsageError``, which this copy's
+    # ``except`` would not catch.  Run the one module the commands import.
+    from poolcheckers.cli import main as _main
+
+    sys.exit(_main())

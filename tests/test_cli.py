@@ -211,3 +211,12 @@ def test_without_the_native_engine_perft_uses_the_library(
     assert main(["perft", "--depth", "3", "--divide"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines()[-1] == "total: 302" and "(python)" in captured.err
+
+
+def test_a_command_usage_error_under_python_m_is_one_line_with_status_2() -> None:
+    """``python -m poolcheckers.cli`` runs cli.py as ``__main__``; a command's
+    UsageError (raised as ``poolcheckers.cli.UsageError``) is still caught."""
+    result = run("match", "--level-a", "0")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip() == "poolcheckers match: error: --level-a must be 1..10, not 0"

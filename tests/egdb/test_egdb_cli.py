@@ -26,7 +26,7 @@ from poolcheckers.egdb import (
 )
 from poolcheckers.rules import RuleSet
 
-#: the console script's entry point (``-m poolcheckers.cli`` would load cli.py twice)
+#: the console script's entry point, as the installed ``poolcheckers`` command runs it
 _MAIN = "import sys; from poolcheckers.cli import main; sys.exit(main())"
 
 
