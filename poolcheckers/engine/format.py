@@ -36,9 +36,12 @@ from .protocols import SearchInfo
 
 __all__ = [
     "CENTI_MEN_PER_MAN",
+    "TABLEBASE_WIN",
+    "TABLEBASE_WIN_BAND",
     "format_nps",
     "format_score",
     "info_fields",
+    "is_tablebase_score",
     "mate_in_moves",
     "pv_notation",
     "score_in_men",
@@ -47,6 +50,22 @@ __all__ = [
 
 #: A man is worth 100 in the engine's scores (centi-men).
 CENTI_MEN_PER_MAN = 100
+
+#: The engine's score of a win proven by the endgame tables: ``PC_EGDB_WIN - ply - dtz``
+#: (native/egdb_search.h), above any evaluation and below the mate scores (30000).
+TABLEBASE_WIN = 20000
+#: How far below :data:`TABLEBASE_WIN` a table win can score: the search's ply (under
+#: 128, native/search.h) plus a DTZ of one byte, with room to spare.
+TABLEBASE_WIN_BAND = 1000
+
+
+def is_tablebase_score(score: int) -> bool:
+    """Whether ``score`` is a win or loss the engine took from the endgame tables.
+
+    >>> is_tablebase_score(19982), is_tablebase_score(-19982), is_tablebase_score(1500)
+    (True, True, False)
+    """
+    return TABLEBASE_WIN - TABLEBASE_WIN_BAND < abs(score) <= TABLEBASE_WIN
 
 
 def mate_in_moves(mate_in_plies: int) -> int:
@@ -86,16 +105,22 @@ def score_in_men(score: int) -> str:
 
 
 def format_score(score: int, mate_in: int | None) -> str:
-    """A score for people: ``+0.35`` men, or ``win in N`` / ``loss in N`` moves.
+    """A score for people: ``+0.35`` men, ``win in N`` / ``loss in N`` moves, or
+    ``tablebase win`` / ``tablebase loss`` for a result the endgame tables proved
+    (docs/EGDB.md; their score ``20000 - plies`` is no count of men).
 
     ``mate_in`` is the engine's plies to a proven end (``None``: none proven).
 
     >>> format_score(-20, None), format_score(29999, 1), format_score(-29990, -2)
     ('-0.20', 'win in 1', 'loss in 1')
+    >>> format_score(19982, None), format_score(-19990, None)
+    ('tablebase win', 'tablebase loss')
     """
     if mate_in is not None:
         moves = mate_in_moves(mate_in)
         return f"win in {moves}" if moves > 0 else f"loss in {-moves}"
+    if is_tablebase_score(score):
+        return "tablebase win" if score > 0 else "tablebase loss"
     return score_in_men(score)
 
 
