@@ -87,7 +87,11 @@ class AnalysisPage {
     this.heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
     this.turnLine = h("p", { class: "status", id: "status" });
     // Endgame tables (docs/EGDB.md): the position's value and every move's, when files cover it.
-    this.tablebase = h("p", { class: "hint", id: "tablebase", hidden: true });
+    // Shown as lichess shows its tablebase: the value as a headline, then every legal move
+    // with the mover's value, best first, each a button that plays it.
+    this.tablebaseValue = h("p", { class: "tb-value", id: "tablebase-value" });
+    this.tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": "Moves by their table value" });
+    this.tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseMoves);
     this.error = h("p", { class: "error", id: "error" });
 
     this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
@@ -197,11 +201,12 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.tablebase, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
         h(
           "aside",
           { class: "side" },
           this.error,
+          this.tablebase,
           h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.bestButton), this.engineOut),
           h("h2", { class: "sub" }, "Moves"),
           nav,
@@ -443,18 +448,54 @@ class AnalysisPage {
     if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
     if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
     this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
-    const tb = info.tablebase;
+    // A finished game's end is in the status line (R16-R21): the tables have nothing to add.
+    const tb = info.outcome ? null : info.tablebase;
     this.tablebase.hidden = !tb;
-    if (tb) {
-      const plies = (d) => (d === null || d === undefined ? "" : ` in ${d}`);
-      const moves = tb.moves.map((m) => `${m.move} ${m.value}${plies(m.dtz)}`).join(" · ");
-      this.tablebase.textContent = `Tablebase: ${tb.value}${tb.value === "draw" ? "" : `, conversion${plies(tb.dtz)} plies`} — moves: ${moves}`;
-    }
+    if (tb) this.renderTablebase(tb, info);
     this.renderMoves();
     this.renderReview();
     if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
     if (this.engineOn) this.analyse();
     else if (ply !== this.engineShownPly) this.clearEngine();
+  }
+
+  /** The tables' view of the shown position (GET /api/analysis/position's `tablebase`):
+   * values are the server's, for the side to move under the running counts (R18, R19). */
+  renderTablebase(tb, info) {
+    const who = COLOR_NAME[info.turn];
+    const conversion = (d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
+    const headline = { win: `${who} wins`, draw: "Draw", loss: `${who} loses` }[tb.value];
+    const cursed = tb.fresh_value !== tb.value ? ` (a ${tb.fresh_value} with fresh counts; the running counts make it a ${tb.value})` : "";
+    this.tablebaseValue.replaceChildren(
+      h("strong", { class: `tb-${tb.value}` }, headline),
+      tb.value === "draw" ? "" : conversion(tb.dtz),
+      cursed,
+    );
+    // Best first for the mover: wins by the fastest conversion, then draws, then losses
+    // by the slowest.
+    const rank = { win: 0, draw: 1, loss: 2 };
+    const sorted = [...tb.moves].sort((a, b) => {
+      if (a.value !== b.value) return rank[a.value] - rank[b.value];
+      const da = a.dtz ?? 0;
+      const db = b.dtz ?? 0;
+      return a.value === "win" ? da - db : db - da;
+    });
+    this.tablebaseMoves.replaceChildren(
+      ...sorted.map((m) => {
+        const legal = (info.legal_moves || []).find((l) => l.notation === m.move);
+        const button = h(
+          "button",
+          { type: "button", class: `tb-move tb-${m.value}`, "data-move": m.move, "data-value": m.value, "data-dtz": m.dtz ?? "", title: `Play ${m.move}: ${m.value}${conversion(m.dtz)} (to the next capture or man move)` },
+          h("span", { class: "tb-notation" }, m.move),
+          h("span", { class: "tb-result" }, m.value),
+          h("span", { class: "tb-dtz" }, m.dtz === null || m.dtz === undefined ? "" : `DTZ ${m.dtz}`),
+        );
+        button.addEventListener("click", () => {
+          if (legal) this.userMove(legal);
+        });
+        return h("li", {}, button);
+      }),
+    );
   }
 
   /** The engine is off and the position changed: its last line is not about this one. */

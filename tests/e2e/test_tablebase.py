@@ -1,0 +1,204 @@
+"""The endgame tables on the analysis page in Chromium (docs/EGDB.md, issue 10 point 6):
+the value of a covered position as a headline, every legal move with the mover's value
+and its plies to conversion, best first, each a button that plays it, and a game review
+that calls no move that keeps a table win a mistake.
+
+The tests' other server runs without tables (tests/conftest.py sets
+POOLCHECKERS_EGDB=off); this module starts its own, with the <= 3-piece tables built
+into a temporary directory (seconds) and found through POOLCHECKERS_EGDB_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from poolcheckers import Board, Color
+from poolcheckers.egdb import build
+
+from .conftest import ROOT, Server
+from .helpers import fen_pieces, move_texts, pieces, shot
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+#: two kings against one, White to move: a table win (R16), conversion in 3 plies
+WIN_FEN = "W:WK29,K30:BK4"
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 768}
+RANK = {"win": 0, "draw": 1, "loss": 2}
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def tb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The app with the <= 3-piece tables (its own process, its own database)."""
+    tmp = tmp_path_factory.mktemp("e2e-tablebase")
+    tables = tmp / "egdb"
+    build(3, tables)
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("POOLCHECKERS_EGDB", None)  # "off" for the other tests' server only
+    env["POOLCHECKERS_EGDB_DIR"] = str(tables)
+    port = _free_port()
+    log_path = tmp / "server.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "poolcheckers.server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--database-url",
+        f"sqlite:///{tmp / 'games.sqlite3'}",
+        "--engine-move-time",
+        "0.05",
+        "--log-level",
+        "warning",
+    ]
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    health: dict[str, Any] | None = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(base + "/api/health", timeout=2) as resp:
+                health = json.loads(resp.read().decode())
+                break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    if health is None:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail(f"the server did not start:\n{log_path.read_text()}")
+    try:
+        yield Server(base, health, Path(log_path))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def open_position(page: Any, server: Server, fen: str) -> None:
+    page.goto(server.url("/analysis?fen=" + urllib.request.quote(fen)))
+    page.wait_for_selector("svg.board .piece")
+    shown(page, Board(fen).fen())
+    assert pieces(page) == fen_pieces(fen)
+
+
+def shown(page: Any, fen: str) -> None:
+    page.wait_for_function("f => document.querySelector('#fen-out')?.value === f", arg=fen)
+    page.wait_for_selector("#tablebase:not([hidden]) .tb-move")
+
+
+def listed(page: Any) -> list[dict[str, Any]]:
+    """The move list of the tables' card, in its order."""
+    rows: list[dict[str, Any]] = page.eval_on_selector_all(
+        "#tablebase-moves button.tb-move",
+        "els => els.map(e => ({move: e.dataset.move, value: e.dataset.value, "
+        "dtz: e.dataset.dtz === '' ? null : Number(e.dataset.dtz), text: e.textContent}))",
+    )
+    return rows
+
+
+def table_view(server: Server, fen: str, moves: list[str]) -> dict[str, Any]:
+    info: dict[str, Any] = server.post_json("/api/analysis/position", {"fen": fen, "moves": moves})
+    tb: dict[str, Any] = info["tablebase"]
+    return tb
+
+
+def check_card(page: Any, server: Server, fen: str, moves: list[str]) -> list[dict[str, Any]]:
+    """The card shows the server's values: the headline, and every legal move once, best
+    first (wins by the fewest plies to conversion, then draws, then losses by the most)."""
+    board = Board(fen)
+    for m in moves:
+        board.push_notation(m)
+    tb = table_view(server, fen, moves)
+    who = "White" if board.turn is Color.WHITE else "Black"
+    headline = page.inner_text("#tablebase-value")
+    want = {"win": f"{who} wins", "draw": "Draw", "loss": f"{who} loses"}[tb["value"]]
+    assert headline.startswith(want), headline
+    if tb["value"] != "draw":
+        assert f"conversion in {tb['dtz']} pl" in headline, headline
+    rows = listed(page)
+    assert sorted(r["move"] for r in rows) == sorted(board.notation(m) for m in board.legal_moves)
+    by_move = {m["move"]: m for m in tb["moves"]}
+    for r in rows:
+        assert (r["value"], r["dtz"]) == (by_move[r["move"]]["value"], by_move[r["move"]]["dtz"])
+        assert r["value"] in r["text"]
+    keys = [(RANK[r["value"]], (r["dtz"] or 0) * (1 if r["value"] == "win" else -1)) for r in rows]
+    assert keys == sorted(keys), rows
+    return rows
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "1366x768"])
+def test_table_values_and_a_review_that_keeps_the_win(
+    tb_server: Server, new_page: Any, viewport: dict[str, int]
+) -> None:
+    phone = viewport is PHONE
+    page = new_page(viewport=viewport, is_mobile=phone, has_touch=phone)
+    open_position(page, tb_server, WIN_FEN)
+    rows = check_card(page, tb_server, WIN_FEN, [])
+    assert rows[0]["value"] == "win"
+    assert "White wins" in page.inner_text("#tablebase-value")
+    shot(page, f"tablebase-{viewport['width']}x{viewport['height']}", full_page=True)
+
+    # Play the best move of the card, each side in turn, to the end of the game (R16):
+    # the winner keeps the win by the shortest conversion, the loser resists longest.
+    line: list[str] = []
+    board = Board(WIN_FEN)
+    while not board.is_game_over():
+        best = rows[0]
+        page.click(f'#tablebase-moves button.tb-move[data-move="{best["move"]}"]')
+        line.append(best["move"])
+        board.push_notation(best["move"])
+        page.wait_for_function(
+            "n => document.querySelectorAll('#move-list button.mv').length === n",
+            arg=len(line),
+        )
+        page.wait_for_function(
+            "f => document.querySelector('#fen-out')?.value === f", arg=board.fen()
+        )
+        if board.is_game_over():
+            break
+        shown(page, board.fen())
+        rows = check_card(page, tb_server, WIN_FEN, line)
+        assert len(line) < 20, line
+    assert move_texts(page) == line
+    outcome = board.outcome()
+    assert outcome is not None and outcome.winner is Color.WHITE, outcome
+    assert page.is_hidden("#tablebase")  # the game is over: nothing for the tables to say
+
+    # The review takes the tables' values: no move of the line is a mistake.
+    page.fill("#review-time", "0.05")
+    page.select_option("#mark-from", "inaccuracy")  # every class marked
+    page.click("#review")
+    page.wait_for_function(
+        "() => document.querySelector('#review-status').textContent === 'Review done.'",
+        timeout=60_000,
+    )
+    points = page.get_attribute("#eval-chart polyline", "points")
+    assert points is not None and len(points.split()) == len(line) + 1
+    assert page.locator("#move-list button.mv.mistake").count() == 0
+    assert page.locator("#eval-chart circle.mistake").count() == 0
