@@ -164,6 +164,16 @@ def test_table_values_and_a_review_that_keeps_the_win(
     assert "White wins" in page.inner_text("#tablebase-value")
     shot(page, f"tablebase-{viewport['width']}x{viewport['height']}", full_page=True)
 
+    # The engine's score of a table win is named, not shown as 199.97 men.
+    tb_server.require_engine()
+    page.fill("#engine-time", "0.5")
+    page.click("#engine-toggle")
+    page.wait_for_function(
+        "() => document.querySelector('#engine-score')?.textContent.includes('tablebase win')"
+    )
+    page.click("#engine-toggle")
+    assert page.get_attribute("#engine-toggle", "aria-pressed") == "false"
+
     # Play the best move of the card, each side in turn, to the end of the game (R16):
     # the winner keeps the win by the shortest conversion, the loser resists longest.
     line: list[str] = []
