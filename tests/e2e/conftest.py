@@ -100,6 +100,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "0.05",
         "--log-level",
         "warning",
+        # every browser test signs up and in from 127.0.0.1: the per-address limits
+        # (5 sign-ups an hour by default) are tested in tests/server, not here
+        "--signup-limit",
+        "1000",
+        "--signin-limit",
+        "1000",
     ]
     with log_path.open("w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
