@@ -16,7 +16,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,13 +80,22 @@ class Server:
         )
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("e2e-server")
+@contextmanager
+def running_server(
+    tmp: Path, env_changes: Mapping[str, str | None] | None = None
+) -> Iterator[Server]:
+    """``python -m poolcheckers.server`` in a child process on a free port with its own
+    database in ``tmp``, stopped on exit; ``env_changes`` sets (or, with None,
+    removes) environment variables for that process only."""
     port = _free_port()
     log_path = tmp / "server.log"
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
+    for name, value in (env_changes or {}).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     cmd = [
         sys.executable,
         "-m",
@@ -134,6 +144,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("e2e-server")) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")

@@ -10,16 +10,9 @@ into a temporary directory (seconds) and found through POOLCHECKERS_EGDB_DIR.
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +20,7 @@ import pytest
 from poolcheckers import Board, Color
 from poolcheckers.egdb import build
 
-from .conftest import ROOT, Server
+from .conftest import Server, running_server
 from .helpers import fen_pieces, move_texts, pieces, shot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
@@ -39,65 +32,16 @@ LAPTOP = {"width": 1366, "height": 768}
 RANK = {"win": 0, "draw": 1, "loss": 2}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def tb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The app with the <= 3-piece tables (its own process, its own database)."""
     tmp = tmp_path_factory.mktemp("e2e-tablebase")
     tables = tmp / "egdb"
     build(3, tables)
-    env = dict(os.environ)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("POOLCHECKERS_EGDB", None)  # "off" for the other tests' server only
-    env["POOLCHECKERS_EGDB_DIR"] = str(tables)
-    port = _free_port()
-    log_path = tmp / "server.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "poolcheckers.server",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--database-url",
-        f"sqlite:///{tmp / 'games.sqlite3'}",
-        "--engine-move-time",
-        "0.05",
-        "--log-level",
-        "warning",
-    ]
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    health: dict[str, Any] | None = None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(base + "/api/health", timeout=2) as resp:
-                health = json.loads(resp.read().decode())
-                break
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    if health is None:
-        proc.kill()
-        proc.wait(timeout=10)
-        pytest.fail(f"the server did not start:\n{log_path.read_text()}")
-    try:
-        yield Server(base, health, Path(log_path))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    # "off" (tests/conftest.py) for the other tests' server only
+    changes = {"POOLCHECKERS_EGDB": None, "POOLCHECKERS_EGDB_DIR": str(tables)}
+    with running_server(tmp, changes) as srv:
+        yield srv
 
 
 def open_position(page: Any, server: Server, fen: str) -> None:
