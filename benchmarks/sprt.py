@@ -6,6 +6,8 @@ in the match processes and B = the baseline's ``poolcheckers hub``; the
 summary, the games and the plot go to ``benchmarks/results/sprt_<name>.*``:
 
     nice -n 10 .venv/bin/python benchmarks/sprt.py --name lmr --elo 0 10 --time 0.05
+    nice -n 10 .venv/bin/python benchmarks/sprt.py --name eval --elo 0 10 --nodes 100000 \\
+        --commit 0f3a28d                 # against an earlier commit, at fixed nodes
     nice -n 10 .venv/bin/python benchmarks/sprt.py --name final --elo 0 10 --time 0.1 \\
         --games 400 --no-sprt          # a fixed-length match
 
@@ -52,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", required=True, help="name of the test (result file names)")
     parser.add_argument("--elo", nargs=2, type=float, default=[0.0, 10.0], metavar=("E0", "E1"))
     parser.add_argument("--time", type=float, default=0.05, help="seconds per move")
+    parser.add_argument(
+        "--nodes", type=int, help="nodes per move instead of --time (independent of the load)"
+    )
     parser.add_argument("--games", type=int, help="at most this many games")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--commit", default=BASELINE_COMMIT, help="the baseline commit")
@@ -80,8 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         name_a,
         "--name-b",
         f"baseline {args.commit}",
-        "--time",
-        str(args.time),
+        *(["--nodes", str(args.nodes)] if args.nodes else ["--time", str(args.time)]),
         "--concurrency",
         str(args.concurrency),
         "--pdn",

@@ -3,7 +3,7 @@
 Two players (two strength levels, or two evaluation weight files) play every
 balloted opening (``poolcheckers/data/ballots.txt`` by default: three plies
 from the start, one line each) twice, once with each colour, at a fixed time
-(or depth) per move.  The command prints wins, draws and losses of player A,
+(or depth, or nodes) per move.  The command prints wins, draws and losses of player A,
 its score and the Elo difference with a 95 % interval; it can save the games
 as PDN and plot the running score.
 
@@ -217,8 +217,8 @@ class HubPlayer:
 
     ``command`` starts it (its standard input and output carry the protocol);
     every move sends the game from its start (``pos … moves=…``, so that the
-    engine sees repetitions), the per-move bound (``level move-time=`` or
-    ``depth=``) and ``go think``, and reads the ``done`` line.
+    engine sees repetitions), the per-move bound (``level move-time=``,
+    ``depth=`` or ``nodes=``) and ``go think``, and reads the ``done`` line.
     """
 
     def __init__(
@@ -228,14 +228,18 @@ class HubPlayer:
         *,
         move_time: float | None = None,
         depth: int | None = None,
+        nodes: int | None = None,
         hash_mb: int | None = None,
         params: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.name = name
         self.command = list(command)
-        self._level = (
-            f"level depth={depth}" if depth is not None else f"level move-time={move_time:g}"
-        )
+        if depth is not None:
+            self._level = f"level depth={depth}"
+        elif nodes is not None:
+            self._level = f"level nodes={nodes}"
+        else:
+            self._level = f"level move-time={move_time:g}"
         try:
             self._proc = subprocess.Popen(
                 self.command,
@@ -471,13 +475,14 @@ def make_player(
     limit_kwargs: dict[str, Any],
     factory: Callable[[int, RuleSet, str | None], EngineLike] | None = None,
 ) -> Player:
-    """The player of ``spec`` with the per-move bound ``limit_kwargs`` (time or depth)."""
+    """The player of ``spec`` with the per-move bound ``limit_kwargs`` (time, depth or nodes)."""
     if spec.hub is not None:
         return HubPlayer(
             spec.hub,
             spec.name,
             move_time=limit_kwargs.get("time"),
             depth=limit_kwargs.get("depth"),
+            nodes=limit_kwargs.get("nodes"),
             hash_mb=spec.hash_mb,
             params=[("threads", str(spec.threads))] if spec.threads != 1 else (),
         )
@@ -745,14 +750,25 @@ def plot_match(match: MatchResult, path: str | Path, title: str) -> None:
 
 
 # ----------------------------------------------------------------- the command
-def _limit_from_args(args: argparse.Namespace) -> Any:
+def _per_move(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The per-move bound of the match (``make_limit`` keywords) and its description."""
+    if args.depth is not None and args.nodes is not None:
+        raise UsageError("--depth and --nodes exclude each other: give one bound per move")
     if args.depth is not None:
         if args.depth < 1:
             raise UsageError(f"--depth must be >= 1, not {args.depth}")
-        return make_limit(depth=args.depth)
+        return {"depth": args.depth}, f"depth {args.depth}"
+    if args.nodes is not None:
+        if args.nodes < 1:
+            raise UsageError(f"--nodes must be >= 1, not {args.nodes}")
+        return {"nodes": args.nodes}, f"{args.nodes} nodes/move"
     if not args.time > 0:
         raise UsageError(f"--time must be > 0 seconds, not {args.time}")
-    return make_limit(time=args.time)
+    return {"time": args.time}, f"{args.time:g} s/move"
+
+
+def _limit_from_args(args: argparse.Namespace) -> Any:
+    return make_limit(**_per_move(args)[0])
 
 
 def _check_level(name: str, level: int) -> int:
@@ -806,7 +822,7 @@ def _run_sprt(
     run_state = SprtRun(sprt, spec_a.name, spec_b.name)
     match = MatchResult(spec_a.name, spec_b.name)
     run_state.match = match
-    per_move = f"depth {args.depth}" if args.depth is not None else f"{args.time:g} s/move"
+    per_move = _per_move(args)[1]
     print(
         f"{spec_a.name} vs {spec_b.name}: {sprt.describe() if sprt else 'game pairs'}, "
         f"at most {_games(2 * pairs)}, "
@@ -922,9 +938,7 @@ def run(
             _check_writable(option, path)  # before the games, not after them
     factory = engine_factory or open_engine
     limit = limit if limit is not None else _limit_from_args(args)
-    limit_kwargs: dict[str, Any] = (
-        {"depth": args.depth} if args.depth is not None else {"time": args.time}
-    )
+    limit_kwargs = _per_move(args)[0]
     hub_a, hub_b = _hub_command("--hub-a", args.hub_a), _hub_command("--hub-b", args.hub_b)
     name_a = args.name_a or _player_name(level_a, args.weights_a, hub_a)
     name_b = args.name_b or _player_name(level_b, args.weights_b, hub_b)
@@ -951,7 +965,7 @@ def run(
 
     player_a, player_b = player(spec_a), player(spec_b)
     total = len(pairings(openings, args.games))
-    per_move = f"depth {args.depth}" if args.depth is not None else f"{args.time:g} s/move"
+    per_move = _per_move(args)[1]
     print(f"{name_a} vs {name_b}: {_games(total)}, {per_move}, rules {rules.name}", file=out)
 
     from tqdm import tqdm
@@ -1024,6 +1038,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
     parser.add_argument("--depth", type=int, help="fixed depth per move instead of --time")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        help="fixed nodes per move instead of --time (results independent of the machine's load)",
+    )
     parser.add_argument(
         "--games", type=int, help="stop after this many games (SPRT: at most; default 20000)"
     )

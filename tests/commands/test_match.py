@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import shlex
 from pathlib import Path
 from typing import ClassVar
 
@@ -153,6 +154,8 @@ def test_match_argument_errors(tmp_path: Path) -> None:
     assert main(["match", "--level-a", "0"]) == 2
     assert main(["match", "--games", "0"]) == 2
     assert main(["match", "--ballots", str(tmp_path / "none.txt")]) == 2
+    assert main(["match", "--nodes", "0"]) == 2
+    assert main(["match", "--nodes", "1000", "--depth", "3"]) == 2
 
 
 def test_unwritable_outputs_are_refused_before_any_game(
@@ -335,6 +338,28 @@ def test_a_hub_engine_plays_through_the_protocol() -> None:
         assert player.choose(board.copy()) in board.legal_moves
     finally:
         player.close()
+
+
+@needs_engine
+def test_a_hub_engine_at_fixed_nodes_is_load_independent(tmp_path: Path) -> None:
+    """--nodes bounds each move by nodes (Hub ``level nodes=``): the same game twice."""
+    import sys
+
+    hub = shlex.join([sys.executable, "-c", "import sys; from poolcheckers.cli import main; "
+                      "sys.exit(main(['hub']))"])  # fmt: skip
+    runs = []
+    for n in range(2):
+        pdn = tmp_path / f"nodes{n}.pdn"
+        args = build_parser().parse_args(
+            ["match", "--hub-b", hub, "--ballots", str(_two_openings(tmp_path)), "--games", "2",
+             "--nodes", "300", "--concurrency", "1", "--sprt", "0", "10", "--hash", "1",
+             "--pdn", str(pdn)]
+        )  # fmt: skip
+        out = io.StringIO()
+        assert match.run(args, out=out) == 0
+        assert "300 nodes/move" in out.getvalue()
+        runs.append([game.moves for game in read_games(pdn.read_text(encoding="utf-8"))])
+    assert runs[0] == runs[1] and len(runs[0]) == 2
 
 
 @needs_engine
