@@ -239,76 +239,72 @@ int pc_king_mobility(const Position *pos, int colour) {
     return n;
 }
 
-/* Number of complete capture sequences of a man from s (R7, R13, R15) without
- * storing them.  Two sequences of a man can only be the same move (R4) when
- * they use a cycle of at least four jumps, so `*complex` is set as soon as a
- * sequence reaches four captures and the caller then generates and dedups. */
-static int man_count(const CapCtx *c, int s, Bitboard cap, int depth, bool *complex) {
-    Bitboard avail = c->opp & ~cap;
-    Bitboard empty = PC_VALID & ~c->occ;
-    Bitboard sb = BIT(s);
-    Bitboard land[4] = {(((sb << 4) & avail) << 4) & empty, (((sb << 5) & avail) << 5) & empty,
-                        (((sb >> 4) & avail) >> 4) & empty, (((sb >> 5) & avail) >> 5) & empty};
-    if (!(land[0] | land[1] | land[2] | land[3])) return 0;
-    if (depth >= 3) {
-        *complex = true;
-        return 0;
+/* Landing squares of jumps in direction d (+4, +5, -4, -5) from the squares of b. */
+static inline Bitboard jump2(Bitboard b, int d) {
+    switch (d) {
+        case 0: return b << 8;
+        case 1: return b << 10;
+        case 2: return b >> 8;
+        default: return b >> 10;
     }
-    static const int step[4] = {4, 5, -4, -5};
-    int n = 0;
-    for (int d = 0; d < 4; d++) {
-        if (!land[d]) continue;
-        if (c->crown_stop && (land[d] & pc_promo[c->us])) {
-            n++;
-            continue;
-        }
-        int sub = man_count(c, s + 2 * step[d], cap | BIT(s + step[d]), depth + 1, complex);
-        n += sub ? sub : 1;
-    }
-    return n;
 }
 
+/* Number of capture moves of the men in `from_set` (R7, R13, R15), every
+ * sequence of up to three jumps at once, one bitboard per path of directions.
+ * Up to three jumps the board seen by a sequence is the position's (R14): a
+ * man cannot jump a piece it already took, nor land on its own origin, before
+ * the fourth jump, and only the square just jumped is ruled out (it is
+ * straight back), so `jump[e]` (a first jump in direction e exists) tells
+ * whether a sequence goes on.  Two sequences can only be one move (R4) with a
+ * cycle of at least four jumps: when a sequence may take a fourth piece, the
+ * moves are generated and deduplicated instead. */
 int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
                           MoveList *scratch) {
     int us = pos->stm;
     Bitboard all = pos->bb[0] | pos->bb[1];
     Bitboard opp = pos->bb[us ^ 1];
     Bitboard empty = PC_VALID & ~all;
-    /* jump[e]: squares from which a man could jump in direction e (+4, +5, -4, -5). */
+    /* jump[e]: squares from which a man could jump in direction e. */
     Bitboard jump[4] = {(opp & (empty >> 4)) >> 4, (opp & (empty >> 5)) >> 5,
                         (opp & (empty << 4)) << 4, (opp & (empty << 5)) << 5};
-    /* land[d]: landing squares of every first jump in direction d, all men at once. */
-    Bitboard m = from_set;
-    Bitboard land[4] = {(((m << 4) & opp) << 4) & empty, (((m << 5) & opp) << 5) & empty,
-                        (((m >> 4) & opp) >> 4) & empty, (((m >> 5) & opp) >> 5) & empty};
-    static const int step[4] = {4, 5, -4, -5};
-    Bitboard stop_row = rules->crown_stop ? pc_promo[us] : 0;
+    /* go[d]: a sequence that arrived by direction d goes on; with the option
+     * "stop" a man reaching its king row is crowned and stops (R15). */
+    Bitboard keep = rules->crown_stop ? ~pc_promo[us] : ~(Bitboard)0;
+    Bitboard go[4];
+    for (int d = 0; d < 4; d++) go[d] = (jump[(d + 1) & 3] | jump[d] | jump[(d + 3) & 3]) & keep;
+    /* adj[g]: squares with an opposing piece next to them in direction g. */
+    Bitboard adj[4] = {opp >> 4, opp >> 5, opp << 4, opp << 5};
     int n = 0;
-    bool complex = false;
-    CapCtx c;
-    c.opp = opp;
-    c.us = us;
-    c.crown_stop = rules->crown_stop;
-    c.list = scratch;
     for (int d = 0; d < 4; d++) {
-        if (!land[d]) continue;
-        /* A jump on from the landing square goes any way but straight back (R13,
-         * R14): that way lies the piece just jumped, so neither it nor the
-         * origin square can matter to the first test. */
-        Bitboard on = 0;
-        for (int e = 0; e < 4; e++)
-            if (e != (d ^ 2)) on |= jump[e];
-        Bitboard cont = land[d] & on & ~stop_row;
-        n += pc_popcount(land[d] & ~cont);
-        for (; cont; cont &= cont - 1) {
-            int l = pc_lsb(cont);
-            int origin = l - 2 * step[d];
-            c.from = origin;
-            c.occ = all & ~BIT(origin);
-            n += man_count(&c, l, BIT(l - step[d]), 1, &complex);
+        Bitboard b1 = jump2(from_set & jump[d], d);
+        if (!b1) continue;
+        Bitboard c1 = b1 & go[d];
+        n += pc_popcount(b1 ^ c1);
+        if (c1) { /* second jumps, any way but back */
+            Bitboard todo = 0;
+            for (int k = 0; k < 3; k++) {
+                int e = (d + 3 + k) & 3;
+                Bitboard b2 = jump2(c1 & jump[e], e);
+                if (!b2) continue;
+                Bitboard c2 = b2 & go[e];
+                n += pc_popcount(b2 ^ c2);
+                for (int j = 0; j < 3 && c2; j++) {
+                    int f = (e + 3 + j) & 3;
+                    Bitboard b3 = jump2(c2 & jump[f], f);
+                    if (!b3) continue;
+                    /* A fourth jump: any of go[f], or back onto the empty origin
+                     * closing the square d, e, -d, -e (R14). */
+                    Bitboard c3 = b3 & go[f];
+                    if (f == (d ^ 2) && (e & 1) != (d & 1)) c3 |= b3 & adj[e ^ 2] & keep;
+                    todo |= c3;
+                    n += pc_popcount(b3);
+                }
+            }
+            if (todo) goto complex;
         }
     }
-    if (!complex) return n;
+    return n;
+complex:
     scratch->n = 0;
     scratch->overflow = 0;
     gen_captures(pos, rules, scratch, from_set);

@@ -3,6 +3,52 @@
 
 #include <stdlib.h>
 
+/* Bit x of the result is bit x+k of b: the square k steps of index away. */
+static inline __attribute__((always_inline)) Bitboard at(Bitboard b, int k) {
+    return k >= 0 ? b >> k : b << -k;
+}
+
+/* Replies to every man step of one direction s at once (R6), when the
+ * opponent has men only and no jump before the step.  A reply jump then
+ * takes the man that stepped or lands on the square it left (R7, R11); the
+ * other steps leave the opponent his quiet moves, those of the position with
+ * the square left added and the square reached removed. */
+static inline __attribute__((always_inline)) int64_t replies_of_steps(
+    const Position *pos, const RuleOptions *rules, MoveList *scratch, Bitboard men, Bitboard own,
+    Bitboard opp, Bitboard empty, int s, int t1, int t2, int64_t quiet0) {
+    Bitboard steps = men & at(empty, s); /* x -> x + s */
+    if (!steps) return 0;
+    static const int jumps[4] = {4, 5, -4, -5};
+    Bitboard hit = at(opp, 2 * s); /* the man beyond x + s jumps back onto x */
+    for (int i = 0; i < 4; i++) {
+        int j = jumps[i];
+        if (j == -s) continue;
+        hit |= at(opp, -2 * j) & at(own, -j); /* onto x, over a piece next to it */
+        if (j != s) hit |= at(opp, s - j) & at(empty, s + j); /* over x + s */
+    }
+    hit &= steps;
+    Bitboard plain = steps & ~hit;
+    int64_t total = (int64_t)pc_popcount(plain) * quiet0;
+    /* the opponent steps t1, t2 (R6): onto x now, no longer onto x + s */
+    total += pc_popcount(plain & at(opp, -t1)) + pc_popcount(plain & at(opp, -t2));
+    total -= pc_popcount(plain & at(opp, s - t1)) + pc_popcount(plain & at(opp, s - t2));
+    if (hit) {
+        Position next;
+        int us = pos->stm;
+        next.bb[us ^ 1] = opp;
+        next.stm = us ^ 1;
+        Bitboard promo = pc_promo[us];
+        for (; hit; hit &= hit - 1) {
+            Bitboard fb = hit & -hit;
+            Bitboard tb = at(fb, -s);
+            next.bb[us] = own ^ fb ^ tb;
+            next.kings = pos->kings | (tb & promo);
+            total += pc_count_moves(&next, rules, scratch);
+        }
+    }
+    return total;
+}
+
 /* Depth 2 from a position without captures: play each quiet move straight
  * from the shift masks (R6, R8) and count the replies. */
 static int64_t perft2_quiet(const Position *pos, const RuleOptions *rules, MoveList *scratch) {
@@ -11,21 +57,34 @@ static int64_t perft2_quiet(const Position *pos, const RuleOptions *rules, MoveL
     Bitboard empty = PC_VALID & ~occ;
     Bitboard men = pos->bb[us] & ~pos->kings;
     Bitboard promo = pc_promo[us];
+    Bitboard own = pos->bb[us], opp = pos->bb[us ^ 1];
     int64_t total = 0;
     Position next;
-    next.bb[us ^ 1] = pos->bb[us ^ 1];
+    next.bb[us ^ 1] = opp;
     next.stm = us ^ 1;
-    for (int sh = 4; sh <= 5; sh++) {
-        Bitboard t = us == PC_BLACK ? (men << sh) & empty : (men >> sh) & empty;
-        for (; t; t &= t - 1) {
-            Bitboard tb = t & -t;
-            Bitboard fb = us == PC_BLACK ? tb >> sh : tb << sh;
-            next.bb[us] = pos->bb[us] ^ fb ^ tb;
-            next.kings = pos->kings | (tb & promo);
-            total += pc_count_moves(&next, rules, scratch);
+    if (!(opp & pos->kings) && !men_jumpers(opp, own, empty)) {
+        if (us == PC_BLACK) { /* Black steps +4, +5; White replies -4, -5 */
+            int64_t q0 = pc_popcount(opp & (empty << 4)) + pc_popcount(opp & (empty << 5));
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, 4, -4, -5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, 5, -4, -5, q0);
+        } else {
+            int64_t q0 = pc_popcount(opp & (empty >> 4)) + pc_popcount(opp & (empty >> 5));
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, -4, 4, 5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, -5, 4, 5, q0);
+        }
+    } else {
+        for (int sh = 4; sh <= 5; sh++) {
+            Bitboard t = us == PC_BLACK ? (men << sh) & empty : (men >> sh) & empty;
+            for (; t; t &= t - 1) {
+                Bitboard tb = t & -t;
+                Bitboard fb = us == PC_BLACK ? tb >> sh : tb << sh;
+                next.bb[us] = own ^ fb ^ tb;
+                next.kings = pos->kings | (tb & promo);
+                total += pc_count_moves(&next, rules, scratch);
+            }
         }
     }
-    for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {
+    for (Bitboard k = own & pos->kings; k; k &= k - 1) {
         int s = pc_lsb(k);
         Bitboard fb = BIT(s);
         for (int d = 0; d < 4; d++) {
@@ -37,7 +96,7 @@ static int64_t perft2_quiet(const Position *pos, const RuleOptions *rules, MoveL
             }
             for (; r; r &= r - 1) {
                 Bitboard tb = r & -r;
-                next.bb[us] = pos->bb[us] ^ fb ^ tb;
+                next.bb[us] = own ^ fb ^ tb;
                 next.kings = pos->kings ^ fb ^ tb;
                 total += pc_count_moves(&next, rules, scratch);
             }
