@@ -240,13 +240,52 @@ int pc_king_mobility(const Position *pos, int colour) {
 }
 
 /* Landing squares of jumps in direction d (+4, +5, -4, -5) from the squares of b. */
-static inline Bitboard jump2(Bitboard b, int d) {
-    switch (d) {
-        case 0: return b << 8;
-        case 1: return b << 10;
-        case 2: return b >> 8;
-        default: return b >> 10;
+#define PC_JUMP2(b, d) ((d) == 0 ? (b) << 8 : (d) == 1 ? (b) << 10 : (d) == 2 ? (b) >> 8 : (b) >> 10)
+#define PC_INLINE static inline __attribute__((always_inline))
+
+/* What the counting of men captures shares: jump[e], the squares from which
+ * a man could jump in direction e; go[d], those from which a sequence that
+ * arrived by direction d goes on (any way but straight back, and not with the
+ * option "stop" on the king row, R15); opp and keep for the cycle test. */
+typedef struct {
+    Bitboard jump[4], go[4], opp, keep;
+} MenJumps;
+
+/* Third jumps (direction f) after d, e: counted; true when one may go on. */
+PC_INLINE bool men_third(const MenJumps *j, Bitboard c2, int d, int e, int f, int *n) {
+    Bitboard b3 = PC_JUMP2(c2 & j->jump[f], f);
+    if (!b3) return false;
+    *n += pc_popcount(b3);
+    /* A fourth jump: one of go[f], or back onto the empty origin closing the
+     * square d, e, -d, -e (R14). */
+    Bitboard c3 = b3 & j->go[f];
+    if (f == (d ^ 2) && (e & 1) != (d & 1)) {
+        Bitboard adj = e == 0 ? j->opp << 4 : e == 1 ? j->opp << 5 : e == 2 ? j->opp >> 4 : j->opp >> 5;
+        c3 |= b3 & adj & j->keep;
     }
+    return c3 != 0;
+}
+
+/* Second jumps (direction e) after d, and the third ones. */
+PC_INLINE bool men_second(const MenJumps *j, Bitboard c1, int d, int e, int *n) {
+    Bitboard b2 = PC_JUMP2(c1 & j->jump[e], e);
+    if (!b2) return false;
+    Bitboard c2 = b2 & j->go[e];
+    *n += pc_popcount(b2 ^ c2);
+    if (!c2) return false;
+    return men_third(j, c2, d, e, (e + 3) & 3, n) | men_third(j, c2, d, e, e, n) |
+           men_third(j, c2, d, e, (e + 1) & 3, n);
+}
+
+/* First jumps (direction d) of the men of from_set, and the ones after. */
+PC_INLINE bool men_first(const MenJumps *j, Bitboard from_set, int d, int *n) {
+    Bitboard b1 = PC_JUMP2(from_set & j->jump[d], d);
+    if (!b1) return false;
+    Bitboard c1 = b1 & j->go[d];
+    *n += pc_popcount(b1 ^ c1);
+    if (!c1) return false;
+    return men_second(j, c1, d, (d + 3) & 3, n) | men_second(j, c1, d, d, n) |
+           men_second(j, c1, d, (d + 1) & 3, n);
 }
 
 /* Number of capture moves of the men in `from_set` (R7, R13, R15), every
@@ -254,57 +293,28 @@ static inline Bitboard jump2(Bitboard b, int d) {
  * Up to three jumps the board seen by a sequence is the position's (R14): a
  * man cannot jump a piece it already took, nor land on its own origin, before
  * the fourth jump, and only the square just jumped is ruled out (it is
- * straight back), so `jump[e]` (a first jump in direction e exists) tells
- * whether a sequence goes on.  Two sequences can only be one move (R4) with a
- * cycle of at least four jumps: when a sequence may take a fourth piece, the
- * moves are generated and deduplicated instead. */
+ * straight back), so `jump[e]` tells whether a sequence goes on.  Two
+ * sequences can only be one move (R4) with a cycle of at least four jumps:
+ * when a sequence may take a fourth piece, the moves are generated and
+ * deduplicated instead. */
 int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
                           MoveList *scratch) {
     int us = pos->stm;
     Bitboard all = pos->bb[0] | pos->bb[1];
     Bitboard opp = pos->bb[us ^ 1];
     Bitboard empty = PC_VALID & ~all;
-    /* jump[e]: squares from which a man could jump in direction e. */
-    Bitboard jump[4] = {(opp & (empty >> 4)) >> 4, (opp & (empty >> 5)) >> 5,
-                        (opp & (empty << 4)) << 4, (opp & (empty << 5)) << 5};
-    /* go[d]: a sequence that arrived by direction d goes on; with the option
-     * "stop" a man reaching its king row is crowned and stops (R15). */
-    Bitboard keep = rules->crown_stop ? ~pc_promo[us] : ~(Bitboard)0;
-    Bitboard go[4];
-    for (int d = 0; d < 4; d++) go[d] = (jump[(d + 1) & 3] | jump[d] | jump[(d + 3) & 3]) & keep;
-    /* adj[g]: squares with an opposing piece next to them in direction g. */
-    Bitboard adj[4] = {opp >> 4, opp >> 5, opp << 4, opp << 5};
+    MenJumps j;
+    j.jump[0] = (opp & (empty >> 4)) >> 4;
+    j.jump[1] = (opp & (empty >> 5)) >> 5;
+    j.jump[2] = (opp & (empty << 4)) << 4;
+    j.jump[3] = (opp & (empty << 5)) << 5;
+    j.keep = rules->crown_stop ? ~pc_promo[us] : ~(Bitboard)0;
+    j.opp = opp;
+    for (int d = 0; d < 4; d++) j.go[d] = (j.jump[(d + 3) & 3] | j.jump[d] | j.jump[(d + 1) & 3]) & j.keep;
     int n = 0;
-    for (int d = 0; d < 4; d++) {
-        Bitboard b1 = jump2(from_set & jump[d], d);
-        if (!b1) continue;
-        Bitboard c1 = b1 & go[d];
-        n += pc_popcount(b1 ^ c1);
-        if (c1) { /* second jumps, any way but back */
-            Bitboard todo = 0;
-            for (int k = 0; k < 3; k++) {
-                int e = (d + 3 + k) & 3;
-                Bitboard b2 = jump2(c1 & jump[e], e);
-                if (!b2) continue;
-                Bitboard c2 = b2 & go[e];
-                n += pc_popcount(b2 ^ c2);
-                for (int j = 0; j < 3 && c2; j++) {
-                    int f = (e + 3 + j) & 3;
-                    Bitboard b3 = jump2(c2 & jump[f], f);
-                    if (!b3) continue;
-                    /* A fourth jump: any of go[f], or back onto the empty origin
-                     * closing the square d, e, -d, -e (R14). */
-                    Bitboard c3 = b3 & go[f];
-                    if (f == (d ^ 2) && (e & 1) != (d & 1)) c3 |= b3 & adj[e ^ 2] & keep;
-                    todo |= c3;
-                    n += pc_popcount(b3);
-                }
-            }
-            if (todo) goto complex;
-        }
-    }
-    return n;
-complex:
+    bool more = men_first(&j, from_set, 0, &n) | men_first(&j, from_set, 1, &n) |
+                men_first(&j, from_set, 2, &n) | men_first(&j, from_set, 3, &n);
+    if (!more) return n;
     scratch->n = 0;
     scratch->overflow = 0;
     gen_captures(pos, rules, scratch, from_set);
