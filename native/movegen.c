@@ -10,6 +10,8 @@
  */
 #include "movegen.h"
 
+#include <stddef.h>
+
 static inline int first_blocker(Bitboard b, int d) { return d < 2 ? pc_lsb(b) : pc_msb(b); }
 
 /* Squares strictly before the first occupied square along a ray. */
@@ -239,23 +241,57 @@ int pc_king_mobility(const Position *pos, int colour) {
     return n;
 }
 
-/* Landing squares of jumps in direction d (+4, +5, -4, -5) from the squares of b. */
+/* Landing squares of jumps in direction d (+4, +5, -4, -5) from the squares of
+ * b, and the step of a direction in bit indices. */
 #define PC_JUMP2(b, d) ((d) == 0 ? (b) << 8 : (d) == 1 ? (b) << 10 : (d) == 2 ? (b) >> 8 : (b) >> 10)
+#define PC_STEP(d) ((d) == 0 ? 4 : (d) == 1 ? 5 : (d) == 2 ? -4 : -5)
 #define PC_INLINE static inline __attribute__((always_inline))
 
 /* What the counting of men captures shares: jump[e], the squares from which
  * a man could jump in direction e; go[d], those from which a sequence that
  * arrived by direction d goes on (any way but straight back, and not with the
- * option "stop" on the king row, R15); opp and keep for the cycle test. */
+ * option "stop" on the king row, R15); opp and keep for the cycle test.
+ * `out` is NULL to count the moves, or the list that receives them. */
 typedef struct {
-    Bitboard jump[4], go[4], opp, keep;
+    Bitboard jump[4], go[4], opp, keep, promo;
+    MoveList *out;
 } MenJumps;
+
+/* The sequences ending on the squares of `ends` after the jumps of
+ * directions d, e, f (e, f < 0: fewer jumps): counted, or added to the list. */
+PC_INLINE void men_ends(const MenJumps *j, Bitboard ends, int d, int e, int f, int *n) {
+    if (!j->out) {
+        *n += pc_popcount(ends);
+        return;
+    }
+    MoveList *l = j->out;
+    for (; ends; ends &= ends - 1) {
+        int to = pc_lsb(ends), at = to;
+        Bitboard cap = 0;
+        if (f >= 0) {
+            cap |= BIT(at - PC_STEP(f));
+            at -= 2 * PC_STEP(f);
+        }
+        if (e >= 0) {
+            cap |= BIT(at - PC_STEP(e));
+            at -= 2 * PC_STEP(e);
+        }
+        cap |= BIT(at - PC_STEP(d));
+        at -= 2 * PC_STEP(d);
+        Move *m = &l->m[l->n++];
+        m->cap = cap;
+        m->from = (uint8_t)at;
+        m->to = (uint8_t)to;
+        m->crown = (uint8_t)((BIT(to) & j->promo) != 0); /* R15 */
+        m->pad = 0;
+    }
+}
 
 /* Third jumps (direction f) after d, e: counted; true when one may go on. */
 PC_INLINE bool men_third(const MenJumps *j, Bitboard c2, int d, int e, int f, int *n) {
     Bitboard b3 = PC_JUMP2(c2 & j->jump[f], f);
     if (!b3) return false;
-    *n += pc_popcount(b3);
+    men_ends(j, b3, d, e, f, n);
     /* A fourth jump: one of go[f], or back onto the empty origin closing the
      * square d, e, -d, -e (R14). */
     Bitboard c3 = b3 & j->go[f];
@@ -271,7 +307,7 @@ PC_INLINE bool men_second(const MenJumps *j, Bitboard c1, int d, int e, int *n) 
     Bitboard b2 = PC_JUMP2(c1 & j->jump[e], e);
     if (!b2) return false;
     Bitboard c2 = b2 & j->go[e];
-    *n += pc_popcount(b2 ^ c2);
+    men_ends(j, b2 ^ c2, d, e, -1, n);
     if (!c2) return false;
     return men_third(j, c2, d, e, (e + 3) & 3, n) | men_third(j, c2, d, e, e, n) |
            men_third(j, c2, d, e, (e + 1) & 3, n);
@@ -282,27 +318,25 @@ PC_INLINE bool men_first(const MenJumps *j, Bitboard from_set, int d, int *n) {
     Bitboard b1 = PC_JUMP2(from_set & j->jump[d], d);
     if (!b1) return false;
     Bitboard c1 = b1 & j->go[d];
-    *n += pc_popcount(b1 ^ c1);
+    men_ends(j, b1 ^ c1, d, -1, -1, n);
     if (!c1) return false;
     return men_second(j, c1, d, (d + 3) & 3, n) | men_second(j, c1, d, d, n) |
            men_second(j, c1, d, (d + 1) & 3, n);
 }
 
-/* Number of capture moves of the men in `from_set` (R7, R13, R15), every
- * sequence of up to three jumps at once, one bitboard per path of directions.
- * Up to three jumps the board seen by a sequence is the position's (R14): a
- * man cannot jump a piece it already took, nor land on its own origin, before
- * the fourth jump, and only the square just jumped is ruled out (it is
- * straight back), so `jump[e]` tells whether a sequence goes on.  Two
- * sequences can only be one move (R4) with a cycle of at least four jumps:
- * when a sequence may take a fourth piece, the moves are generated and
- * deduplicated instead. */
-int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
-                          MoveList *scratch) {
+/* Every sequence of up to three jumps of the men of from_set at once, one
+ * bitboard per path of directions; true when a sequence may take a fourth
+ * piece.  Up to three jumps the board seen by a sequence is the position's
+ * (R14): a man cannot jump a piece it already took, nor land on its own
+ * origin, before the fourth jump, and only the square just jumped is ruled
+ * out (it is straight back), so `jump[e]` tells whether a sequence goes on.
+ * Two sequences can only be one move (R4) with a cycle of at least four
+ * jumps, so up to three jumps each sequence is a move of its own. */
+PC_INLINE bool men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                            MoveList *out, int *n) {
     int us = pos->stm;
-    Bitboard all = pos->bb[0] | pos->bb[1];
     Bitboard opp = pos->bb[us ^ 1];
-    Bitboard empty = PC_VALID & ~all;
+    Bitboard empty = PC_VALID & ~(pos->bb[0] | pos->bb[1]);
     MenJumps j;
     j.jump[0] = (opp & (empty >> 4)) >> 4;
     j.jump[1] = (opp & (empty >> 5)) >> 5;
@@ -310,15 +344,33 @@ int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboar
     j.jump[3] = (opp & (empty << 5)) << 5;
     j.keep = rules->crown_stop ? ~pc_promo[us] : ~(Bitboard)0;
     j.opp = opp;
+    j.promo = pc_promo[us];
+    j.out = out;
     for (int d = 0; d < 4; d++) j.go[d] = (j.jump[(d + 3) & 3] | j.jump[d] | j.jump[(d + 1) & 3]) & j.keep;
+    return men_first(&j, from_set, 0, n) | men_first(&j, from_set, 1, n) |
+           men_first(&j, from_set, 2, n) | men_first(&j, from_set, 3, n);
+}
+
+int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                          MoveList *scratch) {
     int n = 0;
-    bool more = men_first(&j, from_set, 0, &n) | men_first(&j, from_set, 1, &n) |
-                men_first(&j, from_set, 2, &n) | men_first(&j, from_set, 3, &n);
-    if (!more) return n;
+    if (!men_captures(pos, rules, from_set, NULL, &n)) return n;
     scratch->n = 0;
     scratch->overflow = 0;
     gen_captures(pos, rules, scratch, from_set);
     return scratch->n;
+}
+
+/* Paths of up to three jumps: 4 + 4*3 + 4*3*3; each holds a sequence per man at most. */
+#define PC_SHORT_PATHS 52
+
+bool pc_gen_men_captures_short(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                               MoveList *list) {
+    int n = 0;
+    list->n = 0;
+    list->overflow = 0;
+    if (pc_popcount(from_set) * PC_SHORT_PATHS > PC_MAX_MOVES) return false;
+    return !men_captures(pos, rules, from_set, list, &n);
 }
 
 int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList *scratch) {

@@ -32,6 +32,12 @@ static inline Bitboard men_jumpers(Bitboard men, Bitboard opp, Bitboard empty) {
                   ((opp & (empty << 4)) << 4) | ((opp & (empty << 5)) << 5));
 }
 
+/* Capture moves of the men of `from_set` (the side to move's men that can jump,
+ * R7, R13-R15), in no particular order (perft); false when a sequence may take
+ * a fourth piece (the list is then undefined: generate with pc_gen_moves). */
+bool pc_gen_men_captures_short(const Position *pos, const RuleOptions *rules, Bitboard from_set,
+                               MoveList *list);
+
 int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList *scratch);
 /* Number of capture moves of the men in `from_set` (the side to move has no kings). */
 int pc_count_men_captures(const Position *pos, const RuleOptions *rules, Bitboard from_set,

@@ -111,8 +111,21 @@ static int64_t perft_rec(const Position *pos, const RuleOptions *rules, int dept
         int n = pc_count_moves(pos, rules, list);
         return list->overflow ? -1 : n;
     }
-    if (depth == 2 && !pc_has_capture(pos)) return perft2_quiet(pos, rules, &lists[1]);
-    pc_gen_moves(pos, rules, list);
+    int us = pos->stm;
+    Bitboard own = pos->bb[us];
+    if (!(own & pos->kings)) { /* men only: their captures straight from the bitboards */
+        Bitboard opp = pos->bb[us ^ 1];
+        Bitboard jumpers = men_jumpers(own, opp, PC_VALID & ~(own | opp));
+        if (!jumpers) {
+            if (depth == 2) return perft2_quiet(pos, rules, &lists[1]);
+            pc_gen_moves(pos, rules, list);
+        } else if (!pc_gen_men_captures_short(pos, rules, jumpers, list)) {
+            pc_gen_moves(pos, rules, list); /* a fourth jump: the generator deduplicates (R4) */
+        }
+    } else {
+        if (depth == 2 && !pc_has_capture(pos)) return perft2_quiet(pos, rules, &lists[1]);
+        pc_gen_moves(pos, rules, list);
+    }
     if (list->overflow) return -1;
     int64_t total = 0;
     Position next;
