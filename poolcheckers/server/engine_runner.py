@@ -161,14 +161,16 @@ class EngineRunner:
         *,
         level: int | None = None,
         on_info: Callable[[SearchResult], None] | None = None,
+        multipv: int = 1,
     ) -> SearchResult:
-        """Run one search in the calling (worker) thread; ``key`` lets :meth:`stop` stop it."""
+        """Run one search in the calling (worker) thread; ``key`` lets :meth:`stop` stop it.
+        ``multipv`` > 1: also the best lines (``SearchResult.lines``, best first)."""
         eng = self._engine(board.rules)
         with self._searching_lock:
             self._searching[key] = eng
         try:
             try:
-                return eng.search(board, limit, on_info=on_info, level=level)
+                return eng.search(board, limit, on_info=on_info, level=level, multipv=multipv)
             except ValueError:
                 if level is None:
                     raise
@@ -199,13 +201,16 @@ class EngineRunner:
         board: Board,
         seconds: float,
         on_info: Callable[[SearchResult], None] | None = None,
+        multipv: int = 1,
     ) -> SearchResult:
-        """An analysis search of at most ``analysis_max_time`` in the analysis pool."""
+        """An analysis search of at most ``analysis_max_time`` in the analysis pool, with
+        the best ``multipv`` lines (multi-PV) in ``SearchResult.lines`` when > 1."""
         seconds = min(max(seconds, 0.01), self.analysis_max_time)
         loop = asyncio.get_running_loop()
+        limit = make_limit(time=seconds)
         return await loop.run_in_executor(
             self.analysis_pool,
-            lambda: self.search_blocking(key, board, make_limit(time=seconds), on_info=on_info),
+            lambda: self.search_blocking(key, board, limit, on_info=on_info, multipv=multipv),
         )
 
     # ------------------------------------------------------------ engine games

@@ -35,6 +35,8 @@ from . import errors
 
 #: Longest game replayed for the analysis board (plies).
 MAX_ANALYSIS_MOVES = 2000
+#: Most engine lines (multi-PV) one analysis request may ask for.
+MAX_ANALYSIS_LINES = 5
 #: Longest clock (seconds) and increment a game may have.
 MAX_CLOCK_S = 24 * 3600
 MAX_INCREMENT_S = 3600
@@ -568,11 +570,18 @@ class WsPing(Request):
 
 class WsAnalyse(Request):
     type: Literal["analyse"]
-    id: str | int | None = None
+    id: Text | int | None = None
     fen: Text | None = None
     moves: list[Text] = Field(default_factory=list, max_length=MAX_ANALYSIS_MOVES)
     rules: Rules | None = None
     time: float | None = Field(None, description="seconds (capped by the server)")
+    multipv: int = Field(
+        1,
+        ge=1,
+        le=MAX_ANALYSIS_LINES,
+        description="how many of the engine's best lines to send (multi-PV), "
+        "fewer when the position has fewer legal moves",
+    )
 
 
 class WsStop(Request):
@@ -596,6 +605,18 @@ class ErrorMessage(Answer):
     id: str | int | None = None
 
 
+class AnalysisLine(Answer):
+    """One of the engine's best lines (multi-PV) in an analysis ``info``/``done``."""
+
+    move: str = Field(description="the line's first move (R4 notation), a legal move")
+    score: int = Field(description="centi-men, the side to move's view")
+    mate_in: int | None = Field(description="plies to the end, as the engine counts")
+    win_in: int | None = Field(description="the winner's moves to the end (signed)")
+    score_text: str = Field(description="the score in words, e.g. 'win in 2'")
+    pv: list[str] = Field(description="the line's moves (R4 notation)")
+    line: str = Field(description="the pv as PDN move text from the analysed position")
+
+
 class SearchInfo(Answer):
     """One depth of an analysis (``info``), or its end (``done``, with ``best``)."""
 
@@ -612,6 +633,11 @@ class SearchInfo(Answer):
     nps: int
     time: float
     best: str | None = None
+    lines: list[AnalysisLine] = Field(
+        default_factory=list,
+        description="the best lines of this depth, best first, as many as the request's "
+        "multipv (fewer with fewer legal moves); the first is the line above",
+    )
 
 
 M = TypeVar("M")

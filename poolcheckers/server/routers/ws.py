@@ -30,12 +30,15 @@ from ..notify import Subscriber, state_message
 from ..schemas import (
     CLIENT_ANALYSIS_MESSAGE,
     CLIENT_GAME_MESSAGE,
+    AnalysisLine,
     ErrorDetail,
     ErrorMessage,
     SearchInfo,
     WsAnalyse,
     WsMove,
     WsPing,
+    clean_text,
+    loads,
     parse_ws,
 )
 from .analysis import analysis_board
@@ -250,8 +253,8 @@ class AnalysisSession:
             if msg["type"] == "websocket.disconnect":
                 return
             req_id: str | int | None = None
+            text = msg.get("text")
             try:
-                text = msg.get("text")
                 if text is None or len(text) > MAX_BODY:
                     raise errors.malformed("messages must be JSON text of at most 64 KiB")
                 data = parse_ws(text, CLIENT_ANALYSIS_MESSAGE)
@@ -261,6 +264,8 @@ class AnalysisSession:
                 else:
                     await self.halt()
             except ApiError as exc:
+                if req_id is None and text is not None and len(text) <= MAX_BODY:
+                    req_id = offered_id(text)  # a bad field: still the request's error
                 self.out.put(error_message(exc, req_id))
 
     async def start(self, req: WsAnalyse) -> None:
@@ -273,18 +278,22 @@ class AnalysisSession:
         await self.halt()  # one search per socket: the new one replaces the old
         self.ctx.runner.slots.take(self.address)
         seconds = req.time if req.time is not None else 2.0
-        self.search = asyncio.create_task(self.analyse(board, seconds, req.id))
+        self.search = asyncio.create_task(self.analyse(board, seconds, req.id, req.multipv))
 
-    async def analyse(self, board: Board, seconds: float, req_id: str | int | None) -> None:
+    async def analyse(
+        self, board: Board, seconds: float, req_id: str | int | None, multipv: int = 1
+    ) -> None:
         loop = asyncio.get_running_loop()
 
         def on_info(info: SearchResult) -> None:
-            msg = search_json(info_message("info", board, info, req_id))
+            msg = search_json(info_message("info", board, info, req_id, multipv))
             loop.call_soon_threadsafe(self.out.put_progress, msg)
 
         try:
-            result = await self.ctx.runner.analyse(self.key, board, seconds, on_info)
-            done = info_message("done", board, result, req_id)
+            result = await self.ctx.runner.analyse(
+                self.key, board, seconds, on_info, multipv=multipv
+            )
+            done = info_message("done", board, result, req_id, multipv)
             done.best = board.notation(result.move)
             self.out.put(search_json(done))
         except Exception as exc:
@@ -302,14 +311,70 @@ class AnalysisSession:
             await asyncio.wait({task}, timeout=0.05)
 
 
+def offered_id(text: str) -> str | int | None:
+    """The ``id`` of an ``analyse`` message that failed validation, when the id itself
+    is good (a string or an integer), so that its ``error`` still carries it.
+
+    >>> offered_id('{"type": "analyse", "id": 7, "multipv": 9}'), offered_id('{"id": [6]}')
+    (7, None)
+    """
+    try:
+        data = loads(text)
+    except ApiError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "analyse":
+        return None
+    req_id = data.get("id")
+    if isinstance(req_id, bool) or not isinstance(req_id, str | int):
+        return None
+    if isinstance(req_id, str) and clean_text(req_id) != req_id:
+        return None  # a lone surrogate cannot be sent back as UTF-8
+    return req_id
+
+
 def info_message(
-    kind: str, board: Board, info: SearchResult, req_id: str | int | None
+    kind: str, board: Board, info: SearchResult, req_id: str | int | None, multipv: int = 1
 ) -> SearchInfo:
     """An engine ``info``/``done`` message: the facade's
-    :func:`~poolcheckers.engine.info_fields` (win in N in the winner's moves)."""
+    :func:`~poolcheckers.engine.info_fields` (win in N in the winner's moves), and the
+    best ``multipv`` lines of the same depth (:func:`analysis_lines`)."""
     fields = info_fields(board, info)
     line = board.variation_notation(board.legal_prefix(info.pv))
-    return SearchInfo.model_construct(type=kind, id=req_id, line=line, best=None, **fields)
+    lines = analysis_lines(board, info, multipv)
+    return SearchInfo.model_construct(
+        type=kind, id=req_id, line=line, best=None, lines=lines, **fields
+    )
+
+
+def analysis_lines(board: Board, info: SearchResult, multipv: int) -> list[AnalysisLine]:
+    """The engine's best lines of one depth (multi-PV), best first, at most ``multipv``:
+    its ``lines``, or the search's own line when it gave none (one line asked, a forced
+    move, an answer from the endgame tables).  Each starts with a different legal move;
+    the score text is the facade's (:func:`~poolcheckers.engine.info_fields`), the move
+    text the library's (R4, ``Board.variation_notation``)."""
+    found: list[AnalysisLine] = []
+    firsts: set[str] = set()
+    for one in info.lines or (info,):
+        moves = board.legal_prefix(one.pv)
+        first = str(moves[0]) if moves else None
+        if first is None or first in firsts:
+            continue
+        firsts.add(first)
+        fields = info_fields(board, one)
+        found.append(
+            AnalysisLine.model_construct(
+                move=first,
+                score=fields["score"],
+                mate_in=fields["mate_in"],
+                win_in=fields["win_in"],
+                score_text=fields["score_text"],
+                pv=fields["pv"],
+                line=board.variation_notation(moves),
+            )
+        )
+        if len(found) == multipv:
+            break
+    return found
 
 
 def search_json(info: SearchInfo) -> str:
