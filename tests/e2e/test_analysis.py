@@ -279,7 +279,7 @@ def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
     )
     # The best line as PDN move text from the library (Board.variation_notation).
     page.wait_for_function(
-        "() => /^Best line: 1\\. \\d+-\\d+ \\d+x\\d+ 2\\. /.test("
+        "() => /^1\\. \\d+-\\d+ \\d+x\\d+ 2\\. /.test("
         "document.querySelector('#engine-pv')?.textContent ?? '')"
     )
     page.click("#engine-toggle")

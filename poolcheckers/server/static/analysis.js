@@ -15,6 +15,8 @@ import {
   moveRows,
   opponent,
   plural,
+  storageGet,
+  storageSet,
   svg,
 } from "./util.js";
 
@@ -22,6 +24,11 @@ import {
 // library): its board, side to move, legal moves with their paths, counters and
 // outcome. No FEN is read and no move is generated in the browser.
 const WIN = 1000; // a proven win (win_in) on the evaluation's scale, in centi-men
+// The engine's best lines (multi-PV): 1 to MAX_LINES (the server's MAX_ANALYSIS_LINES,
+// the /ws/analysis request's `multipv` bound), 3 unless this browser chose otherwise.
+const MAX_LINES = 5;
+const DEFAULT_LINES = 3;
+const LINES_KEY = "poolcheckers.analysis.lines";
 
 function blackView(score, turn) {
   return turn === "black" ? score : -score;
@@ -156,6 +163,18 @@ class AnalysisPage {
     this.engineOut = h("div", { class: "engine-out", id: "engine-out", "aria-live": "off" });
     this.bestButton = h("button", { type: "button", id: "play-best", disabled: true }, "Play best move");
     this.bestButton.addEventListener("click", () => this.playBest());
+    // How many of the engine's best lines to show (the search is asked for as many).
+    const stored = Number(storageGet(LINES_KEY));
+    this.linesCount = h(
+      "select",
+      { id: "engine-lines-count", "aria-label": "Engine lines" },
+      ...Array.from({ length: MAX_LINES }, (_, i) => h("option", { value: i + 1 }, plural(i + 1, "line"))),
+    );
+    this.linesCount.value = String(Number.isInteger(stored) && stored >= 1 && stored <= MAX_LINES ? stored : DEFAULT_LINES);
+    this.linesCount.addEventListener("change", () => {
+      storageSet(LINES_KEY, this.linesCount.value);
+      if (this.engineOn) this.analyse();
+    });
 
     this.reviewButton = h("button", { type: "button", id: "review" }, "Evaluate the game");
     this.reviewButton.addEventListener("click", () => this.review());
@@ -207,7 +226,7 @@ class AnalysisPage {
           { class: "side" },
           this.error,
           this.tablebase,
-          h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.bestButton), this.engineOut),
+          h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.linesCount, this.bestButton), this.engineOut),
           h("h2", { class: "sub" }, "Moves"),
           nav,
           this.branchBanner,
@@ -603,6 +622,7 @@ class AnalysisPage {
       moves: this.line.slice(0, ply),
       rules: this.rules || undefined,
       time: Number(this.engineTime.value) || 5,
+      multipv: this.wantedLines(),
     });
     // Each analyse request ends with exactly one "done" or "error", tagged with the
     // request's id: only the newest request's messages are shown.
@@ -621,10 +641,15 @@ class AnalysisPage {
     }
     const pv = msg.pv && msg.pv.length ? msg.pv : msg.best ? [msg.best] : [];
     const kept = !pv.length && this.lastInfo;
-    const data = { ...this.lastInfo, ...msg, pv: kept ? this.lastInfo.pv : pv, line: kept ? this.lastInfo.line : msg.line };
+    // The server's lines of this depth, best first (each with its score text and its moves
+    // as PDN move text); a server without multi-PV sends none: its one line is the PV.
+    const lines = msg.lines && msg.lines.length ? msg.lines : kept ? this.lastInfo.lines : pv.length ? [{ move: pv[0], pv, line: msg.line, score_text: msg.score_text }] : [];
+    const data = { ...this.lastInfo, ...msg, pv: kept ? this.lastInfo.pv : pv, line: kept ? this.lastInfo.line : msg.line, lines, ply: this.engineShownPly };
     this.lastInfo = data;
     const turn = this.current.turn;
     const bv = blackView(clampScore(data.score ?? 0, data.win_in), turn);
+    const legal = (this.infos.get(data.ply) || {}).legal_moves || [];
+    const few = legal.length && legal.length < this.wantedLines() ? ` · ${legal.length === 1 ? "the only legal move" : `${legal.length} legal moves`}` : "";
     this.engineOut.replaceChildren(
       h(
         "p",
@@ -634,22 +659,80 @@ class AnalysisPage {
         ` for ${COLOR_NAME[turn]} · `,
         bv > 20 ? "Black is better" : bv < -20 ? "White is better" : "about equal",
       ),
-      h("p", { class: "pv", id: "engine-pv" }, h("span", { class: "label" }, "Best line: "), data.line || data.pv.join(" ")),
+      h(
+        "ol",
+        { class: "pv-lines", id: "engine-lines", "aria-label": `The engine's best ${plural(lines.length, "line")}, best first, for ${COLOR_NAME[turn]}` },
+        ...lines.map((line, i) => this.lineItem(line, i, data.ply)),
+      ),
       h(
         "p",
         { class: "hint", id: "engine-depth" },
-        `depth ${data.depth ?? "?"} · ${formatCount(data.nodes)} nodes${data.nps ? ` · ${formatCount(data.nps)} n/s` : ""}${msg.type === "done" ? " · done" : ""}`,
+        `depth ${data.depth ?? "?"} · ${formatCount(data.nodes)} nodes${data.nps ? ` · ${formatCount(data.nps)} n/s` : ""}${few}${msg.type === "done" ? " · done" : ""}`,
       ),
     );
     this.bestButton.disabled = !data.pv.length;
   }
 
+  /** How many lines the engine is asked for (the choice of #engine-lines-count). */
+  wantedLines() {
+    const n = Number(this.linesCount.value);
+    return Number.isInteger(n) && n >= 1 && n <= MAX_LINES ? n : DEFAULT_LINES;
+  }
+
+  /**
+   * One of the engine's lines, as lichess shows them: its score, then its moves in the
+   * server's PDN move text ("3... 22-17 4. 9-13"). The score plays the line's first move;
+   * a move of the line steps into the line up to that move.
+   */
+  lineItem(line, rank, ply) {
+    const moves = [];
+    let k = 0;
+    for (const token of (line.line || line.pv.join(" ")).split(/\s+/).filter(Boolean)) {
+      if (moves.length) moves.push(" ");
+      // The server's text: move numbers ("1.", "1...") between the moves of line.pv, in order.
+      if (/^\d+\.+$/.test(token) || k >= line.pv.length) {
+        moves.push(h("span", { class: "pv-no" }, token));
+        continue;
+      }
+      const n = ++k;
+      moves.push(
+        h("button", { type: "button", class: "pv-move", "data-index": n - 1, title: `Play the line up to ${token}`, onclick: () => this.playLine(line.pv, n, ply) }, token),
+      );
+    }
+    return h(
+      "li",
+      { class: "pv-row", "data-rank": rank + 1, "data-move": line.move },
+      h(
+        "button",
+        { type: "button", class: "pv-score", "data-move": line.move, title: `Play ${line.move}`, "aria-label": `Line ${rank + 1}, ${line.score_text}: play ${line.move}`, onclick: () => this.playLine(line.pv, 1, ply) },
+        line.score_text ?? "",
+      ),
+      h("span", { class: "pv", id: rank === 0 ? "engine-pv" : null }, ...moves),
+    );
+  }
+
+  /** Play the first n moves of an engine line of the position at `ply` (the shown one). */
+  playLine(pv, n, ply) {
+    if (ply !== this.ply || !pv.length) return; // a line of a position no longer shown
+    if (n === 1) {
+      const info = this.infos.get(this.ply);
+      const move = info && (info.legal_moves || []).find((m) => m.notation === pv[0]);
+      if (move) this.userMove(move);
+      return;
+    }
+    const k = this.ply;
+    const moves = pv.slice(0, n);
+    if (!moves.every((m, i) => this.line[k + i] === m)) {
+      this.replaceLine(k, moves);
+      this.showBranch(k);
+    }
+    // The server checks every move of the line (POST /api/analysis/position).
+    this.go(k + moves.length);
+  }
+
   playBest() {
     if (!this.lastInfo || !this.lastInfo.pv.length) return;
-    const text = this.lastInfo.pv[0];
-    const info = this.infos.get(this.ply);
-    const move = info && (info.legal_moves || []).find((m) => m.notation === text);
-    if (move) this.userMove(move);
+    this.playLine(this.lastInfo.pv, 1, this.lastInfo.ply);
   }
 
   // ---- game review --------------------------------------------------------------------
