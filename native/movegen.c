@@ -31,6 +31,8 @@ typedef struct {
     bool crown_stop;
     MoveList *list;
     int start; /* first move of this origin in the list (for dedup) */
+    Bitboard jumps; /* squares from which a man might jump on (a superset) */
+    Bitboard more;  /* the same with a jump onto the empty origin (R14) */
 } CapCtx;
 
 static void emit(CapCtx *c, int to, Bitboard cap, bool man) {
@@ -66,7 +68,7 @@ static bool man_dfs(CapCtx *c, int s, Bitboard cap) {
         Bitboard ncap = cap | BIT(s + step[d]);
         if (c->crown_stop && (land[d] & pc_promo[c->us])) {
             emit(c, l, ncap, true); /* option "stop": crowned, the move ends */
-        } else if (!man_dfs(c, l, ncap)) {
+        } else if (!(land[d] & (cap ? c->more : c->jumps)) || !man_dfs(c, l, ncap)) {
             emit(c, l, ncap, true);
         }
     }
@@ -162,27 +164,33 @@ static void gen_captures(const Position *pos, const RuleOptions *rules, MoveList
     c.us = us;
     c.crown_stop = rules->crown_stop;
     c.list = list;
+    /* A man jumps on from a square next to an opposing piece with an empty
+     * square behind it, or, after the first jump, from two steps away from
+     * its origin (empty during its own sequence, R14). */
+    Bitboard empty = PC_VALID & ~all;
+    c.jumps = ((c.opp & (empty >> 4)) >> 4) | ((c.opp & (empty >> 5)) >> 5) |
+              ((c.opp & (empty << 4)) << 4) | ((c.opp & (empty << 5)) << 5);
     for (Bitboard p = from_set; p; p &= p - 1) {
         int s = pc_lsb(p);
+        Bitboard sb = p & -p;
         c.from = s;
-        c.occ = all & ~BIT(s);
+        c.occ = all & ~sb;
         c.start = list->n;
-        if (pos->kings & BIT(s)) king_dfs(&c, s, 0, -1);
-        else man_dfs(&c, s, 0);
+        if (pos->kings & sb) {
+            king_dfs(&c, s, 0, -1);
+        } else {
+            c.more = c.jumps | (sb << 8) | (sb << 10) | (sb >> 8) | (sb >> 10);
+            man_dfs(&c, s, 0);
+        }
     }
 }
 
+/* A piece has at most 13 quiet moves (a king on a long diagonal, R8), so the
+ * quiet moves of any position fit in the list. */
+_Static_assert(PC_MAX_MOVES >= 32 * 13, "room for every quiet move");
+
 static inline void add_quiet(MoveList *list, int from, int to, bool crown) {
-    if (list->n >= PC_MAX_MOVES) {
-        list->overflow = 1;
-        return;
-    }
-    Move *m = &list->m[list->n++];
-    m->cap = 0;
-    m->from = (uint8_t)from;
-    m->to = (uint8_t)to;
-    m->crown = (uint8_t)crown;
-    m->pad = 0;
+    list->m[list->n++] = (Move){0, (uint8_t)from, (uint8_t)to, (uint8_t)crown, 0};
 }
 
 static void gen_quiet(const Position *pos, MoveList *list) {
@@ -192,12 +200,12 @@ static void gen_quiet(const Position *pos, MoveList *list) {
     Bitboard men = pos->bb[us] & ~pos->kings;
     Bitboard promo = pc_promo[us];
     /* R6: men one square forward. */
-    for (int sh = 4; sh <= 5; sh++) {
-        Bitboard t = us == PC_BLACK ? (men << sh) & empty : (men >> sh) & empty;
-        for (; t; t &= t - 1) {
-            int to = pc_lsb(t);
-            add_quiet(list, us == PC_BLACK ? to - sh : to + sh, to, (BIT(to) & promo) != 0);
-        }
+    if (us == PC_BLACK) {
+        for (Bitboard t = (men << 4) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) - 4, pc_lsb(t), (t & -t & promo) != 0);
+        for (Bitboard t = (men << 5) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) - 5, pc_lsb(t), (t & -t & promo) != 0);
+    } else {
+        for (Bitboard t = (men >> 4) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) + 4, pc_lsb(t), (t & -t & promo) != 0);
+        for (Bitboard t = (men >> 5) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) + 5, pc_lsb(t), (t & -t & promo) != 0);
     }
     /* R8: flying kings. */
     for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {
@@ -385,7 +393,8 @@ int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList 
 
 void pc_make(const Position *pos, const Move *m, Position *out) {
     int us = pos->stm, them = us ^ 1;
-    int before = pc_three_v_one(pos);
+    /* R19 needs no men on the board: most positions have some */
+    int before = ((pos->bb[0] | pos->bb[1]) & ~pos->kings) ? -1 : pc_three_v_one(pos);
     bool was_king = (pos->kings & BIT(m->from)) != 0;
     uint64_t key = pos->key ^ pc_zobrist_side;
     key ^= pc_zobrist[us * 2 + was_king][m->from];
@@ -399,7 +408,7 @@ void pc_make(const Position *pos, const Move *m, Position *out) {
     /* R18: plies since the last man move or capture. */
     out->halfmove = (m->cap || !was_king) ? 0 : pos->halfmove + 1;
     /* R19: moves of the three-king side in 3K v 1K; the move creating the material is not counted. */
-    int after = pc_three_v_one(out);
+    int after = ((out->bb[0] | out->bb[1]) & ~out->kings) ? -1 : pc_three_v_one(out);
     if (after < 0) out->tk_count = 0;
     else if (before == after && !m->cap) out->tk_count = pos->tk_count + (us == after ? 1 : 0);
     else out->tk_count = 0;
