@@ -12,34 +12,61 @@ static inline __attribute__((always_inline)) Bitboard at(Bitboard b, int k) {
  * opponent has men only and no jump before the step.  A reply jump then
  * takes the man that stepped or lands on the square it left (R7, R11); the
  * other steps leave the opponent his quiet moves, those of the position with
- * the square left added and the square reached removed. */
+ * the square left added and the square reached removed.
+ *
+ * go[e] holds the squares from which an opposing man that arrived by
+ * direction e (+4, +5, -4, -5) could jump on in the position before the step
+ * (not straight back, and not from his king row with the option "stop",
+ * R15).  After the step it still tells whether the first reply jump goes on:
+ * a man that jumps the one that stepped lands where no other jump involves
+ * the two squares the step changed, except back over it (ruled out, R14), and
+ * a man that lands on the square left may also jump the one that stepped
+ * (the `over` term).  A step whose reply jumps all end at once has as many
+ * replies as first jumps (R13); the others are counted one by one. */
 static inline __attribute__((always_inline)) int64_t replies_of_steps(
     const Position *pos, const RuleOptions *rules, MoveList *scratch, Bitboard men, Bitboard own,
-    Bitboard opp, Bitboard empty, int s, int t1, int t2, int64_t quiet0) {
+    Bitboard opp, Bitboard empty, const Bitboard *go, Bitboard keep, int s, int t1, int t2,
+    int64_t quiet0) {
     Bitboard steps = men & at(empty, s); /* x -> x + s */
     if (!steps) return 0;
     static const int jumps[4] = {4, 5, -4, -5};
-    Bitboard hit = at(opp, 2 * s); /* the man beyond x + s jumps back onto x */
-    for (int i = 0; i < 4; i++) {
-        int j = jumps[i];
-        if (j == -s) continue;
-        hit |= at(opp, -2 * j) & at(own, -j); /* onto x, over a piece next to it */
-        if (j != s) hit |= at(opp, s - j) & at(empty, s + j); /* over x + s */
+    Bitboard first[7]; /* the steps allowing each kind of first reply jump */
+    int k = 0;
+    Bitboard hit = 0, more = 0;
+    Bitboard over = at(empty, 2 * s) & keep; /* from x over x + s */
+    for (int e = 0; e < 4; e++) {
+        int j = jumps[e];
+        Bitboard f;
+        if (j == -s) { /* the man beyond x + s jumps back onto x */
+            f = steps & at(opp, 2 * s);
+            more |= f & go[e];
+        } else { /* onto x, over a piece next to it */
+            f = steps & at(opp, -2 * j) & at(own, -j);
+            more |= f & (go[e] | over);
+        }
+        first[k++] = f;
+        hit |= f;
+        if (j != s && j != -s) { /* over x + s, onto x + s + j */
+            f = steps & at(opp, s - j) & at(empty, s + j);
+            more |= f & at(go[e], s + j);
+            first[k++] = f;
+            hit |= f;
+        }
     }
-    hit &= steps;
     Bitboard plain = steps & ~hit;
     int64_t total = (int64_t)pc_popcount(plain) * quiet0;
     /* the opponent steps t1, t2 (R6): onto x now, no longer onto x + s */
     total += pc_popcount(plain & at(opp, -t1)) + pc_popcount(plain & at(opp, -t2));
     total -= pc_popcount(plain & at(opp, s - t1)) + pc_popcount(plain & at(opp, s - t2));
-    if (hit) {
+    for (int i = 0; i < k; i++) total += pc_popcount(first[i] & ~more);
+    if (more) {
         Position next;
         int us = pos->stm;
         next.bb[us ^ 1] = opp;
         next.stm = us ^ 1;
         Bitboard promo = pc_promo[us];
-        for (; hit; hit &= hit - 1) {
-            Bitboard fb = hit & -hit;
+        for (; more; more &= more - 1) {
+            Bitboard fb = more & -more;
             Bitboard tb = at(fb, -s);
             next.bb[us] = own ^ fb ^ tb;
             next.kings = pos->kings | (tb & promo);
@@ -62,15 +89,21 @@ static int64_t perft2_quiet(const Position *pos, const RuleOptions *rules, MoveL
     Position next;
     next.bb[us ^ 1] = opp;
     next.stm = us ^ 1;
-    if (!(opp & pos->kings) && !men_jumpers(opp, own, empty)) {
+    /* the opponent's jumps over our pieces (+4, +5, -4, -5) */
+    Bitboard jump[4] = {(own & (empty >> 4)) >> 4, (own & (empty >> 5)) >> 5,
+                        (own & (empty << 4)) << 4, (own & (empty << 5)) << 5};
+    if (!(opp & pos->kings) && !(opp & (jump[0] | jump[1] | jump[2] | jump[3]))) {
+        Bitboard keep = rules->crown_stop ? ~pc_promo[us ^ 1] : ~(Bitboard)0;
+        Bitboard go[4];
+        for (int e = 0; e < 4; e++) go[e] = (jump[(e + 3) & 3] | jump[e] | jump[(e + 1) & 3]) & keep;
         if (us == PC_BLACK) { /* Black steps +4, +5; White replies -4, -5 */
             int64_t q0 = pc_popcount(opp & (empty << 4)) + pc_popcount(opp & (empty << 5));
-            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, 4, -4, -5, q0);
-            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, 5, -4, -5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, go, keep, 4, -4, -5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, go, keep, 5, -4, -5, q0);
         } else {
             int64_t q0 = pc_popcount(opp & (empty >> 4)) + pc_popcount(opp & (empty >> 5));
-            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, -4, 4, 5, q0);
-            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, -5, 4, 5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, go, keep, -4, 4, 5, q0);
+            total += replies_of_steps(pos, rules, scratch, men, own, opp, empty, go, keep, -5, 4, 5, q0);
         }
     } else {
         for (int sh = 4; sh <= 5; sh++) {
