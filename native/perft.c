@@ -70,7 +70,9 @@ static inline __attribute__((always_inline)) int64_t replies_of_steps(
             Bitboard tb = at(fb, -s);
             next.bb[us] = own ^ fb ^ tb;
             next.kings = pos->kings | (tb & promo);
-            total += pc_count_moves(&next, rules, scratch);
+            /* the opponent has men only, and a jump (R11) */
+            Bitboard jumpers = men_jumpers(opp, next.bb[us], PC_VALID & ~(opp | next.bb[us]));
+            total += pc_count_men_captures(&next, rules, jumpers, scratch);
         }
     }
     return total;
