@@ -193,6 +193,11 @@ static inline void add_quiet(MoveList *list, int from, int to, bool crown) {
     list->m[list->n++] = (Move){0, (uint8_t)from, (uint8_t)to, (uint8_t)crown, 0};
 }
 
+/* Men steps to the squares of t, each from `back` bit indices away (R6, R15). */
+static inline void add_steps(MoveList *list, Bitboard t, int back, Bitboard promo) {
+    for (; t; t &= t - 1) add_quiet(list, pc_lsb(t) + back, pc_lsb(t), (t & -t & promo) != 0);
+}
+
 static void gen_quiet(const Position *pos, MoveList *list) {
     int us = pos->stm;
     Bitboard occ = pos->bb[0] | pos->bb[1];
@@ -201,11 +206,11 @@ static void gen_quiet(const Position *pos, MoveList *list) {
     Bitboard promo = pc_promo[us];
     /* R6: men one square forward. */
     if (us == PC_BLACK) {
-        for (Bitboard t = (men << 4) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) - 4, pc_lsb(t), (t & -t & promo) != 0);
-        for (Bitboard t = (men << 5) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) - 5, pc_lsb(t), (t & -t & promo) != 0);
+        add_steps(list, (men << 4) & empty, -4, promo);
+        add_steps(list, (men << 5) & empty, -5, promo);
     } else {
-        for (Bitboard t = (men >> 4) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) + 4, pc_lsb(t), (t & -t & promo) != 0);
-        for (Bitboard t = (men >> 5) & empty; t; t &= t - 1) add_quiet(list, pc_lsb(t) + 5, pc_lsb(t), (t & -t & promo) != 0);
+        add_steps(list, (men >> 4) & empty, 4, promo);
+        add_steps(list, (men >> 5) & empty, 5, promo);
     }
     /* R8: flying kings. */
     for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1) {

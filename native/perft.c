@@ -1,4 +1,11 @@
-/* perft.c -- perft with bulk counting at the last ply. */
+/* perft.c -- perft with bulk counting at the last two plies.
+ *
+ * The last ply counts moves without playing them (pc_count_moves); the ply
+ * before it counts the replies to all the man steps of a direction at once
+ * where it can (replies_of_steps); the men's captures of up to three jumps
+ * are made from bitboards, in no particular order (pc_gen_men_captures_short).
+ * Counts only: the order of moves, which the search depends on, is that of
+ * pc_gen_moves and is not used here. */
 #include "perft.h"
 
 #include <stdlib.h>

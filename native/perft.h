@@ -4,7 +4,7 @@
 
 #include "movegen.h"
 
-/* Leaves at `depth` plies, counting at the last ply without playing the moves.
+/* Leaves at `depth` plies, counting the last two plies in bulk (perft.c).
  * Returns -1 if a position exceeds the move list capacity. */
 int64_t pc_perft(const Position *pos, const RuleOptions *rules, int depth);
 
