@@ -147,41 +147,59 @@ static int64_t perft2_quiet(const Position *pos, const RuleOptions *rules, MoveL
     return scratch->overflow ? -1 : total;
 }
 
-static int64_t perft_rec(const Position *pos, const RuleOptions *rules, int depth, MoveList *lists) {
+/* The moves of a position for perft, in any order (lists[0]), or the count of
+ * its leaves two plies down when it has no capture (perft2_quiet): returns
+ * -2 when the moves are in the list, else the count (-1: too many moves). */
+static inline int64_t perft_moves(const Position *pos, const RuleOptions *rules, bool two,
+                                  MoveList *lists) {
     MoveList *list = &lists[0];
-    if (depth == 1) {
-        int n = pc_count_moves(pos, rules, list);
-        return list->overflow ? -1 : n;
-    }
     int us = pos->stm;
     Bitboard own = pos->bb[us];
     if (!(own & pos->kings)) { /* men only: their captures straight from the bitboards */
         Bitboard opp = pos->bb[us ^ 1];
         Bitboard jumpers = men_jumpers(own, opp, PC_VALID & ~(own | opp));
         if (!jumpers) {
-            if (depth == 2) return perft2_quiet(pos, rules, &lists[1]);
+            if (two) return perft2_quiet(pos, rules, &lists[1]);
             pc_gen_moves(pos, rules, list);
         } else if (!pc_gen_men_captures_short(pos, rules, jumpers, list)) {
             pc_gen_moves(pos, rules, list); /* a fourth jump: the generator deduplicates (R4) */
         }
     } else {
-        if (depth == 2 && !pc_has_capture(pos)) return perft2_quiet(pos, rules, &lists[1]);
+        if (two && !pc_has_capture(pos)) return perft2_quiet(pos, rules, &lists[1]);
         pc_gen_moves(pos, rules, list);
     }
-    if (list->overflow) return -1;
+    return list->overflow ? -1 : -2;
+}
+
+/* Leaves two plies below pos. */
+static int64_t perft2(const Position *pos, const RuleOptions *rules, MoveList *lists) {
+    int64_t r = perft_moves(pos, rules, true, lists);
+    if (r != -2) return r;
+    MoveList *list = &lists[0];
     int64_t total = 0;
     Position next;
-    if (depth == 2) {
-        for (int i = 0; i < list->n; i++) {
-            pc_make_fast(pos, &list->m[i], &next);
-            total += pc_count_moves(&next, rules, &lists[1]);
-            if (lists[1].overflow) return -1;
-        }
-        return total;
-    }
     for (int i = 0; i < list->n; i++) {
         pc_make_fast(pos, &list->m[i], &next);
-        int64_t sub = perft_rec(&next, rules, depth - 1, lists + 1);
+        total += pc_count_moves(&next, rules, &lists[1]);
+    }
+    return lists[1].overflow ? -1 : total;
+}
+
+static int64_t perft_rec(const Position *pos, const RuleOptions *rules, int depth, MoveList *lists) {
+    if (depth == 1) {
+        int n = pc_count_moves(pos, rules, &lists[0]);
+        return lists[0].overflow ? -1 : n;
+    }
+    if (depth == 2) return perft2(pos, rules, lists);
+    int64_t r = perft_moves(pos, rules, false, lists);
+    if (r != -2) return r;
+    MoveList *list = &lists[0];
+    int64_t total = 0;
+    Position next;
+    for (int i = 0; i < list->n; i++) {
+        pc_make_fast(pos, &list->m[i], &next);
+        int64_t sub = depth == 3 ? perft2(&next, rules, lists + 1)
+                                 : perft_rec(&next, rules, depth - 1, lists + 1);
         if (sub < 0) return -1;
         total += sub;
     }
