@@ -45,6 +45,11 @@ static void lmr_init(void) {
 #define RFP_MARGIN 70
 #define ASPIRATION 30
 #define HISTORY_MAX 16384
+#define IIR_DEPTH 4
+#define FUTILITY_DEPTH 2
+#define FUTILITY_MARGIN 90
+#define LMP_DEPTH 3
+#define LMP_BASE 4
 /* Soft time limit scaled by the best move's stability: later while it changes,
  * sooner once it has stood for four depths; no new depth past TIME_CAP of the
  * hard limit.  1, 1, 0.5 = no scaling (the scaling failed to pass an SPRT yet). */
@@ -220,6 +225,16 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         if (static_eval - RFP_MARGIN * depth >= beta) return static_eval;
     }
 
+    /* Internal iterative reduction: a node the table knows nothing of is
+     * searched a ply shallower (its move ordering is a guess). */
+    if (tt_move < 0 && !capture && depth >= IIR_DEPTH) depth--;
+    /* Futility: at a shallow quiet node far below alpha, late quiet moves are
+     * not searched (a quiet move rarely gains this much). */
+    bool futile = false;
+    if (!pv_node && ply > 0 && !capture && depth <= FUTILITY_DEPTH && alpha > -PC_MATE_BOUND &&
+        alpha < PC_MATE_BOUND)
+        futile = pc_evaluate(pos, &s->weights, &s->rules) + FUTILITY_MARGIN * depth <= alpha;
+
     /* Move ordering: TT move, captures by size, killers, history. */
     int n = list->n;
     int *order = s->order[ply];
@@ -252,6 +267,10 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
         bool quiet = !capture && !m->crown;
+        if (quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < (1 << 23) - 1) {
+            if (futile) continue;
+            if (depth <= LMP_DEPTH && j >= LMP_BASE + depth * depth) continue; /* late move pruning */
+        }
         pc_make(pos, m, &next);
         pc_tt_prefetch(&s->tt, tt_key(s, &next));
         /* A forced capture costs no depth. */
