@@ -20,9 +20,19 @@ pairs are counted by A's points (pentanomial: 0, ½, 1, 1½, 2) and the match
 stops as soon as the generalised log-likelihood ratio of H1 (``elo1``) over H0
 (``elo0``) leaves Wald's bounds for ``--alpha`` and ``--beta`` (see
 :mod:`poolcheckers.engine.sprt`; ``--elo-model`` logistic or normalized).
-Pairs run in ``--concurrency`` processes.  Either player may be a Hub engine
-(``--hub-a`` / ``--hub-b``: a command line that starts an engine speaking the
-Hub protocol on its standard input and output, e.g. a frozen build).
+Pairs run in ``--concurrency`` processes.
+
+Game clock (``--clock SECONDS --increment SECONDS``, fishtest's ``10+0.1``)
+instead of a bound per move: the match keeps each side's clock (the wall time
+of each move, as the match measures it, is taken off, then the increment is
+added); the engine budgets the clock it is given (``make_limit(clock=,
+increment=)``, a Hub engine ``level time=<left> inc=<increment>``), and a
+side whose clock runs out loses on time (PDN ``Termination`` "time forfeit:
+…"; the summary counts the time losses and the clock left at the end).
+
+Either player may be a Hub engine (``--hub-a`` / ``--hub-b``: a command line
+that starts an engine speaking the Hub protocol on its standard input and
+output, e.g. a frozen build).
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ from poolcheckers.commands.common import (
     open_engine,
     quiet_broken_pipe,
 )
+from poolcheckers.engine import MAX_SECONDS
 from poolcheckers.engine.sprt import (
     ELO_MODELS,
     Pentanomial,
@@ -69,6 +80,9 @@ from poolcheckers.rules import RuleSet
 
 #: The balloted openings shipped with the package.
 DEFAULT_BALLOTS: Final = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+
+#: Seconds per move when neither --time, --depth, --nodes nor --clock is given.
+DEFAULT_MOVE_TIME: Final = 0.1
 
 #: Normal quantile of a two-sided 95 % interval.
 Z_95: Final = 1.959963984540054
@@ -183,6 +197,27 @@ def load_ballots(path: str | Path, rules: RuleSet | None = None) -> list[tuple[s
 
 
 # ----------------------------------------------------------------- players and games
+@dataclass(frozen=True)
+class TimeControl:
+    """A game clock: ``clock`` seconds for each side's game, ``increment``
+    seconds added after each of its moves (fishtest's ``10+0.1``)."""
+
+    clock: float
+    increment: float = 0.0
+
+    def describe(self) -> str:
+        """``clock 6+0.06 s``."""
+        return f"clock {self.clock:g}+{self.increment:g} s"
+
+
+@dataclass(frozen=True)
+class ClockReading:
+    """What the mover's clock shows as its move begins, and its increment."""
+
+    remaining: float
+    increment: float
+
+
 class Player(Protocol):
     """One side of a match."""
 
@@ -190,8 +225,9 @@ class Player(Protocol):
     def name(self) -> str:
         """The name written in the PDN roster."""
 
-    def choose(self, board: Board) -> Move:
-        """The move to play on ``board`` (one of its legal moves)."""
+    def choose(self, board: Board, clock: ClockReading | None = None) -> Move:
+        """The move to play on ``board`` (one of its legal moves); ``clock``:
+        the mover's clock in a game with a :class:`TimeControl`."""
 
 
 @dataclass
@@ -203,9 +239,15 @@ class EnginePlayer:
     level: int | None
     name: str
 
-    def choose(self, board: Board) -> Move:
-        """The engine's move; an engine that returns no legal move is an error."""
-        result = self.engine.search(board, self.limit, level=self.level)
+    def choose(self, board: Board, clock: ClockReading | None = None) -> Move:
+        """The engine's move; an engine that returns no legal move is an error.
+
+        With a ``clock`` the engine budgets it (``make_limit(clock=, increment=)``)
+        instead of its fixed limit."""
+        limit = self.limit
+        if clock is not None:
+            limit = make_limit(clock=max(0.0, clock.remaining), increment=clock.increment)
+        result = self.engine.search(board, limit, level=self.level)
         legal = board.legal_moves
         if result.move is None or result.move not in legal:
             raise RuntimeError(f"{self.name} returned {result.move!r}, not a legal move")
@@ -219,6 +261,15 @@ class HubPlayer:
     every move sends the game from its start (``pos … moves=…``, so that the
     engine sees repetitions), the per-move bound (``level move-time=``,
     ``depth=`` or ``nodes=``) and ``go think``, and reads the ``done`` line.
+
+    In a game with a clock the bound is ``level time=<left> inc=<increment>``:
+    as in Scan's Hub protocol (and :mod:`poolcheckers.hub`), ``time`` is the
+    remaining clock of the side to move and ``inc`` what each move adds.  The
+    match credits the increment after a move (as fishtest and cutechess do),
+    so ``time`` is the clock as it stands, rounded down to the millisecond:
+    never time the engine does not have.  (Scan's text says a GUI adds the
+    increment before each move; an engine reading it that way is sent one
+    increment less than it would be by such a GUI.)
     """
 
     def __init__(
@@ -238,6 +289,8 @@ class HubPlayer:
             self._level = f"level depth={depth}"
         elif nodes is not None:
             self._level = f"level nodes={nodes}"
+        elif move_time is None:  # a game clock: the level line is sent before each move
+            self._level = "level move-time=0.1"
         else:
             self._level = f"level move-time={move_time:g}"
         try:
@@ -287,15 +340,20 @@ class HubPlayer:
     def new_game(self) -> None:
         self._send("new-game")
 
-    def choose(self, board: Board) -> Move:
-        """The engine's move for ``board`` (its whole game is sent)."""
+    def choose(self, board: Board, clock: ClockReading | None = None) -> Move:
+        """The engine's move for ``board`` (its whole game is sent); with a
+        ``clock``, its remaining time and increment are the bound."""
         start = board.copy()
         stack = list(start.move_stack)
         for _ in stack:
             start.pop()
         moves = [hub_move(move) for move in stack]
         self._send(format_line("pos", ("pos", hub_position(start)), ("moves", " ".join(moves))))
-        self._send(self._level)
+        if clock is not None:
+            left = math.floor(max(0.0, clock.remaining) * 1000) / 1000
+            self._send(f"level time={left:.3f} inc={clock.increment:g}")
+        else:
+            self._send(self._level)
         self._send("go think")
         done = parse_line(self._read_until("done"))
         text = done.args.get("move")
@@ -330,6 +388,26 @@ class GameRecord:
     a_is_black: bool
     a_points: float
     seconds: float
+    #: the loser's clock ran out (a game with a :class:`TimeControl`)
+    time_loss: bool = False
+    #: (Black's, White's) clock at the end, with a :class:`TimeControl`
+    clock_left: tuple[float, float] | None = None
+
+
+#: The reason of a game lost on time (the PDN's Termination tag starts with it).
+TIME_FORFEIT: Final = "time forfeit"
+
+
+@dataclass
+class PlayedGame:
+    """A game played to its end: the board, PDN result and reason, whether it
+    was lost on time and (Black's, White's) clock at the end (with a clock)."""
+
+    board: Board
+    result: str
+    reason: str
+    time_loss: bool = False
+    clock_left: tuple[float, float] | None = None
 
 
 def play_game(
@@ -342,13 +420,54 @@ def play_game(
 
     Returns the board (with its move stack), the PDN result and the reason.
     """
+    game = play_clock_game(black, white, opening, rules)
+    return game.board, game.result, game.reason
+
+
+def play_clock_game(
+    black: Player,
+    white: Player,
+    opening: Sequence[str],
+    rules: RuleSet | None = None,
+    control: TimeControl | None = None,
+    timer: Callable[[], float] = time.perf_counter,
+) -> PlayedGame:
+    """:func:`play_game`, on a clock when ``control`` is given.
+
+    The match keeps each side's clock: the wall time of a move (``timer``
+    around the player's ``choose``, so a Hub engine's protocol time counts
+    too) is taken off the mover's clock, then the increment is added.  A
+    player whose clock falls below zero loses on time (its late move is not
+    played; the reason starts with :data:`TIME_FORFEIT`).
+    """
     board = Board(rules=rules)
     for text in opening:
         board.push_notation(text)
+    left = {Color.BLACK: control.clock, Color.WHITE: control.clock} if control else {}
     while (outcome := board.outcome()) is None:
-        player = black if board.turn is Color.BLACK else white
-        board.push(player.choose(board.copy()))
-    return board, _RESULT_OF_WINNER[outcome.winner], outcome.reason()
+        mover = board.turn
+        player = black if mover is Color.BLACK else white
+        if control is None:
+            board.push(player.choose(board.copy()))
+            continue
+        start = timer()
+        move = player.choose(board.copy(), ClockReading(left[mover], control.increment))
+        left[mover] -= timer() - start
+        if left[mover] < 0:
+            side = "Black" if mover is Color.BLACK else "White"
+            winner = Color.WHITE if mover is Color.BLACK else Color.BLACK
+            reason = (
+                f"{TIME_FORFEIT}: {side}'s clock ran out on move {len(board.move_stack) // 2 + 1} "
+                f"({control.describe()}, {-left[mover]:.3f} s over)"
+            )
+            return PlayedGame(
+                board, _RESULT_OF_WINNER[winner], reason, True,
+                (left[Color.BLACK], left[Color.WHITE]),
+            )  # fmt: skip
+        left[mover] += control.increment
+        board.push(move)
+    clock_left = (left[Color.BLACK], left[Color.WHITE]) if control else None
+    return PlayedGame(board, _RESULT_OF_WINNER[outcome.winner], outcome.reason(), False, clock_left)
 
 
 def _points_of_a(result: str, a_black: bool) -> float:
@@ -385,6 +504,34 @@ class MatchResult:
     def estimate(self) -> EloEstimate:
         return elo_estimate(self.wins, self.draws, self.losses)
 
+    def clock_lines(self) -> list[str]:
+        """Time losses of each player and the mean clock left at the end of
+        the games it did not lose on time (nothing without a clock)."""
+        timed = [g for g in self.games if g.clock_left is not None]
+        if not timed:
+            return []
+        lost = {self.name_a: 0, self.name_b: 0}
+        left: dict[str, list[float]] = {self.name_a: [], self.name_b: []}
+        for g in timed:
+            assert g.clock_left is not None
+            a_left, b_left = g.clock_left if g.a_is_black else g.clock_left[::-1]
+            loser = None
+            if g.time_loss:
+                loser = self.name_a if g.a_points == 0.0 else self.name_b
+                lost[loser] += 1
+            for name, seconds in ((self.name_a, a_left), (self.name_b, b_left)):
+                if name != loser:
+                    left[name].append(seconds)
+
+        def mean(values: list[float]) -> str:
+            return f"{sum(values) / len(values):.2f} s" if values else "-"
+
+        return [
+            f"  time losses: {self.name_a} {lost[self.name_a]}, {self.name_b} {lost[self.name_b]}"
+            f"; mean clock left at the end: {self.name_a} {mean(left[self.name_a])}, "
+            f"{self.name_b} {mean(left[self.name_b])}"
+        ]
+
     def summary(self) -> str:
         """W/D/L, score and Elo of A, in a few lines."""
         if not self.games:
@@ -396,6 +543,7 @@ class MatchResult:
             f"  score {100 * e.score:.1f}% ± {100 * Z_95 * e.stderr:.1f}% (95%)",
             f"  {e.describe()}",
         ]
+        lines.extend(self.clock_lines())
         if e.stderr == 0.0 and e.score in (0.0, 1.0):
             bound = wilson_bound(len(self.games))
             if e.score == 1.0:
@@ -430,24 +578,28 @@ def run_match(
     games: int | None = None,
     rules: RuleSet | None = None,
     on_game: Callable[[GameRecord, MatchResult], None] | None = None,
+    control: TimeControl | None = None,
 ) -> MatchResult:
-    """Play the pairings of :func:`pairings`; ``on_game`` after each game."""
+    """Play the pairings of :func:`pairings` (on ``control``'s clock if given);
+    ``on_game`` after each game."""
     match = MatchResult(player_a.name, player_b.name)
     for index, a_black in pairings(openings, games):
         black, white = (player_a, player_b) if a_black else (player_b, player_a)
         start = time.perf_counter()
-        board, result, reason = play_game(black, white, openings[index], rules)
-        points = _points_of_a(result, a_black)
+        game = play_clock_game(black, white, openings[index], rules, control)
+        points = _points_of_a(game.result, a_black)
         record = GameRecord(
             opening=openings[index],
-            board=board,
+            board=game.board,
             black=black.name,
             white=white.name,
-            result=result,
-            reason=reason,
+            result=game.result,
+            reason=game.reason,
             a_is_black=a_black,
             a_points=points,
             seconds=time.perf_counter() - start,
+            time_loss=game.time_loss,
+            clock_left=game.clock_left,
         )
         match.games.append(record)
         if on_game is not None:
@@ -475,7 +627,9 @@ def make_player(
     limit_kwargs: dict[str, Any],
     factory: Callable[[int, RuleSet, str | None], EngineLike] | None = None,
 ) -> Player:
-    """The player of ``spec`` with the per-move bound ``limit_kwargs`` (time, depth or nodes)."""
+    """The player of ``spec`` with the per-move bound ``limit_kwargs`` (time,
+    depth or nodes; with a game clock, ``clock`` and ``increment``: the player
+    then takes the clock of each move from the game)."""
     if spec.hub is not None:
         return HubPlayer(
             spec.hub,
@@ -496,11 +650,39 @@ def make_player(
 GameData = tuple[tuple[str, ...], str, str, bool, float]
 
 
+@dataclass(frozen=True)
+class PairGame:
+    """One finished game of a pair, as it travels back from a worker process."""
+
+    moves: tuple[str, ...]
+    result: str
+    reason: str
+    a_black: bool
+    seconds: float
+    time_loss: bool = False
+    clock_left: tuple[float, float] | None = None
+
+    @property
+    def data(self) -> GameData:
+        return (self.moves, self.result, self.reason, self.a_black, self.seconds)
+
+
 def play_pair(
     player_a: Player, player_b: Player, opening: Sequence[str], rules: RuleSet
 ) -> list[GameData]:
     """The two games of ``opening``: A with Black, then A with White."""
-    games: list[GameData] = []
+    return [game.data for game in play_pair_games(player_a, player_b, opening, rules)]
+
+
+def play_pair_games(
+    player_a: Player,
+    player_b: Player,
+    opening: Sequence[str],
+    rules: RuleSet,
+    control: TimeControl | None = None,
+) -> list[PairGame]:
+    """:func:`play_pair`, on ``control``'s clock if given, with the clocks' results."""
+    games: list[PairGame] = []
     for a_black in (True, False):
         black, white = (player_a, player_b) if a_black else (player_b, player_a)
         for player in (black, white):
@@ -508,9 +690,23 @@ def play_pair(
             if callable(new_game):
                 new_game()
         start = time.perf_counter()
-        board, result, reason = play_game(black, white, opening, rules)
-        games.append((_notations(board), result, reason, a_black, time.perf_counter() - start))
+        game = play_clock_game(black, white, opening, rules, control)
+        games.append(
+            PairGame(_notations(game.board), game.result, game.reason, a_black,
+                     time.perf_counter() - start, game.time_loss, game.clock_left)
+        )  # fmt: skip
     return games
+
+
+def time_control(limit_kwargs: dict[str, Any]) -> TimeControl | None:
+    """The game clock of a match's ``limit_kwargs`` (``clock``, ``increment``), if any.
+
+    >>> time_control({"clock": 6.0, "increment": 0.06}), time_control({"depth": 3})
+    (TimeControl(clock=6.0, increment=0.06), None)
+    """
+    if limit_kwargs.get("clock") is None:
+        return None
+    return TimeControl(float(limit_kwargs["clock"]), float(limit_kwargs.get("increment", 0.0)))
 
 
 def _notations(board: Board) -> tuple[str, ...]:
@@ -533,13 +729,17 @@ def _init_worker(
 ) -> None:
     ruleset = RuleSet.from_dict(rules)
     _WORKER["rules"] = ruleset
+    _WORKER["control"] = time_control(limit_kwargs)
     _WORKER["a"] = make_player(spec_a, ruleset, limit_kwargs)
     _WORKER["b"] = make_player(spec_b, ruleset, limit_kwargs)
 
 
-def _pair_task(task: tuple[int, tuple[str, ...]]) -> tuple[int, list[GameData]]:
+def _pair_task(task: tuple[int, tuple[str, ...]]) -> tuple[int, list[PairGame]]:
     number, opening = task
-    return number, play_pair(_WORKER["a"], _WORKER["b"], opening, _WORKER["rules"])
+    games = play_pair_games(
+        _WORKER["a"], _WORKER["b"], opening, _WORKER["rules"], _WORKER["control"]
+    )
+    return number, games
 
 
 def run_pairs(
@@ -551,13 +751,15 @@ def run_pairs(
     rules: RuleSet,
     limit_kwargs: dict[str, Any],
     concurrency: int = 1,
-    on_pair: Callable[[int, tuple[str, ...], list[GameData]], bool],
+    on_pair: Callable[[int, tuple[str, ...], list[PairGame]], bool],
     players: tuple[Player, Player] | None = None,
 ) -> None:
     """Play ``pairs`` pairs, cycling ``openings``; ``on_pair`` after each (in
     the order they finish) returns True to stop.  ``concurrency`` > 1 plays
     pairs in that many processes (each with its own two players);
-    ``players`` (in-process only) replaces the players made from the specs."""
+    ``players`` (in-process only) replaces the players made from the specs.
+    A ``clock`` in ``limit_kwargs`` plays every game on that clock."""
+    control = time_control(limit_kwargs)
     tasks = [(n, tuple(openings[n % len(openings)])) for n in range(pairs)]
     if concurrency <= 1:
         a, b = players if players is not None else (
@@ -566,7 +768,7 @@ def run_pairs(
         )  # fmt: skip
         try:
             for number, opening in tasks:
-                if on_pair(number, opening, play_pair(a, b, opening, rules)):
+                if on_pair(number, opening, play_pair_games(a, b, opening, rules, control)):
                     return
         finally:
             for player in (a, b):
@@ -627,6 +829,8 @@ class SprtRun:
             f"pentanomial {p} (pairs scoring 0, 1/2, 1, 3/2, 2)",
             f"  score {100 * p.score:.1f}%, {estimate(p).describe()}",
         ]
+        if self.match is not None:
+            lines.extend(self.match.clock_lines())
         if self.sprt is not None:
             lines.append(f"  {self.sprt.state(p).describe()}")
         return "\n".join(lines)
@@ -751,9 +955,28 @@ def plot_match(match: MatchResult, path: str | Path, title: str) -> None:
 
 # ----------------------------------------------------------------- the command
 def _per_move(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """The per-move bound of the match (``make_limit`` keywords) and its description."""
+    """The per-move bound of the match (``make_limit`` keywords) and its
+    description; with ``--clock``, the game clock (``clock``, ``increment``)."""
     if args.depth is not None and args.nodes is not None:
         raise UsageError("--depth and --nodes exclude each other: give one bound per move")
+    if args.clock is not None:
+        for option, given in (("--depth", args.depth), ("--nodes", args.nodes),
+                              ("--time", args.time)):  # fmt: skip
+            if given is not None:
+                raise UsageError(
+                    f"--clock and {option} exclude each other: a game clock or a bound per move"
+                )
+        for option, seconds in (("--clock", args.clock), ("--increment", args.increment)):
+            if not math.isfinite(seconds) or seconds < 0 or seconds > MAX_SECONDS:
+                raise UsageError(
+                    f"{option} must be a number of seconds in 0..{MAX_SECONDS:g}, not {seconds}"
+                )
+        if not args.clock > 0:
+            raise UsageError(f"--clock must be > 0 seconds, not {args.clock}")
+        control = TimeControl(args.clock, args.increment)
+        return {"clock": control.clock, "increment": control.increment}, control.describe()
+    if args.increment:
+        raise UsageError("--increment needs --clock (the seconds added after each move)")
     if args.depth is not None:
         if args.depth < 1:
             raise UsageError(f"--depth must be >= 1, not {args.depth}")
@@ -762,9 +985,10 @@ def _per_move(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         if args.nodes < 1:
             raise UsageError(f"--nodes must be >= 1, not {args.nodes}")
         return {"nodes": args.nodes}, f"{args.nodes} nodes/move"
-    if not args.time > 0:
-        raise UsageError(f"--time must be > 0 seconds, not {args.time}")
-    return {"time": args.time}, f"{args.time:g} s/move"
+    seconds = DEFAULT_MOVE_TIME if args.time is None else args.time
+    if not seconds > 0:
+        raise UsageError(f"--time must be > 0 seconds, not {seconds}")
+    return {"time": seconds}, f"{seconds:g} s/move"
 
 
 def _limit_from_args(args: argparse.Namespace) -> Any:
@@ -844,26 +1068,28 @@ def _run_sprt(
     interrupted = False
     with tqdm(total=2 * pairs, desc="sprt", unit="game", file=sys.stderr, disable=None) as bar:
 
-        def on_pair(number: int, opening: tuple[str, ...], games: list[GameData]) -> bool:
+        def on_pair(number: int, opening: tuple[str, ...], games: list[PairGame]) -> bool:
             nonlocal decision
             points = 0.0
-            for moves, result, reason, a_black, seconds in games:
+            for game in games:
                 board = Board(rules=rules)
-                for text in moves:
+                for text in game.moves:
                     board.push_notation(text)
-                a_points = _points_of_a(result, a_black)
+                a_points = _points_of_a(game.result, game.a_black)
                 points += a_points
                 match.games.append(
                     GameRecord(
                         opening=opening,
                         board=board,
-                        black=spec_a.name if a_black else spec_b.name,
-                        white=spec_b.name if a_black else spec_a.name,
-                        result=result,
-                        reason=reason,
-                        a_is_black=a_black,
+                        black=spec_a.name if game.a_black else spec_b.name,
+                        white=spec_b.name if game.a_black else spec_a.name,
+                        result=game.result,
+                        reason=game.reason,
+                        a_is_black=game.a_black,
                         a_points=a_points,
-                        seconds=seconds,
+                        seconds=game.seconds,
+                        time_loss=game.time_loss,
+                        clock_left=game.clock_left,
                     )
                 )
             state = run_state.add(points)
@@ -982,8 +1208,9 @@ def run(
 
         try:
             match = run_match(
-                player_a, player_b, openings, games=args.games, rules=rules, on_game=on_game
-            )
+                player_a, player_b, openings, games=args.games, rules=rules, on_game=on_game,
+                control=time_control(limit_kwargs),
+            )  # fmt: skip
         except KeyboardInterrupt:
             match, interrupted = so_far, True
     if interrupted and not match.games:
@@ -1036,7 +1263,23 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="openings, one line of moves each (default: the shipped 3-move ballots)",
     )
-    parser.add_argument("--time", type=float, default=0.1, help="seconds per move (default 0.1)")
+    parser.add_argument(
+        "--time", type=float, help=f"seconds per move (default {DEFAULT_MOVE_TIME:g})"
+    )
+    parser.add_argument(
+        "--clock",
+        type=float,
+        metavar="SECONDS",
+        help="a game clock instead of a bound per move: each side's seconds for the game "
+        "(a side whose clock runs out loses on time)",
+    )
+    parser.add_argument(
+        "--increment",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --clock: seconds added after each move (--clock 6 --increment 0.06 is 6+0.06)",
+    )
     parser.add_argument("--depth", type=int, help="fixed depth per move instead of --time")
     parser.add_argument(
         "--nodes",

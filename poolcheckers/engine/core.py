@@ -31,6 +31,7 @@ from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
 from .levels import LEVELS, Level, check_level, choose_index
+from .timeman import clock_shares
 
 __all__ = [
     "DEFAULT_BENCH_DEPTH",
@@ -246,8 +247,9 @@ class Limit:
         """Seconds the engine may spend on this move (the hard stop); 0 means
         no time limit.
 
-        With a clock: three times the :meth:`soft_budget`, never more than
-        a third of what is left (nor past what is left, less a safety margin).
+        With a clock: the hard share of :func:`~poolcheckers.engine.timeman.clock_shares`
+        (by default three times the :meth:`soft_budget`, never more than a
+        third of what is left), at most ``time`` when that is given too.
 
         >>> Limit(clock=60.0, increment=1.0).budget()
         8.25
@@ -258,20 +260,21 @@ class Limit:
         """
         budget = 0.0
         if self.clock is not None:
-            clock = float(self.clock)
-            budget = min(3 * self._soft(), max(0.005, clock / 3))
+            budget = clock_shares(self.clock, self.increment)[1]
         if self.time is not None:
             budget = min(budget, float(self.time)) if budget > 0 else float(self.time)
-            if budget == 0:
-                budget = 1e-6
+        if (self.clock is not None or self.time is not None) and budget < 1e-6:
+            budget = 1e-6  # a bound of 0 would mean no time limit
         return round(budget, 6)
 
     def soft_budget(self) -> float:
         """Seconds after which no new depth is begun (0: the engine's default,
-        half of :meth:`budget`).  With a clock: what is left shared over 30
-        moves plus three quarters of the increment, at most a fifth of what
-        is left; the engine goes past it (up to :meth:`budget`) while its best
-        move keeps changing and stops sooner when it has stood for several depths.
+        half of :meth:`budget`).  With a clock: the soft share of
+        :func:`~poolcheckers.engine.timeman.clock_shares` (by default what is
+        left shared over 30 moves plus three quarters of the increment, at
+        most a fifth of what is left), at most half of ``time``; the engine
+        goes past it (up to :meth:`budget`) while its best move keeps changing
+        and stops sooner when it has stood for several depths.
 
         >>> Limit(clock=60.0, increment=1.0).soft_budget()
         2.75
@@ -280,15 +283,10 @@ class Limit:
         """
         if self.clock is None:
             return 0.0
-        return round(max(self._soft(), 1e-6), 6)
-
-    def _soft(self) -> float:
-        assert self.clock is not None
-        clock = float(self.clock)
-        soft = min(clock / 30 + 0.75 * self.increment, clock / 5)
+        soft = clock_shares(self.clock, self.increment)[0]
         if self.time is not None:
             soft = min(soft, 0.5 * float(self.time))
-        return soft
+        return round(max(soft, 1e-6), 6)
 
 
 @dataclass(frozen=True)

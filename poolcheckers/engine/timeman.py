@@ -1,0 +1,82 @@
+"""Time management under a game clock: the share of the clock one move may take.
+
+:meth:`Limit.budget <poolcheckers.engine.core.Limit.budget>` (the hard stop)
+and :meth:`Limit.soft_budget <poolcheckers.engine.core.Limit.soft_budget>`
+(no new depth past it) come from :func:`clock_shares`.  The search itself
+(``native/search.c``) begins no new depth after the soft share (scaled by the
+best move's stability) nor after half the hard stop, and aborts at the hard
+stop, keeping the last depth it finished.
+
+The policy is chosen by the environment variable ``POOLCHECKERS_TIME_POLICY``
+(read at each move, so that two engines of one build can be measured against
+each other in a match, each in its own process):
+
+``default``
+    soft = min(clock / 30 + 3/4 increment, clock / 5); hard = min(3 x soft,
+    max(5 ms, clock / 3)).
+``plain``
+    the reference of docs/ENGINE.md's clock test: soft = hard =
+    min(clock / 30 + increment, clock / 2).
+
+Any other value is refused with a ``ValueError`` naming it.
+
+>>> clock_shares(60.0, 1.0, policy="default")
+(2.75, 8.25)
+>>> clock_shares(60.0, 1.0, policy="plain")
+(3.0, 3.0)
+>>> clock_shares(0.0, 0.1, policy="default")  # an empty clock still bounds the search
+(1e-06, 1e-06)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+__all__ = ["POLICIES", "POLICY_VARIABLE", "clock_shares", "time_policy"]
+
+#: The environment variable that chooses the policy.
+POLICY_VARIABLE: Final = "POOLCHECKERS_TIME_POLICY"
+
+#: The policies :func:`clock_shares` knows, the first the default.
+POLICIES: Final = ("default", "plain")
+
+#: The smallest share returned: a bound of 0 would mean "no time limit".
+_MIN_SHARE: Final = 1e-6
+
+
+def time_policy() -> str:
+    """The policy named by ``POOLCHECKERS_TIME_POLICY`` (unset or empty: ``default``).
+
+    >>> import os; os.environ[POLICY_VARIABLE] = "fast"
+    >>> time_policy()
+    Traceback (most recent call last):
+    ...
+    ValueError: POOLCHECKERS_TIME_POLICY must be one of default, plain, not 'fast'
+    >>> del os.environ[POLICY_VARIABLE]; time_policy()
+    'default'
+    """
+    name = os.environ.get(POLICY_VARIABLE, "").strip() or POLICIES[0]
+    if name not in POLICIES:
+        raise ValueError(f"{POLICY_VARIABLE} must be one of {', '.join(POLICIES)}, not {name!r}")
+    return name
+
+
+def clock_shares(
+    clock: float, increment: float, *, policy: str | None = None
+) -> tuple[float, float]:
+    """(soft, hard) seconds of a move with ``clock`` seconds left and
+    ``increment`` seconds added after the move, under ``policy`` (default:
+    :func:`time_policy`).  Both are at least a microsecond and the soft share
+    is never above the hard one."""
+    name = time_policy() if policy is None else policy
+    clock, increment = float(clock), float(increment)
+    if name == "default":
+        soft = min(clock / 30 + 0.75 * increment, clock / 5)
+        hard = min(3 * soft, max(0.005, clock / 3))
+    elif name == "plain":
+        soft = hard = min(clock / 30 + increment, clock / 2)
+    else:
+        raise ValueError(f"unknown time policy {name!r} (known: {', '.join(POLICIES)})")
+    hard = max(hard, _MIN_SHARE)
+    return min(max(soft, _MIN_SHARE), hard), hard
