@@ -17,6 +17,12 @@ each other in a match, each in its own process):
 ``plain``
     the reference of docs/ENGINE.md's clock test: soft = hard =
     min(clock / 30 + increment, clock / 2).
+``reserve``
+    ``default`` with a reserve for what the engine's own clock does not see
+    (the process's start of the search, the protocol, the machine's load):
+    of ``usable = clock - 20 ms``, soft = min(usable / 30 + increment,
+    usable / 5) (the whole increment, which comes back after the move); hard
+    = min(3 x soft, usable / 3), with no 5 ms floor.
 
 Any other value is refused with a ``ValueError`` naming it.
 
@@ -24,6 +30,8 @@ Any other value is refused with a ``ValueError`` naming it.
 (2.75, 8.25)
 >>> clock_shares(60.0, 1.0, policy="plain")
 (3.0, 3.0)
+>>> clock_shares(0.05, 0.06, policy="reserve")  # 30 ms usable: a tenth of it at most
+(0.006, 0.01)
 >>> clock_shares(0.0, 0.1, policy="default")  # an empty clock still bounds the search
 (1e-06, 1e-06)
 """
@@ -33,13 +41,16 @@ from __future__ import annotations
 import os
 from typing import Final
 
-__all__ = ["POLICIES", "POLICY_VARIABLE", "clock_shares", "time_policy"]
+__all__ = ["POLICIES", "POLICY_VARIABLE", "RESERVE", "clock_shares", "time_policy"]
 
 #: The environment variable that chooses the policy.
 POLICY_VARIABLE: Final = "POOLCHECKERS_TIME_POLICY"
 
 #: The policies :func:`clock_shares` knows, the first the default.
-POLICIES: Final = ("default", "plain")
+POLICIES: Final = ("default", "plain", "reserve")
+
+#: Seconds of the clock the ``reserve`` policy never budgets.
+RESERVE: Final = 0.02
 
 #: The smallest share returned: a bound of 0 would mean "no time limit".
 _MIN_SHARE: Final = 1e-6
@@ -52,7 +63,7 @@ def time_policy() -> str:
     >>> time_policy()
     Traceback (most recent call last):
     ...
-    ValueError: POOLCHECKERS_TIME_POLICY must be one of default, plain, not 'fast'
+    ValueError: POOLCHECKERS_TIME_POLICY must be one of default, plain, reserve, not 'fast'
     >>> del os.environ[POLICY_VARIABLE]; time_policy()
     'default'
     """
@@ -76,6 +87,10 @@ def clock_shares(
         hard = min(3 * soft, max(0.005, clock / 3))
     elif name == "plain":
         soft = hard = min(clock / 30 + increment, clock / 2)
+    elif name == "reserve":
+        usable = max(0.0, clock - RESERVE)
+        soft = min(usable / 30 + increment, usable / 5)
+        hard = min(3 * soft, usable / 3)
     else:
         raise ValueError(f"unknown time policy {name!r} (known: {', '.join(POLICIES)})")
     hard = max(hard, _MIN_SHARE)

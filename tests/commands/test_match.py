@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import math
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 from fake_engine import FakeEngine, FakeLimit
 
-from poolcheckers import Board, RuleSet
+from poolcheckers import Board, Move, RuleSet
 from poolcheckers.cli import UsageError, build_parser, main
 from poolcheckers.commands import ballots, match
 from poolcheckers.commands.common import native_available
@@ -379,3 +380,180 @@ def test_fixed_pairs_mode_without_sprt_plots_the_score_only(tmp_path: Path) -> N
     match.plot_sprt(run, png, "pairs")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "fixed number of games" in run.summary()
+
+
+# ----------------------------------------------------------------- game clock
+class _Ticker:
+    """A fake wall clock that the players below move on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _SpendingPlayer:
+    """Plays the first legal move in notation order, spending ``spend[i]``
+    seconds of the fake clock on its i-th move (the last value after that)."""
+
+    def __init__(self, name: str, ticker: _Ticker, spend: list[float]) -> None:
+        self.name = name
+        self.ticker = ticker
+        self.spend = spend
+        self.readings: list[match.ClockReading | None] = []
+
+    def choose(self, board: Board, clock: match.ClockReading | None = None) -> Move:
+        self.readings.append(clock)
+        self.ticker.now += self.spend[min(len(self.readings) - 1, len(self.spend) - 1)]
+        return sorted(board.legal_moves, key=board.notation)[0]
+
+
+def test_the_match_keeps_each_sides_clock_and_adds_the_increment() -> None:
+    ticker = _Ticker()
+    black = _SpendingPlayer("B", ticker, [1.0, 0.5, 0.0])
+    white = _SpendingPlayer("W", ticker, [0.25])
+    control = match.TimeControl(6.0, 0.1)
+    game = match.play_clock_game(black, white, ("11-15",), None, control, timer=ticker)
+    assert not game.time_loss and not game.reason.startswith(match.TIME_FORFEIT)
+    # White moves first after the 1-ply opening; each reading is the clock as the move begins
+    assert [r.remaining for r in white.readings[:3] if r] == pytest.approx([6.0, 5.85, 5.7])
+    assert [r.remaining for r in black.readings[:4] if r] == pytest.approx([6.0, 5.1, 4.7, 4.8])
+    assert all(r is not None and r.increment == 0.1 for r in black.readings + white.readings)
+    moves_black = len(black.readings)
+    assert game.clock_left is not None
+    assert game.clock_left[0] == pytest.approx(6.0 - 1.5 + 0.1 * moves_black)
+
+
+def test_a_side_whose_clock_runs_out_loses_on_time_and_its_move_is_not_played() -> None:
+    ticker = _Ticker()
+    black = _SpendingPlayer("B", ticker, [0.0])
+    white = _SpendingPlayer("W", ticker, [2.0, 2.0, 2.5])  # 3+1 s: out on its third move
+    game = match.play_clock_game(
+        black, white, ("11-15",), None, match.TimeControl(3.0, 1.0), timer=ticker
+    )
+    assert game.time_loss and game.result == "2-0"  # Black wins (CONTRACTS.md §1)
+    assert game.reason.startswith("time forfeit: White's clock ran out on move 3")
+    assert "(clock 3+1 s, 1.500 s over)" in game.reason
+    assert len(game.board.move_stack) == 1 + 2 + 2  # the opening, two moves each: not the late one
+    assert game.clock_left == pytest.approx((5.0, -1.5))
+
+
+def _clock_factory(made: list[FakeEngine]) -> Callable[[int, RuleSet, str | None], FakeEngine]:
+    def factory(hash_mb: int, rules: RuleSet, weights: str | None) -> FakeEngine:
+        made.append(FakeEngine())
+        return made[-1]
+
+    return factory
+
+
+def test_clock_match_gives_engines_their_clock_and_counts_time_losses(tmp_path: Path) -> None:
+    pdn = tmp_path / "clock.pdn"
+    args = build_parser().parse_args(
+        ["match", "--clock", "6", "--increment", "0.06", "--games", "2",
+         "--ballots", str(_two_openings(tmp_path)), "--pdn", str(pdn)]
+    )  # fmt: skip
+    made: list[FakeEngine] = []
+    out = io.StringIO()
+    assert match.run(args, engine_factory=_clock_factory(made), out=out) == 0
+    text = out.getvalue()
+    assert "2 games, clock 6+0.06 s" in text
+    assert "time losses: poolcheckers L10 (A) 0, poolcheckers L10 (B) 0" in text
+    assert "mean clock left at the end" in text
+    limits = [limit for engine in made for _fen, limit, _level in engine.searches]
+    assert limits and all(lim.increment == 0.06 and lim.time is None for lim in limits)
+    assert all(0 < lim.clock <= 6.0 + 0.06 * 200 for lim in limits)
+    assert limits[0].clock == 6.0  # each side's first move sees the whole clock
+    tags = [game.tags["Termination"] for game in read_games(pdn.read_text(encoding="utf-8"))]
+    assert len(tags) == 2 and not any(tag.startswith("time forfeit") for tag in tags)
+
+
+def test_clock_sprt_pairs_record_the_clocks(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["match", "--clock", "5", "--sprt", "0", "10", "--games", "2",
+         "--ballots", str(_two_openings(tmp_path))]
+    )  # fmt: skip
+    out = io.StringIO()
+    assert match.run(args, engine_factory=_clock_factory([]), out=out) == 0
+    text = out.getvalue()
+    assert "clock 5+0 s" in text and "2 games (1 pairs)" in text and "time losses:" in text
+
+
+def test_summary_counts_time_losses_by_player() -> None:
+    result = match.MatchResult("A", "B")
+    result.games.append(
+        match.GameRecord(("11-15",), Board(), "A", "B", "0-2", "time forfeit: Black's …",
+                         True, 0.0, 1.0, time_loss=True, clock_left=(-0.1, 2.0))
+    )  # fmt: skip
+    result.games.append(
+        match.GameRecord(("11-15",), Board(), "B", "A", "1-1", "R18", False, 0.5, 1.0,
+                         clock_left=(1.0, 3.0))
+    )  # fmt: skip
+    assert result.clock_lines() == [
+        "  time losses: A 1, B 0; mean clock left at the end: A 3.00 s, B 1.50 s"
+    ]
+    assert "time losses: A 1, B 0" in result.summary()
+
+
+def test_clock_options_are_checked() -> None:
+    for extra in (["--depth", "3"], ["--nodes", "100"], ["--time", "0.1"]):
+        assert main(["match", "--clock", "6", *extra]) == 2
+    assert main(["match", "--increment", "0.1"]) == 2  # an increment needs a clock
+    for bad in ("0", "-1", "nan", "inf"):
+        assert main(["match", "--clock", bad]) == 2
+    assert main(["match", "--clock", "6", "--increment", "-0.1"]) == 2
+
+
+_FAKE_HUB = """
+import sys
+log = open(sys.argv[1], "a", encoding="utf-8")
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    word = line.split()[0] if line.split() else ""
+    if word == "hub":
+        print("wait", flush=True)
+    elif word == "init":
+        print("ready", flush=True)
+    elif word == "go":
+        print("done move=22-18", flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+def test_a_hub_engine_on_a_clock_gets_its_remaining_time_before_each_go(tmp_path: Path) -> None:
+    import sys
+
+    log = tmp_path / "hub.log"
+    script = tmp_path / "fake_hub.py"
+    script.write_text(_FAKE_HUB, encoding="utf-8")
+    player = match.HubPlayer([sys.executable, str(script), str(log)], "fake", hash_mb=1)
+    try:
+        board = Board()
+        board.push_notation("11-15")
+        move = player.choose(board.copy(), match.ClockReading(1.23456, 0.01))
+        assert board.notation(move) == "22-18"
+    finally:
+        player.close()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    go = lines.index("go think")
+    # Hub: time= is the mover's remaining clock (rounded down to the millisecond), inc= per move
+    assert lines[go - 1] == "level time=1.234 inc=0.01"
+    assert lines[go - 2].startswith("pos pos=") and lines[go - 2].endswith("moves=11-15")
+
+
+@needs_engine
+def test_a_real_engine_plays_a_tiny_clock_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdn = tmp_path / "clock.pdn"
+    status = main(
+        ["match", "--clock", "1", "--increment", "0.01", "--games", "1", "--hash", "4",
+         "--ballots", str(_two_openings(tmp_path)), "--pdn", str(pdn)]
+    )  # fmt: skip
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "1 game, clock 1+0.01 s" in out and "time losses:" in out
+    (game,) = read_games(pdn.read_text(encoding="utf-8"))
+    assert game.result in ("2-0", "0-2", "1-1") and game.tags["Termination"]
