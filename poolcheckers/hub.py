@@ -350,7 +350,15 @@ class _Level:
     infinite: bool = False
 
     def limit_kwargs(self, mode: str) -> dict[str, Any]:
-        """Keyword arguments of ``Limit`` for a search in ``mode``."""
+        """Keyword arguments of ``Limit`` for a search in ``mode``.
+
+        ``time=`` is the remaining clock of the side to move, as in Scan's
+        protocol ("time=<remaining time>"), and ``inc=`` the increment per
+        move: without ``moves=`` they are the game clock that the engine
+        budgets (``clock``, ``increment``: the policy of
+        :mod:`poolcheckers.engine.timeman`).  ``poolcheckers match --clock``
+        sends them so before each ``go``.
+        """
         kwargs: dict[str, Any] = {}
         if self.depth is not None:
             kwargs["depth"] = self.depth
