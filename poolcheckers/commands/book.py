@@ -1,18 +1,21 @@
 """``poolcheckers book``: build the opening book from deep searches.
 
-From the roots (``--roots ballots``: the end of every balloted opening, the
-positions games of ``match`` start from; ``start``: the initial position) the
-engine searches each position with ``--lines`` lines to ``--depth`` plies,
-keeps the moves within ``--margin`` centi-men of the best and follows them
-for ``--plies`` plies; the book (see :mod:`poolcheckers.engine.book`) is
-written as JSON.  The engine plays from ``poolcheckers/data/book.json`` at
-its strong levels, choosing among the near-best moves so that games differ.
+From the roots (``--roots start``: the initial position, where every game
+against the engine begins; ``ballots``: the end of every balloted opening)
+the engine searches each position with ``--lines`` lines to ``--depth``
+plies, keeps the moves within ``--margin`` centi-men of the best and follows
+them for up to ``--plies`` plies, the positions games are likelier to reach
+first, until ``--positions`` positions are searched (0: all of them within
+``--plies``).  The book (see :mod:`poolcheckers.engine.book`) is written as
+JSON.  The engine plays from ``poolcheckers/data/book.json`` at level 10,
+choosing among the near-best moves so that games differ.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +37,8 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
 
     out = out if out is not None else sys.stdout
     for name, value, low in (("--depth", args.depth, 1), ("--plies", args.plies, 1),
-                             ("--lines", args.lines, 1), ("--margin", args.margin, 0)):  # fmt: skip
+                             ("--lines", args.lines, 1), ("--margin", args.margin, 0),
+                             ("--positions", args.positions, 0)):  # fmt: skip
         if value < low:
             raise UsageError(f"{name} must be >= {low}, not {value}")
     if args.lines > 8:
@@ -54,19 +58,32 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     engine = open_engine(args.hash)
     limit = make_limit(depth=args.depth)
     search = opening_book.engine_lines(engine, limit, args.lines)
-    with tqdm(desc="positions", unit="pos", file=sys.stderr, disable=None) as bar:
+    budget = args.positions or None
+    wall, cpu = time.perf_counter(), time.process_time()
+    with tqdm(total=budget, desc="positions", unit="pos", file=sys.stderr, disable=None) as bar:
 
         def on_position(count: int) -> None:
             bar.update()
 
         built = opening_book.build(
-            roots, search, plies=args.plies, margin=args.margin, on_position=on_position
+            roots,
+            search,
+            plies=args.plies,
+            margin=args.margin,
+            positions=budget,
+            on_position=on_position,
         )
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    built.info = {"roots": args.roots, "depth": args.depth, "lines": args.lines,
+                  "margin": args.margin, "plies": args.plies, "positions": args.positions,
+                  "hash": args.hash}  # fmt: skip
     built.save(target)
     moves = sum(len(v) for v in built.entries.values())
     print(
         f"{len(built)} positions, {moves} moves (depth {args.depth}, {args.lines} lines, "
-        f"margin {args.margin}, {args.plies} plies from {len(roots)} roots); saved to {target}",
+        f"margin {args.margin}, up to {args.plies} plies from {len(roots)} roots, "
+        f"book moves to ply {built.plies(roots)}); {wall:.0f} s, CPU {cpu:.0f} s; "
+        f"saved to {target}",
         file=out,
     )
     return 0
@@ -86,6 +103,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--plies", type=int, default=4, help="plies of book past a root (4)")
     parser.add_argument("--lines", type=int, default=3, help="lines searched a position (3)")
     parser.add_argument("--margin", type=int, default=10, help="centi-men from the best (10)")
+    parser.add_argument("--positions", type=int, default=0,
+                        help="search at most this many positions, the likeliest first "
+                             "(0: every position within --plies)")  # fmt: skip
     parser.add_argument("--hash", type=int, default=64, help="table size, MiB (64)")
     parser.add_argument("--output", required=True, metavar="OUT.json", help="the book file")
     parser.set_defaults(func=run)

@@ -54,9 +54,10 @@ __all__ = [
 #: the longest time a limit may give (the native core counts in int64 nanoseconds)
 MAX_SECONDS = 1e8
 
-#: the weakest level that plays from the opening book (the weaker ones search: their
-#: mistakes are their level)
-BOOK_MIN_LEVEL = 8
+#: the weakest level that plays from the opening book: the full engine only.  Levels 1-9
+#: vary already (noise, softmax) and their opening mistakes are their level (the ladder
+#: measures them without the book); level 10 would repeat its games: the book varies them
+BOOK_MIN_LEVEL = 10
 
 
 def _default_book() -> Any:
