@@ -97,15 +97,17 @@ def register(subparsers: Any) -> None:
         description=help_description(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--roots", choices=("ballots", "start"), default="ballots")
+    parser.add_argument(
+        "--roots", choices=("start", "ballots"), default="start", help="where lines begin (start)"
+    )
     parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
-    parser.add_argument("--depth", type=int, default=14, help="search depth (14)")
-    parser.add_argument("--plies", type=int, default=4, help="plies of book past a root (4)")
-    parser.add_argument("--lines", type=int, default=3, help="lines searched a position (3)")
+    parser.add_argument("--depth", type=int, default=16, help="search depth (16)")
+    parser.add_argument("--plies", type=int, default=12, help="plies of book past a root (12)")
+    parser.add_argument("--lines", type=int, default=2, help="lines searched a position (2)")
     parser.add_argument("--margin", type=int, default=10, help="centi-men from the best (10)")
     parser.add_argument("--positions", type=int, default=0,
                         help="search at most this many positions, the likeliest first "
                              "(0: every position within --plies)")  # fmt: skip
-    parser.add_argument("--hash", type=int, default=64, help="table size, MiB (64)")
+    parser.add_argument("--hash", type=int, default=256, help="table size, MiB (256)")
     parser.add_argument("--output", required=True, metavar="OUT.json", help="the book file")
     parser.set_defaults(func=run)

@@ -113,10 +113,11 @@ def test_the_engine_plays_book_moves_at_strong_levels_only() -> None:
 @needs_engine
 def test_book_command_builds_a_book_the_engine_reads(tmp_path: Path) -> None:
     target = tmp_path / "book.json"
-    assert main(["book", "--roots", "start", "--depth", "4", "--plies", "2",
+    assert main(["book", "--depth", "4", "--plies", "2", "--hash", "8",
                  "--output", str(target)]) == 0  # fmt: skip
     book = Book.load(target)
-    assert Board().fen() in book.entries and len(book) >= 2
+    assert Board().fen() in book.entries and len(book) >= 2  # --roots start by default
+    assert book.info["depth"] == 4 and book.info["roots"] == "start"
     assert main(["book", "--lines", "9", "--output", str(target)]) == 2
 
 
