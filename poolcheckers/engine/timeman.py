@@ -19,10 +19,13 @@ each other in a match, each in its own process):
     min(clock / 30 + increment, clock / 2).
 ``reserve``
     ``default`` with a reserve for what the engine's own clock does not see
-    (the process's start of the search, the protocol, the machine's load):
-    of ``usable = clock - 20 ms``, soft = min(usable / 30 + increment,
-    usable / 5) (the whole increment, which comes back after the move); hard
-    = min(3 x soft, usable / 3), with no 5 ms floor.
+    (the work before and after the native search, the protocol, the
+    machine's load: at 6+0.06 on a loaded machine moves overran a budget of a
+    few tens of milliseconds by up to 0.23 s): of ``usable = clock - 0.2 s``,
+    soft = min(usable / 30 + increment, usable / 5) (the whole increment,
+    which comes back after the move); hard = min(3 x soft, usable / 3), with
+    no 5 ms floor.  Below the reserve the engine plays at once and lives on
+    its increment until the clock is above the reserve again.
 
 Any other value is refused with a ``ValueError`` naming it.
 
@@ -30,8 +33,8 @@ Any other value is refused with a ``ValueError`` naming it.
 (2.75, 8.25)
 >>> clock_shares(60.0, 1.0, policy="plain")
 (3.0, 3.0)
->>> clock_shares(0.05, 0.06, policy="reserve")  # 30 ms usable: a tenth of it at most
-(0.006, 0.01)
+>>> [round(s, 6) for s in clock_shares(0.5, 0.06, policy="reserve")]  # 0.3 s usable
+[0.06, 0.1]
 >>> clock_shares(0.0, 0.1, policy="default")  # an empty clock still bounds the search
 (1e-06, 1e-06)
 """
@@ -50,7 +53,7 @@ POLICY_VARIABLE: Final = "POOLCHECKERS_TIME_POLICY"
 POLICIES: Final = ("default", "plain", "reserve")
 
 #: Seconds of the clock the ``reserve`` policy never budgets.
-RESERVE: Final = 0.02
+RESERVE: Final = 0.2
 
 #: The smallest share returned: a bound of 0 would mean "no time limit".
 _MIN_SHARE: Final = 1e-6
