@@ -42,10 +42,12 @@ import contextlib
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -1143,6 +1145,25 @@ def _run_sprt(
     return 130 if interrupted else status
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the match runs, SIGTERM (``kill PID``) ends it as Ctrl-C does:
+    the games finished so far are counted and saved (a match started in the
+    background of a script ignores SIGINT)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @quiet_broken_pipe
 def run(
     args: argparse.Namespace,
@@ -1151,7 +1172,19 @@ def run(
     limit: Any = None,
     out: Any = None,
 ) -> int:
-    """Play the match of ``args``; print the result (and save PDN / plot)."""
+    """Play the match of ``args``; print the result (and save PDN / plot).
+    Ctrl-C or SIGTERM ends it early, the finished games counted (status 130)."""
+    with _terminate_as_interrupt():
+        return _run(args, engine_factory=engine_factory, limit=limit, out=out)
+
+
+def _run(
+    args: argparse.Namespace,
+    *,
+    engine_factory: Callable[[int, RuleSet, str | None], EngineLike] | None,
+    limit: Any,
+    out: Any,
+) -> int:
     out = out if out is not None else sys.stdout
     rules = RuleSet.from_options(args.rules)
     level_a = _check_level("--level-a", args.level_a)

@@ -557,3 +557,37 @@ def test_a_real_engine_plays_a_tiny_clock_game(
     assert "1 game, clock 1+0.01 s" in out and "time losses:" in out
     (game,) = read_games(pdn.read_text(encoding="utf-8"))
     assert game.result in ("2-0", "0-2", "1-1") and game.tags["Termination"]
+
+
+class _TermAfter(FakeEngine):
+    """A fake engine whose process gets SIGTERM during its ``after``-th search."""
+
+    after: ClassVar[list[int]] = [0]
+
+    def search(self, board, limit, on_info=None, level=None):  # type: ignore[no-untyped-def]
+        import os
+        import signal
+
+        self.after[0] -= 1
+        if self.after[0] == 0:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return super().search(board, limit, on_info, level)
+
+
+def test_sigterm_ends_a_match_like_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    pdn = tmp_path / "term.pdn"
+    args = build_parser().parse_args(
+        ["match", "--clock", "60", "--ballots", str(_two_openings(tmp_path)), "--pdn", str(pdn)]
+    )
+    before = signal.getsignal(signal.SIGTERM)
+    _TermAfter.after[0] = 1_000_000
+    factory = lambda mb, rules, weights: _TermAfter()  # noqa: E731
+    assert match.run(args, engine_factory=factory, out=io.StringIO()) == 0
+    _TermAfter.after[0] = (1_000_000 - _TermAfter.after[0]) * 5 // 8  # in the third game
+    out = io.StringIO()
+    code = match.run(args, engine_factory=factory, out=out)
+    assert code == 130 and "interrupted: the " in out.getvalue()
+    assert 1 <= len(read_games(pdn.read_text(encoding="utf-8"))) < 4
+    assert signal.getsignal(signal.SIGTERM) == before  # the command's handler is gone
