@@ -34,7 +34,7 @@ static void lmr_init(void) {
     if (lmr_ready) return;
     for (int d = 0; d < 64; d++)
         for (int n = 0; n < 64; n++) {
-            double r = (d < 1 || n < 1) ? 0.0 : 0.25 + ln((double)d) * ln((double)n) / 2.0;
+            double r = (d < 1 || n < 1) ? 0.0 : 0.5 + ln((double)d) * ln((double)n) / 1.75;
             lmr_table[d][n] = (int8_t)(r < 0 ? 0 : r);
         }
     lmr_ready = true;
@@ -280,7 +280,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
         } else {
             int reduction = 0;
-            if (quiet && depth >= 3 && j >= 2) {
+            if (quiet && depth >= 3 && j >= 1) {
                 reduction = lmr_table[depth < 64 ? depth : 63][j < 64 ? j : 63];
                 if (pv_node) reduction--;
                 if (keys[j] >= (1 << 23) - 1) reduction--; /* a killer */
