@@ -269,7 +269,13 @@ def report(data: dict[str, Any]) -> str:
         f"Run {data['started']} to {data.get('finished', '(unfinished)')} UTC on "
         f"{data['cpus']} cores; load average (1 min) {data['load_start']:.2f} at the start, "
         f"{data.get('load_end', float('nan')):.2f} at the end (other jobs shared the cores; "
-        "levels 1-9 cap their depth, so only level 10's play depends on the load).",
+        "levels 1-9 cap their depth and seldom reach their time, so it is level 10's play "
+        "that depends on the load).",
+        *(
+            [f"Resumed: the {data['resumed']}; each step's start and load are its own."]
+            if data.get("resumed")
+            else []
+        ),
         "",
         "Elo gap: upper level minus lower, from the pentanomial pair statistics, 95 % "
         "interval. Ladder Elo: sum of the gaps from level "
@@ -277,16 +283,26 @@ def report(data: dict[str, Any]) -> str:
         "quadrature over the steps.",
         "",
         "| step | per move (upper) | games | W / D / L (upper) | pentanomial "
-        "[LL, LD, DD+WL, WD, WW] | Elo gap (95 %) | plies/game | start (load) |",
-        "|---|---|---|---|---|---|---|---|",
-        *(_step_row(s) for s in chain),
-        "",
-        "| level | ladder Elo (± 95 %) |",
-        "|---|---|",
+        "[LL, LD, DD+WL, WD, WW] | Elo gap (95 %) | plies/game | start (load) | "
+        "ladder Elo of the upper level (± 95 %) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for level, (elo, sigma, bounded) in sorted(cumulative.items()):
+    for s in chain:
+        elo, sigma, bounded = cumulative[s.upper]
         value = f"≥ {_fmt(elo)}" if bounded else f"{_fmt(elo)} ± {Z_95 * sigma:.0f}"
-        lines.append(f"| {level} | {value} |")
+        lines.append(f"{_step_row(s)} {value} |")
+    lines += [
+        "",
+        "The levels played (`poolcheckers.engine.LEVELS`; level 10: the full engine):",
+        "",
+        "| level | depth | noise | temperature | margin |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {k} | {v['depth'] or 'full'} | {v['noise']} | {v['temperature']:g} | "
+            f"{v['margin']} |"
+            for k, v in sorted(data["levels"].items(), key=lambda kv: int(kv[0]))
+        ),
+    ]
     if others:
         lines += [
             "",
@@ -443,7 +459,9 @@ def main(argv: list[str] | None = None) -> int:
         "steps": [],
     }
     if done:
-        data["resumed"] = f"steps kept from the run started {before['started']}"
+        data["resumed"] = (
+            f"steps whose levels did not change kept from the run of {before['started']}"
+        )
     steps = [
         Step(u, lo, 2 * (_games_of((u, lo), args) // 2),
              _describe_limit(u, args.time_scale, args.top_nodes))
