@@ -55,8 +55,9 @@ __all__ = [
 MAX_SECONDS = 1e8
 
 #: the weakest level that plays from the opening book: the full engine only.  Levels 1-9
-#: vary already (noise, softmax) and their opening mistakes are their level (the ladder
-#: measures them without the book); level 10 would repeat its games: the book varies them
+#: vary already (softmax; noise at 1-8) and their opening mistakes are their level (the
+#: ladder measures them without the book); level 10 would repeat its games: the book
+#: varies them
 BOOK_MIN_LEVEL = 10
 
 
