@@ -650,8 +650,16 @@ class Engine:
             if level >= BOOK_MIN_LEVEL and self.book is not None and multipv == 1:
                 start = time.perf_counter()
                 move = self.book.choose(board, self._rng)
-                if move is not None:  # a book move: no search
-                    return SearchResult(move, 0, [move], 0, 0, time.perf_counter() - start, None)
+                if move is not None:  # a book move: no search; the score and depth of its build
+                    score = dict(self.book.moves(board)).get(move, 0)
+                    depth = self.book.info.get("depth", 0)
+                    played = SearchResult(
+                        move, score, [move], depth if isinstance(depth, int) else 0, 0,
+                        time.perf_counter() - start, None,
+                    )  # fmt: skip
+                    if on_info is not None:
+                        on_info(played)
+                    return played
             if not LEVELS[level].full_strength:
                 return self._search_level(board, lim, LEVELS[level], on_info)
         args = self._args(board)

@@ -101,10 +101,13 @@ def test_plies_counts_forced_moves_on_the_way() -> None:
 def test_the_engine_plays_book_moves_at_strong_levels_only() -> None:
     after = Board()
     after.push_notation("11-15")
-    book = Book({after.fen(): [("23-19", 0)]})
+    book = Book({after.fen(): [("23-19", 7)]}, info={"depth": 16})
     engine = Engine(hash_mb=1, book=book, seed=1)
-    played = engine.search(after, Limit(time=0.5), level=10)
+    seen: list[object] = []
+    played = engine.search(after, Limit(time=0.5), level=10, on_info=seen.append)
     assert str(played.move) == "23-19" and played.nodes == 0  # from the book, no search
+    # it reports the book's score and build depth (the web card shows them), not 0.00
+    assert (played.score, played.depth) == (7, 16) and seen == [played]
     assert engine.search(after, Limit(depth=3)).nodes > 0  # analysis (no level) searches
     assert engine.search(after, Limit(depth=3), level=3).nodes > 0  # a weak level searches
     assert engine.search(Board(), Limit(depth=3), level=10).nodes > 0  # not in the book
