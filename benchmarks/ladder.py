@@ -39,6 +39,7 @@ import math
 import multiprocessing
 import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -48,6 +49,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+import poolcheckers
 from poolcheckers import Board, Move
 from poolcheckers.commands.match import (
     DEFAULT_BALLOTS,
@@ -383,6 +385,28 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _commit() -> str:
+    """The engine's commit (``+`` when the tree has changes): a resumed run keeps
+    only the steps played by the same engine."""
+    root = Path(poolcheckers.__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "poolcheckers", "native"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")  # fmt: skip
+
+
 def _played(level: int, args: argparse.Namespace) -> dict[str, Any]:
     """What a level played in a step: its definition and per-move limit."""
     if level == 0:
@@ -445,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     results.mkdir(exist_ok=True)
     out = results / args.name
     done: dict[tuple[int, int], dict[str, Any]] = {}
+    before: dict[str, Any] = {}
     if args.resume and out.with_suffix(".json").exists():
         before = json.loads(out.with_suffix(".json").read_text())
         done = {(s["upper"], s["lower"]): s for s in before["steps"]}
@@ -453,6 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(["benchmarks/ladder.py", *(sys.argv[1:] if argv is None else argv)]),
         "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
         "cpus": os.cpu_count(),
+        "commit": _commit(),
         "load_start": os.getloadavg()[0],
         "levels": {str(k): asdict(v) for k, v in LEVELS.items()},
         "table": args.table,
@@ -475,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         if (old := done.get((s.upper, s.lower))) is not None
         and old["games"] == s.games
         and old.get("played") == s.played
+        and before.get("commit") == data["commit"]
     ]
     with tqdm(
         total=sum(s.games for s in steps if s not in kept), desc="ladder", unit="game"
