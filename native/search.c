@@ -219,9 +219,12 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     /* Reverse futility pruning (there is no null move in a game where passing is
      * not allowed, R16): at a shallow quiet node far above beta, the static
      * evaluation stands. */
+    bool have_eval = false; /* the static evaluation, computed once for both prunings */
+    int static_eval = 0;
     if (!pv_node && ply > 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
         beta > -PC_MATE_BOUND) {
-        int static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        have_eval = true;
         if (static_eval - RFP_MARGIN * depth >= beta) return static_eval;
     }
 
@@ -232,8 +235,10 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
      * not searched (a quiet move rarely gains this much). */
     bool futile = false;
     if (!pv_node && ply > 0 && !capture && depth <= FUTILITY_DEPTH && alpha > -PC_MATE_BOUND &&
-        alpha < PC_MATE_BOUND)
-        futile = pc_evaluate(pos, &s->weights, &s->rules) + FUTILITY_MARGIN * depth <= alpha;
+        alpha < PC_MATE_BOUND) {
+        if (!have_eval) static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        futile = static_eval + FUTILITY_MARGIN * depth <= alpha;
+    }
 
     /* Move ordering: TT move, captures by size, killers, history. */
     int n = list->n;
