@@ -57,6 +57,7 @@ from poolcheckers.commands.match import (
     GameData,
     load_ballots,
     play_pair,
+    points_of_a,
     wilson_bound,
 )
 from poolcheckers.engine import LEVELS, Limit, level_limit, level_move_time, open_engine
@@ -125,12 +126,6 @@ def _init_worker(
 
 def _pair(opening: tuple[str, ...]) -> list[GameData]:
     return play_pair(_WORKER["a"], _WORKER["b"], opening, RuleSet())
-
-
-def _points(result: str, a_black: bool) -> float:
-    if result == "1-1":
-        return 0.5
-    return 1.0 if (result == "2-0") == a_black else 0.0
 
 
 @dataclass
@@ -202,7 +197,7 @@ def play_step(
         for games in pool.imap_unordered(_pair, tasks, chunksize=1):
             pair = 0.0
             for moves, result, reason, a_black, _ in games:
-                points = _points(result, a_black)
+                points = points_of_a(result, a_black)
                 pair += points
                 step.wins += points == 1.0
                 step.draws += points == 0.5

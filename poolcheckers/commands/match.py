@@ -472,10 +472,10 @@ def play_clock_game(
     return PlayedGame(board, _RESULT_OF_WINNER[outcome.winner], outcome.reason(), False, clock_left)
 
 
-def _points_of_a(result: str, a_black: bool) -> float:
+def points_of_a(result: str, a_black: bool) -> float:
     """A's points for a PDN result (``2-0`` Black won, ``0-2`` White won).
 
-    >>> _points_of_a("2-0", True), _points_of_a("2-0", False), _points_of_a("1-1", True)
+    >>> points_of_a("2-0", True), points_of_a("2-0", False), points_of_a("1-1", True)
     (1.0, 0.0, 0.5)
     """
     if result == "1-1":
@@ -589,7 +589,7 @@ def run_match(
         black, white = (player_a, player_b) if a_black else (player_b, player_a)
         start = time.perf_counter()
         game = play_clock_game(black, white, openings[index], rules, control)
-        points = _points_of_a(game.result, a_black)
+        points = points_of_a(game.result, a_black)
         record = GameRecord(
             opening=openings[index],
             board=game.board,
@@ -1077,7 +1077,7 @@ def _run_sprt(
                 board = Board(rules=rules)
                 for text in game.moves:
                     board.push_notation(text)
-                a_points = _points_of_a(game.result, game.a_black)
+                a_points = points_of_a(game.result, game.a_black)
                 points += a_points
                 match.games.append(
                     GameRecord(
