@@ -1,7 +1,9 @@
 """Time to depth with N threads beside one thread (lazy SMP), in one run.
 
-Each round searches every position of ``poolcheckers bench`` (the start, played
-positions and king endings) to ``--depth`` with a fresh engine, once with one
+Each round searches four opening positions (the start and three with a man or
+two of each side out of its starting square: king endings are solved too fast
+to tell) to ``--depth`` with a
+fresh engine, once with one
 thread and once with ``--threads`` threads, alternately, so that both see the
 same load.  The figure is the ratio of the summed times (best of the rounds
 for each) and the nodes of the threaded search (all threads) beside the
@@ -27,7 +29,7 @@ from tqdm import tqdm
 from poolcheckers import Board
 from poolcheckers.engine import Engine, make_limit
 
-#: A few positions of the bench set (start, an early middle game, a crowded one).
+#: The start and three early-opening positions (a man or two out of its starting square).
 POSITIONS = (
     "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
     "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,15",

@@ -45,6 +45,9 @@ static void lmr_init(void) {
 #define RFP_MARGIN 70
 #define ASPIRATION 30
 #define HISTORY_MAX 16384
+/* Ordering keys of the two killers; a key at or above KILLER2_KEY is the hash move or a killer. */
+#define KILLER1_KEY (1 << 23)
+#define KILLER2_KEY ((1 << 23) - 1)
 #define IIR_DEPTH 4
 #define FUTILITY_DEPTH 2
 #define FUTILITY_MARGIN 90
@@ -216,11 +219,11 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         }
     }
 
+    bool have_eval = false; /* the static evaluation, computed once for both prunings */
+    int static_eval = 0;
     /* Reverse futility pruning (there is no null move in a game where passing is
      * not allowed, R16): at a shallow quiet node far above beta, the static
      * evaluation stands. */
-    bool have_eval = false; /* the static evaluation, computed once for both prunings */
-    int static_eval = 0;
     if (!pv_node && ply > 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
         beta > -PC_MATE_BOUND) {
         static_eval = pc_evaluate(pos, &s->weights, &s->rules);
@@ -249,8 +252,8 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         int k;
         if (i == tt_move) k = 1 << 30;
         else if (m->cap) k = (1 << 24) + pc_popcount(m->cap) * 1000 + pc_popcount(m->cap & pos->kings) * 300;
-        else if (quiet_id(m) == s->killers[ply][0]) k = 1 << 23;
-        else if (quiet_id(m) == s->killers[ply][1]) k = (1 << 23) - 1;
+        else if (quiet_id(m) == s->killers[ply][0]) k = KILLER1_KEY;
+        else if (quiet_id(m) == s->killers[ply][1]) k = KILLER2_KEY;
         else k = s->history[m->from][m->to];
         if (m->crown) k += 1 << 20;
         order[i] = i;
@@ -272,7 +275,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
         bool quiet = !capture && !m->crown;
-        if (quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < (1 << 23) - 1) {
+        if (quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < KILLER2_KEY) {
             if (futile) continue;
             if (depth <= LMP_DEPTH && j >= LMP_BASE + depth * depth) continue; /* late move pruning */
         }
@@ -288,7 +291,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             if (quiet && depth >= 3 && j >= 1) {
                 reduction = lmr_table[depth < 64 ? depth : 63][j < 64 ? j : 63];
                 if (pv_node) reduction--;
-                if (keys[j] >= (1 << 23) - 1) reduction--; /* a killer */
+                if (keys[j] >= KILLER2_KEY) reduction--; /* a killer */
                 else if (keys[j] > HISTORY_MAX / 2) reduction--;
                 else if (keys[j] < -HISTORY_MAX / 2) reduction++;
                 if (reduction < 0) reduction = 0;
