@@ -993,10 +993,6 @@ def _per_move(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     return {"time": seconds}, f"{seconds:g} s/move"
 
 
-def _limit_from_args(args: argparse.Namespace) -> Any:
-    return make_limit(**_per_move(args)[0])
-
-
 def _check_level(name: str, level: int) -> int:
     if not MIN_LEVEL <= level <= MAX_LEVEL:
         raise UsageError(f"{name} must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
@@ -1032,6 +1028,7 @@ def _run_sprt(
     *,
     engine_factory: Callable[[int, RuleSet, str | None], EngineLike] | None,
     limit: Any,
+    per_move: str,
 ) -> int:
     """Game pairs in processes (``--concurrency``), with ``--sprt`` until the LLR
     leaves its bounds, else for ``--games`` (default: every ballot twice)."""
@@ -1048,7 +1045,6 @@ def _run_sprt(
     run_state = SprtRun(sprt, spec_a.name, spec_b.name)
     match = MatchResult(spec_a.name, spec_b.name)
     run_state.match = match
-    per_move = _per_move(args)[1]
     print(
         f"{spec_a.name} vs {spec_b.name}: {sprt.describe() if sprt else 'game pairs'}, "
         f"at most {_games(2 * pairs)}, "
@@ -1196,8 +1192,8 @@ def _run(
         if path:
             _check_writable(option, path)  # before the games, not after them
     factory = engine_factory or open_engine
-    limit = limit if limit is not None else _limit_from_args(args)
-    limit_kwargs = _per_move(args)[0]
+    limit_kwargs, per_move = _per_move(args)  # parsed and checked once
+    limit = limit if limit is not None else make_limit(**limit_kwargs)
     hub_a, hub_b = _hub_command("--hub-a", args.hub_a), _hub_command("--hub-b", args.hub_b)
     name_a = args.name_a or _player_name(level_a, args.weights_a, hub_a)
     name_b = args.name_b or _player_name(level_b, args.weights_b, hub_b)
@@ -1212,7 +1208,8 @@ def _run(
         raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
     if args.sprt is not None or args.concurrency > 1:
         return _run_sprt(args, spec_a, spec_b, openings, rules, limit_kwargs, out,
-                         engine_factory=engine_factory, limit=limit)  # fmt: skip
+                         engine_factory=engine_factory, limit=limit,
+                         per_move=per_move)  # fmt: skip
 
     def player(spec: PlayerSpec) -> Player:
         if spec.hub is not None:
@@ -1224,7 +1221,6 @@ def _run(
 
     player_a, player_b = player(spec_a), player(spec_b)
     total = len(pairings(openings, args.games))
-    per_move = _per_move(args)[1]
     print(f"{name_a} vs {name_b}: {_games(total)}, {per_move}, rules {rules.name}", file=out)
 
     from tqdm import tqdm
