@@ -3,10 +3,11 @@
 Each round searches four opening positions (the start and three with a man or
 two of each side out of its starting square: king endings are solved too fast
 to tell) to ``--depth`` with a fresh engine, once with one thread and once with
-``--threads`` threads, alternately, so that both see the same load.  The figure is the ratio of the summed times (best of the rounds
-for each) and the nodes of the threaded search (all threads) beside the
-single-threaded one.  Lazy SMP pays when the helpers' table entries let the
-main thread finish a depth sooner: the ratio is below 1.
+``--threads`` threads, alternately, so that both see the same load.  The
+figure is the ratio of the summed times (best of the rounds for each) and the
+nodes of the threaded search (all threads) beside the single-threaded one.
+Lazy SMP pays when the helpers' table entries let the main thread finish a
+depth sooner: the ratio is below 1.
 
     nice .venv/bin/python benchmarks/bench_threads.py --depth 16 --threads 2 --rounds 3
 
