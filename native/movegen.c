@@ -144,12 +144,11 @@ static inline Bitboard capturers(const Position *pos) {
     return r;
 }
 
-bool pc_has_capture(const Position *pos) {
+bool pc_kings_have_capture(const Position *pos) {
     int us = pos->stm;
     Bitboard occ = pos->bb[0] | pos->bb[1];
     Bitboard empty = PC_VALID & ~occ;
     Bitboard opp = pos->bb[us ^ 1];
-    if (men_jumpers(pos->bb[us] & ~pos->kings, opp, empty)) return true;
     for (Bitboard k = pos->bb[us] & pos->kings; k; k &= k - 1)
         if (king_has_jump(pc_lsb(k), occ, opp, empty)) return true;
     return false;

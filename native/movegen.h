@@ -24,12 +24,33 @@ typedef struct {
 
 /* All legal moves of the side to move (captures only when one exists, R11). */
 int pc_gen_moves(const Position *pos, const RuleOptions *rules, MoveList *list);
-/* Whether the side to move has a capture (R11). */
-bool pc_has_capture(const Position *pos);
 /* Men of `men` that have a first jump (R7): shifts over opposing pieces to empty squares. */
 static inline Bitboard men_jumpers(Bitboard men, Bitboard opp, Bitboard empty) {
     return men & (((opp & (empty >> 4)) >> 4) | ((opp & (empty >> 5)) >> 5) |
                   ((opp & (empty << 4)) << 4) | ((opp & (empty << 5)) << 5));
+}
+/* Whether a king of the side to move has a capture (R9). */
+bool pc_kings_have_capture(const Position *pos);
+/* Whether the side to move has a capture (R11): the men by shifts, the kings along their rays. */
+static inline bool pc_has_capture(const Position *pos) {
+    int us = pos->stm;
+    Bitboard own = pos->bb[us], opp = pos->bb[us ^ 1];
+    Bitboard empty = PC_VALID & ~(own | opp);
+    if (men_jumpers(own & ~pos->kings, opp, empty)) return true;
+    return (own & pos->kings) && pc_kings_have_capture(pos);
+}
+/* Whether the side to move has a non-capturing move: a man with an empty
+ * square diagonally forward (R6), a king with any empty neighbour (R8).  With
+ * no capture either (R11), the side to move has no legal move and loses (R16).
+ * Every diagonal step is a constant shift (position.h), ghosts never empty. */
+static inline bool pc_has_quiet_move(const Position *pos) {
+    int us = pos->stm;
+    Bitboard own = pos->bb[us];
+    Bitboard empty = PC_VALID & ~(own | pos->bb[us ^ 1]);
+    Bitboard down = (empty >> 4) | (empty >> 5); /* squares with an empty square +4 or +5 */
+    Bitboard up = (empty << 4) | (empty << 5);   /* squares with an empty square -4 or -5 */
+    Bitboard men_can = us == PC_BLACK ? down : up; /* Black men move down, White men up */
+    return ((own & ~pos->kings & men_can) | (own & pos->kings & (down | up))) != 0;
 }
 
 /* Capture moves of the men of `from_set` (the side to move's men that can jump,

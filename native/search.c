@@ -171,6 +171,22 @@ static inline void history_update(int32_t *h, int bonus) {
     *h += b - *h * (b < 0 ? -b : b) / HISTORY_MAX;
 }
 
+/* The end rules inside the tree, after R16 (no legal move, checked by the
+ * caller), in the order of R21: R19, then R18, then a repetition, then the
+ * endgame tables (exact values under the running counts, egdb_search.h).
+ * True with *score set when one of them decides the position. */
+static inline bool end_rules(const Searcher *s, const Position *pos, int ply, int *score) {
+    int strong = pc_three_v_one(pos);
+    if (strong >= 0 && strong != pos->stm && pos->tk_count >= 13) { /* R19 */
+        *score = s->rules.three_kings_loss ? PC_MATE - ply : 0;
+        return true;
+    }
+    *score = 0;
+    if (pos->halfmove >= 2 * s->rules.king_move_limit) return true; /* R18 */
+    if (is_repetition(s, pos, ply)) return true;
+    return pc_egdb_search_probe(pos, &s->rules, ply, score) != 0;
+}
+
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
     s->pv_len[ply] = 0;
     if (s->aborted) return 0;
@@ -180,6 +196,17 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     }
     s->nodes++;
     s->keys[s->root_index + ply] = pos->key;
+    int ended;
+
+    /* Quiet leaf (depth <= 0, no capture, R11): its score is the static
+     * evaluation, so its moves are not generated; bitboard tests tell whether
+     * it has a capture and whether it has a move at all (R16), and the end
+     * rules are checked in the same order as below.  Same tree, less work. */
+    if (depth <= 0 && !pc_has_capture(pos)) {
+        if (!pc_has_quiet_move(pos)) return -PC_MATE + ply; /* R16: no legal move loses */
+        if (ply > 0 && end_rules(s, pos, ply, &ended)) return ended;
+        return pc_evaluate(pos, &s->weights, &s->rules); /* quiet: stand pat */
+    }
 
     MoveList *list = &s->lists[ply];
     pc_gen_moves(pos, &s->rules, list);
@@ -189,16 +216,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         return 0;
     }
     if (list->n == 0) return -PC_MATE + ply; /* R16: no legal move loses */
-    if (ply > 0) {
-        /* R21: R16 first (above), then R19, then R18. */
-        int strong = pc_three_v_one(pos);
-        if (strong >= 0 && strong != pos->stm && pos->tk_count >= 13) /* R19 */
-            return s->rules.three_kings_loss ? PC_MATE - ply : 0;
-        if (pos->halfmove >= 2 * s->rules.king_move_limit) return 0; /* R18 */
-        if (is_repetition(s, pos, ply)) return 0;
-        int tb; /* endgame tables: exact value under the running counts (egdb_search.h) */
-        if (pc_egdb_search_probe(pos, &s->rules, ply, &tb)) return tb;
-    }
+    if (ply > 0 && end_rules(s, pos, ply, &ended)) return ended;
     if (ply >= PC_MAX_PLY - 1) return pc_evaluate(pos, &s->weights, &s->rules);
 
     bool capture = list->m[0].cap != 0;

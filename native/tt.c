@@ -43,13 +43,6 @@ void pc_tt_clear(TT *tt) {
 
 void pc_tt_new_search(TT *tt) { tt->age++; }
 
-const TTEntry *pc_tt_probe(const TT *tt, uint64_t key) {
-    const TTEntry *b = &tt->table[(key & (tt->buckets - 1)) * TT_BUCKET];
-    for (int i = 0; i < TT_BUCKET; i++)
-        if (b[i].key == key && b[i].bound != TT_NONE) return &b[i];
-    return NULL;
-}
-
 void pc_tt_store(TT *tt, uint64_t key, int score, int move, int depth, int bound) {
     TTEntry *b = &tt->table[(key & (tt->buckets - 1)) * TT_BUCKET];
     TTEntry *victim = NULL;

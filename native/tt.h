@@ -36,8 +36,13 @@ static inline void pc_tt_prefetch(const TT *tt, uint64_t key) {
     __builtin_prefetch(&tt->table[(key & (tt->buckets - 1)) * TT_BUCKET]);
 }
 
-/* The entry for `key`, or NULL. */
-const TTEntry *pc_tt_probe(const TT *tt, uint64_t key);
+/* The entry for `key`, or NULL (inline: it is called at nearly every node). */
+static inline const TTEntry *pc_tt_probe(const TT *tt, uint64_t key) {
+    const TTEntry *b = &tt->table[(key & (tt->buckets - 1)) * TT_BUCKET];
+    for (int i = 0; i < TT_BUCKET; i++)
+        if (b[i].key == key && b[i].bound != TT_NONE) return &b[i];
+    return NULL;
+}
 void pc_tt_store(TT *tt, uint64_t key, int score, int move, int depth, int bound);
 
 #endif
