@@ -58,38 +58,24 @@ EvalWeights pc_default_weights(void) {
     return w;
 }
 
-static Bitboard cone[2][64]; /* squares a man could still pass on its way to the king row */
 static int row_of[64];
 static Bitboard back_row[2], centre_mask, long_diag_mask;
+static Bitboard row_mask[8]; /* the squares of each row, row 0 = squares 1-4 */
 static bool tables_ready = false;
 
 void pc_eval_init(void) {
     if (tables_ready) return;
     pc_init();
-    for (int s = 1; s <= 32; s++) row_of[pc_sq_to_idx[s]] = (s - 1) / 4;
+    for (int s = 1; s <= 32; s++) {
+        row_of[pc_sq_to_idx[s]] = (s - 1) / 4;
+        row_mask[(s - 1) / 4] |= BIT(pc_sq_to_idx[s]);
+    }
     back_row[PC_BLACK] = pc_from_bits32(0x0000000Fu);
     back_row[PC_WHITE] = pc_from_bits32(0xF0000000u);
     centre_mask = pc_from_bits32((1u << 13) | (1u << 14) | (1u << 17) | (1u << 18));
     static const int diag[8] = {4, 8, 11, 15, 18, 22, 25, 29};
     long_diag_mask = 0;
     for (int i = 0; i < 8; i++) long_diag_mask |= BIT(pc_sq_to_idx[diag[i]]);
-    for (int c = 0; c < 2; c++) {
-        for (int s = 1; s <= 32; s++) {
-            int idx = pc_sq_to_idx[s];
-            Bitboard frontier = BIT(idx), all = 0;
-            while (frontier) {
-                Bitboard next = 0;
-                for (Bitboard f = frontier; f; f &= f - 1) {
-                    int i = pc_lsb(f);
-                    for (int d = (c == PC_BLACK ? 0 : 2); d < (c == PC_BLACK ? 2 : 4); d++)
-                        if (pc_nb[i][d] >= 0) next |= BIT(pc_nb[i][d]);
-                }
-                all |= next;
-                frontier = next;
-            }
-            cone[c][idx] = all;
-        }
-    }
     tables_ready = true;
 }
 
@@ -97,6 +83,30 @@ static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+
+/* Squares whose one or two squares just ahead for a man of colour c (R6)
+ * are empty or off the board. */
+static inline Bitboard ahead_free(int c, Bitboard occ) {
+    return c == PC_BLACK ? ~(occ >> 4) & ~(occ >> 5) : ~(occ << 4) & ~(occ << 5);
+}
+
+/* Squares from which a man of colour c has a free path: its whole cone (the
+ * squares ahead it could still pass, R6) is empty.  A square's path is free
+ * when each square just ahead of it is empty with a free path; the squares of
+ * the king row have none ahead.  Starting from every square, round k makes
+ * the rows k+1 away from the king row exact, so seven rounds make all exact
+ * (every diagonal step is a constant shift, position.h). */
+static inline Bitboard free_paths(int c, Bitboard occ) {
+    Bitboard f = PC_VALID;
+    for (int k = 0; k < 7; k++) {
+        Bitboard g = f & ~occ;
+        if (c == PC_BLACK)
+            f = PC_VALID & (~(PC_VALID >> 4) | (g >> 4)) & (~(PC_VALID >> 5) | (g >> 5));
+        else
+            f = PC_VALID & (~(PC_VALID << 4) | (g << 4)) & (~(PC_VALID << 5) | (g << 5));
+    }
+    return f;
 }
 
 static int side_score(const Position *pos, const EvalWeights *w, int c) {
@@ -107,12 +117,16 @@ static int side_score(const Position *pos, const EvalWeights *w, int c) {
     Bitboard their_men = pos->bb[them] & ~pos->kings;
     bool they_have_kings = (pos->bb[them] & pos->kings) != 0;
     int s = pc_popcount(men) * w->man + pc_popcount(kings) * w->king;
-    for (Bitboard m = men; m; m &= m - 1) {
-        int i = pc_lsb(m);
-        int adv = c == PC_BLACK ? row_of[i] : 7 - row_of[i];
-        s += w->adv[adv];
-        /* Runaway: nothing stands anywhere ahead of it, and no king can come to meet it. */
-        if (!they_have_kings && !(cone[c][i] & occ)) s += w->runaway * (adv + 1) / 7;
+    /* Advancement, a row at a time: adv[n] for each man on its n-th row. */
+    for (int r = 0; r < 8; r++) s += pc_popcount(men & row_mask[r]) * w->adv[c == PC_BLACK ? r : 7 - r];
+    /* Runaway: nothing stands anywhere ahead of it, and no king can come to meet
+     * it (the full test only when some man has the squares just ahead free). */
+    if (!they_have_kings && (men & ahead_free(c, occ))) {
+        for (Bitboard m = men & free_paths(c, occ); m; m &= m - 1) {
+            int i = pc_lsb(m);
+            int adv = c == PC_BLACK ? row_of[i] : 7 - row_of[i];
+            s += w->runaway * (adv + 1) / 7;
+        }
     }
     if (their_men) s += pc_popcount(men & back_row[c]) * w->back_rank;
     s += pc_popcount(men & centre_mask) * w->centre;

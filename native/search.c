@@ -187,6 +187,25 @@ static inline bool end_rules(const Searcher *s, const Position *pos, int ply, in
     return pc_egdb_search_probe(pos, &s->rules, ply, score) != 0;
 }
 
+/* Selection sort, one step at a time (most nodes try few moves): the first
+ * of the highest keys among j..n-1 is swapped into place j.  The scan has no
+ * branch to mispredict; the order is the one of the plain `if (keys[t] >
+ * keys[best]) best = t` scan. */
+static inline void select_move(int *keys, int *order, int j, int n) {
+    int bj = j, bk = keys[j];
+    for (int t = j + 1; t < n; t++) {
+        int kt = keys[t];
+        bool higher = kt > bk;
+        bj = higher ? t : bj;
+        bk = higher ? kt : bk;
+    }
+    keys[bj] = keys[j];
+    keys[j] = bk;
+    int o = order[j];
+    order[j] = order[bj];
+    order[bj] = o;
+}
+
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
     s->pv_len[ply] = 0;
     if (s->aborted) return 0;
@@ -281,14 +300,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     int best = -PC_INF, best_i = -1, orig_alpha = alpha;
     Position next;
     for (int j = 0; j < n; j++) {
-        int bj = j;
-        for (int t = j + 1; t < n; t++)
-            if (keys[t] > keys[bj]) bj = t;
-        int tk = keys[j], to = order[j];
-        keys[j] = keys[bj];
-        order[j] = order[bj];
-        keys[bj] = tk;
-        order[bj] = to;
+        select_move(keys, order, j, n);
         int i = order[j];
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
