@@ -7,7 +7,11 @@ other: perft(11) from the start (one thread, bulk counting, no hash) and
 search's signature, its speed the nodes per second).  The best of
 ``--repeat`` runs is kept (the machine is shared: the least disturbed run is
 the truest), as wall time and as the process's CPU time (which other
-processes disturb less: on a loaded machine compare the CPU figures).
+processes disturb less: on a loaded machine compare the CPU figures).  The
+CPU figure of ``bench`` includes the start of the search (the hash table's
+allocation); "search alone" times only the searches of the bench positions
+(``Engine.search`` at the bench depth on a 16 MB table cleared before each,
+as ``bench`` does: the same nodes), by CPU time.
 The baseline is built from git by ``benchmarks/baseline.py``.
 
     nice -n 10 .venv/bin/python benchmarks/versus_baseline.py --repeat 5
@@ -34,7 +38,7 @@ sys.path.insert(0, sys.argv[1])
 import poolcheckers
 assert poolcheckers.__file__.startswith(sys.argv[1]), poolcheckers.__file__
 from poolcheckers import Board
-from poolcheckers.engine import bench, perft_native
+from poolcheckers.engine import Engine, Limit, bench, bench_positions, perft_native
 depth = int(sys.argv[2])
 start, cpu = time.perf_counter(), time.process_time()
 leaves = perft_native(Board(), depth)
@@ -42,9 +46,19 @@ perft_seconds, perft_cpu = time.perf_counter() - start, time.process_time() - cp
 cpu = time.process_time()
 b = bench(int(sys.argv[3]))
 bench_cpu = time.process_time() - cpu
+# The searches alone: the bench positions on a 16 MB table cleared before each
+# (as bench does), CPU time of the searches only.
+engine, boards = Engine(hash_mb=16), bench_positions()
+search_nodes, search_cpu = 0, 0.0
+for board in boards:
+    engine.clear()
+    cpu = time.process_time()
+    search_nodes += engine.search(board, Limit(depth=int(sys.argv[3]))).nodes
+    search_cpu += time.process_time() - cpu
 print(json.dumps({"leaves": leaves, "perft": perft_seconds, "perft_cpu": perft_cpu,
                   "nodes": b.nodes, "bench": b.time, "nps": b.nps,
-                  "nps_cpu": b.nodes / bench_cpu}))
+                  "nps_cpu": b.nodes / bench_cpu, "search_nodes": search_nodes,
+                  "nps_search": search_nodes / search_cpu}))
 """
 
 
@@ -109,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
         f"| bench nodes/CPU s | {base['nps_cpu'] / 1e6:.2f} M | {tree['nps_cpu'] / 1e6:.2f} M "
         f"| {tree['nps_cpu'] / base['nps_cpu']:.2f} |"
     )
+    print(
+        f"| search alone nodes | {int(base['search_nodes']):,} | {int(tree['search_nodes']):,} "
+        "| — |"
+    )
+    print(
+        f"| search alone nodes/CPU s | {base['nps_search'] / 1e6:.2f} M | "
+        f"{tree['nps_search'] / 1e6:.2f} M | {tree['nps_search'] / base['nps_search']:.2f} |"
+    )
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "load": load}, indent=1), encoding="utf-8")
     return 0
@@ -120,8 +142,10 @@ def _best(runs: list[dict[str, float]]) -> dict[str, float]:
         "perft": min(r["perft"] for r in runs),
         "perft_cpu": min(r["perft_cpu"] for r in runs),
         "nodes": runs[0]["nodes"],
+        "search_nodes": runs[0]["search_nodes"],
         "nps": max(r["nps"] for r in runs),
         "nps_cpu": max(r["nps_cpu"] for r in runs),
+        "nps_search": max(r["nps_search"] for r in runs),
     }
 
 
