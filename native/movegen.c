@@ -396,19 +396,12 @@ int pc_count_moves_slow(const Position *pos, const RuleOptions *rules, MoveList 
 }
 
 void pc_make(const Position *pos, const Move *m, Position *out) {
-    int us = pos->stm, them = us ^ 1;
+    int us = pos->stm;
     /* R19 needs no men on the board: most positions have some */
     int before = ((pos->bb[0] | pos->bb[1]) & ~pos->kings) ? -1 : pc_three_v_one(pos);
     bool was_king = (pos->kings & BIT(m->from)) != 0;
-    uint64_t key = pos->key ^ pc_zobrist_side;
-    key ^= pc_zobrist[us * 2 + was_king][m->from];
-    for (Bitboard c = m->cap; c; c &= c - 1) {
-        int i = pc_lsb(c);
-        key ^= pc_zobrist[them * 2 + ((pos->kings >> i) & 1)][i];
-    }
+    out->key = pc_move_key(pos, m);
     pc_make_fast(pos, m, out);
-    key ^= pc_zobrist[us * 2 + ((out->kings >> m->to) & 1)][m->to];
-    out->key = key;
     /* R18: plies since the last man move or capture. */
     out->halfmove = (m->cap || !was_king) ? 0 : pos->halfmove + 1;
     /* R19: moves of the three-king side in 3K v 1K; the move creating the material is not counted. */

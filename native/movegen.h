@@ -109,6 +109,34 @@ static inline void pc_make_fast(const Position *p, const Move *m, Position *o) {
     o->stm = them;
 }
 
+/* The Zobrist key of the position after move m (pieces and side to move). */
+static inline uint64_t pc_move_key(const Position *pos, const Move *m) {
+    int us = pos->stm, them = us ^ 1;
+    Bitboard fb = BIT(m->from), tb = BIT(m->to);
+    bool was_king = (pos->kings & fb) != 0;
+    bool king_after = was_king || (tb & pc_promo[us]) != 0; /* R15 */
+    uint64_t key = pos->key ^ pc_zobrist_side ^ pc_zobrist[us * 2 + was_king][m->from];
+    for (Bitboard c = m->cap; c; c &= c - 1) {
+        int i = pc_lsb(c);
+        key ^= pc_zobrist[them * 2 + ((pos->kings >> i) & 1)][i];
+    }
+    return key ^ pc_zobrist[us * 2 + king_after][m->to];
+}
+
+/* The key and the R18/R19 counters of the position after move m, as pc_make
+ * sets them; its pieces only when the R19 count needs them (no men on the
+ * board).  What the hash table needs before the move is played. */
+static inline void pc_make_key(const Position *pos, const Move *m, Position *out) {
+    if (!((pos->bb[0] | pos->bb[1]) & ~pos->kings)) {
+        pc_make(pos, m, out);
+        return;
+    }
+    out->key = pc_move_key(pos, m);
+    /* R18: plies since the last man move or capture. */
+    out->halfmove = (m->cap || !(pos->kings & BIT(m->from))) ? 0 : pos->halfmove + 1;
+    out->tk_count = 0; /* R19: with men on the board before the move, no count after it */
+}
+
 /* Squares (1..32) of a move, for the binding and the tests. */
 static inline int pc_move_from_sq(const Move *m) { return pc_idx_to_sq[m->from]; }
 static inline int pc_move_to_sq(const Move *m) { return pc_idx_to_sq[m->to]; }

@@ -206,6 +206,15 @@ static inline void select_move(int *keys, int *order, int j, int n) {
     order[bj] = o;
 }
 
+/* Select move j, and start loading the table bucket of the position after it. */
+static inline void select_ahead(const Searcher *s, const Position *pos, const MoveList *list, int *keys,
+                                int *order, int j, int n) {
+    select_move(keys, order, j, n);
+    Position after;
+    pc_make_key(pos, &list->m[order[j]], &after);
+    pc_tt_prefetch(&s->tt, tt_key(s, &after));
+}
+
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
     s->pv_len[ply] = 0;
     if (s->aborted) return 0;
@@ -299,8 +308,12 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
 
     int best = -PC_INF, best_i = -1, orig_alpha = alpha;
     Position next;
+    /* The moves are selected one step ahead: while move j is searched, the
+     * table bucket of the position after move j + 1 is on its way (a node
+     * waits on that memory more than on anything else). */
+    if (n > 0) select_move(keys, order, 0, n);
     for (int j = 0; j < n; j++) {
-        select_move(keys, order, j, n);
+        if (j + 1 < n) select_ahead(s, pos, list, keys, order, j + 1, n);
         int i = order[j];
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
