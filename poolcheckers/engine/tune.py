@@ -37,7 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from poolcheckers.board import Board
+from poolcheckers.fen import STARTING_FEN
 from poolcheckers.pieces import Color
+from poolcheckers.rules import RuleSet
 
 from .core import Engine, Limit
 
@@ -305,15 +307,103 @@ def load_games(path: str) -> list[SelfPlayGame]:
         ]
 
 
+#: The results a game of the pipeline may have (PDN, R16-R21): Black won, White won, drawn.
+DECIDED: Final = ("2-0", "0-2", "1-1")
+
+
+@dataclass(frozen=True)
+class PdnLoad:
+    """The games :func:`games_from_pdn` took, and how many it left out and why."""
+
+    games: list[SelfPlayGame]
+    left_out: dict[str, int]
+
+
+def games_from_pdn(paths: Sequence[str]) -> PdnLoad:
+    """The games of PDN files (e.g. the games of ``match --pdn``) as pipeline games.
+
+    A game is taken when it starts from the start position (R3), is played
+    under the APCA rules (the positions are replayed with them) and ends in a
+    result reached on the board (2-0, 0-2 or 1-1: R16-R21); games lost on
+    time (a ``Termination`` tag saying ``time forfeit``), unfinished games
+    (``*``) and games from a set-up position are left out and counted.  A
+    file that cannot be read or holds a bad game raises ``OSError`` or
+    :class:`~poolcheckers.errors.PdnError`.
+
+    >>> import tempfile, os
+    >>> text = ('[Result "2-0"]\\n1. 11-15 22-18 2. 15x22 2-0\\n'
+    ...         '[Result "*"]\\n1. 9-13 *\\n')
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "g.pdn")
+    ...     _ = open(path, "w", encoding="utf-8").write(text)
+    ...     load = games_from_pdn([path])
+    >>> load.games, load.left_out
+    ([SelfPlayGame(moves=('11-15', '22-18', '15x22'), result='2-0')], {'unfinished': 1})
+    """
+    from poolcheckers.pdn import read_file
+
+    apca = RuleSet.apca()
+    games: list[SelfPlayGame] = []
+    left_out: dict[str, int] = {}
+    for path in paths:
+        for game in read_file(path):
+            result = game.normalized_result
+            termination = game.tags.get("Termination", "").lower()
+            if game.start_fen != STARTING_FEN:
+                reason = "set-up position"
+            elif game.rules != apca:
+                reason = "other rules"
+            elif result not in DECIDED:
+                reason = "unfinished"
+            elif "time forfeit" in termination:
+                reason = "lost on time"
+            else:
+                games.append(SelfPlayGame(tuple(game.notations()), result))
+                continue
+            left_out[reason] = left_out.get(reason, 0) + 1
+    return PdnLoad(games, left_out)
+
+
+def holdout_split(
+    games: Sequence[SelfPlayGame], fraction: float, seed: int, opening_plies: int = 3
+) -> tuple[list[SelfPlayGame], list[SelfPlayGame]]:
+    """``(fit, held out)``: about ``fraction`` of the games held out for measuring
+    the fit, chosen by ``seed``.  Games that begin with the same
+    ``opening_plies`` moves (the two colours of a ballot, R3's three-move
+    openings) go to the same side, so that no opening is in both.
+
+    >>> games = [SelfPlayGame(("9-13", "22-18", m), "1-1") for m in ("5-9", "11-15")]
+    >>> games += [SelfPlayGame(("11-15", "23-19", "8-11"), "2-0")]
+    >>> fit_games, held = holdout_split(games, 0.5, 1)
+    >>> sorted(len(g) for g in (fit_games, held)), len(fit_games + held)
+    ([1, 2], 3)
+    >>> holdout_split(games, 0.0, 1)[1]
+    []
+    """
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError(f"the held-out fraction must be in [0, 1), not {fraction}")
+    keys = sorted({g.moves[:opening_plies] for g in games})
+    random.Random(seed).shuffle(keys)
+    held = set(keys[: round(fraction * len(keys))])
+    return (
+        [g for g in games if g.moves[:opening_plies] not in held],
+        [g for g in games if g.moves[:opening_plies] in held],
+    )
+
+
 __all__ = [
+    "DECIDED",
     "DELTA",
     "TUNED",
     "FitResult",
+    "PdnLoad",
     "SelfPlayGame",
     "best_k",
     "feature_matrix",
     "fit",
     "game_tasks",
+    "games_from_pdn",
+    "holdout_split",
     "load_games",
     "mse",
     "play_game",

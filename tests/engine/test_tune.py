@@ -105,3 +105,77 @@ def test_games_round_trip_through_a_file(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl"
     texel.save_games(games, str(path))
     assert texel.load_games(str(path)) == games
+
+
+def _random_games_pdn(path: Path, games: int, seed: int) -> None:
+    """``games`` games of random legal moves, played to their end, as a PDN file."""
+    import random
+
+    from poolcheckers.pdn import game_from_board, write_file
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        board = Board()
+        while board.outcome() is None:
+            board.push(rng.choice(board.legal_moves))
+        out.append(game_from_board(board))
+    write_file(path, out)
+
+
+def test_pdn_games_are_read_with_their_results_and_the_unusable_left_out(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "match.pdn"
+    path.write_text(
+        '[Result "2-0"]\n[Termination "White cannot move (R16)"]\n'
+        "1. 11-15 22-18 2. 15x22 25x18 2-0\n\n"
+        '[Result "0-2"]\n[Termination "time forfeit: Black\'s clock ran out"]\n'
+        "1. 9-13 22-18 0-2\n\n"
+        '[Result "1-1"]\n[FEN "B:W18,22:B9,10"]\n1. 10-14 1-1\n\n'
+        '[Result "1-0"]\n1. 10-15 23-19 1-0\n\n'
+        "1. 12-16 *\n",
+        encoding="utf-8",
+    )
+    load = texel.games_from_pdn([str(path)])
+    # a result on the board is kept (1-0 read as 2-0); a loss on time is no verdict
+    # on the position, a set-up position is not where the pipeline replays from (R3)
+    assert load.games == [
+        texel.SelfPlayGame(("11-15", "22-18", "15x22", "25x18"), "2-0"),
+        texel.SelfPlayGame(("10-15", "23-19"), "2-0"),
+    ]
+    assert load.left_out == {"lost on time": 1, "set-up position": 1, "unfinished": 1}
+
+
+def test_holdout_keeps_each_opening_on_one_side_and_follows_the_seed() -> None:
+    openings = [("9-13", "22-18", "5-9"), ("11-15", "23-19", "8-11"), ("10-14", "24-19", "7-10")]
+    games = [
+        texel.SelfPlayGame((*o, m), r)
+        for o in openings * 4
+        for m, r in (("19-15", "2-0"), ("18-14", "1-1"))
+    ]
+    fit_games, held = texel.holdout_split(games, 0.34, 7)
+    assert len(fit_games) + len(held) == len(games) and held
+    assert not {g.moves[:3] for g in fit_games} & {g.moves[:3] for g in held}
+    assert texel.holdout_split(games, 0.34, 7) == (fit_games, held)
+    with pytest.raises(ValueError, match="held-out fraction"):
+        texel.holdout_split(games, 1.0, 7)
+
+
+@needs_engine
+def test_tune_command_fits_on_pdn_games_and_reports_the_held_out_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdn = tmp_path / "games.pdn"
+    _random_games_pdn(pdn, 12, 3)
+    target = tmp_path / "w.json"
+    argv = ["tune", "--load-pdn", str(pdn), "--holdout", "0.25", "--steps", "50",
+            "--names", "king,centre", "--output", str(target)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "12 games from 1 PDN file(s), 9 fitted on" in text
+    assert "held out: 3 games" in text
+    assert set(json.loads(target.read_text(encoding="utf-8"))) == {"king", "centre"}
+    assert main([*argv[:-2], "--load-games", str(pdn), "--output", str(target)]) == 2
+    assert main(["tune", "--load-pdn", str(tmp_path / "none.pdn"), "--output", str(target)]) == 2
+    assert main([*argv[:3], "--holdout", "1", "--output", str(target)]) == 2
