@@ -10,8 +10,8 @@ the truest), as wall time and as the process's CPU time (which other
 processes disturb less: on a loaded machine compare the CPU figures).  The
 CPU figure of ``bench`` includes the start of the search (the hash table's
 allocation); "search alone" times only the searches of the bench positions
-(``Engine.search`` at the bench depth on a 16 MB table cleared before each,
-as ``bench`` does: the same nodes), by CPU time.
+(the native searcher's ``search`` at the bench depth on a 16 MB table cleared
+before each, as ``bench`` does: the same nodes), by CPU time.
 The baseline is built from git by ``benchmarks/baseline.py``.
 
     nice -n 10 .venv/bin/python benchmarks/versus_baseline.py --repeat 5
@@ -38,7 +38,8 @@ sys.path.insert(0, sys.argv[1])
 import poolcheckers
 assert poolcheckers.__file__.startswith(sys.argv[1]), poolcheckers.__file__
 from poolcheckers import Board
-from poolcheckers.engine import Engine, Limit, bench, bench_positions, perft_native
+from poolcheckers import _core
+from poolcheckers.engine import bench, perft_native
 depth = int(sys.argv[2])
 start, cpu = time.perf_counter(), time.process_time()
 leaves = perft_native(Board(), depth)
@@ -47,13 +48,14 @@ cpu = time.process_time()
 b = bench(int(sys.argv[3]))
 bench_cpu = time.process_time() - cpu
 # The searches alone: the bench positions on a 16 MB table cleared before each
-# (as bench does), CPU time of the searches only.
-engine, boards = Engine(hash_mb=16), bench_positions()
+# (as bench does), CPU time of the native searches only (the core's own call:
+# the Python engine around it costs about half a millisecond a search).
+searcher = _core.Searcher(16)
 search_nodes, search_cpu = 0, 0.0
-for board in boards:
-    engine.clear()
+for black, white, kings, turn in _core.bench_positions():
+    searcher.clear()
     cpu = time.process_time()
-    search_nodes += engine.search(board, Limit(depth=int(sys.argv[3]))).nodes
+    search_nodes += searcher.search(black, white, kings, turn, 0, 0, depth=int(sys.argv[3]))[2]
     search_cpu += time.process_time() - cpu
 print(json.dumps({"leaves": leaves, "perft": perft_seconds, "perft_cpu": perft_cpu,
                   "nodes": b.nodes, "bench": b.time, "nps": b.nps,
