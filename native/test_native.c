@@ -278,6 +278,344 @@ static void test_bench(void) {
           "bench signature is reproducible (%lld, %lld)", (long long)n1, (long long)n2);
 }
 
+/* ---- The search's fast paths against the move generator and pc_make ----
+ * Positions: the start, the rule examples above, the bench positions, hand-made
+ * ones where the side to move has no legal move (R16), random legal play from
+ * the start, and random placements (many kings, few pieces, 3K v 1K with R19
+ * counts), each test from a fixed seed. */
+
+static uint64_t rng_state; /* set by each test */
+static uint64_t rng_next(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static int rng_below(int n) { return (int)(rng_next() % (uint64_t)n); }
+
+/* PDN FEN of a position (R5), for failure messages. */
+static const char *fen_of(const Position *p, char *buf, size_t size) {
+    uint32_t side[2] = {pc_to_bits32(p->bb[PC_BLACK]), pc_to_bits32(p->bb[PC_WHITE])};
+    uint32_t kings = pc_to_bits32(p->kings);
+    size_t n = (size_t)snprintf(buf, size, "%c", p->stm == PC_BLACK ? 'B' : 'W');
+    for (int c = 1; c >= 0; c--) {
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ":%c", c == PC_BLACK ? 'B' : 'W');
+        const char *sep = "";
+        for (int s = 1; s <= 32; s++)
+            if (side[c] & (1u << (s - 1))) {
+                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s%d", sep,
+                                      (kings & (1u << (s - 1))) ? "K" : "", s);
+                sep = ",";
+            }
+    }
+    return buf;
+}
+
+/* Random placement: each square empty or holding a man or king of either
+ * colour with the given chances in percent; no man on its own king row (it
+ * would have been crowned, R15). */
+static void random_placement(Position *p, int pct_piece, int pct_king) {
+    uint32_t side[2] = {0, 0}, kings = 0;
+    for (int s = 1; s <= 32; s++) {
+        if (rng_below(100) >= pct_piece) continue;
+        int c = rng_below(2);
+        bool king = rng_below(100) < pct_king;
+        if (!king && ((c == PC_BLACK && s >= 29) || (c == PC_WHITE && s <= 4))) king = true;
+        side[c] |= 1u << (s - 1);
+        if (king) kings |= 1u << (s - 1);
+    }
+    pc_set(p, side[PC_BLACK], side[PC_WHITE], kings, rng_below(2), rng_below(50), rng_below(14));
+}
+
+/* n distinct squares (32-bit layout, bit s-1 = square s) outside `taken`. */
+static uint32_t random_kings(int n, uint32_t taken) {
+    uint32_t out = 0;
+    while (n > 0) {
+        uint32_t b = 1u << rng_below(32);
+        if ((taken | out) & b) continue;
+        out |= b;
+        n--;
+    }
+    return out;
+}
+
+#define SAMPLE_MAX 60000
+
+/* The sample positions, deterministic; returns how many were written. */
+static int sample_positions(Position *out, MoveList *list) {
+    int n = 0;
+    RuleOptions r = pc_default_rules();
+    static const char *const fixed[] = {
+        "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+        "W:WK7,10,21,K31,K32:B4,9,K19,22", "B:WK1,7,8,K19,22,23,24:B5,K15", "W:WK3,K10,11,30:BK6,7,K29,K31",
+        "B:W8,K10,K19,K22,27:BK3", "B:W14,30:B9,1", "W:W14:B1",
+        /* R16: no legal move -- no pieces, a man or a king blocked, every piece blocked. */
+        "W:W:B5", "B:W5:B", "W:W5:B1", "B:W32:B28", "W:WK29:B25,22", "B:W19,24,32:BK28",
+        "B:W25,26,27,28,29,30,31,32:B21,22,23,24",
+        /* a capture and no quiet move (R11): the man on 28 can only jump */
+        "B:W32,24:B28",
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (pc_parse_fen(&out[n], fixed[i]) == 0) n++;
+        else CHECK(false, "sample FEN %s parses", fixed[i]);
+    for (int i = 0; i < pc_bench_count(); i++)
+        if (pc_bench_position(i, &out[n]) == 0) n++;
+    /* Random legal play from the start: 200 games of up to 200 plies. */
+    for (int g = 0; g < 200; g++) {
+        Position p;
+        pc_parse_fen(&p, START);
+        for (int ply = 0; ply < 200 && n < SAMPLE_MAX; ply++) {
+            out[n++] = p;
+            pc_gen_moves(&p, &r, list);
+            if (list->n == 0) break; /* R16: the game is over */
+            Position q;
+            pc_make(&p, &list->m[rng_below(list->n)], &q);
+            p = q;
+        }
+    }
+    /* Random placements: crowded, sparse, king-heavy. */
+    for (int i = 0; i < 3000 && n < SAMPLE_MAX; i++) random_placement(&out[n++], 60, 20);
+    for (int i = 0; i < 3000 && n < SAMPLE_MAX; i++) random_placement(&out[n++], 25, 70);
+    for (int i = 0; i < 3000 && n < SAMPLE_MAX; i++) random_placement(&out[n++], 10, 60);
+    /* 3K v 1K (R19) with a running count, 3K v 1K + 1 man, 2K + 1 man v 1K,
+     * 3K v 2K: moves that keep, create or leave the material. */
+    for (int i = 0; i < 2000 && n < SAMPLE_MAX; i++) {
+        int strong = rng_below(2), kind = i % 4;
+        uint32_t s3 = random_kings(kind == 2 ? 2 : 3, 0);
+        uint32_t w1 = random_kings(kind == 3 ? 2 : 1, s3);
+        uint32_t kings = s3 | w1, man = 0;
+        if (kind == 1 || kind == 2) { /* a man of the weak (1) or strong (2) side on 5-28 */
+            do man = 1u << (4 + rng_below(24));
+            while ((s3 | w1) & man);
+            if (kind == 1) w1 |= man;
+            else s3 |= man;
+        }
+        uint32_t side[2];
+        side[strong] = s3;
+        side[strong ^ 1] = w1;
+        pc_set(&out[n++], side[PC_BLACK], side[PC_WHITE], kings, rng_below(2), rng_below(50), rng_below(14));
+    }
+    return n;
+}
+
+/* pc_has_quiet_move by definition, square by square: a man with an empty
+ * square diagonally forward (R6), a king with an empty neighbour (R8). */
+static bool quiet_move_by_squares(const Position *p) {
+    int us = p->stm;
+    Bitboard occ = p->bb[0] | p->bb[1];
+    for (Bitboard b = p->bb[us]; b; b &= b - 1) {
+        int i = pc_lsb(b);
+        bool king = (p->kings & BIT(i)) != 0;
+        for (int d = 0; d < 4; d++) {
+            bool forward = us == PC_BLACK ? (d == DIR_DL || d == DIR_DR) : (d == DIR_UR || d == DIR_UL);
+            if ((king || forward) && pc_nb[i][d] >= 0 && !(occ & BIT(pc_nb[i][d]))) return true;
+        }
+    }
+    return false;
+}
+
+static void test_fast_paths(void) {
+    Position *pos = malloc(SAMPLE_MAX * sizeof(Position));
+    MoveList *list = malloc(sizeof(MoveList)), *list_stop = malloc(sizeof(MoveList));
+    rng_state = 0x9C0FFEE5EED5ULL;
+    int n = sample_positions(pos, list);
+    RuleOptions r = pc_default_rules(), stop = pc_default_rules();
+    stop.crown_stop = true;
+    char fen[160];
+    int overflow = 0, bad_capture = 0, bad_quiet = 0, bad_r16 = 0, bad_key = 0, bad_counters = 0, bad_pieces = 0;
+    int kind[2][2] = {{0, 0}, {0, 0}}; /* [capture][quiet move] */
+    long moves = 0, moves_no_men = 0, with_halfmove = 0, with_tk = 0;
+    for (int i = 0; i < n; i++) {
+        const Position *p = &pos[i];
+        pc_gen_moves(p, &r, list);
+        pc_gen_moves(p, &stop, list_stop);
+        if ((list->overflow || list_stop->overflow) && !overflow++)
+            printf("  move list overflow at %s\n", fen_of(p, fen, sizeof fen));
+        /* R11: captures only when one exists, so the first move tells. */
+        bool capture = list->n > 0 && list->m[0].cap != 0;
+        bool capture_stop = list_stop->n > 0 && list_stop->m[0].cap != 0;
+        bool quiet = quiet_move_by_squares(p);
+        if (pc_has_capture(p) != capture || capture != capture_stop) {
+            if (!bad_capture++)
+                printf("  pc_has_capture(%s) = %d, generated list %d moves, first a capture %d (stop %d)\n",
+                       fen_of(p, fen, sizeof fen), pc_has_capture(p), list->n, capture, capture_stop);
+        }
+        if (pc_has_quiet_move(p) != quiet || quiet != (pc_count_quiet(p) > 0)) {
+            if (!bad_quiet++)
+                printf("  pc_has_quiet_move(%s) = %d, by squares %d, pc_count_quiet %d\n",
+                       fen_of(p, fen, sizeof fen), pc_has_quiet_move(p), quiet, pc_count_quiet(p));
+        }
+        /* R16: no legal move exactly when neither a capture nor a quiet move exists. */
+        if ((list->n == 0) != (!pc_has_capture(p) && !pc_has_quiet_move(p))) {
+            if (!bad_r16++)
+                printf("  %s: %d legal moves, pc_has_capture %d, pc_has_quiet_move %d (R16)\n",
+                       fen_of(p, fen, sizeof fen), list->n, pc_has_capture(p), pc_has_quiet_move(p));
+        }
+        kind[capture][quiet]++;
+        bool men = ((p->bb[0] | p->bb[1]) & ~p->kings) != 0;
+        for (int j = 0; j < list->n; j++) {
+            const Move *m = &list->m[j];
+            Position next, k;
+            pc_make(p, m, &next);
+            memset(&k, 0x5A, sizeof k); /* fields pc_make_key leaves alone stay visibly unset */
+            pc_make_key(p, m, &k);
+            moves++;
+            if (next.halfmove) with_halfmove++;
+            if (next.tk_count) with_tk++;
+            if (k.key != next.key || next.key != pc_compute_key(&next)) {
+                if (!bad_key++)
+                    printf("  %s move %d-%d: pc_make_key key %016llx, pc_make %016llx, computed %016llx\n",
+                           fen_of(p, fen, sizeof fen), pc_move_from_sq(m), pc_move_to_sq(m),
+                           (unsigned long long)k.key, (unsigned long long)next.key,
+                           (unsigned long long)pc_compute_key(&next));
+            }
+            if (k.halfmove != next.halfmove || k.tk_count != next.tk_count) {
+                if (!bad_counters++)
+                    printf("  %s (R18 %d, R19 %d) move %d-%d: pc_make_key R18 %d R19 %d, pc_make R18 %d R19 %d\n",
+                           fen_of(p, fen, sizeof fen), p->halfmove, p->tk_count, pc_move_from_sq(m),
+                           pc_move_to_sq(m), k.halfmove, k.tk_count, next.halfmove, next.tk_count);
+            }
+            /* With no men on the board it plays the whole move (the R19 count needs the pieces). */
+            if (!men) {
+                moves_no_men++;
+                if (k.bb[0] != next.bb[0] || k.bb[1] != next.bb[1] || k.kings != next.kings || k.stm != next.stm) {
+                    if (!bad_pieces++)
+                        printf("  %s move %d-%d: pc_make_key pieces differ from pc_make's (no men)\n",
+                               fen_of(p, fen, sizeof fen), pc_move_from_sq(m), pc_move_to_sq(m));
+                }
+            }
+        }
+    }
+    CHECK(overflow == 0, "no move list overflows: %d of %d positions", overflow, n);
+    CHECK(bad_capture == 0, "pc_has_capture = the generated list's first move captures (R11): %d of %d positions differ",
+          bad_capture, n);
+    CHECK(bad_quiet == 0, "pc_has_quiet_move = some man steps forward (R6) or king steps (R8): %d of %d differ",
+          bad_quiet, n);
+    CHECK(bad_r16 == 0, "no legal move (R16) = no capture and no quiet move: %d of %d differ", bad_r16, n);
+    CHECK(bad_key == 0, "pc_make_key's key = pc_make's = computed: %d of %ld moves differ", bad_key, moves);
+    CHECK(bad_counters == 0, "pc_make_key's R18 clock and R19 count = pc_make's: %d of %ld moves differ",
+          bad_counters, moves);
+    CHECK(bad_pieces == 0, "pc_make_key plays the move when no men are on the board: %d of %ld differ", bad_pieces,
+          moves_no_men);
+    /* The sample reaches every case: each capture/quiet combination, R18 and R19 counts running. */
+    CHECK(kind[0][0] > 0 && kind[0][1] > 0 && kind[1][0] > 0 && kind[1][1] > 0 && moves_no_men > 0 &&
+              with_halfmove > 0 && with_tk > 0,
+          "sample covers no move %d, quiet only %d, capture only %d, both %d; %ld moves without men, %ld with an "
+          "R18 clock, %ld with an R19 count",
+          kind[0][0], kind[0][1], kind[1][0], kind[1][1], moves_no_men, with_halfmove, with_tk);
+    printf("fast paths: %d positions (no move %d, quiet only %d, capture only %d, both %d), %ld moves\n", n,
+           kind[0][0], kind[0][1], kind[1][0], kind[1][1], moves);
+    free(list_stop);
+    free(list);
+    free(pos);
+}
+
+static uint32_t reverse32(uint32_t x) {
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+
+/* The position seen from the other side: square s becomes 33 - s (the board
+ * turned half round, R2), the colours and the side to move swap. */
+static void colour_flip(const Position *p, Position *out) {
+    pc_set(out, reverse32(pc_to_bits32(p->bb[PC_WHITE])), reverse32(pc_to_bits32(p->bb[PC_BLACK])),
+           reverse32(pc_to_bits32(p->kings)), p->stm ^ 1, p->halfmove, p->tk_count);
+}
+
+/* The advancement and runaway terms of colour c by their definitions, a man at
+ * a time: adv[n] for a man on its n-th row; a runaway man (no opposing king,
+ * and every square it could still pass on its way to the king row empty, R6)
+ * earns runaway * (n + 1) / 7. */
+static int advancement_by_men(const Position *p, const EvalWeights *w, int c) {
+    int s = 0;
+    for (Bitboard m = p->bb[c] & ~p->kings; m; m &= m - 1) {
+        int row = (pc_idx_to_sq[pc_lsb(m)] - 1) / 4;
+        s += w->adv[c == PC_BLACK ? row : 7 - row];
+    }
+    return s;
+}
+static int runaway_by_men(const Position *p, const EvalWeights *w, int c) {
+    if (p->bb[c ^ 1] & p->kings) return 0;
+    Bitboard occ = p->bb[0] | p->bb[1];
+    int s = 0;
+    for (Bitboard m = p->bb[c] & ~p->kings; m; m &= m - 1) {
+        int i = pc_lsb(m);
+        Bitboard frontier = BIT(i), cone = 0;
+        while (frontier) {
+            Bitboard next = 0;
+            for (Bitboard f = frontier; f; f &= f - 1)
+                for (int d = (c == PC_BLACK ? DIR_DL : DIR_UR); d <= (c == PC_BLACK ? DIR_DR : DIR_UL); d++)
+                    if (pc_nb[pc_lsb(f)][d] >= 0) next |= BIT(pc_nb[pc_lsb(f)][d]);
+            cone |= next;
+            frontier = next;
+        }
+        int row = (pc_idx_to_sq[i] - 1) / 4, adv = c == PC_BLACK ? row : 7 - row;
+        if (!(cone & occ)) s += w->runaway * (adv + 1) / 7;
+    }
+    return s;
+}
+
+/* The evaluation rewrite (advancement by rows, runaway men by one bitboard
+ * pass) against the per-man definitions, and the evaluation's colour symmetry
+ * (every term is the same for both colours; the noise term is off). */
+static void test_eval_terms_and_symmetry(void) {
+    Position *pos = malloc(SAMPLE_MAX * sizeof(Position));
+    MoveList *list = malloc(sizeof(MoveList));
+    rng_state = 0x5EEDE7A1ULL;
+    int n = sample_positions(pos, list);
+    RuleOptions r = pc_default_rules();
+    EvalWeights def = pc_default_weights(), rnd = def;
+    /* A second weight set, none of them alike, so that no two terms can cancel out. */
+    rnd.man = 97, rnd.king = 151, rnd.back_rank = 7, rnd.centre = 5, rnd.king_mobility = 3;
+    rnd.long_diagonal = 11, rnd.runaway = 43, rnd.tempo = 2, rnd.drawish_divisor = 9, rnd.three_v_one_edge = 5;
+    for (int i = 0; i < 8; i++) rnd.adv[i] = 1 + 3 * i + (i * i) % 5;
+    const EvalWeights *sets[2] = {&def, &rnd};
+    char fen[160], fen_flip[160];
+    int bad_flip = 0, bad_adv = 0, bad_run = 0, runaway_seen = 0;
+    for (int i = 0; i < n; i++) {
+        const Position *p = &pos[i];
+        Position f;
+        colour_flip(p, &f);
+        bool flip_ok = true, adv_ok = true, run_ok = true;
+        for (int k = 0; k < 2; k++) {
+            const EvalWeights *w = sets[k];
+            int e = pc_evaluate(p, w, &r), ef = pc_evaluate(&f, w, &r);
+            flip_ok &= e == ef;
+            if (e != ef && bad_flip == 0)
+                printf("  eval %d of %s, %d of its colour flip %s (weights %d)\n", e, fen_of(p, fen, sizeof fen), ef,
+                       fen_of(&f, fen_flip, sizeof fen_flip), k);
+            EvalWeights no_adv = *w, no_run = *w;
+            memset(no_adv.adv, 0, sizeof no_adv.adv);
+            no_run.runaway = 0;
+            int us = p->stm;
+            int adv = advancement_by_men(p, w, us) - advancement_by_men(p, w, us ^ 1);
+            int run = runaway_by_men(p, w, us) - runaway_by_men(p, w, us ^ 1);
+            /* The evaluation is linear in these weights (with men on the board;
+             * without men both terms are 0), so a term is a difference of two. */
+            int adv_term = e - pc_evaluate(p, &no_adv, &r), run_term = e - pc_evaluate(p, &no_run, &r);
+            adv_ok &= adv_term == adv;
+            run_ok &= run_term == run;
+            if (adv_term != adv && bad_adv == 0)
+                printf("  %s: advancement term %d, by men %d\n", fen_of(p, fen, sizeof fen), adv_term, adv);
+            if (run_term != run && bad_run == 0)
+                printf("  %s: runaway term %d, by men %d\n", fen_of(p, fen, sizeof fen), run_term, run);
+            runaway_seen += run != 0 && k == 0;
+        }
+        bad_flip += !flip_ok;
+        bad_adv += !adv_ok;
+        bad_run += !run_ok;
+    }
+    CHECK(bad_flip == 0, "evaluation unchanged by the colour flip: %d of %d positions differ", bad_flip, n);
+    CHECK(bad_adv == 0, "advancement by rows = per man: %d of %d differ", bad_adv, n);
+    CHECK(bad_run == 0 && runaway_seen > 0, "runaway men by bitboards = per man by their cones: %d of %d differ (%d "
+          "with a runaway term)", bad_run, n, runaway_seen);
+    printf("eval terms: %d positions and their colour flips, 2 weight sets, %d with a runaway term\n", n,
+           runaway_seen);
+    free(list);
+    free(pos);
+}
+
 int main(void) {
     pc_init();
     test_perft_start(7);
@@ -288,6 +626,8 @@ int main(void) {
     test_geometry_and_eval_terms();
     test_multipv_and_threads();
     test_bench();
+    test_fast_paths();
+    test_eval_terms_and_symmetry();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
