@@ -352,6 +352,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             best_i = i;
             if (score > alpha) {
                 alpha = score;
+                if (ply == 0) s->root_score = score;
                 s->pv[ply][0] = *m;
                 memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(Move) * (size_t)s->pv_len[ply + 1]);
                 s->pv_len[ply] = s->pv_len[ply + 1] + 1;
@@ -449,7 +450,11 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     reset_counters(s);
     s->max_nodes = limits->nodes > 0 ? limits->nodes : 0;
     s->time_limit = limits->time > 0 ? limits->time : 0;
-    double soft = limits->soft_time > 0 ? limits->soft_time : 0.5 * s->time_limit;
+    /* A clock (soft_time given): no new depth after the soft share nor after
+     * TIME_CAP of the hard stop.  A fixed time per move: time left over is
+     * lost, so the search goes on to the hard stop. */
+    bool clocked = limits->soft_time > 0;
+    double soft = clocked ? limits->soft_time : s->time_limit;
     if (s->time_limit > 0 && soft > s->time_limit) soft = s->time_limit;
     pc_tt_new_search(&s->tt);
     memset(s->killers, 0, sizeof s->killers);
@@ -522,6 +527,18 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         }
         s->excluding = false;
         if (s->error) break;
+        if (s->aborted && got == 0 && d > 1 && lines == 1 && s->pv_len[0] > 0) {
+            /* An unfinished depth: a root move whose search ended above the
+             * window's lower bound beat every move searched before it, the
+             * last depth's best first, so it is played (its score is a bound). */
+            out->score = s->root_score;
+            out->pv_len = s->pv_len[0];
+            memcpy(out->pv, s->pv[0], sizeof(Move) * (size_t)s->pv_len[0]);
+            out->line[0].score = s->root_score;
+            out->line[0].pv_len = s->pv_len[0];
+            memcpy(out->line[0].pv, s->pv[0], sizeof(Move) * (size_t)s->pv_len[0]);
+            break;
+        }
         if (s->aborted && (got == 0 || d > 1)) break; /* keep the last complete depth */
         /* lines in score order (a later line may have searched higher: it is then the best) */
         for (int a = 1; a < got; a++)
@@ -555,7 +572,7 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         double scale = (d >= 6 && stable == 0) ? TIME_UNSTABLE : (stable >= 4 ? TIME_STABLE : 1.0);
         double spent = pc_now() - s->t0;
         if (timed && spent >= soft * scale) break;
-        if (timed && spent >= TIME_CAP * s->time_limit) break; /* the next depth would not finish */
+        if (timed && clocked && spent >= TIME_CAP * s->time_limit) break; /* the next depth would not finish */
         if (timed && root_moves == 1) break;              /* a forced move */
         int a = score < 0 ? -score : score;
         if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break; /* a proven result */

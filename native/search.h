@@ -22,7 +22,8 @@ typedef struct {
     double time;   /* seconds, <= 0 = no limit: the hard stop */
     int multipv;   /* lines to report (best first), 0 or 1 = the best only */
     double soft_time; /* no new depth after this (scaled by the stability of the best
-                       * move); <= 0: half of `time` */
+                       * move) nor after half of `time`; <= 0: a fixed time per move,
+                       * searched to the hard stop */
 } SearchLimits;
 
 typedef struct {
@@ -81,6 +82,7 @@ struct Searcher {
     int sortkeys[PC_MAX_PLY + 1][PC_MAX_MOVES];
     Move pv[PC_MAX_PLY + 1][PC_MAX_PLY + 1];
     int pv_len[PC_MAX_PLY + 1];
+    int root_score; /* the score of pv[0] while a root search runs (an unfinished depth's best) */
 };
 
 /* A searcher with a transposition table of about hash_mb megabytes, or NULL. */

@@ -270,8 +270,9 @@ class Limit:
         return round(budget, 6)
 
     def soft_budget(self) -> float:
-        """Seconds after which no new depth is begun (0: the engine's default,
-        half of :meth:`budget`).  With a clock: the soft share of
+        """Seconds after which no new depth is begun (0: a fixed time per
+        move, which the engine searches to :meth:`budget`: time left over is
+        lost).  With a clock: the soft share of
         :func:`~poolcheckers.engine.timeman.clock_shares` (by default what is
         left shared over 30 moves plus three quarters of the increment, at
         most a fifth of what is left), at most half of ``time``; the engine
