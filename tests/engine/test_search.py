@@ -160,6 +160,51 @@ def test_fixed_depth_and_nodes_are_deterministic() -> None:
     assert c.nodes <= 20_000 + 100
 
 
+def _last_complete_and_played(
+    engine: Engine, board: Board, limit: Limit, multipv: int = 1
+) -> tuple[SearchResult, SearchResult]:
+    """The result of the last finished depth (``on_info``) and the move played,
+    from a cleared engine (a reproducible search)."""
+    finished: list[SearchResult] = []
+    engine.clear()
+    played = engine.search(board, limit, on_info=finished.append, multipv=multipv)
+    return finished[-1], played
+
+
+def test_an_unfinished_depth_plays_the_move_that_beat_the_last_best() -> None:
+    """A node (or time) bound inside a depth: when a root move there beat the
+    last depth's best (searched first), that move is played, with a legal line
+    that starts with it; the depth reported is still the last finished one.
+    Node-bounded one-thread searches are deterministic, so the moves changed
+    are the same on every run (about 3 in 100 of these bounds change one)."""
+    engine = Engine(hash_mb=4)
+    changed = 0
+    for seed in range(12):
+        board = random_playout(seed, 14)
+        if len(board.legal_moves) < 2:
+            continue
+        for nodes in range(2_000, 40_000, 2_000):
+            last, played = _last_complete_and_played(engine, board, Limit(nodes=nodes))
+            assert played.move in board.legal_moves
+            assert played.pv[0] == played.move
+            assert len(board.legal_prefix(played.pv)) == len(played.pv)
+            assert played.depth == last.depth
+            if played.move != last.move:
+                changed += 1
+    assert changed > 0  # some bounds fell in a depth that changed the move
+
+
+def test_multipv_keeps_the_last_finished_depth() -> None:
+    """With several lines an unfinished depth is dropped whole: the lines
+    played are those of the last finished depth."""
+    engine = Engine(hash_mb=4)
+    board = random_playout(3, 14)
+    for nodes in (5_000, 17_000, 29_000):
+        last, played = _last_complete_and_played(engine, board, Limit(nodes=nodes), 3)
+        assert [line.move for line in played.lines] == [line.move for line in last.lines]
+        assert played.move == last.move and played.score == last.score
+
+
 def test_time_limit_is_respected() -> None:
     start = time.perf_counter()
     result = Engine(hash_mb=4).search(Board(), Limit(time=0.3))
