@@ -310,8 +310,9 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     Position next;
     /* The moves are selected one step ahead: while move j is searched, the
      * table bucket of the position after move j + 1 is on its way (a node
-     * waits on that memory more than on anything else). */
-    if (n > 0) select_move(keys, order, 0, n);
+     * waits on that memory more than on anything else); the first move's
+     * bucket is asked for here, so no move's bucket is asked for twice. */
+    if (n > 0) select_ahead(s, pos, list, keys, order, 0, n);
     for (int j = 0; j < n; j++) {
         if (j + 1 < n) select_ahead(s, pos, list, keys, order, j + 1, n);
         int i = order[j];
@@ -323,7 +324,6 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             if (depth <= LMP_DEPTH && j >= LMP_BASE + depth * depth) continue; /* late move pruning */
         }
         pc_make(pos, m, &next);
-        pc_tt_prefetch(&s->tt, tt_key(s, &next));
         /* A forced capture costs no depth. */
         int new_depth = (capture && n == 1) ? depth : depth - 1;
         int score;
