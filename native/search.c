@@ -134,13 +134,24 @@ static inline int score_from_tt(int score, int ply) {
     return score;
 }
 
+/* Lazy SMP: another thread has completed the depth this one is searching
+ * (checked every 1024 nodes); the search of that depth is given up. */
+static inline bool overtaken(Searcher *s) {
+    if ((s->nodes & 1023) != 0) return false;
+    if (atomic_load_explicit(&s->smp->done_depth, memory_order_relaxed) < s->iter_depth) return false;
+    s->overtaken = 1;
+    return true;
+}
+
 static inline bool should_stop(Searcher *s) {
-    if (s->abort_all) return atomic_load_explicit(s->abort_all, memory_order_relaxed) != 0;
+    if (s->helper_id)
+        return atomic_load_explicit(&s->smp->abort_all, memory_order_relaxed) != 0 || overtaken(s);
     if (s->completed == 0) return false; /* depth 1 always completes: there is a move to return */
     if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return true;
     if (s->max_nodes && s->nodes >= s->max_nodes) return true;
     if (s->time_limit > 0 && (s->nodes & 1023) == 0 && pc_now() - s->t0 >= s->time_limit) return true;
     if (s->poll && (s->nodes & ((1 << 20) - 1)) == 0 && s->poll(s->poll_data)) return true;
+    if (s->smp && overtaken(s)) return true;
     return false;
 }
 
@@ -425,15 +436,49 @@ static int root_search(Searcher *s, int d, int prev, bool aspire) {
     }
 }
 
+/* Lazy SMP: publish a completed depth (its line becomes the search's answer
+ * when no thread completes a deeper one). */
+static void smp_publish(SmpShared *sh, int depth, int score, const Move *pv, int pv_len) {
+    pthread_mutex_lock(&sh->lock);
+    if (depth > atomic_load_explicit(&sh->done_depth, memory_order_relaxed)) {
+        sh->done_score = score;
+        sh->done.score = score;
+        sh->done.pv_len = pv_len;
+        memcpy(sh->done.pv, pv, sizeof(Move) * (size_t)pv_len);
+        atomic_store_explicit(&sh->done_depth, depth, memory_order_release);
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
 /* A helper thread of lazy SMP: iterative deepening on the shared table until
- * the main thread raises abort_all; odd helpers start a depth deeper. */
+ * the main thread raises abort_all.  A helper searches a depth beyond the one
+ * the main thread is on, so that its entries are there when the main thread
+ * gets to it, and gives up a depth that another thread completes first (its
+ * work is in the table) for the next one; the deepest completed depth is the
+ * answer. */
 static void *helper_main(void *arg) {
     Searcher *h = arg;
+    SmpShared *sh = h->smp;
     int prev = 0;
-    for (int d = 1 + (h->helper_id & 1); d <= h->max_depth; d++) {
+    int d = 1 + (h->helper_id & 1);
+    while (d <= h->max_depth) {
+        h->iter_depth = d;
         int score = root_search(h, d, prev, true);
-        if (h->aborted || h->error) break;
-        prev = score;
+        if (h->error) break;
+        if (h->aborted) {
+            if (!h->overtaken || atomic_load_explicit(&sh->abort_all, memory_order_relaxed)) break;
+            h->aborted = 0;
+            h->overtaken = 0;
+        } else {
+            smp_publish(sh, d, score, h->pv[0], h->pv_len[0]);
+            prev = score;
+        }
+        int next = d + 1;
+        int done = atomic_load_explicit(&sh->done_depth, memory_order_acquire) + 1;
+        int ahead = atomic_load_explicit(&sh->main_depth, memory_order_relaxed) + 1;
+        if (done > next) next = done;
+        if (ahead > next) next = ahead;
+        d = next;
     }
     return NULL;
 }
@@ -460,7 +505,8 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     memset(s->killers, 0, sizeof s->killers);
     s->root = *root;
     s->excluding = false;
-    s->abort_all = NULL;
+    s->smp = NULL;
+    s->overtaken = 0;
 
     MoveList *rootlist = &s->lists[0];
     pc_gen_moves(root, &s->rules, rootlist);
@@ -483,8 +529,13 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     out->line[0].pv[0] = roots.m[0];
 
     /* Lazy SMP: the helpers search the same root on the same table. */
-    atomic_int abort_all;
-    atomic_init(&abort_all, 0);
+    SmpShared sh;
+    atomic_init(&sh.abort_all, 0);
+    atomic_init(&sh.done_depth, 0);
+    atomic_init(&sh.main_depth, 1);
+    pthread_mutex_init(&sh.lock, NULL);
+    sh.done_score = 0;
+    sh.done.pv_len = 0;
     pthread_t tids[PC_MAX_THREADS];
     int started = 0;
     for (int i = 0; i < s->threads - 1 && root_moves > 1; i++) {
@@ -495,7 +546,8 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         h->root = *root;
         h->max_depth = max_depth;
         h->excluding = false;
-        h->abort_all = &abort_all;
+        h->smp = &sh;
+        h->overtaken = 0;
         h->poll = NULL;
         memcpy(h->keys, s->keys, sizeof(uint64_t) * (size_t)(s->root_index + 1));
         h->root_index = s->root_index;
@@ -507,10 +559,26 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         started++;
     }
 
-    int prev = 0, stable = 0;
+    /* One line: the answer is the deepest depth completed by any thread, and
+     * a depth a helper completes first is taken from it, not searched again. */
+    bool use_smp = started > 0 && lines == 1;
+    if (use_smp) s->smp = &sh;
+    int prev = 0, stable = 0, partial_depth = 0;
     SearchLine found[PC_MAX_MULTIPV];
     for (int d = 1; d <= max_depth; d++) {
         int score = 0, got = 0;
+        bool adopted = false;
+        if (use_smp && atomic_load_explicit(&sh.done_depth, memory_order_acquire) >= d) {
+            pthread_mutex_lock(&sh.lock);
+            d = atomic_load_explicit(&sh.done_depth, memory_order_relaxed);
+            found[0] = sh.done;
+            pthread_mutex_unlock(&sh.lock);
+            got = 1;
+            adopted = true;
+            goto completed;
+        }
+        s->iter_depth = d;
+        if (use_smp) atomic_store_explicit(&sh.main_depth, d, memory_order_relaxed);
         memset(s->root_excluded, 0, sizeof(bool) * (size_t)root_moves);
         for (int k = 0; k < lines; k++) {
             s->excluding = k > 0;
@@ -527,7 +595,14 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         }
         s->excluding = false;
         if (s->error) break;
+        if (s->aborted && s->overtaken) { /* a helper completed this depth: take its line */
+            s->aborted = 0;
+            s->overtaken = 0;
+            d--;
+            continue;
+        }
         if (s->aborted && got == 0 && d > 1 && lines == 1 && s->pv_len[0] > 0) {
+            partial_depth = d;
             /* An unfinished depth: a root move whose search ended above the
              * window's lower bound beat every move searched before it, the
              * last depth's best first, so it is played (its score is a bound). */
@@ -548,6 +623,9 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
                 found[b - 1] = t;
             }
         if (got > 0) score = found[0].score;
+        if (use_smp && !s->aborted) smp_publish(&sh, d, score, found[0].pv, found[0].pv_len);
+    completed:
+        if (adopted) score = found[0].score;
         bool changed = d > 1 && (found[0].pv[0].from != out->pv[0].from ||
                                  found[0].pv[0].to != out->pv[0].to || found[0].pv[0].cap != out->pv[0].cap);
         stable = changed ? 0 : stable + 1;
@@ -577,9 +655,22 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         int a = score < 0 ? -score : score;
         if (a > PC_MATE_BOUND && d >= (PC_MATE - a) + 4) break; /* a proven result */
     }
-    atomic_store(&abort_all, 1);
+    atomic_store(&sh.abort_all, 1);
     for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
     for (int i = 0; i < started; i++) s->nodes += s->helpers[i]->nodes;
+    s->smp = NULL;
+    /* a helper's deeper complete depth beats the main thread's last one (and
+     * an unfinished depth no deeper than it) */
+    int done = atomic_load(&sh.done_depth);
+    if (use_smp && !s->error && done > out->depth && done >= partial_depth) {
+        out->depth = done;
+        out->score = sh.done.score;
+        out->pv_len = sh.done.pv_len;
+        memcpy(out->pv, sh.done.pv, sizeof(Move) * (size_t)sh.done.pv_len);
+        out->lines = 1;
+        out->line[0] = sh.done;
+    }
+    pthread_mutex_destroy(&sh.lock);
     if (s->error) return -2;
     out->nodes = s->nodes;
     out->time = pc_now() - s->t0;

@@ -2,6 +2,7 @@
 #ifndef PC_SEARCH_H
 #define PC_SEARCH_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "eval.h"
@@ -52,13 +53,27 @@ typedef int (*SearchPoll)(void *userdata);
 
 typedef struct Searcher Searcher;
 
+/* Lazy SMP: what the threads of one search share (on the main thread's stack).
+ * The deepest depth completed by any thread is published with its line;
+ * a thread searching a depth that another has completed moves on. */
+typedef struct {
+    atomic_int abort_all;  /* set by the main thread when its search ends */
+    atomic_int done_depth; /* the deepest depth completed by any thread (0: none) */
+    atomic_int main_depth; /* the depth the main thread is searching */
+    pthread_mutex_t lock;  /* guards done_score and done */
+    int done_score;
+    SearchLine done;       /* the line of done_depth */
+} SmpShared;
+
 struct Searcher {
     TT tt;
     bool owns_tt; /* false for a helper thread's searcher, which shares its main one's */
     int threads;  /* 1 + number of helpers (lazy SMP) */
     Searcher *helpers[PC_MAX_THREADS - 1];
-    atomic_int *abort_all; /* helpers: set by the main thread when its search ends */
-    int helper_id;         /* 0 for the main searcher */
+    SmpShared *smp; /* lazy SMP: helpers always, the main thread when it takes a helper's depth */
+    int helper_id;  /* 0 for the main searcher */
+    int iter_depth; /* lazy SMP: the depth being searched (given up when smp->done_depth reaches it) */
+    int overtaken;  /* lazy SMP: the search of iter_depth was given up because another thread completed it */
     Position root;
     int max_depth;
     bool root_excluded[PC_MAX_MOVES]; /* multi-PV: root moves of lines already found */
