@@ -257,6 +257,37 @@ def test_threads_search_legal_moves_and_find_wins() -> None:
         Engine(hash_mb=1, threads=65)
 
 
+def test_two_threads_report_rising_depths_and_answer_with_the_deepest() -> None:
+    """Lazy SMP: a depth a helper completes first is taken from it, so the
+    reported depths rise (some may be skipped) up to the limit, every report
+    has a legal line, and the answer is the deepest one."""
+    engine = Engine(hash_mb=8, threads=2)
+    for seed in range(4):
+        board = random_playout(seed, 8) if seed else Board()
+        if not board.legal_moves:
+            continue
+        seen: list[SearchResult] = []
+        result = engine.search(board, Limit(depth=14), on_info=seen.append)
+        depths = [r.depth for r in seen]
+        assert depths == sorted(set(depths))
+        assert result.depth == 14 and seen[-1].depth == 14
+        assert result.move == seen[-1].move and result.pv == seen[-1].pv
+        for r in seen:
+            assert board.legal_prefix(r.pv) == r.pv and r.pv[0] == r.move
+
+
+def test_two_threads_stop_and_time_limit() -> None:
+    engine = Engine(hash_mb=8, threads=2)
+    timer = threading.Timer(0.3, engine.stop)
+    timer.start()
+    result = engine.search(Board(), Limit(depth=100))
+    timer.join()
+    assert result.move in Board().legal_moves and result.depth >= 1
+    result = engine.search(Board(), Limit(time=0.05))
+    assert result.move in Board().legal_moves
+    assert Board().legal_prefix(result.pv) == result.pv
+
+
 def test_on_info_once_per_depth(engine: Engine) -> None:
     seen: list[SearchResult] = []
     engine.search(Board(), Limit(depth=6), on_info=seen.append)
