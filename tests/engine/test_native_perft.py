@@ -32,7 +32,7 @@ def test_perft_divide_sums_and_names_library_moves() -> None:
 
 
 def test_rule_examples_perft_match_library() -> None:
-    # The positions of /work/shared/rule-examples.json (R9, R10, R14, R15, R4).
+    # The worked positions of tests/data/rule-examples.json (R9, R10, R14, R15, R4).
     for fen in [
         "W:WK7,10,21,K31,K32:B4,9,K19,22",
         "B:WK1,7,8,K19,22,23,24:B5,K15",
