@@ -49,7 +49,7 @@ def test_random_placements(crown: str, fen: str) -> None:
 
 
 def test_rule_examples() -> None:
-    # tests/data/rule-examples.json (the rule book's worked positions), against the native generator.
+    # The worked positions of tests/data/rule-examples.json, against the native generator.
     cases: list[tuple[str, RuleSet, list[str]]] = [
         ("W:WK7,10,21,K31,K32:B4,9,K19,22", RuleSet.apca(), ["31x2", "31x6", "32x5"]),
         ("B:WK1,7,8,K19,22,23,24:B5,K15", RuleSet.apca(), ["15x25", "15x29", "15x4"]),
