@@ -5,11 +5,13 @@
  * that no piece can stop reaching its king row, R15), and endgame knowledge:
  * with flying kings 2 kings v 1 king is a draw and 3 kings v 1 king is only
  * won when the R19 count allows and the lone king cannot hold the long
- * diagonal.
+ * diagonal.  A pattern term (weights over the men's configurations in 4x4
+ * windows, patterns.h) is added with the weight `patterns` (percent; 0 = off).
  */
 #include "eval.h"
 
 #include "movegen.h"
+#include "patterns.h"
 
 #include <stddef.h>
 
@@ -34,6 +36,7 @@ const EvalWeightName pc_weight_names[] = {
     W(tempo),
     W(drawish_divisor),
     W(three_v_one_edge),
+    W(patterns),
     W(noise),
     W(noise_seed),
 };
@@ -55,6 +58,7 @@ EvalWeights pc_default_weights(void) {
         .tempo = -1,
         .drawish_divisor = 16,
         .three_v_one_edge = 4,
+        .patterns = 100,
         .noise = 0,
         .noise_seed = 0,
     };
@@ -69,6 +73,7 @@ static bool tables_ready = false;
 void pc_eval_init(void) {
     if (tables_ready) return;
     pc_init();
+    pc_patterns_init();
     for (int s = 1; s <= 32; s++) {
         row_of[pc_sq_to_idx[s]] = (s - 1) / 4;
         row_mask[(s - 1) / 4] |= BIT(pc_sq_to_idx[s]);
@@ -140,11 +145,22 @@ static int side_score(const Position *pos, const EvalWeights *w, int c) {
     return s;
 }
 
+/* ---- Pattern term (issue 9 point 3): the weights of the men's
+ * configurations in 4x4 windows (patterns.h), scaled by w->patterns percent;
+ * with no men on the board every window is empty for both sides and the term
+ * is 0. */
+static inline int pattern_term(const Position *pos, const EvalWeights *w) {
+    int p = pc_pattern_score(pos);
+    if (pos->stm == PC_WHITE) p = -p;
+    return w->patterns == 100 ? p : p * w->patterns / 100;
+}
+
 int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *rules) {
     (void)rules;
     pc_eval_init();
     int us = pos->stm;
     int score = side_score(pos, w, us) - side_score(pos, w, us ^ 1) + w->tempo;
+    if (w->patterns) score += pattern_term(pos, w);
     Bitboard men = (pos->bb[0] | pos->bb[1]) & ~pos->kings;
     if (!men) {
         int n_us = pc_popcount(pos->bb[us]), n_them = pc_popcount(pos->bb[us ^ 1]);

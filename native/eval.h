@@ -16,6 +16,7 @@ typedef struct {
     int tempo;           /* having the move */
     int drawish_divisor; /* divides the score of known drawish king endings (2K v 1K, 3K v 1K) */
     int three_v_one_edge; /* 3K v 1K with the lone king off the long diagonal: bonus per R19 move left */
+    int patterns;        /* percent of the pattern table's weights (patterns.h); 0 = no pattern term */
     int noise;           /* amplitude of the deterministic evaluation noise (weaker levels) */
     int noise_seed;      /* seed of that noise */
 } EvalWeights;

@@ -6,6 +6,7 @@
 
 #include "eval.h"
 #include "movegen.h"
+#include "patterns.h"
 #include "perft.h"
 #include "search.h"
 
@@ -616,6 +617,92 @@ static void test_eval_terms_and_symmetry(void) {
     free(pos);
 }
 
+/* The configuration of window (row, k) seen from colour c, square by square
+ * (patterns.h): cell i = 2a + b is square 4(row + a) + k + b + 1 for Black and
+ * 33 minus it for White (R2, the board turned half round); 3^i times 0 for an
+ * empty square or a king, 1 for a man of c, 2 for a man of the other side. */
+static int pattern_index_by_squares(const Position *p, int row, int k, int c) {
+    uint32_t men = pc_to_bits32((p->bb[0] | p->bb[1]) & ~p->kings);
+    uint32_t own = pc_to_bits32(p->bb[c]) & men, other = pc_to_bits32(p->bb[c ^ 1]) & men;
+    int index = 0, pow3 = 1;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 2; b++, pow3 *= 3) {
+            int sq = 4 * (row + a) + k + b + 1;
+            if (c == PC_WHITE) sq = 33 - sq;
+            uint32_t bit = 1u << (sq - 1);
+            index += pow3 * ((own & bit) ? 1 : (other & bit) ? 2 : 0);
+        }
+    return index;
+}
+
+/* Pattern term: the fast index from the bitboards = the per-square definition
+ * for every window and colour; the colour flip gives the other colour the same
+ * configurations, so the pattern score changes sign and the evaluation with
+ * patterns on stays the same; the term is linear in the `patterns` weight. */
+static void test_patterns(void) {
+    Position *pos = malloc(SAMPLE_MAX * sizeof(Position));
+    MoveList *list = malloc(sizeof(MoveList));
+    rng_state = 0x9A77E125ULL;
+    int n = sample_positions(pos, list);
+    RuleOptions r = pc_default_rules();
+    EvalWeights off = pc_default_weights(), on = off, third = off;
+    off.patterns = 0, on.patterns = 100, third.patterns = 37;
+    int windows = pc_pattern_window_count();
+    char fen[160];
+    int bad_index = 0, bad_flip_index = 0, bad_score = 0, bad_eval = 0, bad_linear = 0, nonzero = 0;
+    for (int i = 0; i < n; i++) {
+        const Position *p = &pos[i];
+        Position f;
+        colour_flip(p, &f);
+        for (int j = 0; j < windows; j++) {
+            int row, k;
+            pc_pattern_window(j, &row, &k);
+            for (int c = 0; c < 2; c++) {
+                int fast = pc_pattern_index(p, j, c), slow = pattern_index_by_squares(p, row, k, c);
+                if (fast != slow && !bad_index++)
+                    printf("  %s window (%d, %d) colour %d: index %d, by squares %d\n", fen_of(p, fen, sizeof fen),
+                           row, k, c, fast, slow);
+                if (pc_pattern_index(&f, j, c ^ 1) != fast && !bad_flip_index++)
+                    printf("  %s window (%d, %d) colour %d: index %d, colour flip's %d\n",
+                           fen_of(p, fen, sizeof fen), row, k, c, fast, pc_pattern_index(&f, j, c ^ 1));
+            }
+        }
+        int score = pc_pattern_score(p), sums[2] = {0, 0}, phases = pc_pattern_phase_count();
+        for (int ph = 0; ph < phases; ph++) sums[ph] = pc_pattern_side(p, PC_BLACK, ph) - pc_pattern_side(p, PC_WHITE, ph);
+        /* The blend by its definition: the opening's share is pieces / 24 (at most 1). */
+        int pieces = pc_popcount(p->bb[0] | p->bb[1]), share = pieces < 24 ? pieces : 24;
+        int blended = phases == 1 ? sums[0] : (sums[0] * share + sums[1] * (24 - share)) / 24;
+        nonzero += score != 0;
+        if ((score != blended || pc_pattern_score(&f) != -score) && !bad_score++)
+            printf("  %s: pattern score %d, by sides %d (phases %d, %d), colour flip's %d\n",
+                   fen_of(p, fen, sizeof fen), score, blended, sums[0], sums[1], pc_pattern_score(&f));
+        int e_on = pc_evaluate(p, &on, &r), e_third = pc_evaluate(p, &third, &r);
+        if ((e_on != pc_evaluate(&f, &on, &r) || e_third != pc_evaluate(&f, &third, &r)) && !bad_eval++)
+            printf("  %s: eval with patterns %d, its colour flip's %d\n", fen_of(p, fen, sizeof fen), e_on,
+                   pc_evaluate(&f, &on, &r));
+        /* With men on the board (the king endings are scored apart). */
+        if ((p->bb[0] | p->bb[1]) & ~p->kings) {
+            int term = p->stm == PC_BLACK ? score : -score, e_off = pc_evaluate(p, &off, &r);
+            if ((e_on - e_off != term || e_third - e_off != term * 37 / 100) && !bad_linear++)
+                printf("  %s: eval %d with patterns, %d at 37 %%, %d without; term %d\n", fen_of(p, fen, sizeof fen),
+                       e_on, e_third, e_off, term);
+        }
+    }
+    CHECK(bad_index == 0, "pattern index from the bitboards = by squares: %d of %d positions differ", bad_index, n);
+    CHECK(bad_flip_index == 0, "colour flip: the other colour sees the same windows: %d of %d differ",
+          bad_flip_index, n);
+    CHECK(bad_score == 0, "pattern score = Black's side - White's in each phase, blended, and changes sign in the "
+          "colour flip: %d of %d differ", bad_score, n);
+    CHECK(bad_eval == 0, "evaluation with patterns unchanged by the colour flip: %d of %d differ", bad_eval, n);
+    CHECK(bad_linear == 0, "evaluation with patterns = without + patterns%% of the term: %d of %d differ", bad_linear,
+          n);
+    CHECK(nonzero > n / 2, "the shipped table scores most positions: %d of %d", nonzero, n);
+    printf("patterns: %d windows, %d phase(s), %d positions and their colour flips, %d with a pattern score\n", windows, pc_pattern_phase_count(), n,
+           nonzero);
+    free(list);
+    free(pos);
+}
+
 int main(void) {
     pc_init();
     test_perft_start(7);
@@ -628,6 +715,7 @@ int main(void) {
     test_bench();
     test_fast_paths();
     test_eval_terms_and_symmetry();
+    test_patterns();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

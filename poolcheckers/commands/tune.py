@@ -14,6 +14,15 @@ files, e.g. the games of ``match --pdn``: results of matches between engines)
 fit on games played before instead.  ``--holdout`` keeps some openings' games
 out of the fit and reports the error on them, with the start weights and the
 fitted ones, at the fit's ``K``.
+
+``--patterns quadrants`` (or ``overlap``) also fits a pattern table, the
+weights of the men's configurations in 4x4 windows of the board as in Scan's
+evaluation (``native/patterns.h``), by the same regression with an L2 pull
+(``--pattern-l2``) towards 0, together with the ``--names`` weights (``--names
+none``: the table alone, on top of the start weights).  The table is written
+to ``--pattern-output`` (JSON); ``scripts/gen_pattern_table.py`` turns it into
+the native core's ``native/pattern_table.h``, and the weights file then says
+``"patterns": 100`` (the table at full weight).
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import help_description, quiet_broken_pipe
 
 DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+#: The window sets of ``--patterns`` (poolcheckers.engine.tune.WINDOW_SETS).
+WINDOW_SET_NAMES = ("overlap", "quadrants")
 
 
 @quiet_broken_pipe
@@ -51,6 +62,17 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         raise UsageError(f"--output {target}: the folder {target.parent} does not exist")
     if not 0.0 <= args.holdout < 1.0:
         raise UsageError(f"--holdout must be in [0, 1), not {args.holdout}")
+    pattern_target = Path(args.pattern_output) if args.pattern_output else None
+    if args.patterns and pattern_target is None:
+        raise UsageError("--patterns needs --pattern-output FILE.json for the table")
+    if pattern_target is not None and not args.patterns:
+        raise UsageError("--pattern-output without --patterns: no table is fitted")
+    if pattern_target is not None and not pattern_target.parent.is_dir():
+        raise UsageError(
+            f"--pattern-output {pattern_target}: the folder {pattern_target.parent} does not exist"
+        )
+    if args.pattern_l2 < 0:
+        raise UsageError(f"--pattern-l2 must be >= 0, not {args.pattern_l2}")
     if args.load_games and args.load_pdn:
         raise UsageError("--load-games and --load-pdn: give one source of games, not both")
     left_out: dict[str, int] = {}
@@ -94,10 +116,19 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     held_results = np.array([r for _, r in held], dtype=np.float64)
     engine = open_engine(1, weights=args.weights)
     start_weights = engine.weights
-    names = tuple(args.names.split(",")) if args.names else texel.TUNED
+    if args.names == "none":
+        names: tuple[str, ...] = ()
+    else:
+        names = tuple(args.names.split(",")) if args.names else texel.TUNED
     unknown = [n for n in names if n not in start_weights]
     if unknown:
         raise UsageError(f"--names: unknown weight(s) {', '.join(unknown)}")
+    if args.patterns:
+        # the table is fitted from 0: the start is the evaluation without patterns
+        engine.set_weights({"patterns": 0})
+        start_weights = engine.weights
+    elif not names:
+        raise UsageError("--names none: nothing to fit without --patterns")
     with tqdm(total=len(names), desc="features", file=sys.stderr, disable=None) as bar:
 
         def on_column(name: str) -> None:
@@ -108,6 +139,13 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     offset_all = base - x_all @ start  # the part of the evaluation that is not tuned (the men)
     n_fit = len(positions)
     x, offset = x_all[:n_fit], offset_all[:n_fit]
+    windows = texel.WINDOW_SETS[args.patterns] if args.patterns else ()
+    size = len(windows) * texel.PATTERN_CONFIGS
+    phases = args.pattern_phases
+    plus, minus, coef = texel.phased(
+        *texel.pattern_features(boards, windows), texel.piece_counts(boards), phases
+    )
+    size *= phases
     with tqdm(total=args.steps, desc="fit", file=sys.stderr, disable=None) as bar:
 
         def on_step(step: int, loss: float) -> None:
@@ -115,7 +153,17 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
             bar.set_postfix_str(f"error {loss:.6f}")
             bar.refresh()
 
-        result = texel.fit(x, results, offset, start, steps=args.steps, l2=args.l2, on_step=on_step)
+        if args.patterns:
+            result: texel.FitResult | texel.PatternFit = texel.fit_patterns(
+                x, results, offset, start, plus[:n_fit], minus[:n_fit], size,
+                steps=args.steps, l2=args.l2, pattern_l2=args.pattern_l2,
+                coef=None if coef is None else coef[:n_fit], on_step=on_step,
+            )  # fmt: skip
+        else:
+            result = texel.fit(
+                x, results, offset, start, steps=args.steps, l2=args.l2, on_step=on_step
+            )
+    table = result.table if isinstance(result, texel.PatternFit) else np.zeros(0)
     fitted = {n: int(v) for n, v in zip(names, result.weights, strict=True)}
     scores = [r for _, r in positions]
     if args.load_games:
@@ -139,7 +187,11 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     if held:
         x_held, offset_held = x_all[n_fit:], offset_all[n_fit:]
         before = texel.mse(offset_held + x_held @ start, held_results, result.k)
-        after = texel.mse(offset_held + x_held @ result.weights, held_results, result.k)
+        held_coef = None if coef is None else coef[n_fit:]
+        held_patterns = texel.pattern_scores(table, plus[n_fit:], minus[n_fit:], held_coef)
+        after = texel.mse(
+            offset_held + x_held @ result.weights + held_patterns, held_results, result.k
+        )
         print(
             f"held out: {len(held_games)} games, {len(held)} quiet positions; "
             f"error {before:.6f} -> {after:.6f}",
@@ -147,6 +199,27 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         )
     for name in names:
         print(f"  {name:<14} {start_weights[name]:>5} -> {fitted[name]:>5}", file=out)
+    if args.patterns:
+        entries = table.reshape(phases, len(windows), texel.PATTERN_CONFIGS).sum(axis=0)
+        print(
+            f"  patterns: {len(windows)} windows ({args.patterns}), {phases} phase(s), "
+            f"{int(np.count_nonzero(table))} of {size} weights not 0, "
+            f"largest {int(np.abs(table).max())}; by window: "
+            + " ".join(
+                f"{r},{k}:{int(np.abs(e).sum())}"
+                for (r, k), e in zip(windows, entries, strict=True)
+            ),
+            file=out,
+        )
+        fitted["patterns"] = 100
+        about = (
+            f"poolcheckers tune --patterns {args.patterns} --pattern-phases {phases} "
+            f"--pattern-l2 {args.pattern_l2:g} "
+            f"(seed {args.seed}): {len(positions)} positions {origin}; K = {result.k:.3f}, "
+            f"error {result.loss_before:.6f} -> {result.loss_after:.6f}"
+        )
+        texel.save_pattern_table(str(pattern_target), windows, table, about, phases)
+        print(f"pattern table saved to {pattern_target}", file=out)
     target.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
     print(f"weights saved to {target}", file=out)
     return 0
@@ -169,7 +242,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--concurrency", type=int, default=1, help="processes playing games")
     parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
     parser.add_argument(
-        "--names", help="comma-separated weights to fit (default: all of engine.tune.TUNED)"
+        "--names",
+        help="comma-separated weights to fit (default: all of engine.tune.TUNED; "
+        "none: only the --patterns table)",
     )
     parser.add_argument("--l2", type=float, default=0.0, help="pull towards the start weights")
     parser.add_argument(
@@ -193,6 +268,28 @@ def register(subparsers: Any) -> None:
         metavar="FRACTION",
         help="hold out this fraction of the openings' games (by --seed) and report the "
         "error on them before and after the fit (0: fit on all)",
+    )
+    parser.add_argument(
+        "--patterns",
+        choices=sorted(WINDOW_SET_NAMES),
+        help="also fit a pattern table over these 4x4 windows (quadrants: 4, overlap: 9)",
+    )
+    parser.add_argument(
+        "--pattern-l2",
+        type=float,
+        default=3000.0,
+        metavar="N",
+        help="pull of each pattern weight towards 0, in positions' worth of evidence (3000)",
+    )
+    parser.add_argument(
+        "--pattern-phases",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="one table, or two (a full board's and an empty one's) blended by the pieces (2)",
+    )
+    parser.add_argument(
+        "--pattern-output", metavar="OUT.json", help="the fitted pattern table (with --patterns)"
     )
     parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
     parser.add_argument("--output", required=True, metavar="OUT.json", help="weights file")

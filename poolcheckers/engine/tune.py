@@ -209,6 +209,8 @@ def feature_matrix(
         columns.append((moved - base) / DELTA)
         if on_column is not None:
             on_column(name)
+    if not columns:
+        return np.zeros((len(boards), 0)), base
     return np.stack(columns, axis=1), base
 
 
@@ -285,6 +287,314 @@ def fit(
             on_step(t, mse(offset + x @ w, results, k))
     after = mse(offset + x @ np.round(w), results, k)
     return FitResult(np.round(w), k, before, after)
+
+
+#: The configurations of a pattern window: 8 squares, each empty, an own man or
+#: one of the other side's (native/patterns.h).
+PATTERN_CONFIGS: Final = 3**8
+
+#: Window sets the pipeline fits: ``(row, k)`` of each 4x4 window, named from the
+#: side it is seen from (rows from its own back row, squares ``k`` and ``k + 1``
+#: of each row).  ``quadrants`` tiles the board with 4 windows; ``overlap`` lays
+#: 9 windows two rows and one square apart.
+WINDOW_SETS: Final[dict[str, tuple[tuple[int, int], ...]]] = {
+    "quadrants": ((0, 0), (0, 2), (4, 0), (4, 2)),
+    "overlap": tuple((r, k) for r in (0, 2, 4) for k in (0, 1, 2)),
+}
+
+IntArray = npt.NDArray[np.int64]
+
+
+def window_squares(row: int, k: int, color: Color) -> tuple[int, ...]:
+    """The squares (R2) of the 8 cells of window ``(row, k)`` seen from ``color``:
+    cell ``2a + b`` is square ``4(row + a) + k + b + 1`` for Black and the square
+    turned half round (``33 - s``) for White.
+
+    >>> window_squares(0, 0, Color.BLACK), window_squares(0, 0, Color.WHITE)
+    ((1, 2, 5, 6, 9, 10, 13, 14), (32, 31, 28, 27, 24, 23, 20, 19))
+    """
+    if not (0 <= row <= 4 and 0 <= k <= 2):
+        raise ValueError(f"a window's row is 0-4 and its k 0-2, not ({row}, {k})")
+    black = tuple(4 * (row + a) + k + b + 1 for a in range(4) for b in range(2))
+    return black if color is Color.BLACK else tuple(33 - s for s in black)
+
+
+def pattern_index(board: Board, row: int, k: int, color: Color) -> int:
+    """The configuration of window ``(row, k)`` seen from ``color``, square by square:
+    the sum over its cells ``i`` of ``3^i`` times 0 (empty or a king), 1 (a man of
+    ``color``) or 2 (a man of the other side).
+
+    >>> pattern_index(Board(), 0, 0, Color.BLACK), pattern_index(Board(), 4, 0, Color.BLACK)
+    (364, 6552)
+    """
+    own = board.black if color is Color.BLACK else board.white
+    other = board.white if color is Color.BLACK else board.black
+    index = 0
+    for i, square in enumerate(window_squares(row, k, color)):
+        bit = 1 << (square - 1)
+        if not board.kings & bit:
+            index += 3**i * (1 if own & bit else 2 if other & bit else 0)
+    return index
+
+
+def pattern_indices(
+    black: npt.NDArray[np.uint32],
+    white: npt.NDArray[np.uint32],
+    kings: npt.NDArray[np.uint32],
+    windows: Sequence[tuple[int, int]],
+) -> tuple[IntArray, IntArray]:
+    """``(for Black, for White)``: each position's configuration of each window
+    (``[positions, windows]``) seen from each colour, from the 32-bit bitboards
+    (bit ``s - 1`` is square ``s``): :func:`pattern_index` for many positions.
+
+    >>> b, w, k = (np.array([v], dtype=np.uint32) for v in (0xFFF, 0xFFF00000, 0))
+    >>> [a.tolist() for a in pattern_indices(b, w, k, WINDOW_SETS["quadrants"])]
+    [[[364, 364, 6552, 6552]], [[364, 364, 6552, 6552]]]
+    """
+    men = {
+        Color.BLACK: (black & ~kings).astype(np.int64),
+        Color.WHITE: (white & ~kings).astype(np.int64),
+    }
+    out = []
+    for color in (Color.BLACK, Color.WHITE):
+        own, other = men[color], men[color.opponent]
+        index = np.zeros((len(black), len(windows)), dtype=np.int64)
+        for j, (row, k) in enumerate(windows):
+            for i, square in enumerate(window_squares(row, k, color)):
+                shift = square - 1
+                index[:, j] += 3**i * (((own >> shift) & 1) + 2 * ((other >> shift) & 1))
+        out.append(index)
+    return out[0], out[1]
+
+
+def pattern_features(
+    boards: Sequence[Board], windows: Sequence[tuple[int, int]]
+) -> tuple[IntArray, IntArray]:
+    """``(plus, minus)``: each board's table entries (``window · 6561 + configuration``)
+    of the side to move's windows and of the other side's; the pattern term of
+    the evaluation is ``table[plus].sum() - table[minus].sum()`` (native/patterns.h)."""
+    black = np.array([b.black for b in boards], dtype=np.uint32)
+    white = np.array([b.white for b in boards], dtype=np.uint32)
+    kings = np.array([b.kings for b in boards], dtype=np.uint32)
+    turn = np.array([int(b.turn) for b in boards], dtype=np.int64)
+    return pattern_features_of(black, white, kings, turn, windows)
+
+
+def pattern_features_of(
+    black: npt.NDArray[np.uint32],
+    white: npt.NDArray[np.uint32],
+    kings: npt.NDArray[np.uint32],
+    turn: npt.NDArray[np.int64],
+    windows: Sequence[tuple[int, int]],
+) -> tuple[IntArray, IntArray]:
+    """:func:`pattern_features` from bitboards and the side to move (0 Black, 1 White)."""
+    for_black, for_white = pattern_indices(black, white, kings, windows)
+    offsets = np.arange(len(windows), dtype=np.int64) * PATTERN_CONFIGS
+    black_moves = (turn == int(Color.BLACK))[:, None]
+    plus = np.where(black_moves, for_black, for_white) + offsets
+    minus = np.where(black_moves, for_white, for_black) + offsets
+    return plus, minus
+
+
+#: Pieces on a full board: with two phases the opening table's share is pieces / 24.
+FULL_BOARD: Final = 24
+
+
+def piece_counts(boards: Sequence[Board]) -> IntArray:
+    """The number of pieces (men and kings, both sides) of each board."""
+    return np.array([(b.black | b.white).bit_count() for b in boards], dtype=np.int64)
+
+
+def phased(
+    plus: IntArray, minus: IntArray, pieces: IntArray, phases: int
+) -> tuple[IntArray, IntArray, FloatArray | None]:
+    """The entries and weights of a table of ``phases`` (1 or 2) phases, the
+    opening's first: with two, each window's entry in both, weighed by the
+    opening's share ``min(pieces, 24) / 24`` and the ending's (the rest).
+
+    >>> p, m, c = phased(np.array([[3]]), np.array([[5]]), np.array([18]), 2)
+    >>> p.tolist(), m.tolist(), c.tolist()
+    ([[3, 6564]], [[5, 6566]], [[0.75, 0.25]])
+    """
+    if phases == 1:
+        return plus, minus, None
+    if phases != 2:
+        raise ValueError(f"a pattern table has 1 or 2 phases, not {phases}")
+    size = plus.shape[1] * PATTERN_CONFIGS
+    share = (np.minimum(pieces, FULL_BOARD) / FULL_BOARD)[:, None]
+    coef: FloatArray = np.concatenate(
+        [np.repeat(share, plus.shape[1], 1), np.repeat(1.0 - share, plus.shape[1], 1)], axis=1
+    )
+    return np.concatenate([plus, plus + size], 1), np.concatenate([minus, minus + size], 1), coef
+
+
+def native_pattern_scores(
+    table: FloatArray, plus: IntArray, minus: IntArray, pieces: IntArray, phases: int
+) -> IntArray:
+    """The native core's pattern term (side to move's view) of a whole-number table,
+    exactly: each phase's sum, blended in whole numbers rounding towards 0 as C
+    divides (native/patterns.h).  ``plus`` and ``minus`` of one phase."""
+    whole = np.asarray(table, dtype=np.int64).reshape(phases, -1)
+    sums = [w[plus].sum(axis=1) - w[minus].sum(axis=1) for w in whole]
+    if phases == 1:
+        out: IntArray = sums[0]
+        return out
+    share = np.minimum(pieces, FULL_BOARD)
+    mixed = sums[0] * share + sums[1] * (FULL_BOARD - share)
+    out = np.sign(mixed) * (np.abs(mixed) // FULL_BOARD)
+    return out
+
+
+def pattern_scores(
+    table: FloatArray, plus: IntArray, minus: IntArray, coef: FloatArray | None = None
+) -> FloatArray:
+    """The pattern term of each position (side to move's view) for a flat ``table``;
+    ``coef`` (``[positions, entries]``, e.g. a phase's share) weighs the entries."""
+    if coef is None:
+        out: FloatArray = table[plus].sum(axis=1) - table[minus].sum(axis=1)
+    else:
+        out = ((table[plus] - table[minus]) * coef).sum(axis=1)
+    return out
+
+
+@dataclass(frozen=True)
+class PatternFit:
+    """Scalar weights and the flat pattern table fitted together, ``K`` and the errors."""
+
+    weights: FloatArray
+    table: FloatArray
+    k: float
+    loss_before: float
+    loss_after: float
+
+
+def fit_patterns(
+    x: FloatArray,
+    results: FloatArray,
+    offset: FloatArray,
+    start: FloatArray,
+    plus: IntArray,
+    minus: IntArray,
+    size: int,
+    *,
+    steps: int = 3000,
+    rate: float = 0.5,
+    l2: float = 0.0,
+    pattern_l2: float = 1.0,
+    coef: FloatArray | None = None,
+    on_step: Callable[[int, float], None] | None = None,
+) -> PatternFit:
+    """Regularised logistic regression of the results on the evaluation
+    ``offset + x @ w + pattern_scores(t, plus, minus)``: the scalar weights ``w``
+    (from ``start``, pulled to it by ``l2`` as in :func:`fit`) and the pattern
+    table ``t`` of ``size`` entries (from 0, pulled to 0 by ``pattern_l2 · q ·
+    sum(t²) / positions``, ``q`` the error's curvature in the score of a position
+    predicted at ½: as if each entry had ``pattern_l2`` more positions, drawn
+    at 0), minimising Texel's error at the ``K`` of ``start`` by
+    Adam steps of about ``rate`` centi-men.  The sparse products are gathers and
+    ``bincount`` (each position has a fixed number of entries); ``coef`` weighs
+    each position's entries (as in :func:`pattern_scores`).
+
+    >>> plus, minus = np.array([[0], [1]] * 50), np.array([[1], [0]] * 50)
+    >>> r = fit_patterns(np.zeros((100, 0)), np.array([0.9, 0.1] * 50), np.zeros(100),
+    ...                  np.zeros(0), plus, minus, 2, steps=300, rate=2.0)
+    >>> bool(r.table[0] > r.table[1]), r.loss_after < r.loss_before
+    (True, True)
+    """
+    n = len(results)
+    k = best_k(offset + x @ start, results)
+    before = mse(offset + x @ start, results, k)
+    params = np.concatenate([start.astype(np.float64), np.zeros(size)])
+    nw = len(start)
+    m = np.zeros_like(params)
+    v = np.zeros_like(params)
+    b1, b2, eps = 0.9, 0.999, 1e-12
+    c = k * np.log(10.0) / 400.0
+    curvature = (0.25 * c) ** 2  # the error's curvature in a score, a position at p = 1/2
+    flat_plus, flat_minus = plus.ravel(), minus.ravel()
+    per = plus.shape[1]
+
+    def scores(p: FloatArray) -> FloatArray:
+        return offset + x @ p[:nw] + pattern_scores(p[nw:], plus, minus, coef)
+
+    for t in range(1, steps + 1):
+        pred = _predict(scores(params), k)
+        d = -2.0 * (results - pred) * pred * (1.0 - pred) * c / n  # d error / d score
+        g = np.empty_like(params)
+        g[:nw] = d @ x + l2 * 2.0 * (params[:nw] - start) / (100.0 * 100.0 * max(nw, 1))
+        spread = np.repeat(d, per) if coef is None else (d[:, None] * coef).ravel()
+        g[nw:] = np.bincount(flat_plus, weights=spread, minlength=size)
+        g[nw:] -= np.bincount(flat_minus, weights=spread, minlength=size)
+        g[nw:] += pattern_l2 * 2.0 * curvature * params[nw:] / n
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        params -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+        if on_step is not None and (t % 100 == 0 or t == steps):
+            on_step(t, mse(scores(params), results, k))
+    rounded = np.round(params)
+    return PatternFit(rounded[:nw], rounded[nw:], k, before, mse(scores(rounded), results, k))
+
+
+def save_pattern_table(
+    path: str, windows: Sequence[tuple[int, int]], table: FloatArray, about: str, phases: int = 1
+) -> None:
+    """The pattern data file: windows, phases, one list of 6561 weights per phase and
+    window (the opening's windows first), and ``about`` (how it was made);
+    scripts/gen_pattern_table.py turns it into C."""
+    import json
+
+    rows = np.asarray(table, dtype=np.float64).reshape(phases * len(windows), PATTERN_CONFIGS)
+    data = {
+        "about": about,
+        "windows": [list(w) for w in windows],
+        "phases": phases,
+        "weights": [[int(v) for v in row] for row in rows],
+    }
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, separators=(",", ":")) + "\n")
+
+
+@dataclass(frozen=True)
+class PatternTable:
+    """A pattern data file: its windows, phases, flat table and how it was made."""
+
+    windows: tuple[tuple[int, int], ...]
+    phases: int
+    table: FloatArray
+    about: str
+
+
+def load_pattern_table(path: str) -> PatternTable:
+    """The pattern data file at ``path``; a malformed file raises ``ValueError``
+    naming what is wrong."""
+    import json
+
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    windows = tuple((int(r), int(k)) for r, k in data["windows"])
+    if not windows:
+        raise ValueError(f"{path}: no windows")
+    for row, k in windows:
+        window_squares(row, k, Color.BLACK)  # checks the range
+        if (4 - row, 2 - k) not in windows:
+            # the native core looks each region up once, as Black's window and White's
+            raise ValueError(
+                f"{path}: window ({row}, {k}) without ({4 - row}, {2 - k}), the same "
+                "squares seen from the other side"
+            )
+    phases = int(data.get("phases", 1))
+    if phases not in (1, 2):
+        raise ValueError(f"{path}: a pattern table has 1 or 2 phases, not {phases}")
+    weights = data["weights"]
+    if len(weights) != phases * len(windows) or any(len(w) != PATTERN_CONFIGS for w in weights):
+        raise ValueError(
+            f"{path}: need {PATTERN_CONFIGS} weights for each of {len(windows)} windows "
+            f"in {phases} phase(s)"
+        )
+    table = np.array(weights, dtype=np.float64).ravel()
+    if np.any(np.abs(table) > 16000):
+        raise ValueError(f"{path}: a weight is beyond +-16000 (the C tables are 16-bit)")
+    return PatternTable(windows, phases, table, str(data.get("about", "")))
 
 
 def save_games(games: Sequence[SelfPlayGame], path: str) -> None:
@@ -394,20 +704,37 @@ def holdout_split(
 __all__ = [
     "DECIDED",
     "DELTA",
+    "FULL_BOARD",
+    "PATTERN_CONFIGS",
     "TUNED",
+    "WINDOW_SETS",
     "FitResult",
+    "PatternFit",
+    "PatternTable",
     "PdnLoad",
     "SelfPlayGame",
     "best_k",
     "feature_matrix",
     "fit",
+    "fit_patterns",
     "game_tasks",
     "games_from_pdn",
     "holdout_split",
     "load_games",
+    "load_pattern_table",
     "mse",
+    "native_pattern_scores",
+    "pattern_features",
+    "pattern_features_of",
+    "pattern_index",
+    "pattern_indices",
+    "pattern_scores",
+    "phased",
+    "piece_counts",
     "play_game",
     "play_games",
     "quiet_positions",
     "save_games",
+    "save_pattern_table",
+    "window_squares",
 ]
