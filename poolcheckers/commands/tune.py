@@ -184,6 +184,7 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         f"K = {result.k:.3f}; error {result.loss_before:.6f} -> {result.loss_after:.6f}",
         file=out,
     )
+    held_text = ""
     if held:
         x_held, offset_held = x_all[n_fit:], offset_all[n_fit:]
         before = texel.mse(offset_held + x_held @ start, held_results, result.k)
@@ -192,11 +193,11 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         after = texel.mse(
             offset_held + x_held @ result.weights + held_patterns, held_results, result.k
         )
-        print(
+        held_text = (
             f"held out: {len(held_games)} games, {len(held)} quiet positions; "
-            f"error {before:.6f} -> {after:.6f}",
-            file=out,
+            f"error {before:.6f} -> {after:.6f}"
         )
+        print(held_text, file=out)
     for name in names:
         print(f"  {name:<14} {start_weights[name]:>5} -> {fitted[name]:>5}", file=out)
     if args.patterns:
@@ -212,12 +213,24 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
             file=out,
         )
         fitted["patterns"] = 100
+        options = [
+            f"--seed {args.seed}",
+            f"--skip-plies {args.skip_plies}",
+            f"--holdout {args.holdout:g}",
+            *(["--quiet-both-sides"] if args.quiet_both_sides else []),
+            f"--names {','.join(names) if names else 'none'}",
+            f"--l2 {args.l2:g}",
+            f"--steps {args.steps}",
+            f"--patterns {args.patterns}",
+            f"--pattern-phases {phases}",
+            f"--pattern-l2 {args.pattern_l2:g}",
+        ]
         about = (
-            f"poolcheckers tune --patterns {args.patterns} --pattern-phases {phases} "
-            f"--pattern-l2 {args.pattern_l2:g} "
-            f"(seed {args.seed}): {len(positions)} positions {origin}; K = {result.k:.3f}, "
-            f"error {result.loss_before:.6f} -> {result.loss_after:.6f}"
+            f"poolcheckers tune {' '.join(options)}: {len(positions)} positions {origin}; "
+            f"K = {result.k:.3f}, error {result.loss_before:.6f} -> {result.loss_after:.6f}"
         )
+        if held_text:
+            about += f"; {held_text}"
         texel.save_pattern_table(str(pattern_target), windows, table, about, phases)
         print(f"pattern table saved to {pattern_target}", file=out)
     target.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
