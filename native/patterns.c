@@ -25,7 +25,9 @@
 
 static int8_t shift_black[PC_PATTERN_WINDOWS][4]; /* bit index of the row's first square, Black's view */
 static int8_t shift_white[PC_PATTERN_WINDOWS][4]; /* the same squares turned half round, White's view */
-static Bitboard window_mask[PC_PATTERN_WINDOWS];  /* Black's window j's squares */
+static Bitboard column_mask[3];  /* squares k and k + 1 of every row (Black's count) */
+static int8_t column_shift[3][8]; /* bit index of square k of each row */
+static bool column_used[3];      /* whether some window has this k */
 static int16_t base3[256], base3_swapped[256];     /* bit i -> 3^i, and bit i -> 3^(i ^ 1) */
 /* Black's window j, Black's weight minus White's, for each phase side by side. */
 static int16_t region[PC_PATTERN_WINDOWS][PC_PATTERN_CONFIGS][PC_PATTERN_PHASES];
@@ -73,9 +75,17 @@ void pc_patterns_init(void) {
              * round, 33 - s, of which the lower is 33 - (4(r+a)+k+2). */
             shift_black[j][a] = pc_sq_to_idx[4 * (r + a) + k + 1];
             shift_white[j][a] = pc_sq_to_idx[31 - 4 * (r + a) - k];
-            window_mask[j] |= (Bitboard)3 << shift_black[j][a];
         }
     }
+    for (int k = 0; k < 3; k++) {
+        column_mask[k] = 0;
+        column_used[k] = false;
+        for (int r = 0; r < 8; r++) {
+            column_shift[k][r] = pc_sq_to_idx[4 * r + k + 1];
+            column_mask[k] |= (Bitboard)3 << column_shift[k][r];
+        }
+    }
+    for (int j = 0; j < PC_PATTERN_WINDOWS; j++) column_used[pattern_windows[j][1]] = true;
     patterns_ready = true;
 }
 
@@ -103,22 +113,29 @@ int pc_pattern_blend(const Position *pos, const int *sums) {
     return (sums[0] * share + sums[PC_PATTERN_PHASES - 1] * (PC_PATTERN_FULL - share)) / PC_PATTERN_FULL;
 }
 
-/* Black's window j as an 8-bit word of colour bitboard b: bit 2a + b is the
- * window's row a, square b.  The squares of a window come in that order in
- * the internal layout, so with BMI2 one parallel bit extract takes them. */
-static inline unsigned black_window(Bitboard b, int j) {
+/* The squares k and k + 1 of all eight rows of colour bitboard b as a 16-bit
+ * word, bit 2r + b for row r's square k + b: Black's window (r, k) is its
+ * bits 2r to 2r + 7.  The squares come in that order in the internal layout,
+ * so with BMI2 one parallel bit extract takes them. */
+static inline unsigned column_pair(Bitboard b, int k) {
 #ifdef __BMI2__
-    return (unsigned)_pext_u64(b, window_mask[j]);
+    return (unsigned)_pext_u64(b, column_mask[k]);
 #else
-    return gather(b, shift_black[j]);
+    unsigned v = 0;
+    for (int r = 0; r < 8; r++) v |= (unsigned)((b >> column_shift[k][r]) & 3) << (2 * r);
+    return v;
 #endif
 }
 
 int pc_pattern_score(const Position *pos) {
     Bitboard black = pos->bb[PC_BLACK] & ~pos->kings, white = pos->bb[PC_WHITE] & ~pos->kings;
+    unsigned cb[3] = {0, 0, 0}, cw[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        if (column_used[k]) cb[k] = column_pair(black, k), cw[k] = column_pair(white, k);
     int sums[PC_PATTERN_PHASES] = {0};
     for (int j = 0; j < PC_PATTERN_WINDOWS; j++) {
-        const int16_t *w = region[j][base3[black_window(black, j)] + 2 * base3[black_window(white, j)]];
+        int r = pattern_windows[j][0], k = pattern_windows[j][1];
+        const int16_t *w = region[j][base3[(cb[k] >> (2 * r)) & 0xFF] + 2 * base3[(cw[k] >> (2 * r)) & 0xFF]];
         for (int ph = 0; ph < PC_PATTERN_PHASES; ph++) sums[ph] += w[ph];
     }
     return pc_pattern_blend(pos, sums);
