@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -75,3 +76,17 @@ def boards(draw: st.DrawFn) -> Board:
     if draw(st.booleans()):
         return Board(draw(placements()))
     return random_playout(draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, 80)))
+
+
+def random_games_pdn(path: Path, games: int, seed: int) -> None:
+    """``games`` games of random legal moves, played to their end, as a PDN file."""
+    from poolcheckers.pdn import game_from_board, write_file
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        board = Board()
+        while board.outcome() is None:
+            board.push(rng.choice(board.legal_moves))
+        out.append(game_from_board(board))
+    write_file(path, out)

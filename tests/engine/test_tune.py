@@ -13,6 +13,8 @@ from poolcheckers.cli import main
 from poolcheckers.engine import Engine, native_available
 from poolcheckers.engine import tune as texel
 
+from .helpers import random_games_pdn
+
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 
 
@@ -107,22 +109,6 @@ def test_games_round_trip_through_a_file(tmp_path: Path) -> None:
     assert texel.load_games(str(path)) == games
 
 
-def _random_games_pdn(path: Path, games: int, seed: int) -> None:
-    """``games`` games of random legal moves, played to their end, as a PDN file."""
-    import random
-
-    from poolcheckers.pdn import game_from_board, write_file
-
-    rng = random.Random(seed)
-    out = []
-    for _ in range(games):
-        board = Board()
-        while board.outcome() is None:
-            board.push(rng.choice(board.legal_moves))
-        out.append(game_from_board(board))
-    write_file(path, out)
-
-
 def test_pdn_games_are_read_with_their_results_and_the_unusable_left_out(
     tmp_path: Path,
 ) -> None:
@@ -167,7 +153,7 @@ def test_tune_command_fits_on_pdn_games_and_reports_the_held_out_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pdn = tmp_path / "games.pdn"
-    _random_games_pdn(pdn, 12, 3)
+    random_games_pdn(pdn, 12, 3)
     target = tmp_path / "w.json"
     argv = ["tune", "--load-pdn", str(pdn), "--holdout", "0.25", "--steps", "50",
             "--names", "king,centre", "--output", str(target)]  # fmt: skip

@@ -20,6 +20,8 @@ from poolcheckers.engine import Engine, native_available
 from poolcheckers.engine import tune as texel
 from poolcheckers.pieces import Color
 
+from .helpers import random_games_pdn
+
 ROOT = Path(__file__).resolve().parents[2]
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 ALL_WINDOWS = tuple((r, k) for r in range(5) for k in range(3))
@@ -216,25 +218,12 @@ def test_two_phases_blend_by_the_pieces_rounding_towards_zero() -> None:
     ]
 
 
-def _random_games_pdn(path: Path, games: int, seed: int) -> None:
-    from poolcheckers.pdn import game_from_board, write_file
-
-    rng = random.Random(seed)
-    out = []
-    for _ in range(games):
-        board = Board()
-        while board.outcome() is None:
-            board.push(rng.choice(board.legal_moves))
-        out.append(game_from_board(board))
-    write_file(path, out)
-
-
 @needs_engine
 def test_tune_command_fits_a_pattern_table_reproducibly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pdn = tmp_path / "games.pdn"
-    _random_games_pdn(pdn, 16, 4)
+    random_games_pdn(pdn, 16, 4)
     tables = []
     for run in ("a", "b"):
         weights, patterns = tmp_path / f"w{run}.json", tmp_path / f"p{run}.json"
