@@ -254,6 +254,29 @@ class FitResult:
     loss_after: float
 
 
+def _adam(
+    params: FloatArray,
+    gradient: Callable[[FloatArray], FloatArray],
+    steps: int,
+    rate: float,
+    on_step: Callable[[int, float], None] | None,
+    loss: Callable[[FloatArray], float],
+) -> FloatArray:
+    """``steps`` Adam steps of about ``rate`` from ``params`` (changed in place and
+    returned); ``on_step(t, loss(params))`` every 100 steps and at the last."""
+    m = np.zeros_like(params)
+    v = np.zeros_like(params)
+    b1, b2, eps = 0.9, 0.999, 1e-12
+    for t in range(1, steps + 1):
+        g = gradient(params)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        params -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+        if on_step is not None and (t % 100 == 0 or t == steps):
+            on_step(t, loss(params))
+    return params
+
+
 def fit(
     x: FloatArray,
     results: FloatArray,
@@ -270,21 +293,19 @@ def fit(
     ``l2`` adds ``l2 · mean(((w - start) / 100)²)``, a pull towards the start."""
     k = best_k(offset + x @ start, results)
     before = mse(offset + x @ start, results, k)
-    w = start.astype(np.float64).copy()
-    m = np.zeros_like(w)
-    v = np.zeros_like(w)
-    b1, b2, eps = 0.9, 0.999, 1e-12
     c = k * np.log(10.0) / 400.0
-    for t in range(1, steps + 1):
+
+    def gradient(w: FloatArray) -> FloatArray:
         p = _predict(offset + x @ w, k)
         # d/dw mean((r - p)^2) = mean(-2 (r - p) p (1 - p) c x)
-        g = ((-2.0 * (results - p) * p * (1.0 - p) * c)[:, None] * x).mean(axis=0)
+        g: FloatArray = ((-2.0 * (results - p) * p * (1.0 - p) * c)[:, None] * x).mean(axis=0)
         g += l2 * 2.0 * (w - start) / (100.0 * 100.0 * len(w))
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        w -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
-        if on_step is not None and (t % 100 == 0 or t == steps):
-            on_step(t, mse(offset + x @ w, results, k))
+        return g
+
+    w = _adam(
+        start.astype(np.float64).copy(), gradient, steps, rate,
+        on_step, lambda w: mse(offset + x @ w, results, k),
+    )  # fmt: skip
     after = mse(offset + x @ np.round(w), results, k)
     return FitResult(np.round(w), k, before, after)
 
@@ -506,9 +527,6 @@ def fit_patterns(
     before = mse(offset + x @ start, results, k)
     params = np.concatenate([start.astype(np.float64), np.zeros(size)])
     nw = len(start)
-    m = np.zeros_like(params)
-    v = np.zeros_like(params)
-    b1, b2, eps = 0.9, 0.999, 1e-12
     c = k * np.log(10.0) / 400.0
     curvature = (0.25 * c) ** 2  # the error's curvature in a score, a position at p = 1/2
     flat_plus, flat_minus = plus.ravel(), minus.ravel()
@@ -517,7 +535,7 @@ def fit_patterns(
     def scores(p: FloatArray) -> FloatArray:
         return offset + x @ p[:nw] + pattern_scores(p[nw:], plus, minus, coef)
 
-    for t in range(1, steps + 1):
+    def gradient(params: FloatArray) -> FloatArray:
         pred = _predict(scores(params), k)
         d = -2.0 * (results - pred) * pred * (1.0 - pred) * c / n  # d error / d score
         g = np.empty_like(params)
@@ -526,11 +544,9 @@ def fit_patterns(
         g[nw:] = np.bincount(flat_plus, weights=spread, minlength=size)
         g[nw:] -= np.bincount(flat_minus, weights=spread, minlength=size)
         g[nw:] += pattern_l2 * 2.0 * curvature * params[nw:] / n
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        params -= rate * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
-        if on_step is not None and (t % 100 == 0 or t == steps):
-            on_step(t, mse(scores(params), results, k))
+        return g
+
+    params = _adam(params, gradient, steps, rate, on_step, lambda p: mse(scores(p), results, k))
     rounded = np.round(params)
     return PatternFit(rounded[:nw], rounded[nw:], k, before, mse(scores(rounded), results, k))
 
