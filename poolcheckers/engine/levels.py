@@ -68,7 +68,7 @@ class Level:
 #: ladder"): each level against the one below, over the balloted openings.  Level 1
 #: looks one move ahead (and through the captures after it) and may let a man go,
 #: never a move it scores two men below its best (margin: 1.5 men); level 9 is the
-#: engine's search to depth 12 without noise or endgame tables (it stops deepening
+#: engine's search to depth 13 without noise or endgame tables (it stops deepening
 #: once half its 0.9 s is gone); level 10 is the full engine.
 LEVELS: dict[int, Level] = {
     1: Level(1, depth=1, noise=70, temperature=50.0, margin=150),
@@ -76,10 +76,10 @@ LEVELS: dict[int, Level] = {
     3: Level(3, depth=3, noise=45, temperature=35.0, margin=110),
     4: Level(4, depth=4, noise=25, temperature=18.0, margin=70),
     5: Level(5, depth=5, noise=12, temperature=9.0, margin=40),
-    6: Level(6, depth=7, noise=10, temperature=7.0, margin=30),
+    6: Level(6, depth=6, noise=10, temperature=7.0, margin=30),
     7: Level(7, depth=9, noise=8, temperature=5.0, margin=24),
-    8: Level(8, depth=10, noise=3, temperature=2.0, margin=12),
-    9: Level(9, depth=12, noise=0, temperature=1.0, margin=5),
+    8: Level(8, depth=11, noise=3, temperature=2.0, margin=12),
+    9: Level(9, depth=13, noise=0, temperature=1.0, margin=5),
     10: Level(10, depth=0, noise=0, temperature=0.0, margin=0),
 }
 
