@@ -72,11 +72,11 @@ class Level:
 #: once half its 0.9 s is gone); level 10 is the full engine.
 LEVELS: dict[int, Level] = {
     1: Level(1, depth=1, noise=70, temperature=50.0, margin=150),
-    2: Level(2, depth=2, noise=45, temperature=35.0, margin=115),
-    3: Level(3, depth=3, noise=45, temperature=35.0, margin=110),
+    2: Level(2, depth=2, noise=40, temperature=28.0, margin=100),
+    3: Level(3, depth=3, noise=40, temperature=28.0, margin=100),
     4: Level(4, depth=4, noise=25, temperature=18.0, margin=70),
-    5: Level(5, depth=5, noise=12, temperature=9.0, margin=40),
-    6: Level(6, depth=6, noise=10, temperature=7.0, margin=30),
+    5: Level(5, depth=5, noise=18, temperature=13.0, margin=55),
+    6: Level(6, depth=7, noise=16, temperature=12.0, margin=45),
     7: Level(7, depth=9, noise=8, temperature=5.0, margin=24),
     8: Level(8, depth=11, noise=3, temperature=2.0, margin=12),
     9: Level(9, depth=13, noise=0, temperature=1.0, margin=5),
