@@ -53,6 +53,8 @@ static void lmr_init(void) {
 #define FUTILITY_MARGIN 90
 #define LMP_DEPTH 3
 #define LMP_BASE 4
+/* Lazy SMP: nodes of at least this depth defer moves another thread is searching. */
+#define DEFER_DEPTH 3
 /* Soft time limit scaled by the best move's stability: later while it changes,
  * sooner once it has stood for four depths; no new depth past TIME_CAP of the
  * hard limit.  1, 1, 0.5 = no scaling (the scaling failed to pass an SPRT yet). */
@@ -323,18 +325,34 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
      * table bucket of the position after move j + 1 is on its way (a node
      * waits on that memory more than on anything else); the first move's
      * bucket is asked for here, so no move's bucket is asked for twice. */
+    /* Lazy SMP with ABDADA's deferral: a move (not the first) whose position
+     * another thread is searching is put off until the node's other moves are
+     * searched; by then its result is likely in the table.  The positions
+     * being searched are marked in the shared `busy` table. */
+    bool defer = s->smp != NULL && depth >= DEFER_DEPTH;
+    int deferred[PC_MAX_MOVES], ndeferred = 0;
     if (n > 0) select_ahead(s, pos, list, keys, order, 0, n);
-    for (int j = 0; j < n; j++) {
-        if (j + 1 < n) select_ahead(s, pos, list, keys, order, j + 1, n);
+    for (int step = 0; step < n + ndeferred; step++) {
+        int j = step < n ? step : deferred[step - n]; /* the move's place in the order */
+        if (step + 1 < n) select_ahead(s, pos, list, keys, order, step + 1, n);
         int i = order[j];
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
         const Move *m = &list->m[i];
         bool quiet = !capture && !m->crown;
-        if (quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < KILLER2_KEY) {
+        if (step < n && quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < KILLER2_KEY) {
             if (futile) continue;
             if (depth <= LMP_DEPTH && j >= LMP_BASE + depth * depth) continue; /* late move pruning */
         }
         pc_make(pos, m, &next);
+        _Atomic uint64_t *slot = NULL;
+        if (defer) {
+            slot = &s->smp->busy[next.key & (PC_BUSY_SLOTS - 1)];
+            if (step < n && best != -PC_INF && atomic_load_explicit(slot, memory_order_relaxed) == next.key) {
+                deferred[ndeferred++] = j;
+                continue;
+            }
+            atomic_store_explicit(slot, next.key, memory_order_relaxed);
+        }
         /* A forced capture costs no depth. */
         int new_depth = (capture && n == 1) ? depth : depth - 1;
         int score;
@@ -356,6 +374,10 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
                 score = -pvs(s, &next, new_depth, -alpha - 1, -alpha, ply + 1);
             if (!s->aborted && score > alpha && score < beta)
                 score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
+        }
+        if (slot) { /* unmarked unless another thread has marked the slot since */
+            uint64_t mine = next.key;
+            atomic_compare_exchange_strong_explicit(slot, &mine, 0, memory_order_relaxed, memory_order_relaxed);
         }
         if (s->aborted) return 0;
         if (score > best) {
@@ -536,6 +558,7 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     pthread_mutex_init(&sh.lock, NULL);
     sh.done_score = 0;
     sh.done.pv_len = 0;
+    for (int i = 0; i < PC_BUSY_SLOTS; i++) atomic_init(&sh.busy[i], 0);
     pthread_t tids[PC_MAX_THREADS];
     int started = 0;
     for (int i = 0; i < s->threads - 1 && root_moves > 1; i++) {

@@ -16,6 +16,7 @@
 #define PC_MAX_HISTORY 4096
 #define PC_MAX_THREADS 64  /* lazy SMP: the searching thread and up to 63 helpers */
 #define PC_MAX_MULTIPV 8   /* lines a multi-PV search reports */
+#define PC_BUSY_SLOTS 4096 /* lazy SMP: slots of the table of positions being searched */
 
 typedef struct {
     int depth;     /* maximum depth in plies, 0 = no limit */
@@ -63,6 +64,9 @@ typedef struct {
     pthread_mutex_t lock;  /* guards done_score and done */
     int done_score;
     SearchLine done;       /* the line of done_depth */
+    /* ABDADA's deferral: the keys of the positions the threads are searching
+     * (depth >= PC_DEFER_DEPTH), one slot per key's low bits; 0 = free. */
+    _Atomic uint64_t busy[PC_BUSY_SLOTS];
 } SmpShared;
 
 struct Searcher {
