@@ -349,6 +349,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             slot = &s->smp->busy[next.key & (PC_BUSY_SLOTS - 1)];
             if (step < n && best != -PC_INF && atomic_load_explicit(slot, memory_order_relaxed) == next.key) {
                 deferred[ndeferred++] = j;
+                s->deferred++;
                 continue;
             }
             atomic_store_explicit(slot, next.key, memory_order_relaxed);
@@ -431,6 +432,7 @@ static void reset_counters(Searcher *s) {
     s->aborted = 0;
     s->error = 0;
     s->nodes = 0;
+    s->deferred = 0;
     s->completed = 0;
     s->t0 = pc_now();
 }
@@ -680,7 +682,12 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     }
     atomic_store(&sh.abort_all, 1);
     for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
-    for (int i = 0; i < started; i++) s->nodes += s->helpers[i]->nodes;
+    for (int i = 0; i < started; i++) {
+        s->nodes += s->helpers[i]->nodes;
+        s->deferred += s->helpers[i]->deferred;
+    }
+    s->marks_left = 0; /* every mark is taken back, also by a search that was stopped */
+    for (int i = 0; i < PC_BUSY_SLOTS; i++) s->marks_left += atomic_load_explicit(&sh.busy[i], memory_order_relaxed) != 0;
     s->smp = NULL;
     /* a helper's deeper complete depth beats the main thread's last one (and
      * an unfinished depth no deeper than it) */

@@ -78,6 +78,8 @@ struct Searcher {
     int helper_id;  /* 0 for the main searcher */
     int iter_depth; /* lazy SMP: the depth being searched (given up when smp->done_depth reaches it) */
     int overtaken;  /* lazy SMP: the search of iter_depth was given up because another thread completed it */
+    int64_t deferred; /* lazy SMP: moves put off because another thread was searching them (all threads) */
+    int marks_left;   /* lazy SMP: `busy` slots still marked when the search ended (always 0) */
     Position root;
     int max_depth;
     bool root_excluded[PC_MAX_MOVES]; /* multi-PV: root moves of lines already found */

@@ -261,6 +261,20 @@ static void test_multipv_and_threads(void) {
     bool legal = false;
     for (int i = 0; i < list->n; i++) legal |= same_move(&list->m[i], &info->pv[0]);
     CHECK(legal, "the threaded search plays a legal move");
+    /* ABDADA's deferral: the threads put off moves another is searching, and
+     * every position marked as being searched is unmarked when the search ends
+     * (also when it is stopped by its node budget); one thread never defers. */
+    SearchLimits d14 = {14, 0, 0, 1, 0};
+    pc_searcher_clear(s);
+    CHECK(pc_search(s, &p, NULL, 0, &d14, NULL, NULL, info) == 0, "threaded depth 14");
+    CHECK(s->deferred > 0 && s->marks_left == 0, "threads defer moves (%lld) and unmark all (%d left)",
+          (long long)s->deferred, s->marks_left);
+    SearchLimits budget = {0, 200000, 0, 1, 0};
+    CHECK(pc_search(s, &p, NULL, 0, &budget, NULL, NULL, info) == 0 && s->marks_left == 0,
+          "a stopped threaded search unmarks all (%d left)", s->marks_left);
+    CHECK(pc_searcher_set_threads(s, 1) == 0, "one thread");
+    CHECK(pc_search(s, &p, NULL, 0, &d8, NULL, NULL, info) == 0 && s->deferred == 0, "one thread defers nothing");
+    CHECK(pc_searcher_set_threads(s, 3) == 0, "three threads again");
     pc_parse_fen(&p, "W:WK22,K14,K9:BK32,3");
     SearchLimits d12 = {12, 0, 0, 1, 0};
     pc_searcher_clear(s);
