@@ -55,6 +55,7 @@ static void lmr_init(void) {
 #define LMP_BASE 4
 /* Lazy SMP: nodes of at least this depth defer moves another thread is searching. */
 #define DEFER_DEPTH 3
+#define MAX_DEFERRED 64 /* moves a node defers at most (the rest are searched in turn) */
 /* Soft time limit scaled by the best move's stability: later while it changes,
  * sooner once it has stood for four depths; no new depth past TIME_CAP of the
  * hard limit.  1, 1, 0.5 = no scaling (the scaling failed to pass an SPRT yet). */
@@ -321,16 +322,16 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
 
     int best = -PC_INF, best_i = -1, orig_alpha = alpha;
     Position next;
-    /* The moves are selected one step ahead: while move j is searched, the
-     * table bucket of the position after move j + 1 is on its way (a node
-     * waits on that memory more than on anything else); the first move's
-     * bucket is asked for here, so no move's bucket is asked for twice. */
     /* Lazy SMP with ABDADA's deferral: a move (not the first) whose position
      * another thread is searching is put off until the node's other moves are
      * searched; by then its result is likely in the table.  The positions
      * being searched are marked in the shared `busy` table. */
     bool defer = s->smp != NULL && depth >= DEFER_DEPTH;
-    int deferred[PC_MAX_MOVES], ndeferred = 0;
+    int deferred[MAX_DEFERRED], ndeferred = 0;
+    /* The moves are selected one step ahead: while move j is searched, the
+     * table bucket of the position after move j + 1 is on its way (a node
+     * waits on that memory more than on anything else); the first move's
+     * bucket is asked for here, so no move's bucket is asked for twice. */
     if (n > 0) select_ahead(s, pos, list, keys, order, 0, n);
     for (int step = 0; step < n + ndeferred; step++) {
         int j = step < n ? step : deferred[step - n]; /* the move's place in the order */
@@ -347,7 +348,8 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         _Atomic uint64_t *slot = NULL;
         if (defer) {
             slot = &s->smp->busy[next.key & (PC_BUSY_SLOTS - 1)];
-            if (step < n && best != -PC_INF && atomic_load_explicit(slot, memory_order_relaxed) == next.key) {
+            if (step < n && best != -PC_INF && ndeferred < MAX_DEFERRED &&
+                atomic_load_explicit(slot, memory_order_relaxed) == next.key) {
                 deferred[ndeferred++] = j;
                 s->deferred++;
                 continue;
@@ -560,7 +562,8 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
     pthread_mutex_init(&sh.lock, NULL);
     sh.done_score = 0;
     sh.done.pv_len = 0;
-    for (int i = 0; i < PC_BUSY_SLOTS; i++) atomic_init(&sh.busy[i], 0);
+    if (s->threads > 1)
+        for (int i = 0; i < PC_BUSY_SLOTS; i++) atomic_init(&sh.busy[i], 0);
     pthread_t tids[PC_MAX_THREADS];
     int started = 0;
     for (int i = 0; i < s->threads - 1 && root_moves > 1; i++) {
@@ -687,7 +690,8 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         s->deferred += s->helpers[i]->deferred;
     }
     s->marks_left = 0; /* every mark is taken back, also by a search that was stopped */
-    for (int i = 0; i < PC_BUSY_SLOTS; i++) s->marks_left += atomic_load_explicit(&sh.busy[i], memory_order_relaxed) != 0;
+    for (int i = 0; started > 0 && i < PC_BUSY_SLOTS; i++)
+        s->marks_left += atomic_load_explicit(&sh.busy[i], memory_order_relaxed) != 0;
     s->smp = NULL;
     /* a helper's deeper complete depth beats the main thread's last one (and
      * an unfinished depth no deeper than it) */

@@ -65,7 +65,8 @@ typedef struct {
     int done_score;
     SearchLine done;       /* the line of done_depth */
     /* ABDADA's deferral: the keys of the positions the threads are searching
-     * (depth >= PC_DEFER_DEPTH), one slot per key's low bits; 0 = free. */
+     * (children of nodes of depth >= DEFER_DEPTH, search.c), one slot per
+     * key's low bits; 0 = free.  Set only when there are helpers. */
     _Atomic uint64_t busy[PC_BUSY_SLOTS];
 } SmpShared;
 
