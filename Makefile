@@ -26,8 +26,9 @@ lint: setup
 	$(VENV)/bin/ruff check poolcheckers tests benchmarks
 	$(VENV)/bin/ruff format --check poolcheckers tests benchmarks
 
+# mypy checks the files of [tool.mypy] in pyproject.toml: poolcheckers and benchmarks
 typecheck: setup
-	$(VENV)/bin/mypy --strict poolcheckers
+	$(VENV)/bin/mypy --strict
 
 pytest: setup system-deps
 	$(PY) -m pytest -q $(PYTEST_ARGS)

@@ -384,7 +384,13 @@ def measure(side: Side, args: argparse.Namespace, show: bool) -> dict[str, Any]:
         "perft_start": (f"perft({perft_start}) start", "leaves"),
         "perft_mid": (f"perft({perft_mid}) mid-game x{len(ALL_FENS) - 1}", "leaves"),
     }
-    result = {"name": side.name, "counts": counts, "times": times, "work": work, "labels": labels}
+    result: dict[str, Any] = {
+        "name": side.name,
+        "counts": counts,
+        "times": times,
+        "work": work,
+        "labels": labels,
+    }
     if isinstance(side, Peer):
         core_count = side.core_perft(START_FEN, perft_start)
         if core_count != counts["perft_start"]:

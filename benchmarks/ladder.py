@@ -22,12 +22,22 @@ random legal moves (a beginner's level must still beat it).
 Results (``--name``, default ``ladder``): ``benchmarks/results/<name>.json``
 (written after every step, with the machine's load), ``<name>.md`` (the
 table) and ``<name>.png`` (ladder Elo per level with error bars; with
-``--compare OTHER.json`` the other ladder too)::
+``--compare OTHER.json`` the other ladder too).  ``--replot RUN.json`` redoes
+only the table and plot of a run.  ``--merge A.json B.json ...`` plays no
+games: it writes the steps of those runs (cross-checks and random check
+included) as one run ``--name`` (required), so that a ladder measured in
+parts gets its sums.  Each step keeps its own limits, start, load and commit
+and names its ``source`` file; the runs' own fields (command, times, cores,
+commit, table of levels) are listed under ``sources``.  A step found in two
+of the runs, a ladder with a missing step and a file that is not a ladder
+run are refused::
 
     nice -n 10 .venv/bin/python benchmarks/ladder.py --games-low 100 --games-high 40 \\
         --cross 1-5,5-10 --random-check 40
     .venv/bin/python benchmarks/ladder.py --replot benchmarks/results/ladder.json \\
         --compare benchmarks/results/ladder_before.json
+    .venv/bin/python benchmarks/ladder.py --merge benchmarks/results/ladder_t14b.json \\
+        benchmarks/results/ladder_t14b_10v9.json --name ladder_t14b_1to10
 """
 
 from __future__ import annotations
@@ -148,6 +158,10 @@ class Step:
     #: when it started (UTC) and the 1-minute load average at its start and end
     when: str = ""
     load: list[float] = field(default_factory=list)
+    #: the engine's commit that played it ("": not recorded, runs before steps kept it)
+    commit: str = ""
+    #: the run file ``--merge`` took it from ("": played in the run of this file)
+    source: str = ""
 
     @property
     def on_ladder(self) -> bool:
@@ -252,27 +266,70 @@ def _step_row(step: Step) -> str:
     )
 
 
+_LOAD_NOTE = (
+    "other jobs shared the cores; levels 1-9 cap their depth and seldom reach their time, "
+    "so it is level 10's play that depends on the load"
+)
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    """When and where a run (not a merge) was played."""
+    return (
+        f"Run {run['started']} to {run.get('finished', '(unfinished)')} UTC on "
+        f"{run['cpus']} cores; load average (1 min) {run['load_start']:.2f} at the start, "
+        f"{run.get('load_end', float('nan')):.2f} at the end"
+    )
+
+
+def _levels_table(levels: dict[str, dict[str, Any]]) -> list[str]:
+    return [
+        "| level | depth | noise | temperature | margin |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {k} | {v['depth'] or 'full'} | {v['noise']} | {v['temperature']:g} | "
+            f"{v['margin']} |"
+            for k, v in sorted(levels.items(), key=lambda kv: int(kv[0]))
+        ),
+    ]
+
+
+def _sources_lines(data: dict[str, Any], steps: Sequence[Step]) -> list[str]:
+    """The runs a merged file was made of, each with its steps and record."""
+    lines = [
+        f"Merged from {len(data['sources'])} runs; each step keeps the commit, limits, start "
+        f"and load of its own run ({_LOAD_NOTE}):",
+        "",
+    ]
+    for src in data["sources"]:
+        titles = ", ".join(s.title for s in steps if s.source == src["file"]) or "no steps"
+        resumed = f" Resumed: the {src['resumed']}." if src.get("resumed") else ""
+        lines.append(
+            f"- `{src['file']}` ({src['name']}, commit {src.get('commit') or 'not recorded'}): "
+            f"{titles}. {_run_line(src)}. Command: `{src['command']}`.{resumed}"
+        )
+    return lines
+
+
 def report(data: dict[str, Any]) -> str:
-    """The Markdown of a ladder run (its JSON ``data``)."""
+    """The Markdown of a ladder run or of a merge of runs (its JSON ``data``)."""
     steps = [Step(**s) for s in data["steps"]]
     chain = [s for s in steps if s.on_ladder and s.pair_points]
     others = [s for s in steps if s not in chain and s.pair_points]
     cumulative = ladder_elo(chain)
+    if "sources" in data:
+        header = _sources_lines(data, steps)
+    else:
+        header = [f"{_run_line(data)} ({_LOAD_NOTE})."]
+        if data.get("resumed"):
+            header.append(
+                f"Resumed: the {data['resumed']}; each step's start and load are its own."
+            )
     lines = [
         f"# Ladder of levels ({data['name']})",
         "",
         f"Command: `{data['command']}`",
         "",
-        f"Run {data['started']} to {data.get('finished', '(unfinished)')} UTC on "
-        f"{data['cpus']} cores; load average (1 min) {data['load_start']:.2f} at the start, "
-        f"{data.get('load_end', float('nan')):.2f} at the end (other jobs shared the cores; "
-        "levels 1-9 cap their depth and seldom reach their time, so it is level 10's play "
-        "that depends on the load).",
-        *(
-            [f"Resumed: the {data['resumed']}; each step's start and load are its own."]
-            if data.get("resumed")
-            else []
-        ),
+        *header,
         "",
         "Elo gap: upper level minus lower, from the pentanomial pair statistics, 95 % "
         "interval. Ladder Elo: sum of the gaps from level "
@@ -288,18 +345,22 @@ def report(data: dict[str, Any]) -> str:
         elo, sigma, bounded = cumulative[s.upper]
         value = f"≥ {_fmt(elo)}" if bounded else f"{_fmt(elo)} ± {Z_95 * sigma:.0f}"
         lines.append(f"{_step_row(s)} {value} |")
-    lines += [
-        "",
-        "The levels played (`poolcheckers.engine.LEVELS`; level 10: the full engine):",
-        "",
-        "| level | depth | noise | temperature | margin |",
-        "|---|---|---|---|---|",
-        *(
-            f"| {k} | {v['depth'] or 'full'} | {v['noise']} | {v['temperature']:g} | "
-            f"{v['margin']} |"
-            for k, v in sorted(data["levels"].items(), key=lambda kv: int(kv[0]))
-        ),
-    ]
+    if "levels" in data:
+        lines += [
+            "",
+            "The levels played (`poolcheckers.engine.LEVELS`; level 10: the full engine):",
+            "",
+            *_levels_table(data["levels"]),
+        ]
+    else:  # a merge of runs whose tables differ: each run's own
+        for src in data["sources"]:
+            lines += [
+                "",
+                f"The levels of the run `{src['file']}` (`poolcheckers.engine.LEVELS`; "
+                "level 10: the full engine):",
+                "",
+                *_levels_table(src["levels"]),
+            ]
     if others:
         lines += [
             "",
@@ -370,6 +431,89 @@ def plot(data: dict[str, Any], path: Path, compare: dict[str, Any] | None) -> No
     plt.close(fig)
 
 
+class RunError(ValueError):
+    """A run file that cannot be read or merged (the message names the file)."""
+
+
+#: what :func:`report` reads of a run, and of a merge of runs
+_RUN_FIELDS = ("name", "command", "started", "cpus", "load_start", "levels", "steps")
+_MERGE_FIELDS = ("name", "command", "sources", "steps")
+
+
+def read_run(path: Path) -> dict[str, Any]:
+    """The JSON of a ladder run (or of a merge of runs), checked to be one."""
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: cannot read it as JSON: {exc}") from None
+    if not isinstance(run, dict):
+        raise RunError(f"{path}: not a ladder run (not a JSON object)")
+    needed = _MERGE_FIELDS if "sources" in run else _RUN_FIELDS
+    if missing := [k for k in needed if k not in run]:
+        raise RunError(f"{path}: not a ladder run (no {', '.join(missing)})")
+    if not isinstance(run["steps"], list):
+        raise RunError(f"{path}: not a ladder run (its steps are not a list)")
+    for n, step in enumerate(run["steps"], 1):
+        try:
+            Step(**step)
+        except TypeError as exc:
+            raise RunError(f"{path}: not a ladder run (step {n}: {exc})") from None
+        if not (isinstance(step["upper"], int) and isinstance(step["lower"], int)):
+            raise RunError(f"{path}: not a ladder run (step {n}: its levels are not numbers)")
+    return run
+
+
+def merge_runs(
+    runs: Sequence[tuple[str, dict[str, Any]]], name: str, command: str
+) -> dict[str, Any]:
+    """One run of the steps of ``runs`` (a file name and its :func:`read_run` each).
+
+    Each step records its ``source`` file and its run's ``commit``; the fields of each
+    run (command, times, cores, load, commit, table, resumption) are kept in ``sources``,
+    its table of levels at the top only if all the runs played the same one.  A merged
+    file given again counts as its runs.  A step in two runs is refused (there is no
+    rule to pick one result, and the sums would count both), and so is a ladder with a
+    gap (its sums would pass over the missing step).  The steps come as a run has them:
+    the ladder's from the lowest up, then the cross-checks and the random check.
+    """
+    sources: list[dict[str, Any]] = []
+    steps: list[tuple[Step, dict[str, Any]]] = []
+    where: dict[tuple[int, int], str] = {}
+    for file, run in runs:
+        if "sources" in run:
+            top = {"levels": run["levels"]} if "levels" in run else {}
+            sources += [{**src, **top} for src in run["sources"]]
+        else:
+            sources.append({"file": file, **{k: v for k, v in run.items() if k != "steps"}})
+        for s in run["steps"]:
+            record = {**s, "source": s.get("source") or file}
+            record["commit"] = s.get("commit") or run.get("commit", "")
+            step = Step(**record)
+            key = (step.upper, step.lower)
+            if key in where:
+                place = f"twice in {file}" if where[key] == file else f"in {where[key]} and {file}"
+                raise RunError(f"step {step.title} is {place}")
+            where[key] = file
+            steps.append((step, record))
+    ladder = {s.upper for s, _ in steps if s.on_ladder}
+    if gaps := [
+        u for u in range(min(ladder, default=0), max(ladder, default=0)) if u not in ladder
+    ]:
+        missing = ", ".join(f"{u} v {u - 1}" for u in gaps)
+        raise RunError(f"the merged ladder has a gap: no step {missing}")
+    steps.sort(key=lambda sr: (0, sr[0].upper) if sr[0].on_ladder else (1, 0))
+    data: dict[str, Any] = {
+        "name": name,
+        "command": command,
+        "merged": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+    }
+    levels = [src.get("levels") for src in sources]
+    if levels and all(v == levels[0] for v in levels):
+        data["levels"] = levels[0]
+        sources = [{k: v for k, v in src.items() if k != "levels"} for src in sources]
+    return {**data, "sources": sources, "steps": [record for _, record in steps]}
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
     out = []
     for part in filter(None, text.split(",")):
@@ -423,6 +567,24 @@ def _games_of(step: tuple[int, int], args: argparse.Namespace) -> int:
     return int(args.games_high if upper == 10 else args.games_low)
 
 
+def _write_report(data: dict[str, Any], path: Path, compare: dict[str, Any] | None) -> None:
+    """Write the table and the plot of a run beside its JSON ``path``, and print the table."""
+    path.with_suffix(".md").write_text(report(data), encoding="utf-8")
+    plot(data, path.with_suffix(".png"), compare)
+    print(report(data))
+
+
+def _merge(files: Sequence[str], out: Path, command: str, compare: dict[str, Any] | None) -> int:
+    """``--merge``: the runs ``files`` as one run ``out`` (JSON, table and plot)."""
+    if any(out.resolve() == Path(f).resolve() for f in files):
+        raise RunError(f"--merge: {out} is one of the runs to merge; give another --name")
+    data = merge_runs([(f, read_run(Path(f))) for f in files], out.stem, command)
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    _write_report(data, out, compare)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games-low", type=int, default=100, help="games a step below 10")
@@ -438,21 +600,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cross", default="", help="direct matches, e.g. 1-5,5-10")
     parser.add_argument("--random-check", type=int, default=0, help="games of 1 v random")
     parser.add_argument("--ballots", default=str(DEFAULT_BALLOTS))
-    parser.add_argument("--name", default="ladder", help="result file names")
+    parser.add_argument("--name", help="result file names (default ladder; --merge needs one)")
     parser.add_argument("--table", metavar="FILE.json", help="a candidate table of levels 1-9")
     parser.add_argument("--resume", action="store_true", help="keep the finished steps of --name")
     parser.add_argument("--results", default=str(RESULTS), help="directory of the result files")
-    parser.add_argument("--replot", metavar="RUN.json", help="only redo the table and plot")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--replot", metavar="RUN.json", help="only redo the table and plot")
+    only.add_argument(
+        "--merge", nargs="+", metavar="RUN.json", help="one run of these runs' steps, no games"
+    )
     parser.add_argument("--compare", metavar="OTHER.json", help="plot another ladder too")
     args = parser.parse_args(argv)
-    compare = json.loads(Path(args.compare).read_text()) if args.compare else None
-    if args.replot:
-        run = json.loads(Path(args.replot).read_text())
-        path = Path(args.replot)
-        path.with_suffix(".md").write_text(report(run), encoding="utf-8")
-        plot(run, path.with_suffix(".png"), compare)
-        print(report(run))
-        return 0
+    command = " ".join(["benchmarks/ladder.py", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        compare = read_run(Path(args.compare)) if args.compare else None
+        if args.replot:
+            _write_report(read_run(Path(args.replot)), Path(args.replot), compare)
+            return 0
+        if args.merge:
+            if args.name is None:
+                parser.error("--merge: give the merged run a --name")
+            return _merge(args.merge, Path(args.results) / f"{args.name}.json", command, compare)
+    except RunError as exc:
+        parser.error(str(exc))
+    args.name = args.name or "ladder"
     plan = [(level, level - 1) for level in range(args.low, args.high + 1)]
     plan += _spans(args.cross)
     if args.random_check:
@@ -470,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         done = {(s["upper"], s["lower"]): s for s in before["steps"]}
     data: dict[str, Any] = {
         "name": args.name,
-        "command": " ".join(["benchmarks/ladder.py", *(sys.argv[1:] if argv is None else argv)]),
+        "command": command,
         "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
         "cpus": os.cpu_count(),
         "commit": _commit(),
@@ -490,6 +661,7 @@ def main(argv: list[str] | None = None) -> int:
     ]  # fmt: skip
     for step in steps:
         step.played = [_played(step.upper, args), _played(step.lower, args)]
+        step.commit = data["commit"]
     kept = [
         s
         for s in steps
@@ -517,9 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     data["finished"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
     data["load_end"] = os.getloadavg()[0]
     out.with_suffix(".json").write_text(json.dumps(data, indent=1), encoding="utf-8")
-    out.with_suffix(".md").write_text(report(data), encoding="utf-8")
-    plot(data, out.with_suffix(".png"), compare)
-    print(report(data))
+    _write_report(data, out.with_suffix(".json"), compare)
     return 0
 
 

@@ -23,6 +23,7 @@ square ``i + 1``; its Black men start on 0-11 like ours on 1-12.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 from draughts.boards._core import CORE_BRAZILIAN
@@ -37,12 +38,12 @@ MAX_DEPTH = 64
 _VALUES = {"b": 1, "B": 2, "w": -1, "W": -2, "e": 0}
 
 
-class PoolBoard(RussianBoard):
+class PoolBoard(RussianBoard):  # type: ignore[misc]  # py-draughts is Any: not installed for mypy
     """American Pool Checkers on py-draughts' 8x8 board."""
 
     @property
-    def legal_moves(self):  # type: ignore[no-untyped-def]
-        return self._legal_moves_from_core(CORE_BRAZILIAN, max_capture=False)
+    def legal_moves(self) -> list[Any]:
+        return self._legal_moves_from_core(CORE_BRAZILIAN, max_capture=False)  # type: ignore[no-any-return]
 
 
 def board_from_position(text: str) -> PoolBoard:

@@ -23,6 +23,7 @@ import io
 import shlex
 import sys
 from pathlib import Path
+from typing import TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -34,13 +35,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 class _Tee(io.TextIOBase):
-    def __init__(self, *streams: io.TextIOBase | object) -> None:
+    def __init__(self, *streams: TextIO) -> None:
         self.streams = streams
 
     def write(self, text: str) -> int:
         for stream in self.streams:
-            stream.write(text)  # type: ignore[attr-defined]
-            stream.flush()  # type: ignore[attr-defined]
+            stream.write(text)
+            stream.flush()
         return len(text)
 
 

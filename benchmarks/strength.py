@@ -35,9 +35,11 @@ from poolcheckers.commands.common import open_engine
 from poolcheckers.commands.match import (
     DEFAULT_BALLOTS,
     Z_95,
+    ClockReading,
     EnginePlayer,
     GameRecord,
     MatchResult,
+    Player,
     load_ballots,
     plot_match,
     run_match,
@@ -67,8 +69,12 @@ class PeerPlayer:
             bufsize=1,
         )
 
-    def choose(self, board: Board) -> Move:
-        """Send the position, read the peer's move and find it among our legal moves."""
+    def choose(self, board: Board, clock: ClockReading | None = None) -> Move:
+        """Send the position, read the peer's move and find it among our legal moves.
+
+        The peer thinks a fixed ``seconds`` a move: a game clock is an error."""
+        if clock is not None:
+            raise ValueError(f"{self.name} plays a fixed time per move, not on a clock")
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._proc.stdin.write(f"go {self.seconds} {hub_position(board)}\n")
         self._proc.stdin.flush()
@@ -105,8 +111,8 @@ def spread(openings: list[tuple[str, ...]], count: int) -> list[tuple[str, ...]]
 
 
 def play(
-    player_a: EnginePlayer,
-    player_b: EnginePlayer | PeerPlayer,
+    player_a: Player,
+    player_b: Player,
     openings: list[tuple[str, ...]],
     label: str,
 ) -> MatchResult:
