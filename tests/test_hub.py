@@ -191,6 +191,24 @@ def _run_script(lines: list[str], engine: FakeEngine | None = None) -> list[str]
     return stdout.lines
 
 
+def _run_waiting(lines: list[str], engine: FakeEngine) -> list[str]:
+    """Feed ``lines`` as a GUI does: after each ``go`` wait for its ``done``.
+
+    (Sent all at once, a ``level`` could arrive while the search of the
+    ``go`` before it still runs, and be refused as busy: on a loaded machine
+    the script's searches would then depend on the scheduler.)
+    """
+    stdout = _Output()
+    session = HubSession(lambda mb, rules: engine, io.StringIO(""), stdout, limit_factory=FakeLimit)
+    for line in lines:
+        session.handle(line + "\n")
+        if line.split()[0] == "go":
+            assert session.wait(timeout=30), f"no done after {line!r}"
+    assert session.run() == 0
+    assert not any(line.startswith("error") for line in stdout.lines), stdout.lines
+    return stdout.lines
+
+
 def test_init_handshake() -> None:
     out = _run_script(["hub", "set-param name=level value=7", "init", "quit"])
     assert out[0].startswith("id name=poolcheckers version=")
@@ -217,7 +235,7 @@ def test_go_think_returns_a_legal_move_and_ponder() -> None:
 
 def test_level_forms_become_limits() -> None:
     engine = FakeEngine()
-    _run_script(
+    _run_waiting(
         [
             "pos start",
             "go",
@@ -520,7 +538,7 @@ def test_ponder_hit_with_a_game_clock_stops_after_a_share_of_it() -> None:
 
 def test_huge_bounds_are_clamped_to_what_the_engine_takes() -> None:
     engine = FakeEngine()
-    _run_script(
+    _run_waiting(
         [
             "level depth=1000",
             "go",
