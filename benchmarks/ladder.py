@@ -23,14 +23,27 @@ Results (``--name``, default ``ladder``): ``benchmarks/results/<name>.json``
 (written after every step, with the machine's load), ``<name>.md`` (the
 table) and ``<name>.png`` (ladder Elo per level with error bars; with
 ``--compare OTHER.json`` the other ladder too).  ``--replot RUN.json`` redoes
-only the table and plot of a run.  ``--merge A.json B.json ...`` plays no
-games: it writes the steps of those runs (cross-checks and random check
-included) as one run ``--name`` (required), so that a ladder measured in
-parts gets its sums.  Each step keeps its own limits, start, load and commit
-and names its ``source`` file; the runs' own fields (command, times, cores,
-commit, table of levels) are listed under ``sources``.  A step found in two
-of the runs, a ladder with a missing step and a file that is not a ladder
-run are refused::
+only the table and plot of a run.
+
+``--resume`` keeps the finished steps of the run ``--name`` that the same
+engine played with the same levels, limits and games, and plays the others.
+The engine is named by the git tree ids of the directories that decide how
+the levels play, ``poolcheckers/`` and ``native/`` (``engine_tree`` of the run
+and of each step; the ``commit`` beside it is for people): a rebase changes
+the commit but not the trees, so a rebased engine keeps its steps.  Uncommitted
+changes under those directories (untracked files too) mark the id with ``+``,
+as they mark the commit: the trees at HEAD do not describe the files played,
+so a step is kept only if neither its run nor this one had such changes (nor
+ran outside git: ``unknown``).  Steps of files from before the tree ids were
+recorded are compared by the commit that played them.
+
+``--merge A.json B.json ...`` plays no games: it writes the steps of those
+runs (cross-checks and random check included) as one run ``--name``
+(required), so that a ladder measured in parts gets its sums.  Each step
+keeps its own limits, start, load, commit and engine tree and names its
+``source`` file; the runs' own fields (command, times, cores, commit, table
+of levels) are listed under ``sources``.  A step found in two of the runs, a
+ladder with a missing step and a file that is not a ladder run are refused::
 
     nice -n 10 .venv/bin/python benchmarks/ladder.py --games-low 100 --games-high 40 \\
         --cross 1-5,5-10 --random-check 40
@@ -160,6 +173,8 @@ class Step:
     load: list[float] = field(default_factory=list)
     #: the engine's commit that played it ("": not recorded, runs before steps kept it)
     commit: str = ""
+    #: the engine that played it, :func:`_engine_tree` ("": runs before it was recorded)
+    engine_tree: str = ""
     #: the run file ``--merge`` took it from ("": played in the run of this file)
     source: str = ""
 
@@ -468,9 +483,10 @@ def merge_runs(
 ) -> dict[str, Any]:
     """One run of the steps of ``runs`` (a file name and its :func:`read_run` each).
 
-    Each step records its ``source`` file and its run's ``commit``; the fields of each
-    run (command, times, cores, load, commit, table, resumption) are kept in ``sources``,
-    its table of levels at the top only if all the runs played the same one.  A merged
+    Each step records its ``source`` file and its run's ``commit`` and ``engine_tree``
+    (if the step has none of its own); the fields of each run (command, times, cores,
+    load, commit, engine tree, table, resumption) are kept in ``sources``, its table of
+    levels at the top only if all the runs played the same one.  A merged
     file given again counts as its runs.  A step in two runs is refused (there is no
     rule to pick one result, and the sums would count both), and so is a ladder with a
     gap (its sums would pass over the missing step).  The steps come as a run has them:
@@ -488,6 +504,7 @@ def merge_runs(
         for s in run["steps"]:
             record = {**s, "source": s.get("source") or file}
             record["commit"] = s.get("commit") or run.get("commit", "")
+            record["engine_tree"] = s.get("engine_tree") or run.get("engine_tree", "")
             step = Step(**record)
             key = (step.upper, step.lower)
             if key in where:
@@ -524,26 +541,65 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: the directories whose files decide how the levels play: the engine of a step
+ENGINE_DIRS = ("poolcheckers", "native")
+
+
+#: the checkout of the package played (where git is asked about the engine)
+ROOT = Path(poolcheckers.__file__).resolve().parent.parent
+
+
+def _git(*args: str) -> str:
+    """The output of ``git args`` in :data:`ROOT`."""
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _dirty() -> bool:
+    """Whether the working tree has changes (untracked files too) under :data:`ENGINE_DIRS`."""
+    return bool(_git("status", "--porcelain", "--", *ENGINE_DIRS))
+
+
 def _commit() -> str:
-    """The engine's commit (``+`` when the tree has changes): a resumed run keeps
-    only the steps played by the same engine."""
-    root = Path(poolcheckers.__file__).resolve().parent.parent
+    """The engine's commit, for people (``+`` when the tree has changes under
+    :data:`ENGINE_DIRS`; ``unknown`` outside git)."""
     try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--", "poolcheckers", "native"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return _git("rev-parse", "--short", "HEAD") + ("+" if _dirty() else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return head + ("+" if dirty else "")  # fmt: skip
+
+
+def _engine_tree() -> str:
+    """The engine's identity for ``--resume``: the git tree ids of :data:`ENGINE_DIRS`
+    at HEAD (``poolcheckers:<id> native:<id>``), which a rebase does not change.  Like
+    :func:`_commit`, ``+`` when the working tree has changes under them (the ids then
+    do not describe the files played) and ``unknown`` outside git."""
+    try:
+        trees = _git("rev-parse", *(f"HEAD:{d}" for d in ENGINE_DIRS)).split()
+        dirty = _dirty()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return " ".join(f"{d}:{t}" for d, t in zip(ENGINE_DIRS, trees, strict=True)) + (
+        "+" if dirty else ""
+    )
+
+
+def _trusted(engine: str) -> bool:
+    """Whether an engine id names the files played: recorded, in git and clean."""
+    return engine not in ("", "unknown") and not engine.endswith("+")
+
+
+def same_engine(old: dict[str, Any], before: dict[str, Any], data: dict[str, Any]) -> bool:
+    """Whether the step ``old`` of the earlier run ``before`` was played by the engine
+    of the run ``data``: the same :func:`_engine_tree`, neither side with changes."""
+    if old.get("engine_tree"):
+        return _trusted(data["engine_tree"]) and old["engine_tree"] == data["engine_tree"]
+    # A file from before the tree ids were recorded: the commit that played the step
+    # (its run's, if the step has none) against this run's, as ladder.py compared
+    # them then, except that a tree with changes is not trusted here either.
+    played_by = old.get("commit") or before.get("commit", "")
+    return _trusted(data["commit"]) and played_by == data["commit"]
 
 
 def _played(level: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -645,6 +701,7 @@ def main(argv: list[str] | None = None) -> int:
         "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
         "cpus": os.cpu_count(),
         "commit": _commit(),
+        "engine_tree": _engine_tree(),
         "load_start": os.getloadavg()[0],
         "levels": {str(k): asdict(v) for k, v in LEVELS.items()},
         "table": args.table,
@@ -652,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if done:
         data["resumed"] = (
-            f"steps whose levels did not change kept from the run of {before['started']}"
+            f"steps of the same engine and levels kept from the run of {before['started']}"
         )
     steps = [
         Step(u, lo, 2 * (_games_of((u, lo), args) // 2),
@@ -662,20 +719,30 @@ def main(argv: list[str] | None = None) -> int:
     for step in steps:
         step.played = [_played(step.upper, args), _played(step.lower, args)]
         step.commit = data["commit"]
+        step.engine_tree = data["engine_tree"]
     kept = [
         s
         for s in steps
         if (old := done.get((s.upper, s.lower))) is not None
         and old["games"] == s.games
         and old.get("played") == s.played
-        and before.get("commit") == data["commit"]
+        and same_engine(old, before, data)
     ]
     with tqdm(
         total=sum(s.games for s in steps if s not in kept), desc="ladder", unit="game"
     ) as bar:
         for step in steps:
             if step in kept:
-                data["steps"].append(done[(step.upper, step.lower)])
+                old = done[(step.upper, step.lower)]
+                # A step kept by its commit (an older file) was played by this engine:
+                # its record gets the commit and tree id that it lacks.
+                data["steps"].append(
+                    {
+                        **old,
+                        "commit": old.get("commit") or before.get("commit", ""),
+                        "engine_tree": old.get("engine_tree") or data["engine_tree"],
+                    }
+                )
                 continue
             play_step(step, openings, args.concurrency, args.time_scale, args.top_nodes, bar, table)
             data["steps"].append(asdict(step))

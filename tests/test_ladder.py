@@ -1,6 +1,7 @@
-"""benchmarks/ladder.py --merge: runs joined into one ladder, from synthetic run files.
+"""benchmarks/ladder.py --merge and --resume, from synthetic run files.
 
-No games are played: the run files are written here as ladder.py writes them.
+No games are played: the run files are written here as ladder.py writes them, and
+the --resume tests replace the player of a step and the engine's git identity.
 """
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import shutil
+import subprocess
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,15 +39,15 @@ def ladder() -> ModuleType:
 def _run(
     ladder: ModuleType, name: str, steps: list[tuple[int, int]], commit: str
 ) -> dict[str, Any]:
-    """A finished run of ``steps`` as ladder.py writes it (without ``source``/``commit``
-    in the steps, as the runs before they were recorded)."""
+    """A finished run of ``steps`` as ladder.py writes it (without ``source``, ``commit``
+    and ``engine_tree`` in the steps, as the runs before they were recorded)."""
     records = []
     for upper, lower in steps:
         step = ladder.Step(upper, lower, 2 * len(POINTS), f"depth {upper}", list(POINTS))
         step.wins, step.draws, step.losses = 8, 4, 4
         step.reasons = {"R16": 12, "R18": 4}
         record = asdict(step)
-        del record["source"], record["commit"]
+        del record["source"], record["commit"], record["engine_tree"]
         records.append(record)
     return {
         "name": name,
@@ -205,3 +208,154 @@ def test_merge_needs_a_name_and_never_writes_over_its_runs(
         ladder.main(["--merge", a, b, "--name", "a", "--results", str(tmp_path)])
     assert "is one of the runs to merge" in capsys.readouterr().err
     assert json.loads(Path(a).read_text())["name"] == "a"
+
+
+#: an engine's :func:`_engine_tree` (the trees of poolcheckers/ and native/)
+TREE = f"poolcheckers:{'1' * 40} native:{'2' * 40}"
+OTHER_TREE = f"poolcheckers:{'1' * 40} native:{'3' * 40}"
+
+
+def _play(
+    ladder: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    results: Path,
+    commit: str,
+    tree: str,
+    resume: bool = True,
+) -> tuple[list[str], dict[str, Any]]:
+    """Run ladder.py (steps 2 v 1 and 3 v 2) as the engine of ``commit`` and ``tree``,
+    with a step player that plays no games: the steps played and the run file."""
+    played: list[str] = []
+
+    def play_step(step: Any, *args: Any, **kwargs: Any) -> None:
+        played.append(step.title)
+        step.pair_points = list(POINTS)
+        step.wins, step.draws, step.losses = 8, 4, 4
+        step.when, step.load = f"2026-12-02 0{len(played)}:00", [1.0, 1.5]
+
+    monkeypatch.setattr(ladder, "play_step", play_step)
+    monkeypatch.setattr(ladder, "plot", lambda *args: None)
+    monkeypatch.setattr(ladder, "_commit", lambda: commit)
+    monkeypatch.setattr(ladder, "_engine_tree", lambda: tree)
+    argv = ["--low", "2", "--high", "3", "--games-low", str(2 * len(POINTS))]
+    argv += ["--name", "run", "--results", str(results), *(["--resume"] if resume else [])]
+    assert ladder.main(argv) == 0
+    return played, json.loads((results / "run.json").read_text())
+
+
+def test_resume_keeps_the_steps_of_the_same_trees_under_another_commit(
+    ladder: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played, first = _play(ladder, monkeypatch, tmp_path, "aaaaaaa", TREE, resume=False)
+    assert played == ["2 v 1", "3 v 2"]
+    assert first["commit"] == "aaaaaaa" and first["engine_tree"] == TREE
+    assert [(s["commit"], s["engine_tree"]) for s in first["steps"]] == [("aaaaaaa", TREE)] * 2
+    # the same engine rebased: another commit, the same trees
+    played, again = _play(ladder, monkeypatch, tmp_path, "bbbbbbb", TREE)
+    assert played == []
+    assert again["commit"] == "bbbbbbb" and again["engine_tree"] == TREE
+    assert again["steps"] == first["steps"]  # each keeps the commit that played it
+    assert again["resumed"].startswith("steps of the same engine and levels kept")
+
+
+def test_resume_replays_the_steps_of_other_trees_or_levels(
+    ladder: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _play(ladder, monkeypatch, tmp_path, "aaaaaaa", TREE, resume=False)
+    played, again = _play(ladder, monkeypatch, tmp_path, "bbbbbbb", OTHER_TREE)
+    assert played == ["2 v 1", "3 v 2"]
+    assert [(s["commit"], s["engine_tree"]) for s in again["steps"]] == [
+        ("bbbbbbb", OTHER_TREE)
+    ] * 2
+    # the same trees, but level 3 plays otherwise: only the step with level 3 again
+    monkeypatch.setitem(ladder.LEVELS, 3, replace(ladder.LEVELS[3], noise=99))
+    played, _ = _play(ladder, monkeypatch, tmp_path, "bbbbbbb", OTHER_TREE)
+    assert played == ["3 v 2"]
+
+
+@pytest.mark.parametrize(
+    ("before", "now"),
+    [
+        (TREE + "+", TREE + "+"),  # the same trees with changes: perhaps other changes
+        (TREE + "+", TREE),
+        (TREE, TREE + "+"),
+        ("unknown", "unknown"),  # outside git
+    ],
+)
+def test_resume_never_trusts_a_tree_with_changes(
+    ladder: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: str, now: str
+) -> None:
+    commit = "aaaaaaa" + "+" * before.endswith("+")
+    _play(ladder, monkeypatch, tmp_path, commit, before, resume=False)
+    played, _ = _play(ladder, monkeypatch, tmp_path, "aaaaaaa" + "+" * now.endswith("+"), now)
+    assert played == ["2 v 1", "3 v 2"]
+
+
+@pytest.mark.parametrize(
+    ("old_commit", "commit", "kept"),
+    [
+        ("aaaaaaa", "aaaaaaa", True),
+        ("aaaaaaa", "bbbbbbb", False),
+        ("aaaaaaa+", "aaaaaaa+", False),  # a tree with changes, as above
+    ],
+)
+def test_resume_of_a_file_without_trees_compares_the_commits(
+    ladder: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    old_commit: str,
+    commit: str,
+    kept: bool,
+) -> None:
+    _, old = _play(ladder, monkeypatch, tmp_path, old_commit, "", resume=False)
+    # as the files before the trees were recorded: the first step also without its
+    # commit (as before the --merge work), so that its run's commit is compared
+    del old["engine_tree"], old["steps"][0]["commit"]
+    for step in old["steps"]:
+        del step["engine_tree"]
+    _write(tmp_path / "run.json", old)
+    played, again = _play(ladder, monkeypatch, tmp_path, commit, TREE + "+" * commit.endswith("+"))
+    assert played == ([] if kept else ["2 v 1", "3 v 2"])
+    if kept:  # played by this engine: the steps get the commit and trees they lacked
+        assert [(s["commit"], s["engine_tree"]) for s in again["steps"]] == [(commit, TREE)] * 2
+
+
+def test_engine_tree_is_the_trees_of_the_engine_directories(
+    ladder: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org",
+             "-c", "commit.gpgsign=false", *args],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+
+    for name in ("poolcheckers/search.py", "native/search.c", "docs/ENGINE.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("1\n", encoding="utf-8")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "engine")
+    monkeypatch.setattr(ladder, "ROOT", repo)
+    tree = ladder._engine_tree()
+    trees = git("rev-parse", "HEAD:poolcheckers", "HEAD:native").split()
+    assert tree == f"poolcheckers:{trees[0]} native:{trees[1]}"
+    commit = ladder._commit()
+    assert commit == git("rev-parse", "--short", "HEAD")
+    # a rebase (here an amended message) and a change elsewhere: the same engine
+    git("commit", "-q", "--amend", "-m", "engine, rebased")
+    (repo / "docs/ENGINE.md").write_text("2\n", encoding="utf-8")
+    git("commit", "-q", "-am", "docs")
+    assert ladder._commit() != commit and ladder._engine_tree() == tree
+    # changes under the engine's directories, committed or not (untracked files too)
+    (repo / "native/new.c").write_text("1\n", encoding="utf-8")
+    assert ladder._engine_tree() == tree + "+" and ladder._commit().endswith("+")
+    git("add", ".")
+    git("commit", "-q", "-m", "native")
+    assert ladder._engine_tree() not in (tree, tree + "+")
+    monkeypatch.setattr(ladder, "ROOT", tmp_path / "nowhere")
+    assert ladder._engine_tree() == "unknown" == ladder._commit()
