@@ -7,28 +7,20 @@ throwaway virtualenv already exists; the project never depends on it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmark_script import load_benchmark
 
 from poolcheckers import Board
-
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_library.py"
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_library", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_library"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_library")
 
 
 def _quick_args() -> argparse.Namespace:

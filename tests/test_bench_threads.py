@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_threads.py"
+from benchmark_script import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_threads", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_threads"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_threads")
 
 
 def test_positions_are_balloted_openings_with_a_choice(bench: ModuleType) -> None:

@@ -6,34 +6,27 @@ the --resume tests replace the player of a step and the engine's git identity.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import shutil
 import subprocess
-import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmark_script import load_benchmark
 
 from poolcheckers.engine import LEVELS
 
-LADDER = Path(__file__).resolve().parent.parent / "benchmarks" / "ladder.py"
 #: pair points with a spread (no perfect score), so every gap has a finite interval
 POINTS = [2.0, 1.5, 1.0, 2.0, 0.5, 2.0, 1.5, 1.0]
 
 
 @pytest.fixture(scope="module")
 def ladder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ladder", LADDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ladder"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("ladder")
 
 
 def _run(
