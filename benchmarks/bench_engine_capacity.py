@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import websockets
 from tqdm import tqdm
 
@@ -94,7 +94,7 @@ async def engine_game_times(
     from sending each move to the engine's reply."""
     rng = random.Random(seed)
     times: list[float] = []
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+    async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
         while len(times) < moves:
             created = (
                 await http.post("/api/games", json={"mode": "engine", "level": level})

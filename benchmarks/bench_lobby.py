@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import websockets
 from sqlalchemy import create_engine, func, select
 from tqdm import tqdm
@@ -73,8 +73,8 @@ class Player:
         self.name = name
         # uvicorn closes a keep-alive connection idle for 5 s: never reuse one that old
         # (a request sent as the server closes it fails with ReadError)
-        limits = httpx.Limits(keepalive_expiry=3.0)
-        self.http = httpx.AsyncClient(base_url=base, timeout=120, limits=limits)
+        limits = httpx2.Limits(keepalive_expiry=3.0)
+        self.http = httpx2.AsyncClient(base_url=base, timeout=120, limits=limits)
         self.base = base
         #: the server this player uses when taking a seek (another process, if any)
         self.other = other

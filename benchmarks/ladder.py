@@ -27,11 +27,12 @@ only the table and plot of a run.
 
 ``--resume`` keeps the finished steps of the run ``--name`` that the same
 engine played with the same levels, limits and games, and plays the others.
-The engine is named by the git tree ids of the directories that decide how
-the levels play, ``poolcheckers/`` and ``native/`` (``engine_tree`` of the run
+The engine is named by the git ids of what decides how the levels play: the
+trees of ``poolcheckers/`` and ``native/`` and the build script ``setup.py``
+with its compiler flags (``engine_tree`` of the run
 and of each step; the ``commit`` beside it is for people): a rebase changes
 the commit but not the trees, so a rebased engine keeps its steps.  Uncommitted
-changes under those directories (untracked files too) mark the id with ``+``,
+changes to those paths (untracked files too) mark the id with ``+``,
 as they mark the commit: the trees at HEAD do not describe the files played,
 so a step is kept only if neither its run nor this one had such changes (nor
 ran outside git: ``unknown``).  Steps of files from before the tree ids were
@@ -541,8 +542,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-#: the directories whose files decide how the levels play: the engine of a step
-ENGINE_DIRS = ("poolcheckers", "native")
+#: the paths whose files decide how the levels play: the engine of a step (setup.py
+#: holds the compiler's flags, which decide how fast the native core searches)
+ENGINE_PATHS = ("poolcheckers", "native", "setup.py")
 
 
 #: the checkout of the package played (where git is asked about the engine)
@@ -557,13 +559,13 @@ def _git(*args: str) -> str:
 
 
 def _dirty() -> bool:
-    """Whether the working tree has changes (untracked files too) under :data:`ENGINE_DIRS`."""
-    return bool(_git("status", "--porcelain", "--", *ENGINE_DIRS))
+    """Whether the working tree has changes (untracked files too) under :data:`ENGINE_PATHS`."""
+    return bool(_git("status", "--porcelain", "--", *ENGINE_PATHS))
 
 
 def _commit() -> str:
     """The engine's commit, for people (``+`` when the tree has changes under
-    :data:`ENGINE_DIRS`; ``unknown`` outside git)."""
+    :data:`ENGINE_PATHS`; ``unknown`` outside git)."""
     try:
         return _git("rev-parse", "--short", "HEAD") + ("+" if _dirty() else "")
     except (OSError, subprocess.CalledProcessError):
@@ -571,16 +573,16 @@ def _commit() -> str:
 
 
 def _engine_tree() -> str:
-    """The engine's identity for ``--resume``: the git tree ids of :data:`ENGINE_DIRS`
-    at HEAD (``poolcheckers:<id> native:<id>``), which a rebase does not change.  Like
+    """The engine's identity for ``--resume``: the git ids of :data:`ENGINE_PATHS`
+    at HEAD (``poolcheckers:<id> native:<id> setup.py:<id>``), which a rebase does not change.  Like
     :func:`_commit`, ``+`` when the working tree has changes under them (the ids then
     do not describe the files played) and ``unknown`` outside git."""
     try:
-        trees = _git("rev-parse", *(f"HEAD:{d}" for d in ENGINE_DIRS)).split()
+        trees = _git("rev-parse", *(f"HEAD:{d}" for d in ENGINE_PATHS)).split()
         dirty = _dirty()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return " ".join(f"{d}:{t}" for d, t in zip(ENGINE_DIRS, trees, strict=True)) + (
+    return " ".join(f"{d}:{t}" for d, t in zip(ENGINE_PATHS, trees, strict=True)) + (
         "+" if dirty else ""
     )
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import websockets
 from tqdm import tqdm
 
@@ -74,14 +74,14 @@ def start_server(
 
 async def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient() as client:
+    async with httpx2.AsyncClient() as client:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"the server exited with status {proc.returncode}")
             try:
                 if (await client.get(base + "/api/health", timeout=1)).status_code == 200:
                     return
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             await asyncio.sleep(0.1)
     raise TimeoutError("the server did not start")
@@ -89,8 +89,8 @@ async def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 
 
 async def create_games(base: str, n: int, bar: tqdm[Any]) -> list[tuple[str, str, str]]:
     """``n`` online games with both seats taken: (id, black token, white token)."""
-    limits = httpx.Limits(max_connections=20)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+    limits = httpx2.Limits(max_connections=20)
+    async with httpx2.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
 
         async def one() -> tuple[str, str, str]:
             r = await client.post("/api/games", json={"mode": "online", "color": "black"})

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import time
 
-import httpx
+import httpx2
 
 
 def free_port() -> int:
@@ -18,7 +18,9 @@ def free_port() -> int:
         return port
 
 
-def first_health(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0) -> httpx.Response:
+def first_health(
+    proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0
+) -> httpx2.Response:
     """The first answer of ``base``'s ``/api/health``, polled every 0.1 s; exits
     (``SystemExit``) if ``proc`` ends first or nothing answers within ``timeout`` s."""
     deadline = time.monotonic() + timeout
@@ -26,8 +28,8 @@ def first_health(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0
         if proc.poll() is not None:
             raise SystemExit("the server did not start")
         try:
-            return httpx.get(base + "/api/health", timeout=1)
-        except httpx.HTTPError:
+            return httpx2.get(base + "/api/health", timeout=1)
+        except httpx2.HTTPError:
             if time.monotonic() > deadline:
                 raise SystemExit(f"the server did not answer within {timeout:g} s") from None
             time.sleep(0.1)

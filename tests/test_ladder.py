@@ -203,9 +203,9 @@ def test_merge_needs_a_name_and_never_writes_over_its_runs(
     assert json.loads(Path(a).read_text())["name"] == "a"
 
 
-#: an engine's :func:`_engine_tree` (the trees of poolcheckers/ and native/)
-TREE = f"poolcheckers:{'1' * 40} native:{'2' * 40}"
-OTHER_TREE = f"poolcheckers:{'1' * 40} native:{'3' * 40}"
+#: an engine's :func:`_engine_tree` (the trees of poolcheckers/ and native/, setup.py)
+TREE = f"poolcheckers:{'1' * 40} native:{'2' * 40} setup.py:{'4' * 40}"
+OTHER_TREE = f"poolcheckers:{'1' * 40} native:{'3' * 40} setup.py:{'4' * 40}"
 
 
 def _play(
@@ -313,7 +313,7 @@ def test_resume_of_a_file_without_trees_compares_the_commits(
         assert [(s["commit"], s["engine_tree"]) for s in again["steps"]] == [(commit, TREE)] * 2
 
 
-def test_engine_tree_is_the_trees_of_the_engine_directories(
+def test_engine_tree_is_the_ids_of_the_engine_paths(
     ladder: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if shutil.which("git") is None:
@@ -327,7 +327,7 @@ def test_engine_tree_is_the_trees_of_the_engine_directories(
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
 
-    for name in ("poolcheckers/search.py", "native/search.c", "docs/ENGINE.md"):
+    for name in ("poolcheckers/search.py", "native/search.c", "setup.py", "docs/ENGINE.md"):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text("1\n", encoding="utf-8")
     git("init", "-q")
@@ -335,8 +335,8 @@ def test_engine_tree_is_the_trees_of_the_engine_directories(
     git("commit", "-q", "-m", "engine")
     monkeypatch.setattr(ladder, "ROOT", repo)
     tree = ladder._engine_tree()
-    trees = git("rev-parse", "HEAD:poolcheckers", "HEAD:native").split()
-    assert tree == f"poolcheckers:{trees[0]} native:{trees[1]}"
+    trees = git("rev-parse", "HEAD:poolcheckers", "HEAD:native", "HEAD:setup.py").split()
+    assert tree == f"poolcheckers:{trees[0]} native:{trees[1]} setup.py:{trees[2]}"
     commit = ladder._commit()
     assert commit == git("rev-parse", "--short", "HEAD")
     # a rebase (here an amended message) and a change elsewhere: the same engine
@@ -349,6 +349,12 @@ def test_engine_tree_is_the_trees_of_the_engine_directories(
     assert ladder._engine_tree() == tree + "+" and ladder._commit().endswith("+")
     git("add", ".")
     git("commit", "-q", "-m", "native")
+    assert ladder._engine_tree() not in (tree, tree + "+")
+    # the compiler's flags are part of the engine too
+    tree = ladder._engine_tree()
+    (repo / "setup.py").write_text("2\n", encoding="utf-8")
+    assert ladder._engine_tree() == tree + "+"
+    git("commit", "-q", "-am", "flags")
     assert ladder._engine_tree() not in (tree, tree + "+")
     monkeypatch.setattr(ladder, "ROOT", tmp_path / "nowhere")
     assert ladder._engine_tree() == "unknown" == ladder._commit()

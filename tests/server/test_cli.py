@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from poolcheckers.server.cli import serve_main
@@ -35,9 +35,9 @@ def test_serve_uses_the_user_data_dir_and_migrates(tmp_path: Path) -> None:
         deadline = time.monotonic() + 60
         while True:
             try:
-                r = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
+                r = httpx2.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
                 break
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.1)
         assert r.json() == {
@@ -46,7 +46,7 @@ def test_serve_uses_the_user_data_dir_and_migrates(tmp_path: Path) -> None:
             "database": "sqlite",
             "database_reachable": True,
         }
-        created = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"mode": "local"})
+        created = httpx2.post(f"http://127.0.0.1:{port}/api/games", json={"mode": "local"})
         assert created.status_code == 200
         assert db.is_file()
     finally:

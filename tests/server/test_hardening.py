@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import websockets
 from fastapi.testclient import TestClient
@@ -33,7 +33,7 @@ LONE_SURROGATE_PDN = '{"pdn": "[Event \\"\\ud800\\"]\\n1. 11-15 *"}'
 DEEP = "[" * 5000
 
 
-def post_raw(client: TestClient, path: str, body: str) -> httpx.Response:
+def post_raw(client: TestClient, path: str, body: str) -> httpx2.Response:
     return client.post(path, content=body.encode(), headers={"Content-Type": "application/json"})
 
 
@@ -196,9 +196,9 @@ class LiveServer:
         while True:
             assert self.proc.poll() is None, self.log_path.read_text()
             try:
-                httpx.get(self.base + "/api/health", timeout=1)
+                httpx2.get(self.base + "/api/health", timeout=1)
                 return
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
 
@@ -222,7 +222,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def test_keep_alive_survives_deeply_nested_json(live: LiveServer) -> None:
-    with httpx.Client(base_url=live.base) as http:
+    with httpx2.Client(base_url=live.base) as http:
         r = http.post("/api/games", content=DEEP, headers={"Content-Type": "application/json"})
         assert r.status_code == 400 and r.json()["error"]["code"] == "malformed"
         assert r.headers.get("connection") != "close"
@@ -230,7 +230,7 @@ def test_keep_alive_survives_deeply_nested_json(live: LiveServer) -> None:
 
 
 async def test_seat_tokens_appear_in_no_log_line(live: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=live.base) as http:
+    async with httpx2.AsyncClient(base_url=live.base) as http:
         created = (await http.post("/api/games", json={"mode": "online"})).json()
         gid, token = created["game"]["id"], created["token"]
         invite = created["invite"].split("invite=", 1)[1]

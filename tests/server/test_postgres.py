@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import websockets
 from fastapi.testclient import TestClient
@@ -100,9 +100,9 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
             try:
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
+                if httpx2.get(self.base + "/api/health", timeout=1).status_code == 200:
                     return
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             time.sleep(0.1)
         raise TimeoutError("server did not start")
@@ -144,7 +144,7 @@ async def test_two_processes_share_games_through_listen_notify(
     two_servers: tuple[Server, Server],
 ) -> None:
     a, b = two_servers
-    async with httpx.AsyncClient(base_url=a.base) as ha, httpx.AsyncClient(base_url=b.base) as hb:
+    async with httpx2.AsyncClient(base_url=a.base) as ha, httpx2.AsyncClient(base_url=b.base) as hb:
         created = (await ha.post("/api/games", json={"mode": "online"})).json()
         gid = created["game"]["id"]
         black = created["token"]
