@@ -168,8 +168,10 @@ def setup_games() -> list[PdnGame]:
 
 def assert_same_game(back: PdnGame, game: PdnGame) -> None:
     """``back`` (read from ``game`` written) has ``game``'s tags, moves,
-    annotations and result; the writer may have added roster tags."""
-    assert back.tags.items() >= game.tags.items()
+    annotations and result; the writer may have added roster tags, and its
+    ``Result`` tag is the game's result (a tag left unknown, ``""`` or ``?``,
+    beside a result in the moves is written as that result)."""
+    assert back.tags.items() >= {**game.tags, "Result": game.result}.items()
     assert back.start_fen == game.start_fen and back.rules == game.rules
     assert back.moves == game.moves
     assert back.comments == game.comments and back.nags == game.nags
@@ -824,6 +826,17 @@ def test_fuzz_mutated_game_text(data: st.DataObject) -> None:
         return
     for game in games:
         assert_same_game(read_games(write_game(game))[0], game)
+
+
+def test_an_unknown_result_tag_is_kept_as_written_and_written_as_the_moves_result() -> None:
+    # found by test_fuzz_mutated_game_text: [Result ""] beside moves that end 2-0
+    text = write_game(random_game(0, max_plies=60))
+    result = re.search(r'\[Result "([^"]*)"\]', text)
+    assert result is not None and result.group(1) == "2-0"
+    game = read_games(text.replace(result.group(0), '[Result ""]'))[0]
+    assert game.tags["Result"] == "" and game.result == "2-0"
+    assert '[Result "2-0"]' in write_game(game)
+    assert_same_game(read_games(write_game(game))[0], game)
 
 
 @settings(max_examples=40, deadline=None)
