@@ -26,7 +26,7 @@ lint: setup
 	$(VENV)/bin/ruff check poolcheckers tests benchmarks
 	$(VENV)/bin/ruff format --check poolcheckers tests benchmarks
 
-# mypy checks the files of [tool.mypy] in pyproject.toml: poolcheckers and benchmarks
+# mypy checks the files of [tool.mypy] in pyproject.toml: poolcheckers, benchmarks and tests
 typecheck: setup
 	$(VENV)/bin/mypy --strict
 

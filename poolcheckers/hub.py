@@ -58,7 +58,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TextIO
+from typing import Any, Final, Protocol
 
 import poolcheckers
 from poolcheckers.board import Board
@@ -337,6 +337,23 @@ EngineFactory = Callable[[int, RuleSet], EngineLike]
 LimitFactory = Callable[..., Any]
 
 
+class LineInput(Protocol):
+    """What :class:`HubSession` reads its commands from: any text stream."""
+
+    def readline(self) -> str:
+        """The next line with its newline, or ``""`` at the end of input."""
+
+
+class LineOutput(Protocol):
+    """What :class:`HubSession` writes its answers to: any text stream."""
+
+    def write(self, text: str, /) -> object:
+        """Write ``text``."""
+
+    def flush(self) -> object:
+        """Pass what was written on to the reader."""
+
+
 @dataclass
 class _Level:
     """The search bounds of the last ``level`` line (reset after ``pos`` and ``go``)."""
@@ -398,8 +415,8 @@ class HubSession:
     def __init__(
         self,
         engine_factory: EngineFactory,
-        stdin: TextIO,
-        stdout: TextIO,
+        stdin: LineInput,
+        stdout: LineOutput,
         *,
         limit_factory: LimitFactory = make_limit,
     ) -> None:

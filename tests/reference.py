@@ -129,11 +129,11 @@ def _extend(
             for t in onward or landings:
                 _extend(board, t, color, True, (*path, t), now, crown_stop, out)
         return
-    jumps = _man_jumps(board, square, color, captured)
-    if not jumps:
+    man_jumps = _man_jumps(board, square, color, captured)
+    if not man_jumps:
         out.append((path, captured))
         return
-    for victim, land in jumps:
+    for victim, land in man_jumps:
         now = captured | {victim}
         if crown_stop and to_rc(land)[0] == KING_ROW[color]:
             out.append(((*path, land), now))  # option "stop": crowned, the move ends

@@ -42,7 +42,7 @@ def start_fens(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         return STARTING_FEN
     rng = random.Random(draw(st.integers(0, 2**32)))
-    placement = {}
+    placement: dict[int, reference.Piece] = {}
     kings = rng.choice([0.1, 0.6])
     for s in rng.sample(range(1, 33), rng.randint(4, 20)):
         color, king = rng.choice("bw"), rng.random() < kings

@@ -232,7 +232,7 @@ def test_parse_move_malformed() -> None:
 
 def test_parse_move_not_text() -> None:
     with pytest.raises(MalformedMoveError):
-        Board().parse_move(1115)  # type: ignore[arg-type]
+        Board().parse_move(1115)  # type: ignore[arg-type]  # deliberately not text
 
 
 def test_parse_move_no_such_square() -> None:

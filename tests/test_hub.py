@@ -129,7 +129,7 @@ def test_pos_command_with_moves() -> None:
 
 
 # ----------------------------------------------------------------- sessions
-class _Lines(io.TextIOBase):
+class _Lines:
     """A blocking input stream fed line by line from the test."""
 
     def __init__(self) -> None:
@@ -141,11 +141,11 @@ class _Lines(io.TextIOBase):
     def close_input(self) -> None:
         self._queue.put("")
 
-    def readline(self, size: int | None = -1) -> str:
+    def readline(self) -> str:
         return self._queue.get(timeout=10)
 
 
-class _Output(io.TextIOBase):
+class _Output:
     """Collects written lines; :meth:`expect` waits for a line with a prefix."""
 
     def __init__(self) -> None:
@@ -160,6 +160,9 @@ class _Output(io.TextIOBase):
             self.lines.append(line)
             self._queue.put(line)
         return len(text)
+
+    def flush(self) -> None:
+        pass
 
     def expect(self, prefix: str, timeout: float = 10.0) -> list[str]:
         """Lines up to and including the next one starting with ``prefix``."""
@@ -435,7 +438,7 @@ _VALUES = ["", "0", "1", "3", "-1", "0.05", "nan", "1e999", "x", "11-15", "15x22
 _VALUES += ["11-15 22-18", "11-15 22-18 15x22x18", "22-18", START_POS, START_POS[:20]]
 _VALUES += ["W" + "e" * 4 + "B" + "e" * 27, "level", "crown_during_capture", "stop", "true"]
 
-_junk = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)))
+_junk = st.text(st.characters(exclude_characters="\n", exclude_categories=["Cs"]))
 _value = st.one_of(st.sampled_from(_VALUES), _junk)
 _pair = st.tuples(st.one_of(st.sampled_from(_NAMES), _junk), st.none() | _value, st.booleans())
 
@@ -697,24 +700,24 @@ def test_win_in_counts_the_winners_moves() -> None:
 
 @pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
 def test_multipv_and_threads_parameters_with_the_real_engine() -> None:
-    from poolcheckers.engine import open_engine
+    from poolcheckers.engine import Engine, open_engine
 
     stdout = _Output()
     script = (
         "set-param name=multipv value=3\nset-param name=threads value=2\ninit\n"
         "level depth=4\ngo analyze\n"
     )
-    engines: list[object] = []
+    engines: list[Engine] = []
 
-    def factory(mb: int, rules: RuleSet) -> object:
+    def factory(mb: int, rules: RuleSet) -> Engine:
         engines.append(open_engine(4, rules))
         return engines[-1]
 
-    session = HubSession(factory, io.StringIO(""), stdout)  # type: ignore[arg-type]
+    session = HubSession(factory, io.StringIO(""), stdout)
     for line in script.splitlines():
         session.handle(line)
     assert session.wait(60)  # the search ends by itself at depth 4
-    assert getattr(engines[0], "threads", None) == 2
+    assert engines[0].threads == 2
     infos = [parse_line(line) for line in stdout.lines if line.startswith("info")]
     last = [i for i in infos if i.args["depth"] == "4"]
     assert [i.args["multipv"] for i in last] == ["1", "2", "3"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -486,9 +486,10 @@ def test_collect_and_raise_modes() -> None:
             seen.append(game.number)
     assert seen == [1]  # lazy: game 1 came out before the error
     with pytest.raises(PdnInputError, match="errors must be"):
-        read_games(text, errors="ignore")  # type: ignore[arg-type]
+        read_games(text, errors="ignore")  # type: ignore[arg-type]  # deliberately no such mode
 
 
+# each call deliberately passes a wrong type: the library's own checks under test
 @pytest.mark.parametrize(
     ("call", "words"),
     [
@@ -502,7 +503,9 @@ def test_collect_and_raise_modes() -> None:
         (lambda: read_file("x.pdn", errors="all"), "errors must be"),  # type: ignore[arg-type]
     ],
 )
-def test_input_that_is_not_pdn_text_raises_the_librarys_error(call: Any, words: str) -> None:
+def test_input_that_is_not_pdn_text_raises_the_librarys_error(
+    call: Callable[[], object], words: str
+) -> None:
     """Not TypeError, ValueError or AttributeError: a PdnError, raised at once
     (iter_games is lazy for the games, not for its arguments)."""
     with pytest.raises(PdnInputError, match=words) as info:

@@ -9,6 +9,7 @@ import reference
 from poolcheckers import Board, PoolCheckersError, RuleSet, perft, perft_divide
 from poolcheckers.errors import PerftError
 from poolcheckers.perft import MAX_PERFT_DEPTH
+from poolcheckers.rules import CrownDuringCapture
 
 START_PERFT = [7, 49, 302, 1469, 7482, 37986, 190146, 929896]
 
@@ -41,12 +42,14 @@ def test_bad_perft_depths_raise_the_librarys_error(depth: object) -> None:
         with pytest.raises(
             PerftError, match=rf"depth must be a whole number {minimum}\.\.30"
         ) as info:
-            count(Board(), depth)  # type: ignore[operator]
+            # the depth is deliberately of any type: the check under test
+            count(Board(), depth)  # type: ignore[arg-type]
         assert isinstance(info.value, PoolCheckersError)
         assert repr(depth)[:20] in str(info.value)
 
 
 def test_perft_of_something_that_is_not_a_board() -> None:
+    # deliberately not a Board: the library's own type check under test
     with pytest.raises(PerftError, match=r"poolcheckers\.Board, not str"):
         perft("B:W:B1", 2)  # type: ignore[arg-type]
     with pytest.raises(PerftError, match=r"poolcheckers\.Board, not NoneType"):
@@ -115,8 +118,10 @@ POSITIONS = [
 
 @pytest.mark.parametrize("crown", ["pass", "stop"])
 @pytest.mark.parametrize(("fen", "depth"), POSITIONS)
-def test_perft_with_options_against_the_reference(fen: str, depth: int, crown: str) -> None:
-    rules = RuleSet(crown_during_capture=crown)  # type: ignore[arg-type]
+def test_perft_with_options_against_the_reference(
+    fen: str, depth: int, crown: CrownDuringCapture
+) -> None:
+    rules = RuleSet(crown_during_capture=crown)
     board = Board(fen, rules=rules)
     color = "b" if fen[0] == "B" else "w"
     expected = reference_perft(_placement(board), color, depth, crown == "stop")

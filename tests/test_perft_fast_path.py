@@ -10,6 +10,7 @@ import pytest
 
 from poolcheckers import Board, RuleSet, perft
 from poolcheckers.movegen import count_simple_moves, generate, has_capture
+from poolcheckers.rules import CrownDuringCapture
 
 
 def _board_perft(board: Board, depth: int) -> int:
@@ -25,7 +26,7 @@ def _board_perft(board: Board, depth: int) -> int:
 
 def _random_fens(seed: int, count: int) -> list[str]:
     rng = random.Random(seed)
-    fens = []
+    fens: list[str] = []
     while len(fens) < count:
         squares = rng.sample(range(1, 33), rng.randint(3, 14))
         black = [s for s in squares if rng.random() < 0.5]
@@ -43,8 +44,8 @@ def _random_fens(seed: int, count: int) -> list[str]:
 
 
 @pytest.mark.parametrize("crown", ["pass", "stop"])
-def test_fast_perft_matches_board_perft(crown: str) -> None:
-    rules = RuleSet(crown_during_capture=crown)  # type: ignore[arg-type]
+def test_fast_perft_matches_board_perft(crown: CrownDuringCapture) -> None:
+    rules = RuleSet(crown_during_capture=crown)
     for fen in _random_fens(2026 if crown == "pass" else 7, 40):
         board = Board(fen, rules)
         assert perft(board, 3) == _board_perft(board, 3), fen

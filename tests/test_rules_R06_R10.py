@@ -145,5 +145,6 @@ def test_kings_and_men_are_distinct_pieces() -> None:
     board = Board("B:W32:BK18,11")
     assert board.piece_at(18) == Piece(Color.BLACK, PieceType.KING)
     assert board.piece_at(11) == Piece(Color.BLACK, PieceType.MAN)
-    assert board.piece_at(18).symbol() == "B"  # type: ignore[union-attr]
-    assert board.piece_at(32).symbol() == "w"  # type: ignore[union-attr]
+    king, man = board.piece_at(18), board.piece_at(32)
+    assert king is not None and king.symbol() == "B"
+    assert man is not None and man.symbol() == "w"

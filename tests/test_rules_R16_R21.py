@@ -7,6 +7,7 @@ import random
 import pytest
 
 from poolcheckers import Board, Color, Move, Outcome, RuleSet, Termination
+from poolcheckers.rules import ThreeKingsLimitResult
 
 
 def quiet_move(board: Board, lookahead: int = 2) -> Move:
@@ -355,12 +356,14 @@ def _mostly_safe(board: Board, rng: random.Random) -> Move:
     ("limit", "result", "repetition"),
     [(25, "draw", False), (25, "loss", False), (4, "draw", False), (25, "draw", True)],
 )
-def test_counts_and_outcome_in_random_play(limit: int, result: str, repetition: bool) -> None:
+def test_counts_and_outcome_in_random_play(
+    limit: int, result: ThreeKingsLimitResult, repetition: bool
+) -> None:
     """R16, R18, R19, R21 followed ply by ply in random king endings, against counts kept
     here from the rule text; every kind of ending must occur."""
     rules = RuleSet(
         king_only_move_limit=limit,
-        three_kings_limit_result=result,  # type: ignore[arg-type]
+        three_kings_limit_result=result,
         repetition_draw=repetition,
     )
     rng = random.Random(limit * 7 + len(result))

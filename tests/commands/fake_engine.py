@@ -13,12 +13,37 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from poolcheckers import Board, Move, RuleSet
+from poolcheckers.engine import SearchInfo
 
 #: Depth reached under a time or node bound (the fake does not measure time).
 BOUNDED_DEPTH = 3
+
+
+class LimitLike(Protocol):
+    """The bounds the fake reads: :class:`FakeLimit` or the engine's ``Limit``."""
+
+    @property
+    def time(self) -> float | None:
+        """Seconds for this move."""
+
+    @property
+    def depth(self) -> int | None:
+        """Plies."""
+
+    @property
+    def nodes(self) -> int | None:
+        """Nodes."""
+
+    @property
+    def clock(self) -> float | None:
+        """The side to move's clock, in seconds."""
+
+    @property
+    def increment(self) -> float:
+        """Its increment, in seconds."""
 
 
 @dataclass(frozen=True)
@@ -49,14 +74,14 @@ class FakeEngine:
     mate_in: int | None = None
     prefer: str | None = None
     step: float = 0.01
-    searches: list[tuple[str, Any, int | None]] = field(default_factory=list)
+    searches: list[tuple[str, LimitLike, int | None]] = field(default_factory=list)
     _stopped: threading.Event = field(default_factory=threading.Event)
 
     def search(
         self,
         board: Board,
-        limit: Any,
-        on_info: Callable[[Any], None] | None = None,
+        limit: LimitLike,
+        on_info: Callable[[SearchInfo], None] | None = None,
         level: int | None = None,
     ) -> FakeResult:
         self._stopped.clear()

@@ -9,11 +9,12 @@ import re
 import threading
 
 import pytest
-from fake_engine import FakeEngine, FakeLimit
 
 from poolcheckers.cli import build_parser, main
 from poolcheckers.commands import analyse, bench
 from poolcheckers.commands.common import native_available
+
+from .fake_engine import FakeEngine, FakeLimit
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 
@@ -92,7 +93,12 @@ def test_bounds_the_engine_refuses_are_usage_errors(
 
 def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[dict[str, object]] = []
-    monkeypatch.setattr(analyse, "make_limit", lambda **kw: made.append(kw) or FakeLimit(depth=1))
+
+    def make_limit(**bounds: object) -> FakeLimit:
+        made.append(bounds)
+        return FakeLimit(depth=1)
+
+    monkeypatch.setattr(analyse, "make_limit", make_limit)
     analyse.run(_args("--time", "2", "--depth", "9"), engine=FakeEngine(), out=io.StringIO())
     assert made == [{"time": 2.0, "depth": 9}]
 
@@ -112,9 +118,7 @@ def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far() -> None:
 def test_real_engine_analysis_to_depth(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyse", "--depth", "6", "--hash", "4"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("depth")]
-    assert [int(LINE.match(line).group(1)) for line in lines if LINE.match(line)] == list(
-        range(1, 7)
-    )
+    assert [int(m.group(1)) for line in lines if (m := LINE.match(line))] == list(range(1, 7))
 
 
 @needs_engine

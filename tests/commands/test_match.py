@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from fake_engine import FakeEngine, FakeLimit
 
 from poolcheckers import Board, Move, RuleSet
 from poolcheckers.cli import UsageError, build_parser, main
@@ -24,7 +23,10 @@ from poolcheckers.commands.match import (
     load_ballots,
     pairings,
 )
+from poolcheckers.engine import Engine, SearchInfo
 from poolcheckers.pdn import read_games
+
+from .fake_engine import FakeEngine, FakeLimit, FakeResult, LimitLike
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 
@@ -189,7 +191,13 @@ class _CtrlCAfter(FakeEngine):
     budget: ClassVar[list[int]] = [1_000_000]
     calls: ClassVar[list[int]] = [0]
 
-    def search(self, board, limit, on_info=None, level=None):  # type: ignore[no-untyped-def]
+    def search(
+        self,
+        board: Board,
+        limit: LimitLike,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        level: int | None = None,
+    ) -> FakeResult:
         self.calls[0] += 1
         if self.calls[0] > self.budget[0]:
             raise KeyboardInterrupt
@@ -276,7 +284,7 @@ def test_weights_reach_the_engine(tmp_path: Path) -> None:
     good = tmp_path / "w.json"
     good.write_text('{"king": 150}', encoding="utf-8")
     engine = open_engine(1, RuleSet(), str(good))
-    assert engine.weights["king"] == 150  # type: ignore[attr-defined]
+    assert isinstance(engine, Engine) and engine.weights["king"] == 150
 
 
 def test_summary_of_a_perfect_score_gives_wilsons_bound() -> None:
@@ -462,7 +470,7 @@ def test_clock_match_gives_engines_their_clock_and_counts_time_losses(tmp_path: 
     assert "mean clock left at the end" in text
     limits = [limit for engine in made for _fen, limit, _level in engine.searches]
     assert limits and all(lim.increment == 0.06 and lim.time is None for lim in limits)
-    assert all(0 < lim.clock <= 6.0 + 0.06 * 200 for lim in limits)
+    assert all(lim.clock is not None and 0 < lim.clock <= 6.0 + 0.06 * 200 for lim in limits)
     assert limits[0].clock == 6.0  # each side's first move sees the whole clock
     tags = [game.tags["Termination"] for game in read_games(pdn.read_text(encoding="utf-8"))]
     assert len(tags) == 2 and not any(tag.startswith("time forfeit") for tag in tags)
@@ -564,7 +572,13 @@ class _TermAfter(FakeEngine):
 
     after: ClassVar[list[int]] = [0]
 
-    def search(self, board, limit, on_info=None, level=None):  # type: ignore[no-untyped-def]
+    def search(
+        self,
+        board: Board,
+        limit: LimitLike,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        level: int | None = None,
+    ) -> FakeResult:
         import os
         import signal
 

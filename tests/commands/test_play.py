@@ -11,13 +11,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from fake_engine import FakeEngine, FakeLimit
 
 from poolcheckers import Move
 from poolcheckers.cli import build_parser
 from poolcheckers.commands import play
 from poolcheckers.commands.common import EngineUnavailableError, native_available
 from poolcheckers.pdn import read_games
+
+from .fake_engine import FakeEngine, FakeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -207,15 +208,15 @@ def test_save_refuses_to_add_a_game_to_a_file_that_is_not_pdn(tmp_path: Path) ->
     assert not (tmp_path / "new").exists()
 
 
-class _Interrupting(io.StringIO):
-    def readline(self, size: int | None = -1) -> str:
-        raise KeyboardInterrupt
+def _interrupt(size: int | None = -1, /) -> str:
+    raise KeyboardInterrupt
 
 
-def test_ctrl_c_at_the_prompt_leaves_with_status_130() -> None:
+def test_ctrl_c_at_the_prompt_leaves_with_status_130(monkeypatch: pytest.MonkeyPatch) -> None:
     args = build_parser().parse_args(["play", "--opponent", "human"])
-    out = io.StringIO()
-    status = play.run(args, engine_factory=FakeEngine, stdin=_Interrupting(), stdout=out)
+    stdin, out = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(stdin, "readline", _interrupt)  # Ctrl-C while waiting for a line
+    status = play.run(args, engine_factory=FakeEngine, stdin=stdin, stdout=out)
     assert status == 130 and out.getvalue().endswith("> \nInterrupted.\n")
 
 

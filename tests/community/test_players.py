@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import TypedDict
 
 import pytest
 
@@ -10,6 +11,7 @@ from poolcheckers.community.errors import CommunityError
 from poolcheckers.community.players import (
     GameSummary,
     HistoryPoint,
+    PlayerResult,
     Record,
     head_to_head,
     leaderboard,
@@ -70,6 +72,12 @@ def test_results_from_either_side() -> None:
         result_for(GAMES[0], "u3")
 
 
+class _Filter(TypedDict, total=False):
+    result: PlayerResult
+    category: Category
+    rated: bool
+
+
 @pytest.mark.parametrize(
     ("kwargs", "ids"),
     [
@@ -81,8 +89,8 @@ def test_results_from_either_side() -> None:
         ({"rated": False}, ["g4"]),
     ],
 )
-def test_filters(kwargs: dict[str, object], ids: list[str]) -> None:
-    assert [g.game_id for g in GAMES if matches_filter(g, "u1", **kwargs)] == ids  # type: ignore[arg-type]
+def test_filters(kwargs: _Filter, ids: list[str]) -> None:
+    assert [g.game_id for g in GAMES if matches_filter(g, "u1", **kwargs)] == ids
     assert not any(matches_filter(g, "u9") for g in GAMES)
 
 

@@ -186,7 +186,7 @@ def test_bad_rated_results(kwargs: dict[str, object], message: str) -> None:
     }
     values.update(kwargs)
     with pytest.raises(RatingError, match=message):
-        RatedResult(**values)  # type: ignore[arg-type]
+        RatedResult(**values)  # type: ignore[arg-type]  # deliberately bad fields
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, 0.0])

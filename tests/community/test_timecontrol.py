@@ -82,7 +82,7 @@ def test_bad_clocks_are_refused_with_the_field_and_value(
 
 def test_non_object_clock_is_refused() -> None:
     with pytest.raises(TimeControlError, match="clock must be an object or null, not 5"):
-        parse_time_control(5)  # type: ignore[arg-type]
+        parse_time_control(5)  # type: ignore[arg-type]  # deliberately not a mapping
 
 
 def test_json_floats_that_are_whole_are_read_as_ints() -> None:

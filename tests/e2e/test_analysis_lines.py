@@ -8,7 +8,7 @@ legal moves shows as many lines as moves."""
 from __future__ import annotations
 
 import json
-import urllib.request
+import urllib.parse
 from typing import Any
 
 import pytest
@@ -176,7 +176,7 @@ def test_fewer_legal_moves_than_lines(
     # a forced capture (R7) shows one line; two legal moves show two of the three asked
     server.require_engine()
     page = new_page(viewport=LAPTOP)
-    page.goto(server.url("/analysis?fen=" + urllib.request.quote(fen)))
+    page.goto(server.url("/analysis?fen=" + urllib.parse.quote(fen)))
     page.wait_for_selector("svg.board .piece")
     board = Board(fen)
     wait_fen(page, board)

@@ -17,7 +17,7 @@ from .helpers import click_path, shot, wait_moves
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 PASSWORD = "correct horse battery"
-SIZES = {
+SIZES: dict[str, dict[str, object]] = {
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "laptop": {"viewport": {"width": 1366, "height": 768}},
 }

@@ -38,7 +38,7 @@ def util_page(server: Server, new_page: Any) -> Any:
 def test_board_text_is_drawn_as_the_library_writes_it(util_page: Any) -> None:
     # R2: the server's Board.squares() is square 1 first; the page only decodes it.
     rng = random.Random(5)
-    texts = []
+    texts: list[str] = []
     board = Board()
     while len(texts) < 60:
         if not board.legal_moves:

@@ -10,8 +10,7 @@ into a temporary directory (seconds) and found through POOLCHECKERS_EGDB_DIR.
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,7 +44,7 @@ def tb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def open_position(page: Any, server: Server, fen: str) -> None:
-    page.goto(server.url("/analysis?fen=" + urllib.request.quote(fen)))
+    page.goto(server.url("/analysis?fen=" + urllib.parse.quote(fen)))
     page.wait_for_selector("svg.board .piece")
     shown(page, Board(fen).fen())
     assert pieces(page) == fen_pieces(fen)

@@ -1,31 +1,53 @@
-"""Tables built once per session (≤ 3 and ≤ 4 pieces: seconds) and the solver on the path."""
+"""Tables built once per session (≤ 3 and ≤ 4 pieces: seconds)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
+from poolcheckers.egdb import Material, Tablebase
 from poolcheckers.engine import native_available
 from poolcheckers.rules import RuleSet
-
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
 
 if not native_available():  # pragma: no cover - the native core is part of every install
     pytest.skip("the native core is not built", allow_module_level=True)
 
-_BUILT: dict[tuple[int, str, tuple[tuple[int, int, int, int], ...]], Path] = {}
+_BUILT: dict[tuple[int, str, tuple[Material, ...]], Path] = {}
+
+
+class Tables(Protocol):
+    """The ``tables`` fixture."""
+
+    def __call__(self, pieces: int, rules: RuleSet, extra: tuple[Material, ...] = ()) -> Path:
+        """A directory holding every table of up to ``pieces`` pieces and the materials
+        ``extra``."""
+
+
+class NativeProbe(Protocol):
+    """What the tests use of the native prober of a :class:`Tablebase` (``_probe``)."""
+
+    def probe(
+        self, black: int, white: int, kings: int, turn: int, h: int, c: int
+    ) -> tuple[int, int, int, int]:
+        """(fresh value, DTZ or -1, the value under the counts ``h`` and ``c``, the draw
+        distance or -1), values 1, 0, -1 for the side to move.  (``None`` when no file
+        holds the material: never in these tests, which build the tables they probe.)"""
+
+
+def native_probe(directory: Path) -> NativeProbe:
+    """The native prober of the tables in ``directory``."""
+    probe: NativeProbe = Tablebase(directory)._probe
+    return probe
 
 
 @pytest.fixture(scope="session")
-def tables(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Tables:
     """``tables(pieces, rules)``: a directory holding every table of up to ``pieces`` pieces."""
     from poolcheckers.egdb import build
 
-    def get(pieces: int, rules: RuleSet, extra: tuple[tuple[int, int, int, int], ...] = ()) -> Path:
+    def get(pieces: int, rules: RuleSet, extra: tuple[Material, ...] = ()) -> Path:
         """Every table of up to ``pieces`` pieces and the materials ``extra``."""
         key = (pieces, rules.name, extra)
         if key not in _BUILT:

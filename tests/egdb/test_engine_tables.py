@@ -5,10 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from solver import positions
 
 from poolcheckers import Board
 from poolcheckers.egdb import Tablebase
@@ -16,9 +14,12 @@ from poolcheckers.egdb.play import release_engine_tables
 from poolcheckers.engine import Engine, Limit
 from poolcheckers.rules import RuleSet
 
+from .conftest import Tables
+from .solver import positions
+
 
 @pytest.fixture
-def tables4(tables: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def tables4(tables: Tables, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     directory = tables(4, RuleSet.apca())
     monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(directory))
@@ -85,7 +86,9 @@ def test_no_move_spoils_a_value(tables4: Path) -> None:
             _play(tb, board, 20)
 
 
-def test_without_files_the_engine_searches_as_before(tmp_path: Path, monkeypatch: Any) -> None:
+def test_without_files_the_engine_searches_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tmp_path))  # empty: no tables
     result = Engine(hash_mb=1).search(Board("B:W14:B9"), Limit(depth=3))

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
-from solver import Solver, positions
 
-from poolcheckers.egdb import Tablebase, materials
+from poolcheckers.egdb import materials
 from poolcheckers.rules import RuleSet
+
+from .conftest import Tables, native_probe
+from .solver import Solver, positions
 
 pytestmark = pytest.mark.slow
 #: every position of 3 black kings v 1 white king, both sides to move
@@ -27,7 +28,7 @@ THREE_V_ONE = list(positions((0, 3, 0, 1)))
 def _mismatches(
     directory: Path, rules: RuleSet, pieces: int, running: bool
 ) -> tuple[int, list[str]]:
-    probe = Tablebase(directory)._probe
+    probe = native_probe(directory)
     solver = Solver(rules)
     checked = 0
     bad: list[str] = []
@@ -55,7 +56,7 @@ def _mismatches(
         (["king_only_move_limit=1", "crown_during_capture=stop"], False),
     ],
 )
-def test_every_position_of_three_pieces(tables: Any, options: list[str], running: bool) -> None:
+def test_every_position_of_three_pieces(tables: Tables, options: list[str], running: bool) -> None:
     """R16, R18, R21 and R15/§9 crowning: value and DTZ of all 399,040 positions."""
     rules = RuleSet.from_options(options)
     checked, bad = _mismatches(tables(3, rules), rules, 3, running)
@@ -64,7 +65,7 @@ def test_every_position_of_three_pieces(tables: Any, options: list[str], running
 
 
 @pytest.mark.parametrize("result", ["draw", "loss"])
-def test_three_kings_against_one_near_the_end_of_the_count(tables: Any, result: str) -> None:
+def test_three_kings_against_one_near_the_end_of_the_count(tables: Tables, result: str) -> None:
     """R19 (and its "loss" option): 3 kings v 1 king with the count nearly run out.
 
     With king_only_move_limit=2 and c = 11 or 12 the R19 count ends before R18
@@ -72,7 +73,7 @@ def test_three_kings_against_one_near_the_end_of_the_count(tables: Any, result: 
     the game), with c = 10 R18 ends first; h = 1 shortens R18 further.
     """
     rules = RuleSet.from_options(["king_only_move_limit=2", f"three_kings_limit_result={result}"])
-    probe = Tablebase(tables(3, rules, ((0, 3, 0, 1),)))._probe
+    probe = native_probe(tables(3, rules, ((0, 3, 0, 1),)))
     solver = Solver(rules)
     rng = random.Random(19)
     sample = rng.sample(THREE_V_ONE, 150)
@@ -90,21 +91,21 @@ def test_three_kings_against_one_near_the_end_of_the_count(tables: Any, result: 
     assert all(seen.values()), seen  # every outcome occurs in the sample
 
 
-def test_three_kings_against_one_fresh_sample(tables: Any) -> None:
+def test_three_kings_against_one_fresh_sample(tables: Tables) -> None:
     """Fresh values and DTZ of 3 kings v 1 king under a 1-move R18 limit (2 plies)."""
     rules = RuleSet.from_options(["king_only_move_limit=1", "three_kings_limit_result=loss"])
-    probe = Tablebase(tables(3, rules, ((0, 3, 0, 1),)))._probe
+    probe = native_probe(tables(3, rules, ((0, 3, 0, 1),)))
     solver = Solver(rules)
     for pos in random.Random(7).sample(THREE_V_ONE, 100):
         fresh, dtz, *_ = probe.probe(*pos, 0, 0)
         assert (fresh, None if dtz < 0 else dtz) == solver.solve(pos), pos
 
 
-def test_two_kings_against_two_sample(tables: Any) -> None:
+def test_two_kings_against_two_sample(tables: Tables) -> None:
     """A 4-piece material that is its own mirror (both sides to move in one file), R18 small."""
     limit = 1
     rules = RuleSet.from_options([f"king_only_move_limit={limit}"])
-    probe = Tablebase(tables(3, rules, ((0, 2, 0, 2),)))._probe
+    probe = native_probe(tables(3, rules, ((0, 2, 0, 2),)))
     solver = Solver(rules)
     pool = list(positions((0, 2, 0, 2)))
     for pos in random.Random(limit).sample(pool, 150):

@@ -18,34 +18,38 @@ the win, the loser's slowest, a zeroing ply counting 1, a game end 0.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+import numpy.typing as npt
 import pytest
-from solver import positions
 
 from poolcheckers import movegen
 from poolcheckers.egdb import Tablebase
 from poolcheckers.rules import RuleSet
 
+from .conftest import NativeProbe, Tables, native_probe
+from .solver import Pos, positions
+
 pytestmark = pytest.mark.slow
 STRONG = 0  # Black holds the three kings in material (0, 3, 0, 1)
 
 
-_GRAPH: list[Any] = []
+Ints = npt.NDArray[np.int64]
+#: positions, CSR offsets, child indices, zeroing children
+Graph = tuple[list[Pos], Ints, Ints, list[Pos]]
+_GRAPH: list[Graph] = []
 
 
-def _graph() -> tuple[list[Any], Any, Any, list[tuple[int, int, int, int]]]:
+def _graph() -> Graph:
     """Positions; per position its moves as CSR offsets and child indices (-1: a capture,
     whose position is in the list of zeroing children, in order)."""
     if _GRAPH:
-        return _GRAPH[0]  # type: ignore[no-any-return]
+        return _GRAPH[0]
     rules = RuleSet.apca()  # the moves do not depend on the R18/R19 options
     pos = list(positions((0, 3, 0, 1)))
     index = {p: i for i, p in enumerate(pos)}
     offsets = [0]
     child: list[int] = []
-    zeroing: list[tuple[int, int, int, int]] = []
+    zeroing: list[Pos] = []
     for black, white, kings, turn in pos:
         own, opp = (black, white) if turn == 0 else (white, black)
         for move in movegen.generate(own, opp, kings, turn, rules):
@@ -57,14 +61,19 @@ def _graph() -> tuple[list[Any], Any, Any, list[tuple[int, int, int, int]]]:
             else:
                 child.append(index[(b2, w2, kings2, 1 - turn)])
         offsets.append(len(child))
-    graph = (pos, np.array(offsets, dtype=np.int64), np.array(child, dtype=np.int64), zeroing)
+    graph: Graph = (
+        pos,
+        np.array(offsets, dtype=np.int64),
+        np.array(child, dtype=np.int64),
+        zeroing,
+    )
     _GRAPH.append(graph)
     return graph
 
 
 def _solve(
-    rules: RuleSet, probe: Any, root_turn: int, keep: tuple[int, ...] = ()
-) -> tuple[Any, Any, dict[int, Any]]:
+    rules: RuleSet, probe: NativeProbe, root_turn: int, keep: tuple[int, ...] = ()
+) -> tuple[Ints, Ints, dict[int, Ints]]:
     """Value and DTZ of every position with ``root_turn`` to move and fresh counts, and the
     values of the layers ``keep`` (k plies into the phase: h = k, c = the strong side's
     moves among them)."""
@@ -87,7 +96,7 @@ def _solve(
     safe = np.where(zeroing, 0, child)
     value = np.zeros(n, dtype=np.int64)  # layer k + 1
     dtz = np.zeros(n, dtype=np.int64)
-    kept: dict[int, Any] = {}
+    kept: dict[int, Ints] = {}
     for k in range(26, -1, -1):
         strong_moves = (k + 1) // 2 if root_turn == STRONG else k // 2
         if strong_moves >= 13 or k >= limit:  # R19 / R18 end the game here
@@ -115,9 +124,9 @@ def _solve(
 
 
 @pytest.mark.parametrize("result", ["draw", "loss"])
-def test_every_three_kings_position(tables: Any, result: str) -> None:
+def test_every_three_kings_position(tables: Tables, result: str) -> None:
     rules = RuleSet.from_options([f"three_kings_limit_result={result}"])
-    probe = Tablebase(tables(3, rules, ((0, 3, 0, 1),)))._probe
+    probe = native_probe(tables(3, rules, ((0, 3, 0, 1),)))
     pos = _graph()[0]
     seen = {1: 0, 0: 0, -1: 0}
     layers = (7, 16, 21, 24, 25)
@@ -142,7 +151,7 @@ def test_every_three_kings_position(tables: Any, result: str) -> None:
     assert seen[1] and seen[0] and seen[-1]
 
 
-def test_the_second_distance_is_stored(tables: Any) -> None:
+def test_the_second_distance_is_stored(tables: Tables) -> None:
     """With the "loss" option every fresh draw of 3 kings v 1 king has its B within the count."""
     from poolcheckers import Board
 
@@ -163,4 +172,5 @@ def test_the_second_distance_is_stored(tables: Any) -> None:
             assert result.draw_distance is not None and result.draw_distance <= budget
     assert draws > 0
     apca = Tablebase(tables(3, RuleSet.apca(), ((0, 3, 0, 1),)))
-    assert apca.probe(Board("W:WK3,K7,K10:BK32")).draw_distance is None  # type: ignore[union-attr]
+    result = apca.probe(Board("W:WK3,K7,K10:BK32"))
+    assert result is not None and result.draw_distance is None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,9 +12,11 @@ from poolcheckers.egdb.play import release_engine_tables
 from poolcheckers.rules import RuleSet
 from poolcheckers.server.app import Settings, create_app
 
+from .conftest import Tables
+
 
 @pytest.fixture
-def client(tables: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+def client(tables: Tables, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tables(4, RuleSet.apca())))
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}"))

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from hypothesis import given
@@ -21,6 +23,8 @@ from poolcheckers.engine import (
     EngineUnavailable,
     Limit,
     Phase,
+    SearchInfo,
+    SearchResult,
     accepts_draw,
     check_level,
     decide_draw,
@@ -139,6 +143,13 @@ def test_level_limits_and_clock_share() -> None:
         level_limit(5, clock=-1.0)
 
 
+class _Bounds(TypedDict, total=False):
+    time: float
+    depth: int
+    nodes: int
+    increment: float
+
+
 @pytest.mark.parametrize(
     ("bounds", "words"),
     [
@@ -150,9 +161,9 @@ def test_level_limits_and_clock_share() -> None:
         ({"time": 1e9}, "time must be at most"),
     ],
 )
-def test_make_limit_names_the_bound_it_refuses(bounds: dict[str, float], words: str) -> None:
+def test_make_limit_names_the_bound_it_refuses(bounds: _Bounds, words: str) -> None:
     with pytest.raises(ValueError, match=words):
-        make_limit(**bounds)  # type: ignore[arg-type]
+        make_limit(**bounds)
 
 
 # ----------------------------------------------------------------- win in N moves
@@ -262,13 +273,12 @@ def test_engine_answers_by_its_evaluation_past_the_opening() -> None:
 
 
 def test_decision_flips_the_search_score_to_the_engines_side() -> None:
-    from types import SimpleNamespace
-
     board = Board(MIDDLEGAME)  # Black to move
-    info = SimpleNamespace(score=-120, mate_in=None)  # Black's view: Black is worse
-    assert draw_decision(board, Color.BLACK, info).accept  # type: ignore[arg-type]
-    assert not draw_decision(board, Color.WHITE, info).accept  # type: ignore[arg-type]
-    assert draw_decision(board, Color.WHITE, info).score == 120  # type: ignore[arg-type]
+    move = board.legal_moves[0]
+    info = SearchResult(move, -120, [move], 1, 1, 0.0, None)  # Black's view: Black is worse
+    assert draw_decision(board, Color.BLACK, info).accept
+    assert not draw_decision(board, Color.WHITE, info).accept
+    assert draw_decision(board, Color.WHITE, info).score == 120
 
 
 # ----------------------------------------------------------------- opening an engine
@@ -282,7 +292,13 @@ def test_without_the_native_core_opening_an_engine_says_so(monkeypatch: pytest.M
 
 
 class _Unusable:
-    def search(self, *args: object, **kwargs: object) -> object:
+    def search(
+        self,
+        board: Board,
+        limit: object,
+        on_info: Callable[[SearchInfo], None] | None = None,
+        level: int | None = None,
+    ) -> SearchInfo:
         raise AssertionError("no search is needed in the opening")
 
     def stop(self) -> None:
@@ -296,6 +312,7 @@ def test_open_engine_refuses_bad_tables_and_weights(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown evaluation weight"):
         open_engine(hash_mb=1, weights={"nope": 1})
     with pytest.raises(ValueError, match="bad evaluation weights"):
+        # deliberately not a number: the check under test
         open_engine(hash_mb=1, weights={"king": "x"})  # type: ignore[dict-item]
     path = tmp_path / "w.json"
     path.write_text('{"king": 140}', encoding="utf-8")

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from poolcheckers import Board, Move, RuleSet
 from poolcheckers.engine import NativeMove, native_legal_moves
+from poolcheckers.rules import CrownDuringCapture
 
 from .helpers import RULE_SETS, placements
 
@@ -43,8 +44,8 @@ def test_random_games_every_ply(name: str) -> None:
 @pytest.mark.parametrize("crown", ["pass", "stop"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fen=placements())
-def test_random_placements(crown: str, fen: str) -> None:
-    board = Board(fen, RuleSet(crown_during_capture=crown))  # type: ignore[arg-type]
+def test_random_placements(crown: CrownDuringCapture, fen: str) -> None:
+    board = Board(fen, RuleSet(crown_during_capture=crown))
     assert _native(board) == _library(board), fen
 
 

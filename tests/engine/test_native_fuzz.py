@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import poolcheckers._core as core
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import Board, FenError
-from poolcheckers import _core as core
 from poolcheckers.engine import Engine, Limit, native_legal_moves, perft_native
 
 ints = st.one_of(

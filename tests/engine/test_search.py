@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
-from poolcheckers import Board, RuleSet
+from poolcheckers import Board, Move, RuleSet
 from poolcheckers.engine import (
     LEVELS,
     Engine,
@@ -42,8 +43,8 @@ def _wins_within(board: Board, plies: int) -> bool:
     return False
 
 
-def _reply_loses(board: Board, reply: object, plies: int) -> bool:
-    board.push(reply)  # type: ignore[arg-type]
+def _reply_loses(board: Board, reply: Move, plies: int) -> bool:
+    board.push(reply)
     try:
         return _wins_within(board, plies - 1)
     finally:
@@ -120,7 +121,7 @@ def test_r18_draw_is_scored() -> None:
 
 def test_repetition_is_a_draw_in_search() -> None:
     """Every root move repeats a position of the history: the score is a draw (0)."""
-    from poolcheckers import _core as core
+    import poolcheckers._core as core
 
     rules = RuleSet(king_only_move_limit=40)
     board = Board("B:WK32,K28:BK1,K2,K3,K5:H60", rules)
@@ -454,6 +455,7 @@ def test_known_draws_evaluate_to_zero() -> None:
 
 
 def test_wrong_argument_types() -> None:
+    # each call deliberately passes a wrong type: the native module's checks under test
     engine = Engine(hash_mb=1)
     with pytest.raises(TypeError, match="Board"):
         engine.search("B:W21:B1", Limit(depth=1))  # type: ignore[arg-type]
@@ -516,8 +518,16 @@ def test_engines_in_parallel_threads_match_sequential_results() -> None:
         assert (got.nodes, got.score, got.pv) == (expected.nodes, expected.score, expected.pv)
 
 
-@pytest.mark.parametrize("field", ["time", "clock", "increment"])
+_SECONDS_LIMITS: dict[str, Callable[[float], Limit]] = {
+    "time": lambda seconds: Limit(time=seconds),
+    "clock": lambda seconds: Limit(clock=seconds),
+    "increment": lambda seconds: Limit(increment=seconds),
+}
+
+
+@pytest.mark.parametrize("field", list(_SECONDS_LIMITS))
 def test_limit_times_beyond_the_native_range_are_refused(field: str) -> None:
+    limit = _SECONDS_LIMITS[field]
     with pytest.raises(ValueError, match=f"Limit.{field} must be at most"):
-        Limit(**{field: 1e10})
-    assert getattr(Limit(**{field: 1e8}), field) == 1e8
+        limit(1e10)
+    assert getattr(limit(1e8), field) == 1e8

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from poolcheckers.engine.sprt import (
     NELO_PER_T,
+    EloModel,
     Pentanomial,
     Sprt,
     _mle_t,
@@ -91,21 +92,21 @@ def test_the_normalized_mle_meets_its_constraint() -> None:
 
 
 @pytest.mark.parametrize("model", ["logistic", "normalized"])
-def test_symmetric_results_favour_neither_symmetric_hypothesis(model: str) -> None:
+def test_symmetric_results_favour_neither_symmetric_hypothesis(model: EloModel) -> None:
     p = Pentanomial(ll=20, ld=50, dd=100, wd=50, ww=20)
-    assert llr(p, -5.0, 5.0, model) == pytest.approx(0.0, abs=1e-9)  # type: ignore[arg-type]
+    assert llr(p, -5.0, 5.0, model) == pytest.approx(0.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("model", ["logistic", "normalized"])
 @settings(deadline=None, max_examples=60)
 @given(counts=st.lists(st.integers(0, 60), min_size=5, max_size=5))
-def test_llr_is_antisymmetric_and_grows_with_wins(model: str, counts: list[int]) -> None:
+def test_llr_is_antisymmetric_and_grows_with_wins(model: EloModel, counts: list[int]) -> None:
     p = Pentanomial(*counts)
     mirror = Pentanomial(*reversed(counts))
-    value = llr(p, 0.0, 10.0, model)  # type: ignore[arg-type]
-    assert llr(mirror, -10.0, 0.0, model) == pytest.approx(-value, abs=1e-6)  # type: ignore[arg-type]
+    value = llr(p, 0.0, 10.0, model)
+    assert llr(mirror, -10.0, 0.0, model) == pytest.approx(-value, abs=1e-6)
     more = Pentanomial(p.ll, p.ld, p.dd, p.wd, p.ww + 1)
-    assert llr(more, 0.0, 10.0, model) >= value - 1e-9  # type: ignore[arg-type]
+    assert llr(more, 0.0, 10.0, model) >= value - 1e-9
 
 
 def test_sprt_decides_when_the_llr_leaves_the_bounds() -> None:
@@ -116,7 +117,7 @@ def test_sprt_decides_when_the_llr_leaves_the_bounds() -> None:
     with pytest.raises(ValueError, match="elo1 must be above elo0"):
         Sprt(5.0, 0.0)
     with pytest.raises(ValueError, match="Elo model"):
-        Sprt(0.0, 5.0, model="bayes")  # type: ignore[arg-type]
+        Sprt(0.0, 5.0, model="bayes")  # type: ignore[arg-type]  # deliberately no model
 
 
 def test_estimate_by_hand() -> None:

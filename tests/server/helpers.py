@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from websockets.typing import Subprotocol
 
+from poolcheckers.server.context import ServerContext
 from poolcheckers.server.schemas import Action
 from poolcheckers.server.service import GameService
 
@@ -50,9 +53,18 @@ def acted(service: GameService, gid: str, action: Action, token: str) -> dict[st
     return service.act(gid, action, token).state().model_dump()
 
 
-def ws_seat(token: str) -> list[str]:
+def server_context(client: TestClient) -> ServerContext:
+    """The :class:`ServerContext` of the app behind ``client`` (``create_app``'s)."""
+    app = client.app
+    assert isinstance(app, FastAPI)
+    ctx = app.state.ctx
+    assert isinstance(ctx, ServerContext)
+    return ctx
+
+
+def ws_seat(token: str) -> list[Subprotocol]:
     """The WebSocket sub-protocols that present a seat token (never in the URL)."""
-    return ["poolcheckers", f"seat-token.{token}"]
+    return [Subprotocol("poolcheckers"), Subprotocol(f"seat-token.{token}")]
 
 
 def seat_header(token: str) -> dict[str, str]:

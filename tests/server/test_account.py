@@ -14,7 +14,7 @@ from poolcheckers.community.sessions import COOKIE_NAME, csrf_token
 from poolcheckers.server.community_store import SESSIONS, USERS
 
 from .conftest import AppFactory
-from .helpers import error_code
+from .helpers import error_code, server_context
 
 PASSWORD = "correct horse battery"
 
@@ -229,7 +229,7 @@ def test_password_hashes_run_in_threads_at_most_n_at_once(make_client: AppFactor
     from poolcheckers.server.settings import Settings
 
     client = make_client(password_parameters=CHEAPEST, hash_concurrency=2)
-    community = client.app.state.ctx.community  # type: ignore[attr-defined]
+    community = server_context(client).community
     assert isinstance(community, Community) and isinstance(community.settings, Settings)
     lock = threading.Lock()
     running, most, threads = [0], [0], set()

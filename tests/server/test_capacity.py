@@ -15,7 +15,7 @@ from poolcheckers.server.context import ServerContext
 from poolcheckers.server.routers.ws import MAX_PENDING, Outbox
 
 from .conftest import AppFactory
-from .helpers import error_code, move, new_game, ws_seat
+from .helpers import error_code, move, new_game, server_context, ws_seat
 
 engine_only = pytest.mark.skipif(
     not native_available(), reason="the engine's native core (poolcheckers._core) is not built"
@@ -30,7 +30,7 @@ def until_done(ws: WebSocketTestSession) -> dict[str, Any]:
 
 
 def ctx_of(client: TestClient) -> ServerContext:
-    ctx: ServerContext = client.app.state.ctx  # type: ignore[attr-defined]
+    ctx: ServerContext = server_context(client)
     return ctx
 
 

@@ -30,7 +30,7 @@ from poolcheckers.server.db import MOVES, make_engine, run_migrations
 from poolcheckers.server.game import NewGame
 from poolcheckers.server.service import GameService
 
-from .helpers import state_of
+from .helpers import server_context, state_of
 from .test_migration_community import GAMES_0001, copy_0001_rows, make_games, migrate
 
 pytestmark = pytest.mark.postgres
@@ -126,9 +126,9 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
         assert two.post(f"/api/games/{game['id']}/resign", json={}).status_code == 200
         # both apps' sweeps run too (start-up): still one update
         for c in (one, two):
-            community = c.app.state.ctx.community  # type: ignore[attr-defined]
-            community.sweep_ratings(c.app.state.ctx.service.store)  # type: ignore[attr-defined]
-        db = one.app.state.ctx.db  # type: ignore[attr-defined]
+            community = server_context(c).community
+            community.sweep_ratings(server_context(c).service.store)
+        db = server_context(one).db
         for _ in range(200):
             with db.connect() as conn:
                 n = conn.execute(select(func.count()).select_from(RATING_UPDATES)).scalar_one()

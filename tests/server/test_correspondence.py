@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from poolcheckers.server.clock import ManualClock
 
 from .conftest import AppFactory
+from .helpers import server_context
 from .test_lobby_api import post, signed_in
 
 DAY = 86_400
@@ -91,7 +92,7 @@ def test_background_sweep_ends_a_game_past_its_deadline(
     play(ann, gid, "11-15", 0)
     play(bob, gid, "22-18", 1)
     play(ann, gid, "15x22", 2)
-    service = ann.app.state.ctx.service  # type: ignore[attr-defined]
+    service = server_context(ann).service
     clock.advance(2 * DAY - 1)
     assert service.sweep_flags() == 0  # the indexed deadline query finds nothing yet
     clock.advance(1)

@@ -9,11 +9,12 @@ from poolcheckers import Board
 from poolcheckers.server import game as model
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.game import Change, Loaded, NewGame
+from poolcheckers.server.schemas import Mode
 from poolcheckers.server.seats import give_seats, hash_token, require_seat, seat_of
 
 
-def start(mode: str = "online", clock: float | None = None, fen: str | None = None) -> Loaded:
-    spec = NewGame(mode, {}, fen, 3, "black", clock, 1.0)  # type: ignore[arg-type]
+def start(mode: Mode = "online", clock: float | None = None, fen: str | None = None) -> Loaded:
+    spec = NewGame(mode, {}, fen, 3, "black", clock, 1.0)
     g = model.new_game(spec, "g1", 0)
     give_seats(g, "tb", "black")
     if mode == "online":
@@ -21,7 +22,7 @@ def start(mode: str = "online", clock: float | None = None, fen: str | None = No
     return Loaded(g, [], model.replay(g, []))
 
 
-def after(change: Change | Loaded) -> Loaded:
+def after(change: Change | Loaded | None) -> Loaded:
     assert isinstance(change, Change)
     return Loaded(change.game, change.moves, change.board)
 

@@ -21,7 +21,7 @@ from poolcheckers.server.community_store import DbLobbyStore
 from poolcheckers.server.db import make_engine, run_migrations
 
 from .conftest import AppFactory
-from .helpers import error_code
+from .helpers import error_code, server_context
 
 PASSWORD = "correct horse battery"
 BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
@@ -62,7 +62,9 @@ def test_post_and_list_seeks(ann_bob: tuple[TestClient, TestClient]) -> None:
     assert seek["rating"]["rating"] == 1500 and seek["rating"]["provisional"]
     listed = bob.get("/api/seeks").json()
     assert [s["id"] for s in listed] == [seek["id"]]
-    user_id = ann.app.state.ctx.community.users.by_key("ann").id  # type: ignore[attr-defined]
+    user = server_context(ann).community.users.by_key("ann")
+    assert user is not None
+    user_id = user.id
     assert user_id not in bob.get("/api/seeks").text  # names, never account ids
 
 
@@ -161,7 +163,11 @@ def test_take_has_one_winner_across_store_instances(tmp_path: Path) -> None:
     for n in range(5):
         seek = Seek(f"s{n}", Player("a"), SeekSpec(Clock(180, 2)), float(n))
         stores[0].insert(seek)
-        won = race(8, lambda i, sid=seek.id: stores[i % 2].take(sid))
+
+        def take(i: int, seek_id: str = seek.id) -> Seek | None:
+            return stores[i % 2].take(seek_id)
+
+        won = race(8, take)
         assert sum(w is not None for w in won) == 1
         assert stores[1].get(seek.id) is None
 
@@ -198,8 +204,10 @@ def test_clock_seeks_of_authors_no_process_sees_go(
     """A process that died with its lobby sockets cannot say its authors left: the
     sweep of every process removes clock seeks whose author nobody has seen."""
     ann, bob = ann_bob
-    c = ann.app.state.ctx.community  # type: ignore[attr-defined]
-    ann_id = c.users.by_key("ann").id
+    c = server_context(ann).community
+    ann_user = c.users.by_key("ann")
+    assert ann_user is not None
+    ann_id = ann_user.id
     kept = post(ann)
     days = post(ann, {"clock": {"days": 3}})
     clock.advance(25)
@@ -217,7 +225,7 @@ def test_a_seek_taken_for_a_game_that_fails_to_start_comes_back(
 ) -> None:
     ann, bob = ann_bob
     seek = post(ann)
-    community = ann.app.state.ctx.community  # type: ignore[attr-defined]
+    community = server_context(ann).community
 
     def broken(*_args: object) -> None:
         raise OSError("disk full")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from argon2.profiles import CHEAPEST
@@ -18,6 +19,7 @@ from poolcheckers.server.community import Community
 from poolcheckers.server.community_store import RATING_UPDATES, RATINGS
 
 from .conftest import AppFactory
+from .helpers import server_context
 
 PASSWORD = "correct horse battery"
 BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
@@ -31,12 +33,12 @@ def signed_in(client: TestClient, name: str) -> TestClient:
 
 
 def community(client: TestClient) -> Community:
-    c = client.app.state.ctx.community  # type: ignore[attr-defined]
-    assert isinstance(c, Community)
-    return c
+    return server_context(client).community
 
 
-def rated_game(make_client: AppFactory, body: dict[str, Any] = BLITZ) -> tuple[Any, ...]:
+def rated_game(
+    make_client: AppFactory, body: dict[str, Any] = BLITZ
+) -> tuple[TestClient, TestClient, str]:
     """Ann (black) and Bob (white) in a game from Ann's seek: (ann, bob, game id)."""
     ann = signed_in(make_client(password_parameters=CHEAPEST), "Ann")
     bob = signed_in(TestClient(ann.app), "Bob")
@@ -78,9 +80,9 @@ def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None
     update = ratings.applied(gid)
     assert update is not None and update.black_after == a and update.white_after == b
     # applying it again changes nothing
-    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    game = server_context(ann).service.loaded(gid).game
     assert community(ann).rate(game) == update
-    assert community(ann).sweep_ratings(ann.app.state.ctx.service.store) == 0  # type: ignore[attr-defined]
+    assert community(ann).sweep_ratings(server_context(ann).service.store) == 0
     assert ratings.perf(user_id(ann, "Ann"), Category.BLITZ) == a
     assert count_updates(ann) == 1
 
@@ -88,7 +90,7 @@ def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None
 def test_racing_rating_calls_apply_one_update(make_client: AppFactory) -> None:
     ann, _bob, gid = rated_game(make_client)
     assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
-    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    game = server_context(ann).service.loaded(gid).game
     c = community(ann)
     barrier = threading.Barrier(6)
     results: list[Any] = [None] * 6
@@ -119,7 +121,7 @@ def test_a_restart_rates_a_game_whose_rating_was_lost(make_client: AppFactory, d
     restarted = make_client(password_parameters=CHEAPEST)
     wait_for_update(restarted, gid)
     again = make_client(password_parameters=CHEAPEST)  # and once more: nothing new
-    assert community(again).sweep_ratings(again.app.state.ctx.service.store) == 0  # type: ignore[attr-defined]
+    assert community(again).sweep_ratings(server_context(again).service.store) == 0
     assert count_updates(again) == 1
     bob_perf = community(again).ratings.perf(user_id(again, "Bob"), Category.BLITZ)
     assert bob_perf.games == 1
@@ -128,7 +130,7 @@ def test_a_restart_rates_a_game_whose_rating_was_lost(make_client: AppFactory, d
 def test_casual_games_are_not_rated(make_client: AppFactory) -> None:
     ann, _bob, gid = rated_game(make_client, {**BLITZ, "rated": False})
     assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
-    game = ann.app.state.ctx.service.loaded(gid).game  # type: ignore[attr-defined]
+    game = server_context(ann).service.loaded(gid).game
     assert community(ann).rate(game) is None
     assert count_updates(ann) == 0
 
@@ -177,9 +179,9 @@ def test_racing_finishes_rate_the_game_once(make_client: AppFactory) -> None:
     ann, bob, gid = rated_game(make_client)
     assert ann.post(f"/api/games/{gid}/move", json={"move": "11-15", "ply": 0}).status_code == 200
     assert bob.post(f"/api/games/{gid}/move", json={"move": "23-19", "ply": 1}).status_code == 200
-    service = ann.app.state.ctx.service  # type: ignore[attr-defined]
+    service = server_context(ann).service
     a, b = user_id(ann, "Ann"), user_id(ann, "Bob")
-    finishes = [
+    finishes: list[Callable[[], object]] = [
         lambda: service.act(gid, "resign", None, a),
         lambda: service.act(gid, "resign", None, b),
         lambda: service.move(gid, None, "8-11", 2, a),

@@ -19,11 +19,12 @@ from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.db import GAMES
 
 from .conftest import AppFactory
+from .helpers import server_context
 from .test_lobby_api import BLITZ, post, signed_in
 
 
 def game_count(client: TestClient) -> int:
-    db = client.app.state.ctx.community.db  # type: ignore[attr-defined]
+    db = server_context(client).community.db
     with db.connect() as conn:
         count: int = conn.execute(select(func.count()).select_from(GAMES)).scalar_one()
     return count
