@@ -20,9 +20,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -153,7 +156,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(
             "Chromium is not installed at /usr/bin/chromium "
@@ -178,10 +181,10 @@ class PageErrors:
     allowed: list[str] = field(default_factory=list)
 
 
-def watch_errors(page: Any, errors: PageErrors) -> None:
+def watch_errors(page: Page, errors: PageErrors) -> None:
     page.on("pageerror", lambda exc: errors.messages.append(f"pageerror: {exc}"))
 
-    def on_console(msg: Any) -> None:
+    def on_console(msg: ConsoleMessage) -> None:
         # A refused request (4xx, e.g. an illegal move) is logged by Chromium
         # itself; the page shows those errors to the user, so they are expected.
         expected = "Failed to load resource: the server responded with a status of 4"
@@ -200,13 +203,21 @@ def page_errors() -> PageErrors:
     return PageErrors()
 
 
+class PageFactory(Protocol):
+    """The ``new_page`` fixture."""
+
+    def __call__(self, **options: Any) -> Page:
+        """A page in a new browser context made with ``options`` (those of
+        ``Browser.new_context``: viewport, is_mobile, ...)."""
+
+
 @pytest.fixture
-def new_page(browser: Any, page_errors: PageErrors) -> Iterator[Any]:
+def new_page(browser: Browser, page_errors: PageErrors) -> Iterator[PageFactory]:
     """A factory of pages, each in its own browser context (own localStorage)."""
-    contexts: list[Any] = []
+    contexts: list[BrowserContext] = []
     errors = page_errors
 
-    def make(**options: Any) -> Any:
+    def make(**options: Any) -> Page:
         opts: dict[str, Any] = {"viewport": {"width": 1200, "height": 900}}
         opts.update(options)
         ctx = browser.new_context(**opts)

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poolcheckers import Board, Color
+
+from .conftest import Server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 STANDARD_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 
 
-def shot(page: Any, name: str, *, full_page: bool = False) -> Path:
+def shot(page: Page, name: str, *, full_page: bool = False) -> Path:
     """Save a screenshot as test-artifacts/screenshots/<name>.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
@@ -23,7 +28,7 @@ def shot(page: Any, name: str, *, full_page: bool = False) -> Path:
 
 
 def new_game(
-    page: Any,
+    page: Page,
     base_url: str,
     *,
     mode: str,
@@ -66,25 +71,25 @@ def new_game(
     return match.group(1)
 
 
-def wait_board(page: Any) -> None:
+def wait_board(page: Page) -> None:
     page.wait_for_selector("svg.board .piece")
 
 
-def square(page: Any, s: int) -> Any:
+def square(page: Page, s: int) -> Locator:
     return page.locator(f'svg.board rect.sq[data-square="{s}"]')
 
 
-def click_square(page: Any, s: int) -> None:
+def click_square(page: Page, s: int) -> None:
     square(page, s).click()
 
 
-def click_path(page: Any, path: list[int] | tuple[int, ...]) -> None:
+def click_path(page: Page, path: list[int] | tuple[int, ...]) -> None:
     """Pick the piece on path[0], then click every landing square."""
     for s in path:
         click_square(page, s)
 
 
-def pieces(page: Any) -> dict[int, str]:
+def pieces(page: Page) -> dict[int, str]:
     """The pieces the page's board shows: square -> "b", "w", "B" or "W"."""
     data: dict[str, str] = page.evaluate(
         """() => {
@@ -112,14 +117,14 @@ def fen_pieces(fen: str) -> dict[int, str]:
     return out
 
 
-def move_texts(page: Any) -> list[str]:
+def move_texts(page: Page) -> list[str]:
     texts: list[str] = page.eval_on_selector_all(
         "#move-list button.mv", "els => els.map(e => e.textContent.replace(/[?!]+$/, ''))"
     )
     return texts
 
 
-def wait_moves(page: Any, count: int) -> list[str]:
+def wait_moves(page: Page, count: int) -> list[str]:
     """Wait until the move list has ``count`` moves and return them."""
     page.wait_for_function(
         "n => document.querySelectorAll('#move-list button.mv').length >= n", arg=count
@@ -127,7 +132,7 @@ def wait_moves(page: Any, count: int) -> list[str]:
     return move_texts(page)
 
 
-def game_state(page: Any, server: Any, game_id: str) -> dict[str, Any]:
+def game_state(page: Page, server: Server, game_id: str) -> dict[str, Any]:
     state: dict[str, Any] = server.get_json(f"/api/games/{game_id}")
     return state
 

@@ -5,14 +5,17 @@ mistakes marked."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import STANDARD_FEN, click_path, fen_pieces, move_texts, pieces, shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -27,12 +30,12 @@ def board_after(moves: list[str], fen: str = STANDARD_FEN) -> Board:
     return board
 
 
-def wait_shown(page: Any, fen: str) -> None:
+def wait_shown(page: Page, fen: str) -> None:
     page.wait_for_function("f => document.querySelector('#fen-out')?.value === f", arg=fen)
     page.wait_for_timeout(350)
 
 
-def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
+def test_analysis_setup_and_navigation(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     page.goto(server.url("/analysis"))
     page.wait_for_selector("svg.board .piece")
@@ -132,7 +135,7 @@ def test_analysis_setup_and_navigation(server: Server, new_page: Any) -> None:
     assert game_id in options
 
 
-def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> None:
+def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFactory) -> None:
     server.require_engine()
     page = new_page()
     page.goto(server.url("/analysis"))
@@ -199,7 +202,9 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: Any) -> 
     shot(page, "analysis-graph", full_page=True)
 
 
-def test_bad_links_show_the_error_and_the_start_position(server: Server, new_page: Any) -> None:
+def test_bad_links_show_the_error_and_the_start_position(
+    server: Server, new_page: PageFactory
+) -> None:
     page = new_page()
     for query, words in (("?game=no-such-game", "no-such-game"), ("?fen=B:W33:B1", "33")):
         page.goto(server.url("/analysis" + query))
@@ -213,7 +218,7 @@ def test_bad_links_show_the_error_and_the_start_position(server: Server, new_pag
     assert page.title().startswith("Game not found")
 
 
-def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: Any) -> None:
+def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     page.goto(server.url("/analysis"))
     page.wait_for_selector("svg.board .piece")
@@ -234,7 +239,7 @@ def test_own_line_sets_the_game_aside_and_back(server: Server, new_page: Any) ->
     assert page.is_hidden("#branch-banner")
 
 
-def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: Any) -> None:
+def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: PageFactory) -> None:
     # 22x31 ends on the king row: legal only when the man stops there (§9 "stop").
     pdn = (
         '[Event "stop rule"]\n[FEN "B:W26,27,19:B22"]\n'
@@ -253,7 +258,7 @@ def test_pdn_rules_tag_sets_the_rule_options(server: Server, new_page: Any) -> N
     page.wait_for_selector('svg.board .piece.black.king[data-square="31"]')
 
 
-def test_draw_counts_of_the_shown_position(server: Server, new_page: Any) -> None:
+def test_draw_counts_of_the_shown_position(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     page.goto(server.url("/analysis?fen=B:WK32:BK1,K2,K3"))
     page.wait_for_selector("svg.board .piece")
@@ -266,7 +271,7 @@ def test_draw_counts_of_the_shown_position(server: Server, new_page: Any) -> Non
 
 
 def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     # B:WK29:BK1,K2,K3,K4: the engine proves a win in 3 plies, that is 2 of Black's
     # moves (1-15 29x8 3x12): the page says "win in 2", as the command line does.

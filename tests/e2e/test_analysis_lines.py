@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from poolcheckers import Board
 from poolcheckers.server.schemas import MAX_ANALYSIS_LINES
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import move_texts, shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, WebSocket
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -25,11 +28,11 @@ PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
 
 
-def wait_fen(page: Any, board: Board) -> None:
+def wait_fen(page: Page, board: Board) -> None:
     page.wait_for_function("f => document.querySelector('#fen-out')?.value === f", arg=board.fen())
 
 
-def wait_done(page: Any, count: int) -> list[dict[str, Any]]:
+def wait_done(page: Page, count: int) -> list[dict[str, Any]]:
     """Wait for the end of the running analysis with ``count`` lines shown; the rows."""
     page.wait_for_function(
         "n => document.querySelector('#engine-depth')?.textContent.endsWith('done') "
@@ -89,7 +92,7 @@ def received(frames: list[str], kind: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "1366x768"])
 def test_three_best_lines_and_playing_them(
-    server: Server, new_page: Any, viewport: dict[str, int]
+    server: Server, new_page: PageFactory, viewport: dict[str, int]
 ) -> None:
     server.require_engine()
     phone = viewport is PHONE
@@ -97,7 +100,7 @@ def test_three_best_lines_and_playing_them(
     sent: list[str] = []
     got: list[str] = []
 
-    def on_socket(ws: Any) -> None:
+    def on_socket(ws: WebSocket) -> None:
         ws.on("framesent", lambda payload: sent.append(str(payload)))
         ws.on("framereceived", lambda payload: got.append(str(payload)))
 
@@ -171,7 +174,7 @@ def test_three_best_lines_and_playing_them(
     ids=["forced", "two-moves"],
 )
 def test_fewer_legal_moves_than_lines(
-    server: Server, new_page: Any, fen: str, count: int, note: str
+    server: Server, new_page: PageFactory, fen: str, count: int, note: str
 ) -> None:
     # a forced capture (R7) shows one line; two legal moves show two of the three asked
     server.require_engine()

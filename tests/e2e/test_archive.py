@@ -4,13 +4,12 @@ game, the games listed, replay, and PDN export of one game and of all."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import fen_pieces, move_texts, pieces, shot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
@@ -36,7 +35,7 @@ def movetext(moves: list[str]) -> str:
     return " ".join(parts)
 
 
-def test_import_replay_and_export(server: Server, new_page: Any, tmp_path: Path) -> None:
+def test_import_replay_and_export(server: Server, new_page: PageFactory, tmp_path: Path) -> None:
     good = sample_moves(8)
     pdn = (
         '[Event "e2e import"]\n[Black "Alice Archive"]\n[White "Bob Archive"]\n'

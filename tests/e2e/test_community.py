@@ -7,12 +7,15 @@ games.  On a phone and on a 1366x768 laptop."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import click_path, shot, wait_moves
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -23,7 +26,7 @@ SIZES: dict[str, dict[str, object]] = {
 }
 
 
-def sign_up(page: Any, server: Server, name: str) -> None:
+def sign_up(page: Page, server: Server, name: str) -> None:
     page.goto(server.url("/account"))
     form = page.locator('form[aria-label="Create an account"]')
     form.locator('input[name="username"]').fill(name)
@@ -33,7 +36,7 @@ def sign_up(page: Any, server: Server, name: str) -> None:
     page.wait_for_selector("table.seeks tbody tr")
 
 
-def blitz(page: Any, server: Server, name: str) -> Any:
+def blitz(page: Page, server: Server, name: str) -> Any:
     """The player's blitz standing as the JSON player page gives it (or None)."""
     return page.evaluate(
         "async (n) => (await (await fetch('/api/users/' + n)).json()).ratings.blitz || null", name
@@ -41,7 +44,7 @@ def blitz(page: Any, server: Server, name: str) -> Any:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_sign_up_seek_accept_play_rate(server: Server, new_page: Any, size: str) -> None:
+def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, size: str) -> None:
     ann_name, bob_name = f"Ann_{size}", f"Bob_{size}"
     ann = new_page(**SIZES[size])
     bob = new_page(**SIZES[size])

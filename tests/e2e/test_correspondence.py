@@ -5,11 +5,10 @@ page shows the time left for the move by the side to move."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import click_path, wait_moves
 from .test_community import sign_up
 
@@ -17,7 +16,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 
 def test_correspondence_game_shows_the_time_left_for_the_move(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     ann = new_page(viewport={"width": 1366, "height": 768})
     bob = new_page(viewport={"width": 1366, "height": 768})

@@ -5,13 +5,12 @@ takeback, and the outcome in words."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
 from poolcheckers import Board, Color
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import (
     click_path,
     fen_pieces,
@@ -29,7 +28,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 SHORT_GAME_FEN = "W:W19,22:B11,14,27"
 
 
-def test_full_game_against_the_engine(server: Server, new_page: Any) -> None:
+def test_full_game_against_the_engine(server: Server, new_page: PageFactory) -> None:
     server.require_engine()
     board = Board(SHORT_GAME_FEN)
     assert forced_win_move(board.copy(), Color.WHITE, 2) is None  # White has no way out
@@ -88,7 +87,7 @@ def test_full_game_against_the_engine(server: Server, new_page: Any) -> None:
     assert "You win" in page.inner_text("#outcome")
 
 
-def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
+def test_engine_reply_and_takeback(server: Server, new_page: PageFactory) -> None:
     server.require_engine()
     page = new_page()
     game_id = new_game(page, server.base_url, mode="engine", level=1, color="black")
@@ -133,7 +132,7 @@ def test_engine_reply_and_takeback(server: Server, new_page: Any) -> None:
     assert page.is_visible("#outcome") == accepted
 
 
-def test_low_time_is_said(server: Server, new_page: Any) -> None:
+def test_low_time_is_said(server: Server, new_page: PageFactory) -> None:
     server.require_engine()
     created = server.post_json(
         "/api/games",

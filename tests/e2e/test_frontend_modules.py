@@ -8,13 +8,16 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageFactory, Server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -22,7 +25,7 @@ STATIC = Path(__file__).resolve().parents[2] / "poolcheckers" / "server" / "stat
 
 
 @pytest.fixture
-def util_page(server: Server, new_page: Any) -> Any:
+def util_page(server: Server, new_page: PageFactory) -> Page:
     page = new_page()
     page.goto(server.url("/archive"))
     page.wait_for_selector("#import-form")
@@ -35,7 +38,7 @@ def util_page(server: Server, new_page: Any) -> Any:
     return page
 
 
-def test_board_text_is_drawn_as_the_library_writes_it(util_page: Any) -> None:
+def test_board_text_is_drawn_as_the_library_writes_it(util_page: Page) -> None:
     # R2: the server's Board.squares() is square 1 first; the page only decodes it.
     rng = random.Random(5)
     texts: list[str] = []
@@ -55,7 +58,7 @@ def test_board_text_is_drawn_as_the_library_writes_it(util_page: Any) -> None:
         assert pieces == {str(i + 1): ch for i, ch in enumerate(text) if ch != "."}
 
 
-def test_move_rows_numbers_and_clock(util_page: Any) -> None:
+def test_move_rows_numbers_and_clock(util_page: Page) -> None:
     got = util_page.evaluate(
         """() => {
              const u = window.util;
@@ -135,7 +138,7 @@ def test_the_scan_finds_what_it_forbids() -> None:
         assert any(re.search(p, sample) for p in FORBIDDEN), sample
 
 
-def test_review_expected_score_and_classes(util_page: Any) -> None:
+def test_review_expected_score_and_classes(util_page: Page) -> None:
     got = util_page.evaluate(
         """() => {
              const r = window.review;
@@ -157,7 +160,7 @@ def test_review_expected_score_and_classes(util_page: Any) -> None:
     assert got["classes"] == [None, "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
 
 
-def test_review_charges_a_forced_move_to_the_last_real_choice(util_page: Any) -> None:
+def test_review_charges_a_forced_move_to_the_last_real_choice(util_page: Page) -> None:
     got = util_page.evaluate(
         """() => {
              const r = window.review;

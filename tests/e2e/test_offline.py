@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import new_game
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 
-def test_no_request_leaves_the_server(server: Server, new_page: Any) -> None:
+def test_no_request_leaves_the_server(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     seen: list[str] = []
     page.on("request", lambda req: seen.append(req.url))

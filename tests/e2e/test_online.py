@@ -4,19 +4,18 @@ seen live on the other side, clocks, draw offer, resignation."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import click_path, fen_pieces, new_game, pieces, shot, wait_moves
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 
-def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None:
+def test_online_game_between_two_browsers(server: Server, new_page: PageFactory) -> None:
     alice = new_page()
     game_id = new_game(alice, server.base_url, mode="online", color="black", clock=(5, 2))
     alice.wait_for_selector("#invite:not([hidden])")
@@ -103,7 +102,7 @@ def test_online_game_between_two_browsers(server: Server, new_page: Any) -> None
     assert state["outcome"]["termination"] == "resignation"
 
 
-def test_spectator_watches_without_controls(server: Server, new_page: Any) -> None:
+def test_spectator_watches_without_controls(server: Server, new_page: PageFactory) -> None:
     created = server.post_json("/api/games", {"mode": "online", "rules": {}, "color": "black"})
     game_id = created["game"]["id"]
     invite = created["invite"].split("invite=", 1)[1]

@@ -3,13 +3,11 @@ multi-capture choice landing by landing, keyboard, phone viewport, navigation.""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import PageErrors, Server
+from .conftest import PageErrors, PageFactory, Server
 from .helpers import (
     STANDARD_FEN,
     click_square,
@@ -25,7 +23,7 @@ from .helpers import (
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 
-def test_home_page_lists_every_option(server: Server, new_page: Any) -> None:
+def test_home_page_lists_every_option(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     page.goto(server.url("/"))
     page.wait_for_selector("#new-game")
@@ -64,7 +62,7 @@ def test_home_page_lists_every_option(server: Server, new_page: Any) -> None:
     assert sum(r["size"] for r in timing["resources"]) < 80_000
 
 
-def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: Any) -> None:
+def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     game_id = new_game(
         page,
@@ -145,7 +143,9 @@ def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: An
     page.wait_for_selector(f'#my-games a[href="/play/{game_id}"]')
 
 
-def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_page: Any) -> None:
+def test_illegal_moves_show_the_error_and_keep_the_position(
+    server: Server, new_page: PageFactory
+) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local")
     before = pieces(page)
@@ -190,7 +190,7 @@ def test_illegal_moves_show_the_error_and_keep_the_position(server: Server, new_
     assert wait_moves(page, 1) == ["11-15"]
 
 
-def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: Any) -> None:
+def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: PageFactory) -> None:
     # Black's man on 24 has two captures from 24 to 29 (via 15 or via 31) and a
     # circular one back to 24: R4 writes them with every landing square.
     fen = "B:W18,19,25,26,27:B11,24"
@@ -218,7 +218,7 @@ def test_multi_capture_is_chosen_landing_by_landing(server: Server, new_page: An
     assert server.get_json(f"/api/games/{game_id}")["fen"] == board.fen()
 
 
-def test_keyboard_play(server: Server, new_page: Any) -> None:
+def test_keyboard_play(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local")
     # Tab reaches the board; one square is in the tab order (roving tabindex).
@@ -281,7 +281,7 @@ def test_keyboard_play(server: Server, new_page: Any) -> None:
     assert unnamed == 0
 
 
-def test_phone_viewport(server: Server, new_page: Any) -> None:
+def test_phone_viewport(server: Server, new_page: PageFactory) -> None:
     page = new_page(
         viewport={"width": 390, "height": 844},
         device_scale_factor=2,
@@ -321,7 +321,7 @@ def test_phone_viewport(server: Server, new_page: Any) -> None:
         page.set_viewport_size({"width": 390, "height": 844})
 
 
-def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
+def test_draw_offer_accept_and_resign(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local")
     # A pick in progress survives a change that leaves the position as it is.
@@ -351,7 +351,7 @@ def test_draw_offer_accept_and_resign(server: Server, new_page: Any) -> None:
     assert "0-2" in page2.inner_text("#outcome")
 
 
-def test_counters_flip_and_square_numbers(server: Server, new_page: Any) -> None:
+def test_counters_flip_and_square_numbers(server: Server, new_page: PageFactory) -> None:
     # Three kings against one (R19) with only kings on the board (R18 counts).
     fen = "B:WK32:BK1,K2,K3"
     page = new_page()
@@ -389,7 +389,7 @@ def test_counters_flip_and_square_numbers(server: Server, new_page: Any) -> None
     shot(page, "flipped-board")
 
 
-def test_clock_ticks_and_time_runs_out(server: Server, new_page: Any) -> None:
+def test_clock_ticks_and_time_runs_out(server: Server, new_page: PageFactory) -> None:
     created = server.post_json(
         "/api/games",
         {"mode": "local", "rules": {}, "fen": None, "clock": {"initial": 3, "increment": 0}},
@@ -419,7 +419,7 @@ def test_clock_ticks_and_time_runs_out(server: Server, new_page: Any) -> None:
     shot(page, "time-out")
 
 
-def test_crowning_shows_a_king_after_the_walk(server: Server, new_page: Any) -> None:
+def test_crowning_shows_a_king_after_the_walk(server: Server, new_page: PageFactory) -> None:
     # R15: the man on 23 jumps 27 and lands on Black's king row.
     fen = "B:W5,27:B23"
     page = new_page()
@@ -435,7 +435,7 @@ def test_crowning_shows_a_king_after_the_walk(server: Server, new_page: Any) -> 
     shot(page, "crowned")
 
 
-def test_king_capture_any_landing_beyond_the_piece(server: Server, new_page: Any) -> None:
+def test_king_capture_any_landing_beyond_the_piece(server: Server, new_page: PageFactory) -> None:
     # R9: the king on 8 jumps 15 and may land on 18 or 22 before jumping 25;
     # both paths are one move (R4), listed once by the server as 8x29.
     fen = "W:WK8:B15,16,21,25"
@@ -453,7 +453,7 @@ def test_king_capture_any_landing_beyond_the_piece(server: Server, new_page: Any
     assert server.get_json(f"/api/games/{game_id}")["fen"] == board.fen()
 
 
-def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: Any) -> None:
+def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     page.goto(server.url("/"))
     page.wait_for_selector("#new-game")
@@ -484,7 +484,7 @@ def test_new_game_form_errors_lead_back_to_the_field(server: Server, new_page: A
     assert "/play/" not in page.url
 
 
-def test_circular_capture_walked_back_to_its_start(server: Server, new_page: Any) -> None:
+def test_circular_capture_walked_back_to_its_start(server: Server, new_page: PageFactory) -> None:
     # R14: the start square counts as empty; 24x15x22x31x24 ends where it began.
     fen = "B:W18,19,25,26,27:B11,24"
     page = new_page()
@@ -502,7 +502,7 @@ def test_circular_capture_walked_back_to_its_start(server: Server, new_page: Any
 
 
 def test_lost_connection_error_goes_when_it_is_back(
-    server: Server, new_page: Any, page_errors: PageErrors
+    server: Server, new_page: PageFactory, page_errors: PageErrors
 ) -> None:
     page_errors.allowed.append("net::ERR_FAILED")  # the move request this test aborts
     page = new_page()
@@ -525,7 +525,7 @@ def test_lost_connection_error_goes_when_it_is_back(
     assert wait_moves(page, 1) == ["11-15"]
 
 
-def test_laptop_window_shows_board_and_both_clocks(server: Server, new_page: Any) -> None:
+def test_laptop_window_shows_board_and_both_clocks(server: Server, new_page: PageFactory) -> None:
     page = new_page(viewport={"width": 1366, "height": 650})
     new_game(page, server.base_url, mode="local", clock=(5, 0))
     bottom = page.locator(".player.bottom .clock").bounding_box()

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -34,11 +37,11 @@ POST = """async ([url, body]) => {
 }"""
 
 
-def post(page: Any, url: str, body: Any) -> Any:
+def post(page: Page, url: str, body: Any) -> Any:
     return page.evaluate(POST, [url, body])
 
 
-def sign_up(page: Any, server: Server, name: str, address: str) -> None:
+def sign_up(page: Page, server: Server, name: str, address: str) -> None:
     """Create the account from its own client address (X-Forwarded-For, which the
     server trusts from loopback as behind a proxy), so that these sign-ups leave the
     per-address sign-up limit of 127.0.0.1 to the other browser tests."""
@@ -55,7 +58,7 @@ def sign_up(page: Any, server: Server, name: str, address: str) -> None:
     )
 
 
-def game(ann: Any, bob: Any, clock: dict[str, int], rated: bool) -> str:
+def game(ann: Page, bob: Page, clock: dict[str, int], rated: bool) -> str:
     """Ann seeks as Black, Bob accepts: the new game's id."""
     seek = post(ann, "/api/seeks", {"clock": clock, "rated": rated, "color": "black"})
     started = post(bob, f"/api/seeks/{seek['id']}/accept", {})
@@ -63,7 +66,7 @@ def game(ann: Any, bob: Any, clock: dict[str, int], rated: bool) -> str:
     return game_id
 
 
-def rows(page: Any) -> list[str]:
+def rows(page: Page) -> list[str]:
     # textContent: the Type column is hidden on a phone
     texts: list[str] = page.locator("table.player-games tbody tr").all_text_contents()
     return texts
@@ -71,7 +74,7 @@ def rows(page: Any) -> list[str]:
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_player_page_current_games_pages_and_filters(
-    server: Server, new_page: Any, size: str
+    server: Server, new_page: PageFactory, size: str
 ) -> None:
     name, rival = f"Pia_{size}", f"Quin_{size}"
     pia, quin = new_page(), new_page()
@@ -151,7 +154,9 @@ def test_player_page_current_games_pages_and_filters(
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_leaderboards_page_has_every_category(server: Server, new_page: Any, size: str) -> None:
+def test_leaderboards_page_has_every_category(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
     page = new_page(**SIZES[size])
     page.goto(server.url("/leaderboard"))
     page.wait_for_selector("section[data-category]")

@@ -5,12 +5,15 @@ one draw-offer message, the pieces walk a multi-capture, abort, rematch, watchin
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import click_square, new_game, shot, wait_board
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FloatRect, Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -20,20 +23,20 @@ LAPTOP_INNER = {"width": 1366, "height": 650}
 PHONE = {"width": 390, "height": 844}
 
 
-def box(page: Any, selector: str) -> dict[str, float]:
+def box(page: Page, selector: str) -> FloatRect:
     b = page.locator(selector).first.bounding_box()
     assert b is not None, f"{selector} is not shown"
-    return dict(b)
+    return b
 
 
-def inside(page: Any, selector: str, viewport: dict[str, int]) -> None:
+def inside(page: Page, selector: str, viewport: dict[str, int]) -> None:
     b = box(page, selector)
     assert b["x"] >= 0 and b["y"] >= 0, (selector, b)
     assert b["x"] + b["width"] <= viewport["width"] + 0.5, (selector, b, viewport)
     assert b["y"] + b["height"] <= viewport["height"] + 0.5, (selector, b, viewport)
 
 
-def bottom_row(page: Any) -> str:
+def bottom_row(page: Page) -> str:
     """The squares of the board's bottom row as drawn (29..32 unless flipped)."""
     flipped = page.evaluate("() => window.poolcheckersGame?.board?.flipped ?? false")
     squares = (1, 2, 3, 4) if flipped else (29, 30, 31, 32)
@@ -41,7 +44,9 @@ def bottom_row(page: Any) -> str:
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, LAPTOP_INNER], ids=["1366x768", "1366x650"])
-def test_game_page_fits_a_laptop_screen(server: Server, new_page: Any, viewport: Any) -> None:
+def test_game_page_fits_a_laptop_screen(
+    server: Server, new_page: PageFactory, viewport: dict[str, int]
+) -> None:
     page = new_page(viewport=viewport)
     new_game(page, server.base_url, mode="local", clock=(5, 0))
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -63,7 +68,7 @@ def test_game_page_fits_a_laptop_screen(server: Server, new_page: Any, viewport:
     shot(page, f"polish-game-{viewport['width']}x{viewport['height']}")
 
 
-def test_the_clocks_wait_for_each_sides_first_move(server: Server, new_page: Any) -> None:
+def test_the_clocks_wait_for_each_sides_first_move(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local", clock=(1, 0))
     page.wait_for_selector("#clock-note:not([hidden])")
@@ -81,7 +86,7 @@ def test_the_clocks_wait_for_each_sides_first_move(server: Server, new_page: Any
     assert page.inner_text("#rematch") == "Play again"  # one screen: no colours to swap
 
 
-def test_game_page_fits_a_phone(server: Server, new_page: Any) -> None:
+def test_game_page_fits_a_phone(server: Server, new_page: PageFactory) -> None:
     page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
     new_game(page, server.base_url, mode="local", clock=(5, 0))
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -92,7 +97,9 @@ def test_game_page_fits_a_phone(server: Server, new_page: Any) -> None:
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, LAPTOP_INNER], ids=["1366x768", "1366x650"])
-def test_analysis_board_fits_a_laptop_screen(server: Server, new_page: Any, viewport: Any) -> None:
+def test_analysis_board_fits_a_laptop_screen(
+    server: Server, new_page: PageFactory, viewport: dict[str, int]
+) -> None:
     page = new_page(viewport=viewport)
     page.goto(server.url("/analysis"))
     wait_board(page)
@@ -103,7 +110,7 @@ def test_analysis_board_fits_a_laptop_screen(server: Server, new_page: Any, view
     shot(page, f"polish-analysis-{viewport['width']}x{viewport['height']}")
 
 
-def test_analysis_board_fits_a_phone(server: Server, new_page: Any) -> None:
+def test_analysis_board_fits_a_phone(server: Server, new_page: PageFactory) -> None:
     page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
     page.goto(server.url("/analysis"))
     wait_board(page)
@@ -112,7 +119,7 @@ def test_analysis_board_fits_a_phone(server: Server, new_page: Any) -> None:
         inside(page, f'svg.board rect.sq[data-square="{s}"]', PHONE)
 
 
-def test_draw_offer_is_said_once_to_its_receiver(server: Server, new_page: Any) -> None:
+def test_draw_offer_is_said_once_to_its_receiver(server: Server, new_page: PageFactory) -> None:
     created = server.post_json("/api/games", {"mode": "online", "color": "black"})
     gid = created["game"]["id"]
     invite = created["invite"].split("invite=", 1)[1]
@@ -133,7 +140,7 @@ def test_draw_offer_is_said_once_to_its_receiver(server: Server, new_page: Any) 
     assert text.count("offers a draw") == 1, text
 
 
-def test_moves_counted_as_pdn_numbers_them(server: Server, new_page: Any) -> None:
+def test_moves_counted_as_pdn_numbers_them(server: Server, new_page: PageFactory) -> None:
     pdn = (
         '[Event "Count"]\n[Black "Ann"]\n[White "Bob"]\n[Result "*"]\n\n1. 11-15 23-19 2. 8-11 *\n'
         '\n[Event "One"]\n[Black "Cy"]\n[White "Di"]\n[Result "*"]\n\n1. 9-13 22-18 *\n'
@@ -172,7 +179,7 @@ def test_moves_counted_as_pdn_numbers_them(server: Server, new_page: Any) -> Non
     assert "(1 moves)" not in page.inner_text("main")
 
 
-def test_archive_names_players_neutrally(server: Server, new_page: Any) -> None:
+def test_archive_names_players_neutrally(server: Server, new_page: PageFactory) -> None:
     server.require_engine()
     local = server.post_json("/api/games", {"mode": "local"})["game"]["id"]
     engine = server.post_json("/api/games", {"mode": "engine", "level": 1, "color": "white"})
@@ -194,7 +201,7 @@ def test_archive_names_players_neutrally(server: Server, new_page: Any) -> None:
     assert "Engine (level 1) – You" in page.inner_text(f'tr[data-game="{eid}"]')
 
 
-def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:
+def test_abort_rematch_and_watch(server: Server, new_page: PageFactory) -> None:
     alice = new_page()
     gid = new_game(alice, server.base_url, mode="online", color="black", clock=(3, 2))
     link = alice.input_value("#invite-link")
@@ -236,22 +243,22 @@ def test_abort_rematch_and_watch(server: Server, new_page: Any) -> None:
     shot(bob, "polish-rematch")
 
 
-def piece_at(page: Any, origin: int) -> dict[str, float]:
+def piece_at(page: Page, origin: int) -> FloatRect:
     """Where the piece that stood on ``origin`` is drawn (its box)."""
     return box(page, f'svg.board g.piece[data-square="{origin}"] circle.top')
 
 
-def centre(b: dict[str, float]) -> tuple[float, float]:
+def centre(b: FloatRect) -> tuple[float, float]:
     return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
 
 
-def near(a: dict[str, float], b: dict[str, float]) -> bool:
+def near(a: FloatRect, b: FloatRect) -> bool:
     (ax, ay), (bx, by) = centre(a), centre(b)
     return abs(ax - bx) < 12 and abs(ay - by) < 12
 
 
 def test_a_multi_capture_walked_shows_the_piece_on_its_landing(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     # Black's man on 24 captures 24x15x22x29, 24x31x22x29 or round back to 24 (R4).
     fen = "B:W18,19,25,26,27:B11,24"
@@ -283,7 +290,7 @@ def test_a_multi_capture_walked_shows_the_piece_on_its_landing(
 
 
 def test_engine_rematch_is_one_click_with_the_colours_swapped(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     server.require_engine()
     page = new_page()

@@ -9,19 +9,22 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from poolcheckers import Board
 
-from .conftest import Server
+from .conftest import PageFactory, Server
 from .helpers import click_path, click_square, fen_pieces, move_texts, new_game, pieces, wait_board
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Route
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 
-def open_fen(page: Any, server: Server, fen: str) -> None:
+def open_fen(page: Page, server: Server, fen: str) -> None:
     page.goto(server.url("/analysis?fen=" + fen))
     page.wait_for_function(
         "f => document.querySelector('#fen-out')?.value === f", arg=Board(fen).fen()
@@ -30,7 +33,7 @@ def open_fen(page: Any, server: Server, fen: str) -> None:
 
 
 def test_r4_r9_a_flying_kings_capture_walked_by_its_other_road(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     # R9, R10, R14: the king on 8 takes 15 and 25 by 18 or by 22; the server lists
     # the move once (R4) with both roads in "paths". Walk the second one.
@@ -45,12 +48,12 @@ def test_r4_r9_a_flying_kings_capture_walked_by_its_other_road(
 
 
 def test_the_analysis_board_draws_and_walks_only_what_the_server_says(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     fen = "W:WK8:B15,16,21,25"
     page = new_page()
 
-    def altered(route: Any) -> None:
+    def altered(route: Route) -> None:
         response = route.fetch()
         info = response.json()
         if info["ply"] == 0:
@@ -72,7 +75,7 @@ def test_the_analysis_board_draws_and_walks_only_what_the_server_says(
     assert move_texts(page) == ["8x29"]
 
 
-def test_r15_crowning_shown_as_the_server_says(server: Server, new_page: Any) -> None:
+def test_r15_crowning_shown_as_the_server_says(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     open_fen(page, server, "B:W32:B27")
     click_path(page, [27, 31])
@@ -83,7 +86,7 @@ def test_r15_crowning_shown_as_the_server_says(server: Server, new_page: Any) ->
     # The server decides: told that the man is not crowned, the page shows a man.
     page2 = new_page()
 
-    def uncrowned(route: Any) -> None:
+    def uncrowned(route: Route) -> None:
         response = route.fetch()
         info = response.json()
         if info["ply"] == 1:
@@ -99,14 +102,14 @@ def test_r15_crowning_shown_as_the_server_says(server: Server, new_page: Any) ->
 
 
 def test_the_game_page_shows_the_servers_board_after_a_move_at_once(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     # While the move is on its way, the board shows the legal move's "board_after":
     # the capture made and the man crowned (R15), as the server computed it.
     page = new_page()
     new_game(page, server.base_url, mode="local", fen="B:W26:B22")
 
-    def slow(route: Any) -> None:
+    def slow(route: Route) -> None:
         time.sleep(1.5)
         route.continue_()
 
@@ -123,7 +126,7 @@ LINE = ["11-15", "22-18", "15x22", "25x18", "8-11"]  # 15x22 is Black's only mov
 
 
 def test_review_never_marks_a_forced_move_and_classes_by_expected_score(
-    server: Server, new_page: Any
+    server: Server, new_page: PageFactory
 ) -> None:
     page = new_page()
     page.goto(server.url("/analysis"))

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from poolcheckers import Board, Color
 from poolcheckers.egdb import build
 
-from .conftest import Server, running_server
+from .conftest import PageFactory, Server, running_server
 from .helpers import fen_pieces, move_texts, pieces, shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -43,19 +46,19 @@ def tb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
 
 
-def open_position(page: Any, server: Server, fen: str) -> None:
+def open_position(page: Page, server: Server, fen: str) -> None:
     page.goto(server.url("/analysis?fen=" + urllib.parse.quote(fen)))
     page.wait_for_selector("svg.board .piece")
     shown(page, Board(fen).fen())
     assert pieces(page) == fen_pieces(fen)
 
 
-def shown(page: Any, fen: str) -> None:
+def shown(page: Page, fen: str) -> None:
     page.wait_for_function("f => document.querySelector('#fen-out')?.value === f", arg=fen)
     page.wait_for_selector("#tablebase:not([hidden]) .tb-move")
 
 
-def listed(page: Any) -> list[dict[str, Any]]:
+def listed(page: Page) -> list[dict[str, Any]]:
     """The move list of the tables' card, in its order."""
     rows: list[dict[str, Any]] = page.eval_on_selector_all(
         "#tablebase-moves button.tb-move",
@@ -71,7 +74,7 @@ def table_view(server: Server, fen: str, moves: list[str]) -> dict[str, Any]:
     return tb
 
 
-def check_card(page: Any, server: Server, fen: str, moves: list[str]) -> list[dict[str, Any]]:
+def check_card(page: Page, server: Server, fen: str, moves: list[str]) -> list[dict[str, Any]]:
     """The card shows the server's values: the headline, and every legal move once, best
     first (wins by the fewest plies to conversion, then draws, then losses by the most)."""
     board = Board(fen)
@@ -97,7 +100,7 @@ def check_card(page: Any, server: Server, fen: str, moves: list[str]) -> list[di
 
 @pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "1366x768"])
 def test_table_values_and_a_review_that_keeps_the_win(
-    tb_server: Server, new_page: Any, viewport: dict[str, int]
+    tb_server: Server, new_page: PageFactory, viewport: dict[str, int]
 ) -> None:
     phone = viewport is PHONE
     page = new_page(viewport=viewport, is_mobile=phone, has_touch=phone)

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -30,7 +29,9 @@ from poolcheckers.rules import RuleSet
 _MAIN = "import sys; from poolcheckers.cli import main; sys.exit(main())"
 
 
-def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> Any:
+def run(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", _MAIN, "egdb", *args],
         capture_output=True,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import poolcheckers._core as core
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +20,9 @@ junk = st.one_of(ints, st.none(), st.text(max_size=5), st.floats(), st.booleans(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(black=junk, white=junk, kings=junk, turn=junk)
-def test_legal_moves_with_garbage(black: Any, white: Any, kings: Any, turn: Any) -> None:
+def test_legal_moves_with_garbage(
+    black: object, white: object, kings: object, turn: object
+) -> None:
     try:
         moves = core.legal_moves(black, white, kings, turn)
     except (ValueError, TypeError):

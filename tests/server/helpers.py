@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from websockets.typing import Subprotocol
@@ -30,11 +31,13 @@ def online_game(client: TestClient, **body: Any) -> tuple[str, str, str]:
     return gid, created["token"], r.json()["token"]
 
 
-def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> Any:
-    return client.post(f"/api/games/{gid}/move", json={"move": mv, "ply": ply, "token": token})
+def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> httpx.Response:
+    body = {"move": mv, "ply": ply, "token": token}
+    response: httpx.Response = client.post(f"/api/games/{gid}/move", json=body)
+    return response
 
 
-def error_code(response: Any) -> str:
+def error_code(response: httpx.Response) -> str:
     code: str = response.json()["error"]["code"]
     return code
 

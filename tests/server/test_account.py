@@ -3,8 +3,7 @@ session cookie, password change, sign-in limits, and the cross-site request rule
 
 from __future__ import annotations
 
-from typing import Any
-
+import httpx
 import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
@@ -24,8 +23,10 @@ def client(make_client: AppFactory) -> TestClient:
     return make_client(password_parameters=CHEAPEST)
 
 
-def signup(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> Any:
-    return client.post("/api/account/signup", json={"username": name, "password": password})
+def signup(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> httpx.Response:
+    body = {"username": name, "password": password}
+    response: httpx.Response = client.post("/api/account/signup", json=body)
+    return response
 
 
 def csrf(client: TestClient) -> dict[str, str]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from argon2.profiles import CHEAPEST
@@ -54,7 +55,7 @@ def race(n: int, action: Callable[[int], T]) -> list[T | None]:
     return results
 
 
-def test_upgrade_from_0001_keeps_every_game_on_postgres(pg_url: str, tmp_path: Any) -> None:
+def test_upgrade_from_0001_keeps_every_game_on_postgres(pg_url: str, tmp_path: Path) -> None:
     clock = ManualClock()
     made = make_engine(f"sqlite:///{tmp_path / 'made.sqlite3'}")
     run_migrations(made)

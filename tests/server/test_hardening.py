@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -27,7 +26,7 @@ from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.clock import ManualClock
 
 from .conftest import free_port
-from .helpers import error_code, move, online_game
+from .helpers import error_code, move, online_game, ws_seat
 
 LONE_SURROGATE_PDN = '{"pdn": "[Event \\"\\ud800\\"]\\n1. 11-15 *"}'
 DEEP = "[" * 5000
@@ -238,9 +237,8 @@ async def test_seat_tokens_appear_in_no_log_line(live: LiveServer) -> None:
         joined = (await http.post(f"/api/games/{gid}/join", json={"invite": invite})).json()
         r = await http.get(f"/api/games/{gid}", headers={"X-Seat-Token": token})
         assert r.json()["your_color"] == "black"
-        protocols: Any = ["poolcheckers", f"seat-token.{joined['token']}"]
         url = f"{live.base.replace('http', 'ws')}/ws/games/{gid}"
-        async with websockets.connect(url, subprotocols=protocols) as ws:
+        async with websockets.connect(url, subprotocols=ws_seat(joined["token"])) as ws:
             assert json.loads(await ws.recv())["game"]["your_color"] == "white"
         # a token in the URL is refused (and hidden in the log line of the attempt)
         r = await http.get(f"/api/games/{gid}?token={token}")

@@ -21,6 +21,7 @@ import httpx2
 import pytest
 import websockets
 from fastapi.testclient import TestClient
+from websockets.asyncio.client import ClientConnection
 
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
@@ -132,7 +133,7 @@ def two_servers(pg_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
         a.stop()
 
 
-async def next_state(ws: Any) -> dict[str, Any]:
+async def next_state(ws: ClientConnection) -> dict[str, Any]:
     msg = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
     assert msg["type"] == "state", msg
     game: dict[str, Any] = msg["game"]
