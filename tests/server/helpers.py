@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from websockets.typing import Subprotocol
@@ -31,13 +31,13 @@ def online_game(client: TestClient, **body: Any) -> tuple[str, str, str]:
     return gid, created["token"], r.json()["token"]
 
 
-def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> httpx.Response:
+def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> httpx2.Response:
     body = {"move": mv, "ply": ply, "token": token}
-    response: httpx.Response = client.post(f"/api/games/{gid}/move", json=body)
+    response: httpx2.Response = client.post(f"/api/games/{gid}/move", json=body)
     return response
 
 
-def error_code(response: httpx.Response) -> str:
+def error_code(response: httpx2.Response) -> str:
     code: str = response.json()["error"]["code"]
     return code
 

@@ -3,7 +3,7 @@ session cookie, password change, sign-in limits, and the cross-site request rule
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
@@ -23,9 +23,9 @@ def client(make_client: AppFactory) -> TestClient:
     return make_client(password_parameters=CHEAPEST)
 
 
-def signup(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> httpx.Response:
+def signup(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> httpx2.Response:
     body = {"username": name, "password": password}
-    response: httpx.Response = client.post("/api/account/signup", json=body)
+    response: httpx2.Response = client.post("/api/account/signup", json=body)
     return response
 
 

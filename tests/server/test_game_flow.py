@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
@@ -26,8 +26,8 @@ from .helpers import error_code, move, new_game, online_game, seat_header, ws_se
 STANDARD = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 
 
-def act(client: TestClient, gid: str, action: str, token: str) -> httpx.Response:
-    response: httpx.Response = client.post(f"/api/games/{gid}/{action}", json={"token": token})
+def act(client: TestClient, gid: str, action: str, token: str) -> httpx2.Response:
+    response: httpx2.Response = client.post(f"/api/games/{gid}/{action}", json={"token": token})
     return response
 
 
