@@ -29,12 +29,15 @@ def test_search_to_depth_stops_at_that_depth_with_every_depth_timed(
 ) -> None:
     board = bench.positions(1)[0]
     seconds, nodes, times = bench.search_to_depth(board, threads, 6, 4)
-    # stopped when depth 6 was complete: not limited to it (the helper would idle)
-    assert 6 in times and seconds == times[6]
-    # rising depths, each timed after the one before (threads may skip a depth
-    # that a helper completed first: the main thread takes it over)
+    # stopped when depth 6 was complete: not limited to it (the helper would
+    # idle); rising depths, each timed after the one before.  Threads may skip
+    # a depth that a helper completed first (the main thread takes it over, on
+    # a loaded machine even depth 6 or the first ones): the first depth beyond
+    # 6 is then the one timed
     depths = sorted(times)
-    assert depths[0] <= 2 and depths[-1] == 6
+    assert depths[-1] >= 6 and seconds == times[min(d for d in depths if d >= 6)]
+    if threads == 1:
+        assert depths == list(range(1, 7))
     assert all(times[a] <= times[b] for a, b in itertools.pairwise(depths))
     assert nodes > 0
 
