@@ -32,9 +32,7 @@ def online_game(client: TestClient, **body: Any) -> tuple[str, str, str]:
 
 
 def move(client: TestClient, gid: str, token: str, mv: str, ply: int) -> httpx2.Response:
-    body = {"move": mv, "ply": ply, "token": token}
-    response: httpx2.Response = client.post(f"/api/games/{gid}/move", json=body)
-    return response
+    return client.post(f"/api/games/{gid}/move", json={"move": mv, "ply": ply, "token": token})
 
 
 def error_code(response: httpx2.Response) -> str:

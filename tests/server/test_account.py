@@ -24,9 +24,7 @@ def client(make_client: AppFactory) -> TestClient:
 
 
 def signup(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> httpx2.Response:
-    body = {"username": name, "password": password}
-    response: httpx2.Response = client.post("/api/account/signup", json=body)
-    return response
+    return client.post("/api/account/signup", json={"username": name, "password": password})
 
 
 def csrf(client: TestClient) -> dict[str, str]:

@@ -27,8 +27,7 @@ STANDARD = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 
 
 def act(client: TestClient, gid: str, action: str, token: str) -> httpx2.Response:
-    response: httpx2.Response = client.post(f"/api/games/{gid}/{action}", json={"token": token})
-    return response
+    return client.post(f"/api/games/{gid}/{action}", json={"token": token})
 
 
 # ---------------------------------------------------------------- abort
