@@ -574,15 +574,15 @@ def _commit() -> str:
 
 def _engine_tree() -> str:
     """The engine's identity for ``--resume``: the git ids of :data:`ENGINE_PATHS`
-    at HEAD (``poolcheckers:<id> native:<id> setup.py:<id>``), which a rebase does not change.  Like
-    :func:`_commit`, ``+`` when the working tree has changes under them (the ids then
-    do not describe the files played) and ``unknown`` outside git."""
+    at HEAD (``poolcheckers:<id> native:<id> setup.py:<id>``), which a rebase does
+    not change.  Like :func:`_commit`, ``+`` when the working tree has changes under
+    them (the ids then do not describe the files played) and ``unknown`` outside git."""
     try:
-        trees = _git("rev-parse", *(f"HEAD:{d}" for d in ENGINE_PATHS)).split()
+        ids = _git("rev-parse", *(f"HEAD:{p}" for p in ENGINE_PATHS)).split()
         dirty = _dirty()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return " ".join(f"{d}:{t}" for d, t in zip(ENGINE_PATHS, trees, strict=True)) + (
+    return " ".join(f"{p}:{i}" for p, i in zip(ENGINE_PATHS, ids, strict=True)) + (
         "+" if dirty else ""
     )
 
