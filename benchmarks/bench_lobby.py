@@ -210,7 +210,7 @@ async def run(bases: list[str], args: argparse.Namespace) -> dict[str, Any]:
 
 
 def count_updates(url: str) -> int:
-    from poolcheckers.server.db import normalize_url
+    from poolcheckers.server.database.engine import normalize_url
 
     engine = create_engine(normalize_url(url))
     with engine.connect() as conn:

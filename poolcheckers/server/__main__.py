@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import serve_main
+from poolcheckers.server.cli import serve_main
 
 sys.exit(serve_main(sys.argv[1:]))

@@ -3,7 +3,7 @@
 
 ``create_app(Settings(...))`` builds a FastAPI app over a database URL; the schema is
 migrated when the app is created.  The shared objects live in a
-:class:`~poolcheckers.server.context.ServerContext` (started and stopped by the app's
+:class:`~poolcheckers.server.wiring.ServerContext` (started and stopped by the app's
 lifespan) and reach the routes through ``Depends(get_ctx)``.
 """
 
@@ -20,13 +20,18 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from poolcheckers.community.errors import CommunityError
-
-from .community import SameSiteGuard, on_community_error
-from .context import ServerContext
-from .http import EXCEPTION_HANDLERS, http_error_handler
-from .routers import account, analysis, archive, games, lobby, pages, players, ws
-from .schemas import (
+from poolcheckers.server.api.http import EXCEPTION_HANDLERS, http_error_handler
+from poolcheckers.server.api.routers import (
+    account,
+    analysis,
+    archive,
+    games,
+    lobby,
+    pages,
+    players,
+    ws,
+)
+from poolcheckers.server.api.schemas import (
     ErrorMessage,
     SearchInfo,
     StateMessage,
@@ -36,7 +41,10 @@ from .schemas import (
     WsPing,
     WsStop,
 )
-from .settings import Settings
+from poolcheckers.server.community import SameSiteGuard, on_community_error
+from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.settings import Settings
+from poolcheckers.server.wiring import ServerContext
 
 DESCRIPTION = (
     "American Pool Checkers (APCA rules): games between people or against the engine, "

@@ -17,9 +17,9 @@ from typing import Any
 
 import uvicorn
 
-from .db import default_database_path, make_url_safe
-from .httpguard import DEFAULT_HEADER_TIMEOUT, guarded_protocol
-from .settings import Settings
+from poolcheckers.server.database.engine import default_database_path, make_url_safe
+from poolcheckers.server.httpguard import DEFAULT_HEADER_TIMEOUT, guarded_protocol
+from poolcheckers.server.settings import Settings
 
 SECRET_IN_URL = re.compile(r"((?:token|invite)=)[^&\s\"']+")
 
@@ -197,7 +197,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
             f"poolcheckers serve: error: --port must be 1..65535, not {args.port}", file=sys.stderr
         )
         return 2
-    from .app import create_app
+    from poolcheckers.server.app import create_app
 
     url = args.database_url or f"sqlite:///{default_database_path()}"
     print(f"poolcheckers: database {make_url_safe(url)}", flush=True)

@@ -27,13 +27,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from poolcheckers import Outcome, Termination
-from poolcheckers.community.accounts import Accounts, Passwords, User
-from poolcheckers.community.errors import CommunityError, RateLimitedError
-from poolcheckers.community.gameflow import Seat, player_tags, rated_result
-from poolcheckers.community.lobby import Lobby, LobbyEvent, Pairing, Player, Seek, SeekSpec
-from poolcheckers.community.ratelimit import SignInLimiter, SlidingWindow
-from poolcheckers.community.ratings import Perf, RatingUpdate, apply_result
-from poolcheckers.community.sessions import (
+from poolcheckers.server.accounts.model import Accounts, Passwords, User
+from poolcheckers.server.accounts.sessions import (
     COOKIE_NAME,
     SAFE_METHODS,
     Sessions,
@@ -41,22 +36,26 @@ from poolcheckers.community.sessions import (
     request_allowed,
     session_cookie,
 )
-from poolcheckers.community.timecontrol import Category, Clock, Correspondence
-
-from . import game as model
-from .community_store import (
+from poolcheckers.server.community_store import (
     RATING_UPDATES,
     DbLobbyStore,
     DbRatingStore,
     DbSessionStore,
     DbUserStore,
 )
-from .db import GAMES, is_postgres, libpq_conninfo
-from .errors import ApiError
-from .game import Change, GameRec, Loaded, NewGame, color_of
-from .seats import new_game_id
-from .settings import Settings
-from .store import Committed, GameStore
+from poolcheckers.server.database.engine import GAMES, is_postgres, libpq_conninfo
+from poolcheckers.server.domain_errors import CommunityError, RateLimitedError
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.games import model
+from poolcheckers.server.games.flow import Seat, player_tags, rated_result
+from poolcheckers.server.games.model import Change, GameRec, Loaded, NewGame, color_of
+from poolcheckers.server.games.repository import Committed, GameStore
+from poolcheckers.server.games.seats import new_game_id
+from poolcheckers.server.games.timecontrol import Category, Clock, Correspondence
+from poolcheckers.server.lobby.model import Lobby, LobbyEvent, Pairing, Player, Seek, SeekSpec
+from poolcheckers.server.ratings.model import Perf, RatingUpdate, apply_result
+from poolcheckers.server.settings import Settings
+from poolcheckers.server.throttle import SignInLimiter, SlidingWindow
 
 log = logging.getLogger("poolcheckers.server")
 #: runs blocking database work off the event loop (``ServerContext.run``)

@@ -1,10 +1,10 @@
 """The community stores in the database: accounts, sessions, ratings and seeks.
 
 Each class implements one protocol of :mod:`poolcheckers.community`
-(:class:`~poolcheckers.community.accounts.UserStore`,
-:class:`~poolcheckers.community.sessions.SessionStore`,
-:class:`~poolcheckers.community.ratings.RatingStore`,
-:class:`~poolcheckers.community.lobby.LobbyStore`) over the tables of migration
+(:class:`~poolcheckers.server.accounts.model.UserStore`,
+:class:`~poolcheckers.server.accounts.sessions.SessionStore`,
+:class:`~poolcheckers.server.ratings.model.RatingStore`,
+:class:`~poolcheckers.server.lobby.model.LobbyStore`) over the tables of migration
 ``0002`` (docs/COMMUNITY.md, "Tables"), and meets the same contract tests as the
 in-memory stores (``tests/community/test_store_contracts.py``).  The guarantees
 come from the database, so they hold across server processes:
@@ -41,13 +41,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.community.accounts import User
-from poolcheckers.community.lobby import Player, Seek, SeekSpec
-from poolcheckers.community.ratings import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
-from poolcheckers.community.sessions import Session
-from poolcheckers.community.timecontrol import Category
-
-from .db import GAMES, METADATA
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.sessions import Session
+from poolcheckers.server.database.engine import GAMES, METADATA
+from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
 
 USERS = Table(
     "users",
@@ -482,7 +481,7 @@ def player_games_query(
     rated: bool | None = None,
 ) -> Any:
     """The player's games, newest first, filtered in SQL as
-    :func:`poolcheckers.community.players.matches_filter` filters them."""
+    :func:`poolcheckers.server.ratings.players.matches_filter` filters them."""
     g = GAMES.c
     black, white = g.black_user_id == user_id, g.white_user_id == user_id
     query = select(GAMES).where(black | white).order_by(g.created_ms.desc(), g.id)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from argon2 import Parameters
 
-from .clock import Clock, SystemClock
+from poolcheckers.server.timesource import Clock, SystemClock
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from poolcheckers import Board
-from poolcheckers.server.schemas import MAX_ANALYSIS_LINES
+from poolcheckers.server.api.schemas import MAX_ANALYSIS_LINES
 
 from .conftest import PageFactory, Server
 from .helpers import move_texts, shot

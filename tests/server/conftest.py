@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.timesource import ManualClock
 
 AppFactory = Callable[..., TestClient]
 

@@ -9,9 +9,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from websockets.typing import Subprotocol
 
-from poolcheckers.server.context import ServerContext
-from poolcheckers.server.schemas import Action
-from poolcheckers.server.service import GameService
+from poolcheckers.server.api.schemas import Action
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.wiring import ServerContext
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:

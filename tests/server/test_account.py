@@ -9,7 +9,7 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select
 
-from poolcheckers.community.sessions import COOKIE_NAME, csrf_token
+from poolcheckers.server.accounts.sessions import COOKIE_NAME, csrf_token
 from poolcheckers.server.community_store import SESSIONS, USERS
 
 from .conftest import AppFactory

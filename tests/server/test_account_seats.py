@@ -8,7 +8,7 @@ import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
-from poolcheckers.community.sessions import COOKIE_NAME
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 
 from .conftest import AppFactory
 from .helpers import error_code, ws_seat

@@ -14,7 +14,7 @@ from starlette.testclient import WebSocketTestSession
 
 from poolcheckers import Board
 from poolcheckers.engine import format_score, mate_in_moves, native_available
-from poolcheckers.server.schemas import MAX_ANALYSIS_LINES
+from poolcheckers.server.api.schemas import MAX_ANALYSIS_LINES
 
 pytestmark = [
     pytest.mark.skipif(

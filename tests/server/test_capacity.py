@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from poolcheckers.engine import native_available
-from poolcheckers.server.context import ServerContext
-from poolcheckers.server.routers.ws import MAX_PENDING, Outbox
+from poolcheckers.server.api.routers.ws import MAX_PENDING, Outbox
+from poolcheckers.server.wiring import ServerContext
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, server_context, ws_seat

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, online_game

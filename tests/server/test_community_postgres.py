@@ -15,21 +15,21 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import func, inspect, select
 
-from poolcheckers.community.accounts import User
-from poolcheckers.community.lobby import Player, Seek, SeekSpec
-from poolcheckers.community.ratings import LICHESS, RatedResult, compute_update
-from poolcheckers.community.timecontrol import Category, Clock
+from poolcheckers.server.accounts.model import User
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.community_store import (
     RATING_UPDATES,
     DbLobbyStore,
     DbRatingStore,
     DbUserStore,
 )
-from poolcheckers.server.db import MOVES, make_engine, run_migrations
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.service import GameService
+from poolcheckers.server.database.engine import MOVES, make_engine, run_migrations
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.games.timecontrol import Category, Clock
+from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.ratings.model import LICHESS, RatedResult, compute_update
+from poolcheckers.server.timesource import ManualClock
 
 from .helpers import server_context, state_of
 from .test_migration_community import GAMES_0001, copy_0001_rows, make_games, migrate

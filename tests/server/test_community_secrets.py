@@ -8,7 +8,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from poolcheckers.community.sessions import COOKIE_NAME
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.community_store import SESSIONS, USERS
 
 from .conftest import AppFactory

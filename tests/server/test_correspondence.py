@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import server_context

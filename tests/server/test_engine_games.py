@@ -12,10 +12,10 @@ from starlette.testclient import WebSocketTestSession
 
 from poolcheckers.engine import native_available
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import make_engine, run_migrations
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.service import GameService
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, ws_seat

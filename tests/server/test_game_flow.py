@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from poolcheckers import Board
 from poolcheckers.engine import native_available
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.service import GameService
-from poolcheckers.server.state import full_moves
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.games.view import full_moves
+from poolcheckers.server.timesource import ManualClock
 
 from .helpers import error_code, move, new_game, online_game, seat_header, ws_seat
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from poolcheckers import Board
-from poolcheckers.server import game as model
+from poolcheckers.server.api.schemas import Mode
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.game import Change, Loaded, NewGame
-from poolcheckers.server.schemas import Mode
-from poolcheckers.server.seats import give_seats, hash_token, require_seat, seat_of
+from poolcheckers.server.games import model
+from poolcheckers.server.games.model import Change, Loaded, NewGame
+from poolcheckers.server.games.seats import give_seats, hash_token, require_seat, seat_of
 
 
 def start(mode: Mode = "online", clock: float | None = None, fen: str | None = None) -> Loaded:

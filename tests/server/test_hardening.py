@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import free_port
 from .helpers import error_code, move, online_game, ws_seat

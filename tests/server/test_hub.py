@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from poolcheckers.server.notify import MAX_BACKLOG, Hub
+from poolcheckers.server.realtime.fanout import MAX_BACKLOG, Hub
 
 
 async def test_each_version_is_sent_once_with_the_viewer_seat() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from poolcheckers import Board, RuleSet
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import make_engine, run_migrations
-from poolcheckers.server.pdnio import game_digest, import_text
-from poolcheckers.server.service import GameService
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games.pdn import game_digest, import_text
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.timesource import ManualClock
 
 GAME_1 = (
     '[Event "Club"]\n[Black "Ann"]\n[White "Bob"]\n[Result "2-0"]\n\n1. 11-15 23-19 2. 8-11 2-0\n'

@@ -13,12 +13,12 @@ import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
-from poolcheckers.community.lobby import Player, Seek, SeekSpec
-from poolcheckers.community.sessions import COOKIE_NAME
-from poolcheckers.community.timecontrol import Clock
-from poolcheckers.server.clock import ManualClock
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.community_store import DbLobbyStore
-from poolcheckers.server.db import make_engine, run_migrations
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games.timecontrol import Clock
+from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import error_code, server_context

@@ -12,10 +12,16 @@ from alembic.config import Config
 from sqlalchemy import Engine, inspect, select
 
 from poolcheckers import Board
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import GAMES, MIGRATIONS_DIR, MOVES, make_engine, run_migrations
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.service import GameService
+from poolcheckers.server.database.engine import (
+    GAMES,
+    MIGRATIONS_DIR,
+    MOVES,
+    make_engine,
+    run_migrations,
+)
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.timesource import ManualClock
 
 from .helpers import acted, played, state_of
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from poolcheckers.server.clock import ManualClock
 from poolcheckers.server.community_store import RATINGS
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import error_code

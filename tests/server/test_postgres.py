@@ -25,10 +25,10 @@ from websockets.asyncio.client import ClientConnection
 
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import make_engine, run_migrations
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.service import GameService
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import free_port
 from .helpers import move, online_game, state_of, ws_seat

@@ -14,9 +14,9 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
 
-from poolcheckers.community.timecontrol import Category
 from poolcheckers.server.community import Community
 from poolcheckers.server.community_store import RATING_UPDATES, RATINGS
+from poolcheckers.server.games.timecontrol import Category
 
 from .conftest import AppFactory
 from .helpers import server_context

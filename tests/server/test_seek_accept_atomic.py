@@ -15,8 +15,8 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import community as community_module
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import GAMES
+from poolcheckers.server.database.engine import GAMES
+from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
 from .helpers import server_context

@@ -15,12 +15,12 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.clock import ManualClock
-from poolcheckers.server.db import MOVES, make_engine, run_migrations
+from poolcheckers.server.database.engine import MOVES, make_engine, run_migrations
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.game import NewGame
-from poolcheckers.server.seats import hash_token
-from poolcheckers.server.service import GameService
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.seats import hash_token
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.timesource import ManualClock
 
 from .helpers import acted, move, new_game, online_game, played, seat_header, state_of
 

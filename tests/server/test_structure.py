@@ -10,8 +10,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.db import GAMES, MOVES
-from poolcheckers.server.game import GameRec, MoveRec
+from poolcheckers.server.database.engine import GAMES, MOVES
+from poolcheckers.server.games.model import GameRec, MoveRec
 
 SERVER = Path(__file__).resolve().parents[2] / "poolcheckers" / "server"
 MAX_FUNCTION_LINES = 80

@@ -1,0 +1,422 @@
+"""Accounts: usernames, the password policy, Argon2id password hashes, and the
+sign-up / sign-in / sign-out / password-change service (:class:`Accounts`).
+
+A username is 2 to 20 characters ``A–Z a–z 0–9 _ -`` and starts with a letter
+or a digit.  It is shown as it was typed and is unique without regard to case:
+:func:`username_key` is the form the store keeps unique (``Ann`` and ``ann``
+are the same account).
+
+>>> Username.parse("Ann_1963")
+Username(name='Ann_1963', key='ann_1963')
+>>> Username.parse("-ann")
+Traceback (most recent call last):
+...
+poolcheckers.server.domain_errors.UsernameError: username must start with a letter or a digit: ...
+
+Passwords are hashed with Argon2id by argon2-cffi (RFC 9106's low-memory
+profile by default; tests use its cheapest profile):
+
+>>> from argon2.profiles import CHEAPEST
+>>> passwords = Passwords(CHEAPEST)
+>>> stored = passwords.hash("correct horse battery")
+>>> stored.startswith("$argon2id$")
+True
+>>> passwords.verify(stored, "correct horse battery"), passwords.verify(stored, "Tr0ub4dor&3")
+(True, False)
+>>> Passwords().needs_rehash(stored)  # made with weaker parameters than the site's
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final, Protocol
+
+import argon2
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from argon2.profiles import RFC_9106_LOW_MEMORY
+
+from poolcheckers.server.accounts.sessions import MemorySessionStore, Sessions, csrf_token
+from poolcheckers.server.domain_errors import (
+    CredentialsError,
+    PasswordError,
+    RateLimitedError,
+    UsernameError,
+    UsernameTakenError,
+)
+from poolcheckers.server.throttle import SignInLimiter, SlidingWindow, address_key
+
+USERNAME_MIN: Final = 2
+USERNAME_MAX: Final = 20
+PASSWORD_MIN: Final = 8
+#: Longer passwords are refused so that a sign-in request cannot be made arbitrarily costly.
+PASSWORD_MAX: Final = 256
+
+_USERNAME_CHARS: Final = re.compile(r"[A-Za-z0-9_-]*")
+#: Names that would read as the site or a role speaking, or clash with game labels.
+RESERVED_USERNAMES: Final = frozenset(
+    {
+        "admin",
+        "administrator",
+        "anonymous",
+        "engine",
+        "guest",
+        "moderator",
+        "poolcheckers",
+        "root",
+        "staff",
+        "system",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Username:
+    """A valid username: ``name`` as typed (shown, always HTML-escaped) and its unique ``key``."""
+
+    name: str
+    key: str
+
+    @classmethod
+    def parse(cls, text: object) -> Username:
+        """Validate ``text``; the error says which rule it breaks."""
+        if not isinstance(text, str):
+            raise UsernameError(f"username must be text, not {text!r}")
+        if not USERNAME_MIN <= len(text) <= USERNAME_MAX:
+            raise UsernameError(
+                f"username must be {USERNAME_MIN} to {USERNAME_MAX} characters, "
+                f"not {len(text)}: {text!r}"
+            )
+        if not _USERNAME_CHARS.fullmatch(text):
+            bad = next(c for c in text if not _USERNAME_CHARS.fullmatch(c))
+            raise UsernameError(
+                f"username may only use letters A-Z, digits, '_' and '-', not {bad!r}: {text!r}"
+            )
+        if not text[0].isalnum():
+            raise UsernameError(f"username must start with a letter or a digit: {text!r}")
+        key = text.lower()
+        if key in RESERVED_USERNAMES:
+            raise UsernameError(f"username {text!r} is reserved")
+        return cls(text, key)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def username_key(text: str) -> str:
+    """The case-insensitive key a username is unique by (lookups by any spelling use it).
+
+    >>> username_key("AnnB") == username_key("annb")
+    True
+    """
+    return Username.parse(text).key
+
+
+def check_password(password: object, username: str | None = None) -> str:
+    """Apply the password policy; returns the password.
+
+    At least 8 and at most 256 characters, not only spaces, and not the username.
+
+    >>> check_password("short")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.domain_errors.PasswordError: password must be at least 8 characters, not 5
+    >>> check_password("Annabel1", username="annabel1")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.domain_errors.PasswordError: password must not be the username
+    """
+    if not isinstance(password, str):
+        raise PasswordError(f"password must be text, not {type(password).__name__}")
+    if len(password) < PASSWORD_MIN:
+        raise PasswordError(
+            f"password must be at least {PASSWORD_MIN} characters, not {len(password)}"
+        )
+    if len(password) > PASSWORD_MAX:
+        raise PasswordError(
+            f"password must be at most {PASSWORD_MAX} characters, not {len(password)}"
+        )
+    if not password.strip():
+        raise PasswordError("password must not be only spaces")
+    if not _encodable(password):
+        raise PasswordError("password must be valid Unicode text (it has a lone surrogate)")
+    if username is not None and password.lower() == username.lower():
+        raise PasswordError("password must not be the username")
+    return password
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _secret(password: str) -> bytes:
+    """The bytes hashed: UTF-8, lone surrogates kept (so odd input fails to verify
+    instead of crashing)."""
+    return password.encode("utf-8", "surrogatepass")
+
+
+class Passwords:
+    """Argon2id hashing, verification and re-hash checks (argon2-cffi).
+
+    :meth:`verify` compares in constant time (libargon2) and is never told
+    whether the account exists: for an unknown username call
+    :meth:`verify_unknown`, which costs the same as a real verification.
+    """
+
+    def __init__(self, parameters: argon2.Parameters = RFC_9106_LOW_MEMORY) -> None:
+        self._hasher = argon2.PasswordHasher.from_parameters(parameters)
+        # made on first use: a server (and every test app) starts without hashing
+        self._dummy: str | None = None
+        self._dummy_lock = threading.Lock()
+
+    def hash(self, password: str) -> str:
+        """A new salted Argon2id hash (PHC string) of ``password``."""
+        return self._hasher.hash(_secret(password))
+
+    def verify(self, stored: str, password: str) -> bool:
+        """True when ``password`` matches ``stored``; False for a mismatch or a corrupt hash."""
+        try:
+            return self._hasher.verify(stored, _secret(password))
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+
+    def verify_unknown(self, password: str) -> bool:
+        """Spend the time of a verification for a username that has no account; False."""
+        with self._dummy_lock:
+            if self._dummy is None:
+                self._dummy = self._hasher.hash("a password nobody has")
+            dummy = self._dummy
+        self.verify(dummy, password + "\x00")
+        return False
+
+    def needs_rehash(self, stored: str) -> bool:
+        """True when ``stored`` was made with other parameters than this hasher's (re-hash
+        it on the next successful sign-in)."""
+        try:
+            return self._hasher.check_needs_rehash(stored)
+        except InvalidHashError:
+            return True
+
+    def verify_and_update(self, stored: str, password: str) -> tuple[bool, str | None]:
+        """Verify; on success also a fresh hash when ``stored`` needs one (else None).
+
+        >>> from argon2.profiles import CHEAPEST
+        >>> old = Passwords(CHEAPEST).hash("correct horse battery")
+        >>> ok, new = Passwords().verify_and_update(old, "correct horse battery")
+        >>> ok, new is not None and new.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+        (True, True)
+        """
+        if not self.verify(stored, password):
+            return False, None
+        return True, (self.hash(password) if self.needs_rehash(stored) else None)
+
+
+# ------------------------------------------------------------------ the service
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """An account.  ``password_hash`` never leaves the server: :meth:`public` is what
+    other players may see, :meth:`private` what the account's owner sees."""
+
+    id: str
+    username: str
+    key: str
+    password_hash: str
+    created: float
+
+    def public(self) -> dict[str, object]:
+        return {"username": self.username, "created": self.created}
+
+    def private(self, session_token: str) -> dict[str, object]:
+        """``GET /api/account``: the username and the session's CSRF token."""
+        return {"username": self.username, "csrf_token": csrf_token(session_token)}
+
+
+class UserStore(Protocol):
+    """Where accounts live; the database keeps ``key`` unique (case-insensitive names)."""
+
+    def add(self, user: User) -> bool:
+        """Store a new account; False, storing nothing, if its ``key`` is taken."""
+        ...
+
+    def by_key(self, key: str) -> User | None: ...
+
+    def by_id(self, user_id: str) -> User | None: ...
+
+    def set_password_hash(self, user_id: str, old_hash: str, new_hash: str) -> bool:
+        """Replace the hash if it is still ``old_hash`` (compare-and-set); False otherwise."""
+        ...
+
+
+class MemoryUserStore:
+    """A :class:`UserStore` in memory, safe across threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_id: dict[str, User] = {}
+        self._by_key: dict[str, User] = {}
+
+    def add(self, user: User) -> bool:
+        with self._lock:
+            if user.key in self._by_key or user.id in self._by_id:
+                return False
+            self._by_id[user.id] = self._by_key[user.key] = user
+            return True
+
+    def by_key(self, key: str) -> User | None:
+        with self._lock:
+            return self._by_key.get(key)
+
+    def by_id(self, user_id: str) -> User | None:
+        with self._lock:
+            return self._by_id.get(user_id)
+
+    def set_password_hash(self, user_id: str, old_hash: str, new_hash: str) -> bool:
+        with self._lock:
+            user = self._by_id.get(user_id)
+            if user is None or user.password_hash != old_hash:
+                return False
+            changed = replace(user, password_hash=new_hash)
+            self._by_id[user_id] = self._by_key[user.key] = changed
+            return True
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """A successful sign-up or sign-in: the account and the new session's token
+    (for the ``Set-Cookie`` header only)."""
+
+    user: User
+    token: str
+
+
+_WRONG: Final = "wrong username or password"
+
+
+class Accounts:
+    """Sign-up, sign-in, sign-out and password change over a :class:`UserStore`.
+
+    >>> from argon2.profiles import CHEAPEST
+    >>> accounts = Accounts(MemoryUserStore(), passwords=Passwords(CHEAPEST))
+    >>> ann = accounts.signup("Ann", "correct horse battery", address="192.0.2.1")
+    >>> accounts.login("ANN", "correct horse battery", address="192.0.2.1").user.username
+    'Ann'
+    >>> accounts.login("ann", "wrong horse battery", address="192.0.2.1")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.domain_errors.CredentialsError: wrong username or password
+    >>> accounts.signup("aNN", "another password", address="192.0.2.9")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.domain_errors.UsernameTakenError: username 'aNN' is taken
+    """
+
+    def __init__(
+        self,
+        users: UserStore,
+        *,
+        sessions: Sessions | None = None,
+        passwords: Passwords | None = None,
+        limiter: SignInLimiter | None = None,
+        signup_limit: SlidingWindow | None = None,
+        clock: Callable[[], float] = time.time,
+        new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9),
+    ) -> None:
+        self.users = users
+        self.sessions = sessions if sessions is not None else Sessions(MemorySessionStore())
+        self.passwords = passwords if passwords is not None else Passwords()
+        self.limiter = limiter if limiter is not None else SignInLimiter()
+        self.signup_limit = signup_limit
+        self.clock = clock
+        self.new_id = new_id
+
+    def signup(self, username: object, password: object, *, address: str) -> SignedIn:
+        """Create an account and sign it in.  ``signup_limit`` (if set) counts per address."""
+        name = Username.parse(username)
+        secret = check_password(password, name.name)
+        if self.signup_limit is not None:
+            decision = self.signup_limit.hit(address_key(address))
+            if not decision.allowed:
+                raise RateLimitedError(
+                    f"too many sign-ups from this address: try again in "
+                    f"{math.ceil(decision.retry_after)} s",
+                    decision.retry_after,
+                )
+        now = self.clock()
+        user = User(self.new_id(), name.name, name.key, self.passwords.hash(secret), now)
+        if not self.users.add(user):
+            raise UsernameTakenError(f"username {name.name!r} is taken")
+        token, _ = self.sessions.start(user.id, now)
+        return SignedIn(user, token)
+
+    def _check_password(self, key: str, password: object, address: str) -> User:
+        decision = self.limiter.attempt(key, address)
+        if not decision.allowed:
+            raise RateLimitedError(
+                f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
+                decision.retry_after,
+            )
+        user = self.users.by_key(key) if key else None
+        if not isinstance(password, str):
+            password = ""
+        if user is None:
+            self.passwords.verify_unknown(password)
+            self.limiter.failed(key)
+            raise CredentialsError(_WRONG)
+        ok, rehashed = self.passwords.verify_and_update(user.password_hash, password)
+        if not ok:
+            self.limiter.failed(key)
+            raise CredentialsError(_WRONG)
+        self.limiter.succeeded(key)
+        if rehashed is not None and self.users.set_password_hash(
+            user.id, user.password_hash, rehashed
+        ):
+            user = replace(user, password_hash=rehashed)
+        return user
+
+    def login(self, username: object, password: object, *, address: str) -> SignedIn:
+        """Sign in: a new session.  The same answer for an unknown username and a wrong
+        password, in the same time; attempts are limited (:class:`SignInLimiter`)."""
+        key = username.lower() if isinstance(username, str) else ""
+        user = self._check_password(key[: USERNAME_MAX + 1], password, address)
+        token, _ = self.sessions.start(user.id, self.clock())
+        return SignedIn(user, token)
+
+    def authenticate(self, token: str | None) -> User | None:
+        """The signed-in account of a session cookie, or None."""
+        session = self.sessions.authenticate(token, self.clock())
+        if session is None:
+            return None
+        return self.users.by_id(session.user_id)
+
+    def logout(self, token: str) -> bool:
+        """End this session; True if it was live."""
+        return self.sessions.end(token)
+
+    def change_password(
+        self, token: str | None, old_password: object, new_password: object, *, address: str
+    ) -> SignedIn:
+        """Change the password of the session's account: every session of the account
+        ends, and the device that asked is signed in again with a new token."""
+        user = self.authenticate(token)
+        if user is None:
+            raise CredentialsError("sign in first")
+        user = self._check_password(user.key, old_password, address)
+        secret = check_password(new_password, user.username)
+        new_hash = self.passwords.hash(secret)
+        if not self.users.set_password_hash(user.id, user.password_hash, new_hash):
+            raise CredentialsError("the password was changed meanwhile: sign in again")
+        fresh = self.sessions.end_all(user.id, self.clock(), keep_signed_in=True)
+        assert fresh is not None
+        return SignedIn(replace(user, password_hash=new_hash), fresh)

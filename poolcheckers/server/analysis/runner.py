@@ -1,0 +1,273 @@
+"""Engine thinking for engine games and the analysis board, off the event loop.
+
+Two thread pools, so that an engine game never waits behind an analysis: engine
+games' replies and draw decisions run in the *game* pool, the analysis board's
+searches in the *analysis* pool, whose threads also run at a lower OS priority
+(``nice`` +10 where the system allows it), so a game's search gets the CPU first.
+An analysis is capped in time (``analysis_max_time``) and admitted only while its
+client address has fewer than ``analyses_per_address`` analyses running or waiting
+(:class:`AnalysisSlots`); one socket runs one analysis at a time.  Levels, limits,
+opening an engine and the draw policy are the engine facade's
+(:mod:`poolcheckers.engine`).
+
+The native search releases the GIL, so the event loop keeps serving while the engine
+thinks.  Each worker thread keeps one :class:`poolcheckers.engine.Engine` per rule
+set.  The engine's move is stored through :meth:`GameService.engine_move`, which
+validates it like any other move and refuses it if the game moved on meanwhile (a
+takeback, a resignation, a flag).  Without the native core, engine games and
+analyses are refused with ``engine_unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from poolcheckers import Board, RuleSet
+from poolcheckers.engine import (
+    Engine,
+    Limit,
+    SearchResult,
+    decide_draw,
+    level_limit,
+    make_limit,
+    native_available,
+    open_engine,
+)
+from poolcheckers.server import errors
+from poolcheckers.server.games.model import Loaded, color_name, color_of
+from poolcheckers.server.games.service import GameService
+
+log = logging.getLogger("poolcheckers.server.engine")
+
+#: ``nice`` increment of the analysis threads (game replies keep the default)
+ANALYSIS_NICE = 10
+
+
+def engine_available() -> bool:
+    """Whether the engine's native core can be used."""
+    try:
+        return native_available()
+    except Exception:  # a broken build counts as unavailable
+        log.exception("poolcheckers.engine.native_available() failed")
+        return False
+
+
+def _lower_priority() -> None:
+    """Thread initialiser of the analysis pool: a higher ``nice`` for this thread."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), ANALYSIS_NICE)
+
+
+class AnalysisSlots:
+    """Analyses running or waiting, per client address, at most ``per_address`` each.
+
+    >>> slots = AnalysisSlots(1)
+    >>> slots.take("a")
+    >>> slots.take("a")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.errors.ApiError: at most 1 analyses at a time from one address: ...
+    >>> slots.give_back("a"); slots.take("a")
+    """
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.held: dict[str, int] = {}
+
+    def take(self, address: str) -> None:
+        """One slot of ``address`` (loop thread), or ``rate_limited``."""
+        n = self.held.get(address, 0)
+        if n >= self.per_address:
+            raise errors.rate_limited(
+                f"at most {self.per_address} analyses at a time from one address: stop one first"
+            )
+        self.held[address] = n + 1
+
+    def give_back(self, address: str) -> None:
+        left = self.held.get(address, 0) - 1
+        if left > 0:
+            self.held[address] = left
+        else:
+            self.held.pop(address, None)
+
+
+class EngineRunner:
+    """Plays the engine's moves (game pool) and runs analyses (analysis pool)."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        threads: int = 2,
+        analysis_threads: int = 2,
+        move_time: float | None = None,
+        hash_mb: int = 32,
+        analysis_max_time: float = 30.0,
+        analyses_per_address: int = 2,
+        run_db: Callable[..., Awaitable[Any]] | None = None,
+    ) -> None:
+        self.service = service
+        self.run_db: Callable[..., Awaitable[Any]] = run_db or asyncio.to_thread
+        self.move_time = move_time
+        self.hash_mb = hash_mb
+        self.analysis_max_time = analysis_max_time
+        self.game_pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
+        self.analysis_pool = ThreadPoolExecutor(
+            max_workers=analysis_threads,
+            thread_name_prefix="analysis",
+            initializer=_lower_priority,
+        )
+        self.slots = AnalysisSlots(analyses_per_address)
+        self._local = threading.local()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._searching: dict[str, Engine] = {}
+        self._searching_lock = threading.Lock()
+        self._again: set[str] = set()
+
+    def close(self) -> None:
+        with self._searching_lock:
+            for eng in self._searching.values():
+                eng.stop()
+        for task in self._tasks.values():
+            task.cancel()
+        self.analysis_pool.shutdown(wait=True, cancel_futures=True)
+        self.game_pool.shutdown(wait=True, cancel_futures=True)
+
+    # ------------------------------------------------------------ worker side
+    def _engine(self, rules: RuleSet) -> Engine:
+        engines: dict[RuleSet, Engine] | None = getattr(self._local, "engines", None)
+        if engines is None:
+            engines = {}
+            self._local.engines = engines
+        eng = engines.get(rules)
+        if eng is None:
+            eng = open_engine(self.hash_mb, rules)
+            engines[rules] = eng
+        return eng
+
+    def search_blocking(
+        self,
+        key: str,
+        board: Board,
+        limit: Limit,
+        *,
+        level: int | None = None,
+        on_info: Callable[[SearchResult], None] | None = None,
+        multipv: int = 1,
+    ) -> SearchResult:
+        """Run one search in the calling (worker) thread; ``key`` lets :meth:`stop` stop it.
+        ``multipv`` > 1: also the best lines (``SearchResult.lines``, best first)."""
+        eng = self._engine(board.rules)
+        with self._searching_lock:
+            self._searching[key] = eng
+        try:
+            try:
+                return eng.search(board, limit, on_info=on_info, level=level, multipv=multipv)
+            except ValueError:
+                if level is None:
+                    raise
+                # a failing weakened search must not leave the game stuck: play at
+                # full strength within the same time budget instead
+                log.exception("level %s search failed; searching at full strength", level)
+                return eng.search(board, limit, on_info=on_info)
+        finally:
+            with self._searching_lock:
+                self._searching.pop(key, None)
+
+    def stop(self, key: str) -> None:
+        """Stop the search running under ``key`` (it returns its best move so far)."""
+        with self._searching_lock:
+            eng = self._searching.get(key)
+        if eng is not None:
+            eng.stop()
+
+    def searching(self, prefix: str) -> int:
+        """How many searches run under keys starting with ``prefix``."""
+        with self._searching_lock:
+            return sum(1 for k in self._searching if k.startswith(prefix))
+
+    # ------------------------------------------------------------ analyses
+    async def analyse(
+        self,
+        key: str,
+        board: Board,
+        seconds: float,
+        on_info: Callable[[SearchResult], None] | None = None,
+        multipv: int = 1,
+    ) -> SearchResult:
+        """An analysis search of at most ``analysis_max_time`` in the analysis pool, with
+        the best ``multipv`` lines (multi-PV) in ``SearchResult.lines`` when > 1."""
+        seconds = min(max(seconds, 0.01), self.analysis_max_time)
+        loop = asyncio.get_running_loop()
+        limit = make_limit(time=seconds)
+        return await loop.run_in_executor(
+            self.analysis_pool,
+            lambda: self.search_blocking(key, board, limit, on_info=on_info, multipv=multipv),
+        )
+
+    # ------------------------------------------------------------ engine games
+    def schedule(self, game_id: str) -> None:
+        """Let the engine reply in ``game_id`` (no-op if it is already thinking there)."""
+        task = self._tasks.get(game_id)
+        if task is not None and not task.done():
+            self._again.add(game_id)  # re-check once the current task has finished
+            return
+        self._tasks[game_id] = asyncio.get_running_loop().create_task(self._play(game_id))
+
+    def cancel(self, game_id: str) -> None:
+        """The game changed under the engine (e.g. a takeback): stop its search."""
+        if game_id in self._tasks:
+            self.stop("game:" + game_id)
+
+    def move_limit(self, loaded: Loaded) -> Limit:
+        """The engine's time for its move: by level (the facade's
+        :func:`~poolcheckers.engine.level_limit`), within its clock (R20)."""
+        g = loaded.game
+        if not g.has_clock:
+            return level_limit(g.level, move_time=self.move_time)
+        now = self.service.clock.now_ms()
+        clock = max(0.0, g.remaining_ms(color_name(loaded.board.turn), now)) / 1000
+        increment = (g.clock_increment_ms or 0) / 1000
+        return level_limit(g.level, move_time=self.move_time, clock=clock, increment=increment)
+
+    async def _play(self, game_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            loaded: Loaded = await self.run_db(self.service.loaded, game_id)
+            g = loaded.game
+            if not g.engine_to_move(loaded.board):
+                return
+            limit = self.move_limit(loaded)
+            result = await loop.run_in_executor(
+                self.game_pool,
+                lambda: self.search_blocking("game:" + game_id, loaded.board, limit, level=g.level),
+            )
+            await self.run_db(self.service.engine_move, game_id, g.ply, result.move.full_notation())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("engine move in game %s failed", game_id)
+        finally:
+            if self._tasks.get(game_id) is asyncio.current_task():
+                del self._tasks[game_id]
+                if game_id in self._again:
+                    self._again.discard(game_id)
+                    self.schedule(game_id)
+
+    async def draw_decision(self, loaded: Loaded) -> bool:
+        """Whether the engine accepts the draw offered to it in ``loaded`` (R17): the
+        facade's policy (:func:`poolcheckers.engine.decide_draw`), in the game pool."""
+        board = loaded.board.copy()
+        engine_color = color_of(loaded.game.engine_color or "white")
+        loop = asyncio.get_running_loop()
+        decision = await loop.run_in_executor(
+            self.game_pool, lambda: decide_draw(self._engine(board.rules), board, engine_color)
+        )
+        return decision.accept

@@ -1,0 +1,95 @@
+"""Accounts: sign up, sign in, sign out, who is signed in, password change
+(docs/CONTRACTS.md §3.2; the rules are in :mod:`poolcheckers.server.accounts.model`).
+
+The session travels only in the ``pc_session`` cookie (HttpOnly, SameSite=Lax,
+Secure behind HTTPS); answers carry the username and the session's CSRF token,
+never the session token or the password hash.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.schemas import AccountInfo, Credentials, PasswordChange
+from poolcheckers.server.community import clear_session_cookie, set_session_cookie
+from poolcheckers.server.throttle import client_address
+from poolcheckers.server.wiring import ServerContext, get_ctx
+
+router = APIRouter(
+    prefix="/api/account",
+    tags=["account"],
+    route_class=ApiRoute,
+    responses={
+        **ERROR_RESPONSES,
+        401: {"model": ERROR_RESPONSES[400]["model"], "description": "not signed in"},
+    },
+)
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+
+
+def _signed_in(username: str, csrf: str, token: str, request: Request) -> Response:
+    response = Response(
+        AccountInfo(username=username, csrf_token=csrf).model_dump_json(),
+        media_type="application/json",
+    )
+    set_session_cookie(response, token, request)
+    return response
+
+
+@router.post("/signup", response_model=AccountInfo, summary="Create an account and sign in")
+async def signup(body: Credentials, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    done = await c.hashing(
+        c.accounts.signup, body.username, body.password, address=client_address(request)
+    )
+    info = done.user.private(done.token)
+    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+
+
+@router.post("/login", response_model=AccountInfo, summary="Sign in (a new session)")
+async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    done = await c.hashing(
+        c.accounts.login, body.username, body.password, address=client_address(request)
+    )
+    info = done.user.private(done.token)
+    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+
+
+@router.post("/logout", status_code=204, summary="Sign out (ends this session)")
+async def logout(request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    _user, token = await c.require_user(request)
+    await ctx.run(c.accounts.logout, token)
+    response = Response(status_code=204)
+    clear_session_cookie(response, request)
+    return response
+
+
+@router.get("", response_model=AccountInfo, summary="Who is signed in (401 if nobody)")
+async def account(request: Request, ctx: Ctx) -> Response:
+    user, token = await ctx.community.require_user(request)
+    info = user.private(token)
+    return Response(
+        AccountInfo(username=user.username, csrf_token=str(info["csrf_token"])).model_dump_json(),
+        media_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@router.post(
+    "/password",
+    response_model=AccountInfo,
+    summary="Change the password (every session ends; this one is renewed)",
+)
+async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    _user, token = await c.require_user(request)
+    done = await c.hashing(
+        c.accounts.change_password, token, body.old, body.new, address=client_address(request)
+    )
+    info = done.user.private(done.token)
+    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)

@@ -1,0 +1,63 @@
+"""The analysis board's HTTP side: a position with its legal moves, PDN read without
+storing, and the rule options (the search itself runs over ``/ws/analysis``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from poolcheckers import Board, RuleSet
+from poolcheckers.server import errors
+from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit
+from poolcheckers.server.api.routers.archive import PDN_BODY, pdn_request
+from poolcheckers.server.api.schemas import PdnReadResult, PositionInfo, PositionRequest, RulesInfo
+from poolcheckers.server.games import pdn as pdnio
+from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
+from poolcheckers.server.games.view import position_info
+from poolcheckers.server.wiring import run
+
+router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
+    """The board of an analysis request: ``fen`` (R5), ``rules`` (§9), then ``moves``."""
+    board = parse_board(fen, rules)
+    for i, text in enumerate(moves):
+        if board.is_game_over():
+            raise errors.bad_request(f"move {i + 1} ({text}): the game is already over")
+        try:
+            board.push(parse_move(board, text))
+        except errors.ApiError as exc:
+            raise errors.ApiError(400, "illegal_move", f"move {i + 1}: {exc.message}") from None
+    return board
+
+
+@router.post("/api/analysis/position", response_model=PositionInfo, summary="A position")
+async def analysis_position(body: PositionRequest) -> Response:
+    rules = parse_rules(body.rules)
+    # up to 2000 moves to replay: off the event loop
+    info = await run(lambda: position_info(analysis_board(body.fen, body.moves, rules)))
+    return Response(info.model_dump_json(), media_type="application/json")
+
+
+@router.post(
+    "/api/analysis/pdn",
+    response_model=PdnReadResult,
+    openapi_extra=PDN_BODY,
+    summary="Read PDN games without storing them",
+)
+@body_limit(MAX_PDN)
+async def analysis_pdn(request: Request) -> Response:
+    body = pdn_request(request)
+    rules = parse_rules(body.rules)
+    result = await run(pdnio.read_for_analysis, body.pdn, rules)
+    return Response(result.model_dump_json(), media_type="application/json")
+
+
+@router.get("/api/rules", response_model=RulesInfo, summary="The rule options (RULES.md §9)")
+async def rules_options() -> RulesInfo:
+    return RulesInfo.model_validate(
+        {
+            "default": RuleSet.apca().to_dict(),
+            "options": [o.to_dict() for o in RuleSet.options()],
+        }
+    )

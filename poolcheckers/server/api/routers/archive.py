@@ -1,0 +1,92 @@
+"""The archive as PDN: one game, every game, and importing games (rate-limited)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import PlainTextResponse
+
+from poolcheckers.server import errors
+from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit, is_json
+from poolcheckers.server.api.schemas import ImportResult, PdnRequest, validated
+from poolcheckers.server.games import pdn as pdnio
+from poolcheckers.server.throttle import client_address
+from poolcheckers.server.wiring import ServerContext, get_ctx, run
+
+router = APIRouter(tags=["archive"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+PDN_TYPE = "application/x-pdn; charset=utf-8"
+#: the two ways to send PDN text, for the OpenAPI description
+PDN_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "text/plain": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/PdnRequest"}},
+        },
+    }
+}
+
+
+def pdn_request(request: Request) -> PdnRequest:
+    """The PDN of a request: its text body, or JSON ``{"pdn": str, "rules": {...}}``
+    (the body was read, within its limit, by :class:`~poolcheckers.server.api.http.ApiRoute`)."""
+    raw: bytes = getattr(request, "_body", b"")
+    if is_json(request) and request.headers.get("content-type"):
+        return validated(PdnRequest, raw)
+    try:
+        return PdnRequest(pdn=raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
+
+
+def import_allowed(request: Request, ctx: Ctx) -> None:
+    """At most ``imports_per_minute`` imports per client address (429 beyond)."""
+    decision = ctx.imports.hit(client_address(request))
+    if not decision.allowed:
+        raise errors.rate_limited(
+            f"at most {ctx.imports.limit} imports per minute from one address; "
+            f"try again in {int(decision.retry_after) + 1} s"
+        )
+
+
+@router.get(
+    "/api/games/{game_id}/pdn",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"application/x-pdn": {}}}},
+    summary="One game as PDN",
+)
+async def game_pdn(game_id: str, ctx: Ctx) -> Response:
+    text = await run(pdnio.export_game, ctx.service, game_id)
+    return PlainTextResponse(text, media_type=PDN_TYPE)
+
+
+@router.get(
+    "/api/export.pdn",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"application/x-pdn": {}}}},
+    summary="Every game as PDN, oldest first",
+)
+async def export_all(ctx: Ctx) -> Response:
+    text = await run(pdnio.export_all, ctx.service)
+    return PlainTextResponse(
+        text,
+        media_type=PDN_TYPE,
+        headers={"Content-Disposition": 'attachment; filename="poolcheckers.pdn"'},
+    )
+
+
+@router.post(
+    "/api/import",
+    response_model=ImportResult,
+    openapi_extra=PDN_BODY,
+    dependencies=[Depends(import_allowed)],
+    summary="Store the games of a PDN text",
+)
+@body_limit(MAX_PDN)
+async def import_pdn(request: Request, ctx: Ctx) -> Response:
+    text = pdn_request(request).pdn
+    limit = ctx.settings.import_max_games
+    result = await run(pdnio.import_text, ctx.service, text, limit)
+    return Response(result.model_dump_json(), media_type="application/json")

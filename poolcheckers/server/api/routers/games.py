@@ -1,0 +1,119 @@
+"""Games: create, join, read, move, the game actions, and the list of games."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute, no_token_in_url, seat_token
+from poolcheckers.server.api.schemas import (
+    ACTIONS,
+    Action,
+    CreatedGame,
+    CreateGame,
+    GameList,
+    GameState,
+    JoinedGame,
+    JoinRequest,
+    MoveRequest,
+    TokenRequest,
+)
+from poolcheckers.server.community import account_id
+from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.view import View
+from poolcheckers.server.wiring import ServerContext, get_ctx, run
+
+router = APIRouter(
+    prefix="/api/games", tags=["games"], route_class=ApiRoute, responses=ERROR_RESPONSES
+)
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+#: the signed-in account (its seats need no token), or None
+UserId = Annotated[str | None, Depends(account_id)]
+#: offsets beyond this are refused (no database counts that far; SQL needs 64 bits)
+MAX_OFFSET = 2**31 - 1
+
+
+def json_response(text: str) -> Response:
+    return Response(text, media_type="application/json")
+
+
+@router.post("", response_model=CreatedGame, summary="Create a game")
+async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
+    clock = body.clock
+    spec = NewGame(
+        body.mode,
+        body.rules or {},
+        body.fen,
+        body.level,
+        body.color,
+        clock.initial if clock else None,
+        clock.increment if clock else 0.0,
+    )
+    committed, token, invite = await ctx.run(ctx.service.create, spec, user)
+    game = committed.loaded.game
+    if committed.engine_to_move:
+        ctx.runner.schedule(game.id)
+    view = View(committed.loaded, committed.now, "both" if body.mode == "local" else body.color)
+    answer = CreatedGame(
+        game=view.state(),
+        token=token,
+        invite=f"/play/{game.id}?invite={invite}" if invite else None,
+    )
+    return json_response(answer.model_dump_json())
+
+
+@router.post("/{game_id}/join", response_model=JoinedGame, summary="Take the invited seat")
+async def join_game(game_id: str, body: JoinRequest, ctx: Ctx, user: UserId) -> Response:
+    view, token = await ctx.run(ctx.service.join, game_id, body.invite, user)
+    return json_response(JoinedGame(game=view.state(), token=token).model_dump_json())
+
+
+@router.get(
+    "/{game_id}",
+    response_model=GameState,
+    summary="A game (your_color from the X-Seat-Token header)",
+    dependencies=[Depends(no_token_in_url)],
+)
+async def get_game(
+    game_id: str, ctx: Ctx, token: Annotated[str | None, Depends(seat_token)], user: UserId
+) -> Response:
+    view = await ctx.run(ctx.service.view, game_id, token, user)
+    return json_response(view.json())
+
+
+@router.post("/{game_id}/move", response_model=GameState, summary="Play a move (R4 notation)")
+async def move(game_id: str, body: MoveRequest, ctx: Ctx, user: UserId) -> Response:
+    view, _played = await ctx.run(ctx.service.move, game_id, body.token, body.move, body.ply, user)
+    return json_response(view.json())
+
+
+def _action_route(action: Action) -> None:
+    async def game_action(game_id: str, body: TokenRequest, ctx: Ctx, user: UserId) -> Response:
+        view = await ctx.act(game_id, action, body.token, user)
+        return json_response(view.json())
+
+    game_action.__name__ = "game_" + action.replace("-", "_")
+    router.add_api_route(
+        f"/{{game_id}}/{action}",
+        game_action,
+        methods=["POST"],
+        response_model=GameState,
+        summary=f"Game action: {action}",
+    )
+
+
+for _action in ACTIONS:
+    _action_route(_action)
+
+
+@router.get("", response_model=GameList, summary="The archive: games, newest first")
+async def list_games(
+    ctx: Ctx,
+    status: Literal["running", "finished", "aborted"] | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    mode: Literal["engine", "local", "online", "imported"] | None = None,
+) -> Response:
+    games = await run(ctx.service.summaries, status, limit, offset, mode)
+    return json_response(GameList(games=games).model_dump_json())

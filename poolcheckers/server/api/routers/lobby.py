@@ -1,0 +1,151 @@
+"""The lobby: open challenges ("seeks"), taking one (the game starts for both at
+once), and the live list (``WS /ws/lobby``).  docs/CONTRACTS.md §3.2.
+
+Seeks need an account (401 otherwise).  Taking a seek is a compare-and-set in the
+database (``DELETE ... RETURNING``): of any number of takers, in any number of
+processes, one gets the game and the others ``404 not_found``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request, Response, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
+from poolcheckers.server.community import player_of, websocket_origin_ok
+from poolcheckers.server.games.repository import Committed
+from poolcheckers.server.games.view import View
+from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
+from poolcheckers.server.wiring import ServerContext, get_ctx
+
+router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(json.dumps(data, separators=(",", ":")), status, media_type="application/json")
+
+
+def seek_dict(seek: Seek) -> dict[str, object]:
+    return seek.to_dict()
+
+
+@router.get("/api/seeks", response_model=list[SeekInfo], summary="The open seeks, oldest first")
+async def list_seeks(ctx: Ctx) -> Response:
+    seeks = await ctx.run(ctx.community.lobby.seeks)
+    return _json([seek_dict(s) for s in seeks])
+
+
+@router.post("/api/seeks", response_model=SeekInfo, summary="Post a seek (an account is needed)")
+async def post_seek(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    user, _token = await c.require_user(request)
+    spec = SeekSpec.from_dict(body.model_dump())
+    perf = await ctx.run(c.perf, user.id, spec.category)
+    seek = await ctx.run(c.lobby.post, player_of(user), spec, perf)
+    return _json(seek_dict(seek))
+
+
+@router.delete("/api/seeks/{seek_id}", status_code=204, summary="Cancel your seek")
+async def cancel_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    user, _token = await c.require_user(request)
+    await ctx.run(c.lobby.cancel, seek_id, player_of(user))
+    return Response(status_code=204)
+
+
+@router.post(
+    "/api/seeks/{seek_id}/accept",
+    response_model=AcceptedSeek,
+    summary="Take a seek: the game starts for both",
+)
+async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
+    c = ctx.community
+    user, _token = await c.require_user(request)
+    seek = await ctx.run(c.lobby.store.get, seek_id)
+    category = None if seek is None else seek.spec.category
+    perf = await ctx.run(c.perf, user.id, category)
+    started = await ctx.run(c.accept, ctx.service.store, seek_id, player_of(user), perf)
+    view = await _start(ctx, *started, user)
+    return Response(
+        AcceptedSeek(game=view.state()).model_dump_json(), media_type="application/json"
+    )
+
+
+async def _start(ctx: ServerContext, pairing: Pairing, committed: Committed, user: User) -> View:
+    """Tell both players' lobby sockets (in every process) that the game of a pairing
+    started (stored with the seek's removal); the view of ``user``."""
+    c = ctx.community
+    game = committed.loaded.game
+    await ctx.run(
+        c.announce,
+        json.dumps({"type": "game", "id": game.id}),
+        {pairing.black.id, pairing.white.id},
+    )
+    seat = "black" if pairing.black.id == user.id else "white"
+    return View(committed.loaded, committed.now, seat)
+
+
+@router.post(
+    "/api/seeks/play-now",
+    response_model=PlayNow,
+    summary="Take the oldest matching seek, or post this one",
+)
+async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
+    """Same clock, rated flag and rules, compatible colours, within each other's rating
+    range (``poolcheckers.server.lobby.model.matches``): the game starts; else the seek
+    is posted and the game starts when someone takes it."""
+    c = ctx.community
+    user, _token = await c.require_user(request)
+    spec = SeekSpec.from_dict(body.model_dump())
+    perf = await ctx.run(c.perf, user.id, spec.category)
+    got = await ctx.run(c.play_now, ctx.service.store, player_of(user), spec, perf)
+    if isinstance(got, tuple):
+        view = await _start(ctx, *got, user)
+        return Response(PlayNow(game=view.state()).model_dump_json(), media_type="application/json")
+    return _json({"game": None, "seek": seek_dict(got)})
+
+
+@router.websocket("/ws/lobby")
+async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
+    """``{"type": "seeks", "seeks": [...]}`` on connect, then every change
+    (``seek_added``, ``seek_removed``), and ``{"type": "game", "id"}`` to the two
+    players of a taken seek.  A signed-in author's clock seeks go when their last
+    lobby socket closes."""
+    await ws.accept()
+    c = ctx.community
+    user = await c.user_of(ws) if websocket_origin_ok(ws, ctx.settings.site_origins) else None
+    key = user.id if user is not None else f"visitor:{id(ws)}"
+    queue = c.join_lobby(key)
+    try:
+        seeks = await ctx.run(c.lobby.seeks)
+        await ws.send_text(json.dumps({"type": "seeks", "seeks": [seek_dict(s) for s in seeks]}))
+        sender = asyncio.create_task(_send_all(ws, queue))
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    return
+                if msg.get("text") and '"ping"' in msg["text"]:
+                    queue.put_nowait('{"type":"pong"}')
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if c.leave_lobby(key, queue) and user is not None:
+            await ctx.run(c.lobby.leave, user.id)
+
+
+async def _send_all(ws: WebSocket, queue: asyncio.Queue[str]) -> None:
+    while True:
+        await ws.send_text(await queue.get())

@@ -1,0 +1,383 @@
+"""WebSockets: a game's live state and moves, and the analysis board's searches.
+
+A seat token is never part of the URL: a browser offers it as a WebSocket
+sub-protocol (``["poolcheckers", "seat-token.<token>"]``; the server answers with
+``poolcheckers``), other clients may send the ``X-Seat-Token`` header instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import MutableMapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from poolcheckers import Board
+from poolcheckers.engine import SearchResult, info_fields
+from poolcheckers.server import errors
+from poolcheckers.server.api.http import MAX_BODY, database_error
+from poolcheckers.server.api.routers.analysis import analysis_board
+from poolcheckers.server.api.schemas import (
+    CLIENT_ANALYSIS_MESSAGE,
+    CLIENT_GAME_MESSAGE,
+    AnalysisLine,
+    ErrorDetail,
+    ErrorMessage,
+    SearchInfo,
+    WsAnalyse,
+    WsMove,
+    WsPing,
+    clean_text,
+    loads,
+    parse_ws,
+)
+from poolcheckers.server.community import account_id, websocket_origin_ok
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.games.model import parse_rules
+from poolcheckers.server.realtime.fanout import Subscriber, state_message
+from poolcheckers.server.throttle import client_address
+from poolcheckers.server.wiring import ServerContext, get_ctx
+
+log = logging.getLogger("poolcheckers.server")
+router = APIRouter()
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
+WS_PROTOCOL = "poolcheckers"
+TOKEN_PROTOCOL = "seat-token."
+#: ``info`` messages an analysis socket may have waiting before more are dropped
+MAX_PENDING = 64
+
+
+def error_message(exc: ApiError, req_id: str | int | None = None) -> str:
+    detail = ErrorDetail.model_validate(exc.body()["error"])
+    return ErrorMessage(error=detail, id=req_id).model_dump_json(exclude_none=True)
+
+
+def offered_token(ws: WebSocket) -> tuple[str | None, str | None]:
+    """(the seat token the client offered, the sub-protocol to answer with)."""
+    offered: list[str] = list(ws.scope.get("subprotocols") or [])
+    token = next((p[len(TOKEN_PROTOCOL) :] for p in offered if p.startswith(TOKEN_PROTOCOL)), None)
+    token = token or ws.headers.get("x-seat-token") or None
+    return token, WS_PROTOCOL if WS_PROTOCOL in offered else None
+
+
+async def refuse(ws: WebSocket, exc: ApiError) -> None:
+    await ws.send_text(error_message(exc))
+    await ws.close(code=4000 + exc.status)
+
+
+# ---------------------------------------------------------------- games
+@router.websocket("/ws/games/{game_id}")
+async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
+    token, protocol = offered_token(ws)
+    await ws.accept(subprotocol=protocol)
+    if "token" in ws.query_params:
+        await refuse(
+            ws, errors.bad_request("send the seat token as a sub-protocol, not in the URL")
+        )
+        return
+    # an account seat: by the session cookie, only from the site itself (point 8)
+    user = None
+    if websocket_origin_ok(ws, ctx.settings.site_origins):
+        user = await account_id(ws)
+    sub = ctx.hub.subscribe(game_id, None)
+    try:
+        if not await first_state(ws, ctx, sub, game_id, token, user):
+            return
+        sender = asyncio.create_task(ws_sender(ws, sub))
+        try:
+            await GameReader(ws, ctx, sub, game_id, token, user).run()
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+    except WebSocketDisconnect:
+        pass
+    finally:
+        ctx.hub.unsubscribe(sub)
+
+
+async def first_state(
+    ws: WebSocket,
+    ctx: ServerContext,
+    sub: Subscriber,
+    game_id: str,
+    token: str | None,
+    user: str | None = None,
+) -> bool:
+    """Send the state on connect (False: the game or token was refused, socket closed)."""
+    try:
+        view = await ctx.run(ctx.service.view, game_id, token, user)
+    except Exception as exc:
+        await refuse(ws, exc if isinstance(exc, ApiError) else database_error(exc))
+        return False
+    sub.color = view.seat
+    sub.ready = True
+    sub.version = view.loaded.game.version
+    sub.send(state_message(view.base_json(), view.seat))
+    if sub.missed:  # changed while we read it: send the newer state too
+        view = await ctx.run(ctx.service.view, game_id, token, user)
+        if view.loaded.game.version > sub.version:
+            sub.version = view.loaded.game.version
+            sub.send(state_message(view.base_json(), view.seat))
+    return True
+
+
+async def ws_sender(ws: WebSocket, sub: Subscriber) -> None:
+    while True:
+        message = await sub.queue.get()
+        if message is None:
+            await ws.close(code=1013)  # too slow to keep up
+            return
+        await ws.send_text(message)
+
+
+class GameReader:
+    """A game socket's incoming messages: moves and actions of its seat, pings."""
+
+    def __init__(
+        self,
+        ws: WebSocket,
+        ctx: ServerContext,
+        sub: Subscriber,
+        game_id: str,
+        token: str | None,
+        user: str | None = None,
+    ) -> None:
+        self.ws, self.ctx, self.sub = ws, ctx, sub
+        self.game_id, self.token, self.user = game_id, token, user
+
+    async def run(self) -> None:
+        while True:
+            msg = await self.ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            try:
+                await self.handle(msg)
+            except ApiError as exc:
+                self.sub.send(error_message(exc))
+            except Exception as exc:
+                self.sub.send(error_message(database_error(exc)))
+
+    async def handle(self, msg: MutableMapping[str, Any]) -> None:
+        text = msg.get("text")
+        if text is not None and len(text) > MAX_BODY:
+            raise errors.too_large(MAX_BODY)
+        data = parse_ws(text if text is not None else msg.get("bytes"), CLIENT_GAME_MESSAGE)
+        if isinstance(data, WsPing):
+            self.sub.send('{"type":"pong"}')
+            return
+        if not self.token and self.sub.color is None:
+            raise errors.forbidden("spectators cannot play: connect with a seat token")
+        if isinstance(data, WsMove):
+            view, played = await self.ctx.run(
+                self.ctx.service.move, self.game_id, self.token, data.move, data.ply, self.user
+            )
+            if not played:  # an idempotent retry: answer with the current state again
+                view = await self.ctx.run(
+                    self.ctx.service.view, self.game_id, self.token, self.user
+                )
+                self.sub.send(state_message(view.base_json(), self.sub.color))
+            return
+        await self.ctx.act(self.game_id, data.type, self.token, self.user)
+
+
+# ---------------------------------------------------------------- analysis
+@router.websocket("/ws/analysis")
+async def ws_analysis(ws: WebSocket, ctx: Ctx) -> None:
+    await ws.accept()
+    session = AnalysisSession(ws, ctx)
+    send_task = asyncio.create_task(session.sender())
+    try:
+        await session.run()
+    except WebSocketDisconnect:
+        return
+    finally:
+        send_task.cancel()
+        await session.halt()
+        if ws.client_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+
+class Outbox:
+    """The messages waiting to be sent on one socket.  Progress (``info``) is
+    dropped while ``limit`` messages wait (a client that does not read cannot make
+    the server buffer without end); ``done`` and ``error`` are always queued.
+
+    >>> box = Outbox(2)
+    >>> for m in ("i1", "i2", "i3"):
+    ...     box.put_progress(m)
+    >>> box.put("done")
+    >>> box.queue.qsize()
+    3
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def put(self, msg: str) -> None:
+        self.queue.put_nowait(msg)
+
+    def put_progress(self, msg: str) -> None:
+        if self.queue.qsize() < self.limit:
+            self.queue.put_nowait(msg)
+
+    async def get(self) -> str:
+        return await self.queue.get()
+
+
+class AnalysisSession:
+    """One analysis socket: one search at a time, each ending in one ``done`` or
+    ``error`` that carries the request's ``id``."""
+
+    def __init__(self, ws: WebSocket, ctx: ServerContext) -> None:
+        self.ws, self.ctx = ws, ctx
+        self.out = Outbox(MAX_PENDING)
+        self.key = f"analysis:{id(ws)}"
+        self.address = client_address(ws)
+        self.search: asyncio.Task[None] | None = None
+
+    async def sender(self) -> None:
+        while True:
+            await self.ws.send_text(await self.out.get())
+
+    async def run(self) -> None:
+        while True:
+            msg = await self.ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            req_id: str | int | None = None
+            text = msg.get("text")
+            try:
+                if text is None or len(text) > MAX_BODY:
+                    raise errors.malformed("messages must be JSON text of at most 64 KiB")
+                data = parse_ws(text, CLIENT_ANALYSIS_MESSAGE)
+                if isinstance(data, WsAnalyse):
+                    req_id = data.id
+                    await self.start(data)
+                else:
+                    await self.halt()
+            except ApiError as exc:
+                if req_id is None and text is not None and len(text) <= MAX_BODY:
+                    req_id = offered_id(text)  # a bad field: still the request's error
+                self.out.put(error_message(exc, req_id))
+
+    async def start(self, req: WsAnalyse) -> None:
+        if not self.ctx.engine_ok:
+            raise errors.engine_unavailable()
+        rules = parse_rules(req.rules)
+        board = analysis_board(req.fen, req.moves, rules)
+        if board.is_game_over():
+            raise errors.bad_request("the game is over in this position")
+        await self.halt()  # one search per socket: the new one replaces the old
+        self.ctx.runner.slots.take(self.address)
+        seconds = req.time if req.time is not None else 2.0
+        self.search = asyncio.create_task(self.analyse(board, seconds, req.id, req.multipv))
+
+    async def analyse(
+        self, board: Board, seconds: float, req_id: str | int | None, multipv: int = 1
+    ) -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_info(info: SearchResult) -> None:
+            msg = search_json(info_message("info", board, info, req_id, multipv))
+            loop.call_soon_threadsafe(self.out.put_progress, msg)
+
+        try:
+            result = await self.ctx.runner.analyse(
+                self.key, board, seconds, on_info, multipv=multipv
+            )
+            done = info_message("done", board, result, req_id, multipv)
+            done.best = board.notation(result.move)
+            self.out.put(search_json(done))
+        except Exception as exc:
+            log.exception("analysis failed")
+            self.out.put(error_message(errors.bad_request(str(exc)), req_id))
+        finally:
+            self.ctx.runner.slots.give_back(self.address)
+
+    async def halt(self) -> None:
+        """Stop the running search and wait for its end; the stop is repeated, as one
+        sent before the search has begun in its worker thread would be lost."""
+        task = self.search
+        while task is not None and not task.done():
+            self.ctx.runner.stop(self.key)
+            await asyncio.wait({task}, timeout=0.05)
+
+
+def offered_id(text: str) -> str | int | None:
+    """The ``id`` of an ``analyse`` message that failed validation, when the id itself
+    is good (a string or an integer), so that its ``error`` still carries it.
+
+    >>> offered_id('{"type": "analyse", "id": 7, "multipv": 9}'), offered_id('{"id": [6]}')
+    (7, None)
+    """
+    try:
+        data = loads(text)
+    except ApiError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "analyse":
+        return None
+    req_id = data.get("id")
+    if isinstance(req_id, bool) or not isinstance(req_id, str | int):
+        return None
+    if isinstance(req_id, str) and clean_text(req_id) != req_id:
+        return None  # a lone surrogate cannot be sent back as UTF-8
+    return req_id
+
+
+def info_message(
+    kind: str, board: Board, info: SearchResult, req_id: str | int | None, multipv: int = 1
+) -> SearchInfo:
+    """An engine ``info``/``done`` message: the facade's
+    :func:`~poolcheckers.engine.info_fields` (win in N in the winner's moves), and the
+    best ``multipv`` lines of the same depth (:func:`analysis_lines`)."""
+    fields = info_fields(board, info)
+    line = board.variation_notation(board.legal_prefix(info.pv))
+    lines = analysis_lines(board, info, multipv)
+    return SearchInfo.model_construct(
+        type=kind, id=req_id, line=line, best=None, lines=lines, **fields
+    )
+
+
+def analysis_lines(board: Board, info: SearchResult, multipv: int) -> list[AnalysisLine]:
+    """The engine's best lines of one depth (multi-PV), best first, at most ``multipv``:
+    its ``lines``, or the search's own line when it gave none (one line asked, a forced
+    move, an answer from the endgame tables).  Each starts with a different legal move;
+    the score text is the facade's (:func:`~poolcheckers.engine.info_fields`), the move
+    text the library's (R4, ``Board.variation_notation``)."""
+    found: list[AnalysisLine] = []
+    firsts: set[str] = set()
+    for one in info.lines or (info,):
+        moves = board.legal_prefix(one.pv)
+        first = str(moves[0]) if moves else None
+        if first is None or first in firsts:
+            continue
+        firsts.add(first)
+        fields = info_fields(board, one)
+        found.append(
+            AnalysisLine.model_construct(
+                move=first,
+                score=fields["score"],
+                mate_in=fields["mate_in"],
+                win_in=fields["win_in"],
+                score_text=fields["score_text"],
+                pv=fields["pv"],
+                line=board.variation_notation(moves),
+            )
+        )
+        if len(found) == multipv:
+            break
+    return found
+
+
+def search_json(info: SearchInfo) -> str:
+    """``info`` as JSON, without ``id`` when the request gave none and ``best`` in
+    ``info`` messages."""
+    skip = {name for name in ("id", "best") if getattr(info, name) is None}
+    return info.model_dump_json(exclude=skip)

@@ -1,0 +1,688 @@
+"""The game model: a stored game and its flow (moves, draws, takeback, clocks,
+outcome) as plain code over the rules library, without a database.
+
+:class:`GameRec` is *the* record of a game (one field per column of ``games``, see
+:data:`poolcheckers.server.database.engine.GAMES`), :class:`MoveRec` one stored ply, and
+:class:`Loaded` a game with its moves and the :class:`~poolcheckers.Board` after them.
+Every operation takes a :class:`Loaded` and the time, checks the request against the
+rules (R16–R20) and returns a :class:`Change`: the new record, board and moves, which
+the store then commits.  Nothing here reads or writes storage; moves are parsed and
+checked by :meth:`poolcheckers.Board.parse_move`, the one rules authority.
+
+>>> g = new_game(NewGame("local", {}, None, None, "black", 60, 1), "id1", 0)
+>>> loaded = Loaded(g, [], Board(g.start_fen))
+>>> change = play(loaded, parse_move(loaded.board, "11-15"), 2_000)
+>>> change.game.ply, change.game.black_ms, change.game.clock_running
+(1, 60000, None)
+>>> loaded = Loaded(change.game, change.moves, change.board)
+>>> change = play(loaded, parse_move(loaded.board, "22-18"), 3_000)
+>>> change.game.ply, change.game.white_ms, change.game.clock_running
+(2, 60000, 'black')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from poolcheckers import (
+    STARTING_FEN,
+    Board,
+    Color,
+    FenError,
+    InvalidSquareError,
+    MalformedMoveError,
+    Move,
+    MoveError,
+    Outcome,
+    RuleSet,
+    RuleSetError,
+    Termination,
+)
+from poolcheckers.engine import DEFAULT_LEVEL
+from poolcheckers.server import errors
+from poolcheckers.server.api.schemas import clean_text
+from poolcheckers.server.games.flow import abort_refusal, clock_runs
+
+#: Terminations decided by the board (a takeback against the engine may reopen them).
+BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
+#: The status and termination of a game aborted before both sides had moved (no result).
+ABORTED = "aborted"
+
+
+# ---------------------------------------------------------------- records
+@dataclass
+class GameRec:
+    """One game as stored: one field per column of ``games``."""
+
+    id: str
+    mode: str
+    status: str
+    rules: dict[str, Any]
+    start_fen: str
+    level: int | None
+    engine_color: str | None
+    black_token_hash: str | None
+    white_token_hash: str | None
+    invite_hash: str | None
+    clock_initial_ms: int | None
+    clock_increment_ms: int | None
+    black_ms: int | None
+    white_ms: int | None
+    clock_running: str | None
+    turn_started_ms: int | None
+    deadline_ms: int | None
+    ply: int
+    draw_offer: str | None
+    termination: str | None
+    winner: str | None
+    result: str | None
+    reason: str | None
+    tags: dict[str, str] | None
+    version: int
+    created_ms: int
+    updated_ms: int
+    #: community: the accounts holding the seats (None: anonymous or the engine)
+    black_user_id: str | None = None
+    white_user_id: str | None = None
+    rated: bool = False
+    category: str | None = None
+    days_per_move: int | None = None
+    black_rating: int | None = None
+    white_rating: int | None = None
+    rematch_of: str | None = None
+    #: game flow (migration 0003): the side offering a rematch, and the rematch's id
+    rematch_offer: str | None = None
+    rematch_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> GameRec:
+        """A record from a database row; text stored before lone surrogates were
+        refused is read with U+FFFD in their place, so it can still be answered."""
+        rec = cls(**dict(row))
+        if rec.tags:
+            rec.tags = {clean_text(str(k)): clean_text(str(v)) for k, v in rec.tags.items()}
+        if rec.reason is not None:
+            rec.reason = clean_text(rec.reason)
+        return rec
+
+    def values(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def copy(self) -> GameRec:
+        return dataclasses.replace(self)
+
+    @property
+    def has_clock(self) -> bool:
+        return self.clock_initial_ms is not None
+
+    @property
+    def is_correspondence(self) -> bool:
+        """A correspondence game: ``days_per_move`` days for each move, no clock (R20)."""
+        return self.days_per_move is not None and not self.has_clock
+
+    @property
+    def timed(self) -> bool:
+        """Whether the side to move can lose on time: a clock or a move deadline."""
+        return self.has_clock or self.is_correspondence
+
+    def remaining_ms(self, color: str, now_ms: int) -> int:
+        """Time left on ``color``'s clock at ``now_ms`` (may be negative: flag fallen)."""
+        stored = self.black_ms if color == "black" else self.white_ms
+        assert stored is not None
+        if self.clock_running == color and self.turn_started_ms is not None:
+            return stored - (now_ms - self.turn_started_ms)
+        return stored
+
+    def engine_to_move(self, board: Board) -> bool:
+        return (
+            self.mode == "engine"
+            and self.status == "running"
+            and self.engine_color == color_name(board.turn)
+        )
+
+
+@dataclass
+class MoveRec:
+    """One stored ply: its notation, and the clocks and draw offer after it."""
+
+    ply: int
+    notation: str
+    path: str
+    color: str
+    created_ms: int
+    black_ms: int | None
+    white_ms: int | None
+    draw_offer: str | None
+    version: int
+
+    @classmethod
+    def from_row(cls, row: Any) -> MoveRec:
+        return cls(**{k: v for k, v in dict(row).items() if k != "game_id"})
+
+    def values(self, game_id: str) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["game_id"] = game_id
+        return d
+
+
+@dataclass
+class Loaded:
+    """A game with its moves and the board after them."""
+
+    game: GameRec
+    moves: list[MoveRec]
+    board: Board
+    #: the last serialised state built, with the time it was built for
+    memo: tuple[int, Any] | None = None
+
+
+@dataclass
+class Change:
+    """A new state of a game to store: ``game`` (version bumped by the store), its
+    moves, the moves to insert and, for a takeback, the first ply to delete."""
+
+    game: GameRec
+    board: Board
+    moves: list[MoveRec]
+    insert: list[MoveRec] = field(default_factory=list)
+    delete_from: int | None = None
+    #: a new game stored in the same transaction (a rematch)
+    spawn: Loaded | None = None
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """What a new game is made of (already type-checked by the request schema)."""
+
+    mode: Literal["engine", "local", "online"]
+    rules: dict[str, Any]
+    fen: str | None
+    level: int | None
+    color: Literal["black", "white"]
+    clock_initial: float | None
+    clock_increment: float
+
+
+# ---------------------------------------------------------------- helpers
+def color_name(color: Color) -> str:
+    return "black" if color is Color.BLACK else "white"
+
+
+def color_of(name: str) -> Color:
+    return Color.BLACK if name == "black" else Color.WHITE
+
+
+def other(name: str) -> str:
+    return "white" if name == "black" else "black"
+
+
+def outcome_reason(outcome: Outcome, board: Board) -> str:
+    """The end of the game in words, citing the rule (R16..R20, §9): the library's words."""
+    return board.outcome_reason(outcome) or outcome.reason(board.rules)
+
+
+def parse_rules(options: dict[str, Any] | None) -> RuleSet:
+    """The rule set of RULES.md §9 options, or ``bad_request``."""
+    try:
+        return RuleSet.from_dict(options or {})
+    except (RuleSetError, TypeError, ValueError) as exc:
+        raise errors.bad_request(f"invalid rules (RULES.md §9): {exc}") from None
+
+
+def parse_board(fen: str | None, rules: RuleSet) -> Board:
+    """The position of a FEN (R5; the start position when empty), or ``malformed``."""
+    try:
+        return Board(fen.strip() if fen and fen.strip() else STARTING_FEN, rules=rules)
+    except FenError as exc:
+        raise errors.malformed(f"invalid FEN (R5): {exc}") from None
+
+
+def parse_move(board: Board, text: str) -> Move:
+    """The legal move ``text`` names (R4), or ``malformed`` / ``illegal_move``."""
+    try:
+        return board.parse_move(text)
+    except (MalformedMoveError, InvalidSquareError) as exc:
+        raise errors.malformed(str(exc)) from None
+    except MoveError as exc:
+        raise errors.ApiError(400, "illegal_move", str(exc)) from None
+
+
+def replay(game: GameRec, moves: list[MoveRec]) -> Board:
+    """The board after the start FEN and every stored move (each checked again)."""
+    board = Board(game.start_fen, rules=RuleSet.from_dict(game.rules))
+    for m in moves:
+        board.push(board.parse_move(m.path))
+    return board
+
+
+def require_running(game: GameRec) -> None:
+    if game.status != "running":
+        raise errors.game_over(f"game {game.id} is over: {game.reason}")
+
+
+def awaiting_player(game: GameRec) -> bool:
+    """An online game with a seat nobody holds yet (by a token or an account)."""
+    black = game.black_token_hash or game.black_user_id  # a token or an account seat
+    white = game.white_token_hash or game.white_user_id
+    return game.mode == "online" and (black is None or white is None)
+
+
+def require_opponent_seated(game: GameRec) -> None:
+    """An online game starts only when the invited player has joined."""
+    if awaiting_player(game):
+        raise errors.conflict("the game starts when the invited player joins")
+
+
+# ---------------------------------------------------------------- clocks (R20)
+#: one day, in milliseconds (correspondence deadlines)
+DAY_MS = 86_400_000
+
+
+def settle_clock(game: GameRec, now: int) -> None:
+    """Charge the running side for the time since its turn started; stop the clock
+    (a correspondence game has no time to charge: its deadline just goes)."""
+    if game.has_clock and game.clock_running is not None and game.turn_started_ms is not None:
+        spent = now - game.turn_started_ms
+        if game.clock_running == "black":
+            game.black_ms = max(0, (game.black_ms or 0) - spent)
+        else:
+            game.white_ms = max(0, (game.white_ms or 0) - spent)
+    game.clock_running = None
+    game.turn_started_ms = None
+    game.deadline_ms = None
+
+
+def start_clock(game: GameRec, color: str, now: int) -> None:
+    """Start ``color``'s clock, unless that side has not moved yet: each side's clock
+    starts with its first move (as lichess), so nothing runs before ply 2
+    (:func:`poolcheckers.server.games.flow.clock_runs`).
+
+    A correspondence game gives ``color`` ``days_per_move`` days from now for this
+    move (the deadline is set again after every move, as lichess), under the same
+    rule: no deadline before each side has made its first move."""
+    if not game.timed or not clock_runs(game.ply):
+        return
+    game.clock_running = color
+    game.turn_started_ms = now
+    if game.is_correspondence:
+        game.deadline_ms = now + (game.days_per_move or 0) * DAY_MS
+        return
+    remaining = game.black_ms if color == "black" else game.white_ms
+    game.deadline_ms = now + (remaining or 0)
+
+
+def finish(game: GameRec, board: Board, outcome: Outcome, reason: str | None = None) -> None:
+    game.status = "finished"
+    game.termination = outcome.termination.value
+    game.winner = color_name(outcome.winner) if outcome.winner is not None else None
+    game.result = outcome.result()
+    game.reason = reason or outcome_reason(outcome, board)
+    game.draw_offer = None
+    game.clock_running = None
+    game.turn_started_ms = None
+    game.deadline_ms = None
+
+
+def flag(loaded: Loaded, now: int) -> Change | None:
+    """The game lost on time (R20) if the running side's flag has fallen, else None."""
+    g = loaded.game
+    if g.status != "running" or g.clock_running is None:
+        return None
+    if g.is_correspondence:
+        if g.deadline_ms is None or now < g.deadline_ms:
+            return None  # the move's deadline has not passed
+    elif g.remaining_ms(g.clock_running, now) > 0:
+        return None
+    loser = g.clock_running
+    game = g.copy()
+    settle_clock(game, now)
+    finish(game, loaded.board, Outcome(Termination.TIME, color_of(other(loser))))
+    return Change(game, loaded.board, loaded.moves)
+
+
+# ---------------------------------------------------------------- creation
+def blank_record(game_id: str, mode: str, rules: RuleSet, start_fen: str, now: int) -> GameRec:
+    """A running game at ply 0: no seats, no clock, no outcome."""
+    return GameRec(
+        id=game_id,
+        mode=mode,
+        status="running",
+        rules=rules.to_dict(),
+        start_fen=start_fen,
+        level=None,
+        engine_color=None,
+        black_token_hash=None,
+        white_token_hash=None,
+        invite_hash=None,
+        clock_initial_ms=None,
+        clock_increment_ms=None,
+        black_ms=None,
+        white_ms=None,
+        clock_running=None,
+        turn_started_ms=None,
+        deadline_ms=None,
+        ply=0,
+        draw_offer=None,
+        termination=None,
+        winner=None,
+        result=None,
+        reason=None,
+        tags=None,
+        version=1,
+        created_ms=now,
+        updated_ms=now,
+    )
+
+
+def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
+    """A new running game (no seats yet: see :mod:`poolcheckers.server.games.seats`)."""
+    rules = parse_rules(spec.rules)
+    board = parse_board(spec.fen, rules)
+    if board.is_game_over():
+        raise errors.bad_request("the position is already decided: no game to play")
+    game = blank_record(game_id, spec.mode, rules, board.fen(), now)
+    if spec.mode == "engine":
+        game.level = spec.level or DEFAULT_LEVEL
+        game.engine_color = other(spec.color)
+    if spec.clock_initial is not None:
+        game.clock_initial_ms = game.black_ms = game.white_ms = round(spec.clock_initial * 1000)
+        game.clock_increment_ms = round(spec.clock_increment * 1000)
+    return game  # no clock runs before each side has moved (start_clock)
+
+
+def imported_game(
+    board: Board, tags: dict[str, str], result: str, game_id: str, now: int
+) -> tuple[GameRec, list[MoveRec]]:
+    """A game read from PDN as a finished record (mode ``imported``, no seats)."""
+    played = list(board.move_stack)
+    start = board.copy()
+    for _ in played:
+        start.pop()
+    game = blank_record(game_id, "imported", board.rules, start.fen(), now)
+    game.status = "finished"
+    game.ply = len(played)
+    game.winner = {"2-0": "black", "0-2": "white"}.get(result)
+    game.result = result
+    game.reason = (
+        f"Imported game, result {result}" if result != "*" else "Imported game, unfinished (*)"
+    )
+    game.tags = tags
+    outcome = board.outcome()
+    if outcome is not None and outcome.result() == result:
+        game.termination = outcome.termination.value
+        game.reason = outcome_reason(outcome, board)
+    moves: list[MoveRec] = []
+    for i, mv in enumerate(played):
+        mover = color_name(start.turn)
+        moves.append(
+            MoveRec(i, start.notation(mv), mv.full_notation(), mover, now, None, None, None, 1)
+        )
+        start.push(mv)
+    return game, moves
+
+
+def join(loaded: Loaded, token_hash: str, now: int) -> Change:
+    """The invited player takes the free seat of an online game; its clock starts."""
+    g = loaded.game
+    if g.black_token_hash is not None and g.white_token_hash is not None:
+        raise errors.conflict("both seats of this game are taken")
+    require_running(g)
+    game = g.copy()
+    if game.white_token_hash is None:
+        game.white_token_hash = token_hash
+    else:
+        game.black_token_hash = token_hash
+    return Change(game, loaded.board, loaded.moves)  # the clock waits for the moves
+
+
+# ---------------------------------------------------------------- moves
+def play(loaded: Loaded, mv: Move, now: int) -> Change:
+    """The change of playing the legal move ``mv`` (clock, increment, end of game)."""
+    g = loaded.game
+    board = loaded.board.copy()
+    mover = color_name(board.turn)
+    notation = board.notation(mv)
+    board.push(mv)
+    game = g.copy()
+    if game.has_clock and clock_runs(g.ply):  # a side's first move is free (no increment)
+        settle_clock(game, now)
+        inc = game.clock_increment_ms or 0
+        if mover == "black":
+            game.black_ms = (game.black_ms or 0) + inc
+        else:
+            game.white_ms = (game.white_ms or 0) + inc
+    game.ply = g.ply + 1
+    if game.draw_offer is not None and game.draw_offer != mover:
+        game.draw_offer = None  # moving declines the opponent's offer (R17)
+    outcome = board.outcome()
+    if outcome is not None:
+        finish(game, board, outcome)
+    else:
+        start_clock(game, color_name(board.turn), now)
+    rec = MoveRec(
+        g.ply,
+        notation,
+        mv.full_notation(),
+        mover,
+        now,
+        game.black_ms,
+        game.white_ms,
+        game.draw_offer,
+        0,
+    )
+    return Change(game, board, [*loaded.moves, rec], insert=[rec])
+
+
+def player_move(loaded: Loaded, seat: str, text: str, ply: int, now: int) -> Change | Loaded:
+    """A player's move ``text`` at ``ply``: the change, or, for a retry of the move
+    already stored at ``ply`` (same move, same seat), the game as it was right after
+    it (answered again, nothing played)."""
+    g = loaded.game
+    if ply < g.ply:
+        return retried(loaded, seat, text, ply)
+    require_running(g)
+    if ply > g.ply:
+        raise errors.stale_ply(f"ply {ply} is ahead of the game, which is at ply {g.ply}")
+    turn = color_name(loaded.board.turn)
+    if seat not in ("both", turn):
+        raise errors.forbidden(f"it is {turn}'s turn; this seat plays {seat}")
+    require_opponent_seated(g)
+    return play(loaded, parse_move(loaded.board, text), now)
+
+
+def retried(loaded: Loaded, seat: str, text: str, ply: int) -> Loaded:
+    """The game right after the move stored at ``ply``, if ``text`` is that move by
+    the same seat (an idempotent retry), else ``stale_ply``."""
+    g = loaded.game
+    stored = loaded.moves[ply]
+    board = loaded.board.copy()
+    for _ in range(g.ply - ply):
+        board.pop()
+    try:
+        mv: Move | None = board.parse_move(text)
+    except MoveError:
+        mv = None
+    played = board.parse_move(stored.path)
+    if mv is None or mv != played or seat not in ("both", stored.color):
+        raise errors.stale_ply(
+            f"ply {ply} is already played ({stored.notation}); the game is at ply {g.ply}"
+        )
+    board.push(played)
+    game = g.copy()
+    game.ply = ply + 1
+    game.version = stored.version
+    game.draw_offer = stored.draw_offer
+    game.black_ms, game.white_ms = stored.black_ms, stored.white_ms
+    game.status, game.termination, game.winner = "running", None, None
+    game.result = game.reason = None
+    game.clock_running = game.turn_started_ms = game.deadline_ms = None
+    outcome = board.outcome()
+    if outcome is not None:
+        finish(game, board, outcome)
+    else:
+        start_clock(game, color_name(board.turn), stored.created_ms)
+    return Loaded(game, loaded.moves[: ply + 1], board)
+
+
+def engine_move(loaded: Loaded, ply: int, path: str, now: int) -> Change | None:
+    """The engine's move found for ``ply``; None if the game moved on meanwhile."""
+    if loaded.game.ply != ply or not loaded.game.engine_to_move(loaded.board):
+        return None
+    return play(loaded, parse_move(loaded.board, path), now)
+
+
+# ---------------------------------------------------------------- game actions
+def resign(loaded: Loaded, side: str, now: int) -> Change:
+    """``side`` resigns (R20)."""
+    require_running(loaded.game)
+    game = loaded.game.copy()
+    settle_clock(game, now)
+    finish(game, loaded.board, Outcome(Termination.RESIGNATION, color_of(other(side))))
+    return Change(game, loaded.board, loaded.moves)
+
+
+def offer_draw(loaded: Loaded, side: str, now: int) -> Change:
+    """``side`` offers a draw (R17); offering while the opponent's offer stands accepts it."""
+    require_running(loaded.game)
+    require_opponent_seated(loaded.game)
+    game = loaded.game.copy()
+    if game.draw_offer == other(side):
+        settle_clock(game, now)
+        finish(game, loaded.board, Outcome(Termination.AGREEMENT, None))
+    elif game.draw_offer == side:
+        raise errors.conflict(f"{side} has already offered a draw (R17)")
+    else:
+        game.draw_offer = side
+    return Change(game, loaded.board, loaded.moves)
+
+
+def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Change:
+    """Accept or decline the standing draw offer (R17); ``seat`` None is the engine."""
+    g = loaded.game
+    require_running(g)
+    if g.draw_offer is None:
+        raise errors.conflict("there is no draw offer to answer (R17)")
+    if seat is None:
+        if g.mode != "engine" or g.engine_color != other(g.draw_offer):
+            raise errors.conflict("no draw offer to the engine")
+    elif seat not in ("both", other(g.draw_offer)):
+        raise errors.forbidden(f"{g.draw_offer} cannot answer its own draw offer")
+    game = g.copy()
+    if accept:
+        settle_clock(game, now)
+        finish(game, loaded.board, Outcome(Termination.AGREEMENT, None))
+    else:
+        game.draw_offer = None
+    return Change(game, loaded.board, loaded.moves)
+
+
+def takeback(loaded: Loaded, seat: str, now: int) -> Change:
+    """Against the engine: undo the human's last move and every engine reply after it
+    (also reopens a game ended by the board, R16/R18/R19)."""
+    g = loaded.game
+    if g.mode != "engine":
+        raise errors.conflict("takeback is only available against the engine")
+    if g.status != "running" and g.termination not in BOARD_TERMINATIONS:
+        raise errors.game_over(f"game {g.id} is over: {g.reason}")
+    moves = loaded.moves
+    n = len(moves)
+    while n > 0 and moves[n - 1].color != seat:
+        n -= 1  # engine replies after the human's last move
+    if n == 0:
+        raise errors.conflict("you have no move to take back")
+    n -= 1  # the human's own last move
+    game = g.copy()
+    settle_clock(game, now)
+    game.status = "running"
+    game.termination = game.winner = game.result = game.reason = None
+    game.draw_offer = None
+    game.ply = n
+    kept = moves[:n]
+    board = replay(game, kept)
+    start_clock(game, color_name(board.turn), now)
+    return Change(game, board, kept, delete_from=n)
+
+
+# ---------------------------------------------------------------- abort, rematch
+def abort(loaded: Loaded, side: str, now: int) -> Change:
+    """``side`` aborts the game while a side has not yet moved (before ply 2): no
+    result, unrated; also cancels an online game nobody joined."""
+    g = loaded.game
+    refusal = abort_refusal(g.ply, finished=g.status != "running")
+    if refusal is not None:
+        if g.status != "running":
+            raise errors.game_over(f"game {g.id} is over: {refusal}")
+        raise errors.conflict(refusal)
+    game = g.copy()
+    settle_clock(game, now)
+    waiting = awaiting_player(g)
+    game.status = ABORTED
+    game.termination = ABORTED
+    game.winner = None
+    game.result = "*"
+    game.reason = (
+        f"Cancelled by {side.capitalize()}: nobody joined"
+        if waiting
+        else f"Aborted by {side.capitalize()} before both sides had moved: no result"
+    )
+    game.draw_offer = None
+    game.invite_hash = None  # a cancelled invitation cannot be taken any more
+    return Change(game, loaded.board, loaded.moves)
+
+
+def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:
+    """The rematch of ``g``: colours swapped (the seats' tokens and the engine's side),
+    the same rules, start position, level and clock, nothing played."""
+    game = blank_record(game_id, g.mode, RuleSet.from_dict(g.rules), g.start_fen, now)
+    game.level = g.level
+    game.engine_color = other(g.engine_color) if g.engine_color is not None else None
+    game.black_token_hash, game.white_token_hash = g.white_token_hash, g.black_token_hash
+    game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
+    game.rematch_of = g.id
+    if g.tags and g.mode != "imported":  # the players' names change sides too
+        names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
+        game.tags = {k: v for k, v in names.items() if v is not None} or None
+    # rated, category and the ratings at the start are the community layer's to set
+    # (a rematch is casual here: docs/CONTRACTS.md §3.1)
+    game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
+    game.clock_increment_ms = g.clock_increment_ms
+    game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too
+    return game
+
+
+def rematch(loaded: Loaded, seat: str, side: str, new_id: str, now: int) -> Change | None:
+    """``side`` asks for a rematch of the game that is over.  Online, it is an offer
+    until the opponent asks too; against the engine or on one screen, the new game
+    starts at once.  None when nothing changes (already offered, already started)."""
+    g = loaded.game
+    if g.status == "running":
+        raise errors.conflict("a rematch is for a game that is over: finish or abort it first")
+    if g.mode == "imported":
+        raise errors.conflict("an imported game has no players to play a rematch")
+    if g.rematch_id is not None or g.rematch_offer == side:
+        return None  # asked again (a retry, or both at once): the answer says where it is
+    if awaiting_player(g):
+        raise errors.conflict("nobody joined this game: there is no one to play a rematch")
+    game = g.copy()
+    if g.mode == "online" and seat != "both" and g.rematch_offer != other(side):
+        game.rematch_offer = side
+        return Change(game, loaded.board, loaded.moves)
+    new = rematch_record(g, new_id, now)
+    game.rematch_offer = None
+    game.rematch_id = new_id
+    spawn = Loaded(new, [], replay(new, []))
+    return Change(game, loaded.board, loaded.moves, spawn=spawn)
+
+
+def decline_rematch(loaded: Loaded) -> Change:
+    """Decline the opponent's rematch offer, or withdraw one's own."""
+    g = loaded.game
+    if g.rematch_offer is None:
+        if g.rematch_id is not None:
+            raise errors.conflict(f"the rematch has started: game {g.rematch_id}")
+        raise errors.conflict("there is no rematch offer to decline")
+    game = g.copy()
+    game.rematch_offer = None
+    return Change(game, loaded.board, loaded.moves)

@@ -1,0 +1,220 @@
+"""PDN export and import of stored games (uses :mod:`poolcheckers.pdn`)."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+
+from poolcheckers import Board, PdnError, RuleSet
+from poolcheckers.pdn import (
+    PdnGame,
+    _lex,
+    _segment,
+    game_from_board,
+    iter_games,
+    normalize_result,
+    read_games_collect,
+    write_game,
+)
+from poolcheckers.server.api.schemas import (
+    ImportDuplicate,
+    ImportError_,
+    ImportResult,
+    PdnGameInfo,
+    PdnReadError,
+    PdnReadResult,
+)
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.games.model import GameRec
+from poolcheckers.server.games.service import GameService
+from poolcheckers.server.games.view import full_moves
+
+
+def game_tags(g: GameRec) -> dict[str, str]:
+    """The PDN tags of a stored game (imported games keep their own; a site game's
+    stored tags, the players' names and ratings, go over the defaults)."""
+    if g.mode == "imported" and g.tags:
+        tags = dict(g.tags)
+    else:
+        date = datetime.datetime.fromtimestamp(g.created_ms / 1000, tz=datetime.UTC)
+        tags = {
+            "Event": f"poolcheckers {g.mode} game",
+            "Site": "poolcheckers",
+            "Date": date.strftime("%Y.%m.%d"),
+            "Black": "Black",
+            "White": "White",
+        }
+        if g.engine_color is not None:
+            tags[g.engine_color.capitalize()] = f"poolcheckers engine level {g.level}"
+        if g.reason and g.termination in ("agreement", "resignation", "time", "aborted"):
+            tags["Termination"] = g.reason
+        tags.update(g.tags or {})
+    tags["Result"] = g.result or "*"
+    tags["GameId"] = g.id
+    return tags
+
+
+def export_game(service: GameService, game_id: str) -> str:
+    """One stored game as PDN (GameType 23, FEN when not the start, Rules when not APCA)."""
+    loaded = service.loaded(game_id)
+    tags = game_tags(loaded.game)
+    try:
+        game = game_from_board(loaded.board, tags, result=tags["Result"])
+    except ValueError:  # a stored result the final position contradicts: the board decides
+        tags["Result"] = "*"
+        game = game_from_board(loaded.board, tags)
+    return write_game(game)
+
+
+def export_all(service: GameService) -> str:
+    """Every stored game, oldest first, separated by blank lines."""
+    return "\n".join(export_game(service, game_id) for game_id in service.iter_ids())
+
+
+def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
+    """The SHA-256 of a game read from PDN, normalised: its tags (``GameId`` and
+    ``Result`` left out, the result comes normalised), start position (canonical FEN,
+    R5), rules (§9) and moves (full paths, R4).  Two texts of the same game, however
+    spaced, commented or ordered in their tags, have one digest.
+
+    >>> b = Board(); _ = b.push_notation("11-15")
+    >>> game_digest(b, {"Event": "x"}, "*") == game_digest(b, {"Event": "x"}, "*")
+    True
+    >>> game_digest(b, {"Event": "x"}, "*") == game_digest(b, {"Event": "y"}, "*")
+    False
+    """
+    start = Board(board.start_fen, rules=board.rules)
+    content = {
+        "tags": sorted((k, v) for k, v in tags.items() if k not in ("GameId", "Result")),
+        "result": result,
+        "start_fen": start.fen(),
+        "rules": board.rules.to_dict(),
+        "moves": [m.full_notation() for m in board.move_stack],
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def import_text(service: GameService, text: str, max_games: int) -> ImportResult:
+    """Store every game of a PDN text (at most ``max_games``, else nothing is stored:
+    413); a bad game is reported (1-based number, line, column, reason) and the
+    others are still imported.  A game already stored (the same digest, see
+    :func:`game_digest`), or twice in the text, is not stored again: it is listed in
+    ``duplicates`` with the stored game's id."""
+    problems: list[ImportError_] = []
+
+    def on_error(exc: PdnError) -> None:
+        problems.append(
+            ImportError_(game=exc.game, line=exc.line, column=exc.column, message=str(exc))
+        )
+
+    games: list[tuple[int, Board, dict[str, str], str]] = []
+    for game in iter_games(text, on_error=on_error):
+        if len(games) + len(problems) >= max_games:
+            raise ApiError(
+                413, "too_large", f"at most {max_games} games per import: split the file"
+            )
+        try:
+            board = game.board()
+        except ValueError as exc:  # MoveError is a ValueError
+            problems.append(
+                ImportError_(game=game.number, line=game.line, column=1, message=str(exc))
+            )
+            continue
+        tags = {k: v for k, v in game.tags.items() if k != "GameId"}
+        games.append((game.number, board, tags, normalize_result(game.result)))
+    imported: list[str] = []
+    duplicates: list[ImportDuplicate] = []
+    for number, board, tags, result in games:
+        digest = game_digest(board, tags, result)
+        gid, stored = service.import_game(board, tags, result, digest)
+        if stored:
+            imported.append(gid)
+        else:
+            duplicates.append(ImportDuplicate(game=number, id=gid))
+    return ImportResult(imported=imported, errors=problems, duplicates=duplicates)
+
+
+# ---------------------------------------------------------------- reading for analysis
+#: how often the legal part of a bad game is cut shorter before giving up
+PARTIAL_TRIES = 4
+
+
+def game_json(game: PdnGame) -> PdnGameInfo:
+    """A game read from PDN, as ``POST /api/analysis/pdn`` answers it."""
+    return PdnGameInfo(
+        game=game.number,
+        tags=dict(game.tags),
+        start_fen=game.start_fen,
+        moves=game.notations(),
+        moves_count=full_moves(game.start_fen, len(game.moves)),
+        result=normalize_result(game.result),
+        rules=game.rules.to_dict(),
+    )
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return starts[min(max(line, 1), len(starts)) - 1] + column - 1
+
+
+def _legal_part(text: str, header_end: int, rules: RuleSet) -> PdnGameInfo | None:
+    """The game ``text`` (one game, its error past ``header_end``) read up to the
+    error: cut before the offending token and read again (a cut inside a
+    variation is cut again before its ``(``).  ``None`` if the tags are at fault."""
+    for _ in range(PARTIAL_TRIES):
+        games, errors = read_games_collect(text, rules)
+        if len(games) == 1 and not errors:
+            part = game_json(games[0])
+            part.result = "*"
+            return part
+        if len(errors) != 1:
+            return None
+        cut = _offset(text, errors[0].line, errors[0].column)
+        if cut <= header_end or cut >= len(text):
+            return None
+        text = text[:cut]
+    return None
+
+
+def read_for_analysis(text: str, rules: RuleSet) -> PdnReadResult:
+    """Every game of a PDN text, read (R4-R21 checked) and not stored: the good games
+    and, for each bad one, the error and the game's legal part (``partial``)."""
+    games, errors = read_games_collect(text, rules)
+    out = PdnReadResult(games=[game_json(g) for g in games], errors=[])
+    if not errors:
+        return out
+    # the text as the reader sees it, cut into the same games
+    norm = text[1:] if text.startswith("\ufeff") else text
+    norm = norm.replace("\r\n", "\n").replace("\r", "\n")
+    chunks = list(_segment(_lex(norm)))
+    starts = [0] + [m.end() for m in re.finditer("\n", norm)]
+    for exc in errors:
+        partial = None
+        if 1 <= exc.game <= len(chunks):
+            chunk = chunks[exc.game - 1]
+            begin = chunk[0].offset
+            header = 0
+            for token in chunk:
+                if token.kind not in ("tag", "badtag", "comment"):
+                    break
+                header = token.offset - begin + len(token.text)
+            line = min(max(exc.line, 1), len(starts))
+            end = starts[line - 1] + exc.column - 1
+            if end - begin > header:
+                partial = _legal_part(norm[begin:end], header, rules)
+                if partial is not None:
+                    partial.game = exc.game
+        out.errors.append(
+            PdnReadError(
+                game=exc.game,
+                line=exc.line,
+                column=exc.column,
+                token=exc.token,
+                message=str(exc),
+                partial=partial,
+            )
+        )
+    return out

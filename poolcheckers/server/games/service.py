@@ -1,0 +1,266 @@
+"""The game service: every operation on a game, from a request to a stored change.
+
+Each operation checks the viewer's seat first (:mod:`~poolcheckers.server.games.seats`),
+then lets the game model (:mod:`~poolcheckers.server.games.model`) decide the change over
+the rules library, and has the store (:mod:`~poolcheckers.server.games.repository`) commit it
+by compare-and-set.  The answer is a :class:`~poolcheckers.server.games.view.View`.
+The methods block: the web layer calls them in worker threads (or inline with
+SQLite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from sqlalchemy import Engine
+
+from poolcheckers import Board
+from poolcheckers.server import errors
+from poolcheckers.server.api.schemas import Action, GameSummary, TimeControlInfo
+from poolcheckers.server.games import model
+from poolcheckers.server.games.model import Change, Loaded, NewGame, color_name
+from poolcheckers.server.games.repository import Committed, GameStore
+from poolcheckers.server.games.seats import (
+    account_seat,
+    check_invite,
+    give_seats,
+    hash_token,
+    new_game_id,
+    new_token,
+    require_seat,
+    seat_of,
+)
+from poolcheckers.server.games.view import View, full_moves, seats_taken
+from poolcheckers.server.timesource import Clock, SystemClock
+
+
+class GameService:
+    """Creates games and applies moves and game actions, stored in ``db``."""
+
+    def __init__(
+        self,
+        db: Engine,
+        clock: Clock | None = None,
+        *,
+        engine_available: Callable[[], bool] = lambda: False,
+        cache_size: int = 4096,
+    ) -> None:
+        self.clock: Clock = clock or SystemClock()
+        self.store = GameStore(db, self.clock, cache_size=cache_size)
+        self.engine_available = engine_available
+        #: the username of an account id (set by the server: names in the PDN tags)
+        self.usernames: Callable[[str], str | None] = lambda _user_id: None
+
+    @property
+    def on_change(self) -> Callable[[Committed], None] | None:
+        return self.store.on_change
+
+    @on_change.setter
+    def on_change(self, hook: Callable[[Committed], None] | None) -> None:
+        self.store.on_change = hook
+
+    # ------------------------------------------------------------------ create / join
+    def create(
+        self, spec: NewGame, user_id: str | None = None
+    ) -> tuple[Committed, str, str | None]:
+        """Create a game; returns it, the creator's token and the invitation token.
+        A signed-in creator's seat is also bound to their account ``user_id``."""
+        if spec.mode == "engine" and not self.engine_available():
+            raise errors.engine_unavailable()
+        now = self.clock.now_ms()
+        game = model.new_game(spec, new_game_id(), now)
+        token = new_token()
+        give_seats(game, token, spec.color, user_id)
+        name = None if user_id is None or spec.mode == "local" else self.usernames(user_id)
+        if name is not None:  # the PDN tag, shown on the game page (issue 8 point 6)
+            game.tags = {spec.color.capitalize(): name}
+        invite = new_token() if spec.mode == "online" else None
+        if invite is not None:
+            game.invite_hash = hash_token(invite)
+        loaded = Loaded(game, [], model.replay(game, []))
+        self.store.insert(loaded)
+        return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
+
+    def join(self, game_id: str, invite: str, user_id: str | None = None) -> tuple[View, str]:
+        """Take the free seat of an online game; (the joiner's view, its new token).
+        A signed-in joiner's seat is also bound to their account."""
+        token = new_token()
+        h = hash_token(token)
+
+        def op(loaded: Loaded, now: int) -> Change:
+            check_invite(loaded.game, invite)
+            if user_id is not None and account_seat(loaded.game, user_id) is not None:
+                raise errors.conflict(f"you already play in game {game_id}: the seat is taken")
+            change = model.join(loaded, h, now)
+            g = change.game
+            side = "black" if g.black_token_hash == h else "white"
+            if user_id is not None:
+                setattr(g, f"{side}_user_id", user_id)
+            name = None if user_id is None else self.usernames(user_id)
+            if name is not None or g.tags:  # someone plays on an account: name both
+                g.tags = {**(g.tags or {}), side.capitalize(): name or "Anonymous"}
+                g.tags.setdefault(model.other(side).capitalize(), "Anonymous")
+            return change
+
+        def answer(loaded: Loaded, now: int) -> View:
+            return View(loaded, now, seat_of(loaded.game, token))
+
+        return self.store.run(game_id, op, answer), token
+
+    # ------------------------------------------------------------------ reads
+    def view(self, game_id: str, token: str | None = None, user_id: str | None = None) -> View:
+        """The game and the viewer's seat (the flag is checked first, R20)."""
+        return self.store.read(
+            game_id, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
+        )
+
+    def loaded(self, game_id: str) -> Loaded:
+        """A copy of the current game (for the engine and PDN export)."""
+        return self.store.read(
+            game_id, lambda g, _now: Loaded(g.game.copy(), list(g.moves), g.board.copy())
+        )
+
+    # ------------------------------------------------------------------ moves
+    def move(
+        self, game_id: str, token: str | None, text: str, ply: int, user_id: str | None = None
+    ) -> tuple[View, bool]:
+        """Play ``text`` at ``ply`` for the token's seat: (the new view, True), or for a
+        retry of the move already stored at ``ply``, (the view right after it, False)."""
+        retry: list[Loaded] = []
+
+        def op(loaded: Loaded, now: int) -> Change | None:
+            seat = require_seat(loaded.game, token, user_id)
+            result = model.player_move(loaded, seat, text, ply, now)
+            if isinstance(result, Loaded):
+                retry.append(result)
+                return None
+            return result
+
+        def answer(loaded: Loaded, now: int) -> tuple[View, bool]:
+            seat = seat_of(loaded.game, token, user_id)
+            if retry:
+                again = retry[-1]
+                return View(again, again.moves[-1].created_ms, seat), False
+            return View(loaded, now, seat), True
+
+        return self.store.run(game_id, op, answer, optimistic=True)
+
+    def engine_move(self, game_id: str, ply: int, path: str) -> View | None:
+        """Store the engine's move found for ``ply``; None if the game moved on meanwhile."""
+        played: list[bool] = []
+
+        def op(loaded: Loaded, now: int) -> Change | None:
+            change = model.engine_move(loaded, ply, path, now)
+            played.append(change is not None)
+            return change
+
+        return self.store.run(
+            game_id, op, lambda g, now: View(g, now) if played and played[-1] else None
+        )
+
+    # ------------------------------------------------------------------ actions
+    def act(
+        self, game_id: str, action: Action, token: str | None, user_id: str | None = None
+    ) -> View:
+        """A player's game action (R17 draws, R20 resignation, takeback, abort,
+        rematch); the token's seat is checked before anything else."""
+        rematch_id = new_game_id()
+
+        def op(loaded: Loaded, now: int) -> Change | None:
+            seat = require_seat(loaded.game, token, user_id)
+            # in a local game the token plays both sides: it acts for the side to move
+            side = color_name(loaded.board.turn) if seat == "both" else seat
+            if action == "abort":
+                return model.abort(loaded, side, now)
+            if action == "rematch":
+                if loaded.game.mode == "engine" and not self.engine_available():
+                    raise errors.engine_unavailable()
+                return model.rematch(loaded, seat, side, rematch_id, now)
+            if action == "rematch-decline":
+                return model.decline_rematch(loaded)
+            if action == "resign":
+                return model.resign(loaded, side, now)
+            if action == "draw-offer":
+                return model.offer_draw(loaded, side, now)
+            if action == "takeback":
+                return model.takeback(loaded, seat, now)
+            return model.answer_draw(loaded, seat, action == "draw-accept", now)
+
+        return self.store.run(
+            game_id, op, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
+        )
+
+    def engine_answers_draw(self, game_id: str, accept: bool) -> View:
+        """The engine's answer to the draw offer made to it (R17)."""
+        return self.store.run(
+            game_id,
+            lambda g, now: model.answer_draw(g, None, accept, now),
+            lambda g, now: View(g, now),
+        )
+
+    # ------------------------------------------------------------------ timer, restart
+    def sweep_flags(self) -> int:
+        """End every game whose flag has fallen (R20); returns how many were ended."""
+        ended = 0
+        for game_id in self.store.ids_flagged(self.clock.now_ms()):
+            if self.view(game_id).loaded.game.status == "finished":
+                ended += 1
+        return ended
+
+    def engine_games_to_move(self) -> list[str]:
+        """Running engine games where the engine is to move (resumed at start-up)."""
+        return [
+            game_id
+            for game_id in self.store.ids_running("engine")
+            if self.store.read(
+                game_id, lambda g, _now: g.game.engine_color == color_name(g.board.turn)
+            )
+        ]
+
+    # ------------------------------------------------------------------ archive
+    def summaries(
+        self, status: str | None, limit: int, offset: int, mode: str | None = None
+    ) -> list[GameSummary]:
+        return [
+            GameSummary(
+                id=g.id,
+                mode=g.mode,
+                status=g.status,
+                ply=g.ply,
+                moves_count=full_moves(g.start_fen, g.ply),
+                seats=seats_taken(g),
+                clock=(
+                    TimeControlInfo(
+                        initial=g.clock_initial_ms / 1000,
+                        increment=(g.clock_increment_ms or 0) / 1000,
+                    )
+                    if g.clock_initial_ms is not None
+                    else None
+                ),
+                rules=g.rules,
+                level=g.level,
+                engine_color=g.engine_color,  # type: ignore[arg-type]
+                result=g.result,
+                reason=g.reason,
+                created=g.created_ms / 1000,
+                updated=g.updated_ms / 1000,
+                tags=g.tags or {},
+            )
+            for g in self.store.records(status, limit, offset, mode)
+        ]
+
+    def iter_ids(self) -> Iterator[str]:
+        return self.store.iter_ids()
+
+    def store_imported(self, board: Board, tags: dict[str, str], result: str) -> str:
+        """Store a game read from PDN (mode ``imported``, finished, no seats)."""
+        return self.import_game(board, tags, result, None)[0]
+
+    def import_game(
+        self, board: Board, tags: dict[str, str], result: str, digest: str | None
+    ) -> tuple[str, bool]:
+        """Store a game read from PDN unless one with the same content ``digest`` is
+        stored: (the game's id, whether it was stored now)."""
+        game, moves = model.imported_game(board, tags, result, new_game_id(), self.clock.now_ms())
+        gid = self.store.insert(Loaded(game, moves, board.copy()), digest)
+        return gid, gid == game.id

@@ -1,0 +1,2 @@
+"""Ratings: Glicko-2 (model), the rating of finished games (service), their
+repository, and the player pages and leaderboards."""
