@@ -214,7 +214,7 @@ def count_updates(url: str) -> int:
 
     engine = create_engine(normalize_url(url))
     with engine.connect() as conn:
-        from poolcheckers.server.community_store import RATING_UPDATES
+        from poolcheckers.server.database.tables import RATING_UPDATES
 
         n = int(conn.execute(select(func.count()).select_from(RATING_UPDATES)).scalar_one())
     engine.dispose()

@@ -3,7 +3,7 @@
 
 ``create_app(Settings(...))`` builds a FastAPI app over a database URL; the schema is
 migrated when the app is created.  The shared objects live in a
-:class:`~poolcheckers.server.wiring.ServerContext` (started and stopped by the app's
+:class:`~poolcheckers.server.wiring.Services` (started and stopped by the app's
 lifespan) and reach the routes through ``Depends(get_ctx)``.
 """
 
@@ -20,6 +20,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from poolcheckers.server.accounts.guard import SameSiteGuard
+from poolcheckers.server.api.errors import on_community_error
 from poolcheckers.server.api.http import EXCEPTION_HANDLERS, http_error_handler
 from poolcheckers.server.api.routers import (
     account,
@@ -41,10 +43,9 @@ from poolcheckers.server.api.schemas import (
     WsPing,
     WsStop,
 )
-from poolcheckers.server.community import SameSiteGuard, on_community_error
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.settings import Settings
-from poolcheckers.server.wiring import ServerContext
+from poolcheckers.server.wiring import Services
 
 DESCRIPTION = (
     "American Pool Checkers (APCA rules): games between people or against the engine, "
@@ -95,7 +96,7 @@ def openapi_with_websockets(app: FastAPI) -> Callable[[], dict[str, Any]]:
 
 def create_app(settings: Settings) -> FastAPI:
     """The poolcheckers web app over ``settings.database_url`` (migrated on creation)."""
-    ctx = ServerContext(settings)
+    ctx = Services(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

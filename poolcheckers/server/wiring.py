@@ -1,5 +1,11 @@
-"""The objects a running server shares (store, service, hub, engine runner, limits)
-and their life cycle; routes get them through :func:`get_ctx` (``Depends``)."""
+"""The one place that builds the server's services, by constructor, and runs
+their start and stop; routes get them through :func:`get_ctx` (``Depends``).
+
+The order of construction is the order of dependence: the database and its
+executor, accounts, games (which name accounts in PDN tags and report every
+commit here), ratings, the lobby (which starts games through the games' creator
+and reads ratings), the real-time fan-out and the engine runner.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,12 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
 
-import anyio.to_thread
 from starlette.requests import HTTPConnection
 
+from poolcheckers.server.accounts.service import AccountService
 from poolcheckers.server.analysis.runner import EngineRunner, engine_available
 from poolcheckers.server.api.schemas import Action
-from poolcheckers.server.community import Community
 from poolcheckers.server.database.engine import (
     checkpoint,
     is_postgres,
@@ -24,26 +26,23 @@ from poolcheckers.server.database.engine import (
     make_engine,
     run_migrations,
 )
+from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
-from poolcheckers.server.realtime.fanout import Hub, PgListener
+from poolcheckers.server.lobby.service import LobbyService
+from poolcheckers.server.ratings.pages import PlayerPages
+from poolcheckers.server.ratings.service import RatingService
+from poolcheckers.server.realtime.fanout import Fanout
+from poolcheckers.server.realtime.pglisten import PgListener
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.throttle import MAX_ADDRESSES, SlidingWindow
 
 log = logging.getLogger("poolcheckers.server")
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-async def run(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Run blocking ``fn`` in a worker thread."""
-    return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
-
-
-class ServerContext:
+class Services:
     """Everything the routes share, created with the app and started by its lifespan."""
 
     def __init__(self, settings: Settings) -> None:
@@ -51,63 +50,60 @@ class ServerContext:
         self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)
+        self.executor = DbExecutor(self.db, threads=settings.db_threads, inline=settings.inline_db)
+        #: every router and service runs its database work here
+        self.run = self.executor.run
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
-        self.service = GameService(self.db, settings.clock, engine_available=lambda: self.engine_ok)
-        self.hub = Hub()
-        self.hub.loader = self._load_state
+        self.accounts = AccountService(settings, self.db, self.executor)
+        self.games = GameService(
+            self.db,
+            settings.clock,
+            engine_available=lambda: self.engine_ok,
+            usernames=self.accounts.username,
+            on_change=self._on_change,
+        )
+        self.ratings = RatingService(self.db, self.executor, self.games.store)
+        self.lobby = LobbyService(
+            settings, self.db, self.executor, self.games.creator, self.ratings
+        )
+        self.players = PlayerPages(self.db, self.accounts.users, self.ratings.store)
+        self.fanout = Fanout(loader=self._load_state)
         self.runner = EngineRunner(
-            self.service,
+            self.games,
             threads=settings.engine_threads,
             analysis_threads=settings.analysis_threads,
             move_time=settings.engine_move_time,
             hash_mb=settings.engine_hash_mb,
             analysis_max_time=settings.analysis_max_time,
             analyses_per_address=settings.analyses_per_address,
-            run_db=self.run,
+            run_db=self.executor.run,
         )
-        self.community = Community(settings, self.db)
-        self.service.usernames = self.community.username
         self.imports = SlidingWindow(settings.imports_per_minute, 60.0, max_keys=MAX_ADDRESSES)
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):
-            self.listener = PgListener(libpq_conninfo(settings.database_url), self.hub)
+            self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
         self.loop: asyncio.AbstractEventLoop | None = None
-        # SQLite has one writer at a time: one database thread avoids lock waits
-        # (busy-sleeps); PostgreSQL gets a pool (its threads mostly wait on the network).
-        sqlite = self.db.dialect.name == "sqlite"
-        self.inline_db = sqlite if settings.inline_db is None else settings.inline_db
-        self.db_executor = ThreadPoolExecutor(
-            max_workers=1 if sqlite else settings.db_threads, thread_name_prefix="db"
-        )
         self._tasks: list[asyncio.Task[None]] = []
-        self.service.on_change = self._on_change
-
-    async def run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run blocking database work ``fn`` in the database thread(s), or inline."""
-        if self.inline_db:
-            return fn(*args, **kwargs)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.db_executor, lambda: fn(*args, **kwargs))
 
     async def act(
         self, game_id: str, action: Action, token: str | None, user_id: str | None = None
     ) -> View:
         """A player's game action; a draw offered to the engine is answered at once
         (the engine facade's draw policy)."""
-        view = await self.run(self.service.act, game_id, action, token, user_id)
+        view = await self.run(self.games.act, game_id, action, token, user_id)
         g = view.loaded.game
         if action != "draw-offer" or g.mode != "engine" or g.draw_offer is None:
             return view
         accept = await self.runner.draw_decision(view.loaded)
         try:
-            answered = await self.run(self.service.engine_answers_draw, game_id, accept)
+            answered = await self.run(self.games.engine_answers_draw, game_id, accept)
         except ApiError:
             return view  # the game moved on meanwhile
         return View(answered.loaded, answered.now, view.seat)
 
     async def _load_state(self, game_id: str) -> tuple[int, str]:
-        view = await self.run(self.service.view, game_id)
+        view = await self.run(self.games.view, game_id)
         return view.loaded.game.version, view.base_json()
 
     def _on_change(self, c: Committed) -> None:
@@ -117,8 +113,8 @@ class ServerContext:
 
     def _changed(self, c: Committed) -> None:
         g = c.loaded.game
-        self.hub.publish(g.id, g.version, base_json(c.loaded, c.now))
-        self.community.game_changed(c, self.run)
+        self.fanout.publish(g.id, g.version, base_json(c.loaded, c.now))
+        self.ratings.game_changed(c)
         if c.engine_to_move:
             self.runner.schedule(g.id)
         elif g.mode == "engine":
@@ -126,15 +122,13 @@ class ServerContext:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        self.hub.loop = self.loop
+        self.fanout.loop = self.loop
         if self.listener is not None:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
-        await self.community.start(self.run, self.service.store)
+        await self.lobby.start()
         self._tasks.append(self.loop.create_task(self._timer()))
-        self._tasks.append(
-            self.loop.create_task(self.community.rating_sweeper(self.run, self.service.store))
-        )
+        self._tasks.append(self.loop.create_task(self.ratings.sweeper()))
         if self.db.dialect.name == "sqlite":
             self._tasks.append(self.loop.create_task(self._checkpointer()))
         # the start-up objects (modules, metadata) live forever: keep them out of the
@@ -142,7 +136,7 @@ class ServerContext:
         gc.collect()
         gc.freeze()
         if self.engine_ok:
-            for game_id in await self.run(self.service.engine_games_to_move):
+            for game_id in await self.run(self.games.engine_games_to_move):
                 self.runner.schedule(game_id)
 
     async def stop(self) -> None:
@@ -150,11 +144,11 @@ class ServerContext:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self.community.stop()
+        await self.lobby.stop()
         if self.listener is not None:
             await self.listener.stop()
-        await run(self.runner.close)
-        self.db_executor.shutdown(wait=True)
+        await asyncio.get_running_loop().run_in_executor(None, self.runner.close)
+        self.executor.shutdown()
         self.db.dispose()
 
     async def _timer(self) -> None:
@@ -163,7 +157,7 @@ class ServerContext:
         while True:
             await asyncio.sleep(self.settings.sweep_interval)
             try:
-                await self.run(self.service.sweep_flags)
+                await self.run(self.games.sweep_flags)
                 failing = False
             except Exception:
                 if not failing:  # once per outage, not four times a second
@@ -171,13 +165,14 @@ class ServerContext:
                 failing = True
 
     async def _checkpointer(self) -> None:
-        """SQLite: move the WAL into the database file in a background thread, so that
-        its fsync never holds up a move (the connections do not checkpoint)."""
+        """SQLite: move the WAL into the database file in a thread of its own, so that
+        its fsync never holds up a move (the connections do not checkpoint) nor waits
+        behind the database executor's queue."""
         failing = False
         while True:
             await asyncio.sleep(self.settings.checkpoint_interval)
             try:
-                await run(checkpoint, self.db)
+                await asyncio.get_running_loop().run_in_executor(None, checkpoint, self.db)
                 failing = False
             except Exception:
                 if not failing:
@@ -185,7 +180,7 @@ class ServerContext:
                 failing = True
 
 
-def get_ctx(conn: HTTPConnection) -> ServerContext:
-    """The server's shared objects (a FastAPI dependency, for HTTP and WebSockets)."""
-    ctx: ServerContext = conn.app.state.ctx
+def get_ctx(conn: HTTPConnection) -> Services:
+    """The server's services (a FastAPI dependency, for HTTP and WebSockets)."""
+    ctx: Services = conn.app.state.ctx
     return ctx

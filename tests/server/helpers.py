@@ -11,7 +11,7 @@ from websockets.typing import Subprotocol
 
 from poolcheckers.server.api.schemas import Action
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.wiring import ServerContext
+from poolcheckers.server.wiring import Services
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -54,12 +54,12 @@ def acted(service: GameService, gid: str, action: Action, token: str) -> dict[st
     return service.act(gid, action, token).state().model_dump()
 
 
-def server_context(client: TestClient) -> ServerContext:
-    """The :class:`ServerContext` of the app behind ``client`` (``create_app``'s)."""
+def server_context(client: TestClient) -> Services:
+    """The :class:`Services` of the app behind ``client`` (``create_app``'s)."""
     app = client.app
     assert isinstance(app, FastAPI)
     ctx = app.state.ctx
-    assert isinstance(ctx, ServerContext)
+    assert isinstance(ctx, Services)
     return ctx
 
 

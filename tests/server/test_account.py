@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select
 
 from poolcheckers.server.accounts.sessions import COOKIE_NAME, csrf_token
-from poolcheckers.server.community_store import SESSIONS, USERS
+from poolcheckers.server.database.tables import SESSIONS, USERS
 
 from .conftest import AppFactory
 from .helpers import error_code, server_context
@@ -224,12 +224,12 @@ def test_password_hashes_run_in_threads_at_most_n_at_once(make_client: AppFactor
     import threading
     import time
 
-    from poolcheckers.server.community import Community
+    from poolcheckers.server.accounts.service import AccountService
     from poolcheckers.server.settings import Settings
 
     client = make_client(password_parameters=CHEAPEST, hash_concurrency=2)
-    community = server_context(client).community
-    assert isinstance(community, Community) and isinstance(community.settings, Settings)
+    accounts = server_context(client).accounts
+    assert isinstance(accounts, AccountService) and isinstance(accounts.settings, Settings)
     lock = threading.Lock()
     running, most, threads = [0], [0], set()
 
@@ -243,7 +243,7 @@ def test_password_hashes_run_in_threads_at_most_n_at_once(make_client: AppFactor
             threads.add(threading.get_ident())
 
     async def flood() -> None:
-        await asyncio.gather(*(community.hashing(fake_hash) for _ in range(8)))
+        await asyncio.gather(*(accounts.hashing(fake_hash) for _ in range(8)))
 
     main = threading.get_ident()
     asyncio.run(flood())

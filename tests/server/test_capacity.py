@@ -12,7 +12,7 @@ from starlette.testclient import WebSocketTestSession
 
 from poolcheckers.engine import native_available
 from poolcheckers.server.api.routers.ws import MAX_PENDING, Outbox
-from poolcheckers.server.wiring import ServerContext
+from poolcheckers.server.wiring import Services
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, server_context, ws_seat
@@ -29,8 +29,8 @@ def until_done(ws: WebSocketTestSession) -> dict[str, Any]:
             return msg
 
 
-def ctx_of(client: TestClient) -> ServerContext:
-    ctx: ServerContext = server_context(client)
+def ctx_of(client: TestClient) -> Services:
+    ctx: Services = server_context(client)
     return ctx
 
 

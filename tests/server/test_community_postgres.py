@@ -16,19 +16,17 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, inspect, select
 
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.repository import DbUserStore
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.community_store import (
-    RATING_UPDATES,
-    DbLobbyStore,
-    DbRatingStore,
-    DbUserStore,
-)
-from poolcheckers.server.database.engine import MOVES, make_engine, run_migrations
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.database.tables import MOVES, RATING_UPDATES
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.timecontrol import Category, Clock
 from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import LICHESS, RatedResult, compute_update
+from poolcheckers.server.ratings.repository import DbRatingStore
 from poolcheckers.server.timesource import ManualClock
 
 from .helpers import server_context, state_of
@@ -91,7 +89,7 @@ def test_one_winner_per_seek_and_per_rating_between_engines(pg_url: str) -> None
     assert sum(t is not None for t in taken) == 1
 
     service = GameService(engines[0], ManualClock())
-    created, _, _ = service.create(NewGame("local", {}, None, None, "black", None, 0.0))
+    created, _, _ = service.creator.open(NewGame(mode="local"))
     gid = created.loaded.game.id
     ratings = [DbRatingStore(e) for e in engines]
     fresh = LICHESS.new_perf()
@@ -127,8 +125,7 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
         assert two.post(f"/api/games/{game['id']}/resign", json={}).status_code == 200
         # both apps' sweeps run too (start-up): still one update
         for c in (one, two):
-            community = server_context(c).community
-            community.sweep_ratings(server_context(c).service.store)
+            server_context(c).ratings.sweep()
         db = server_context(one).db
         for _ in range(200):
             with db.connect() as conn:

@@ -9,10 +9,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
-from poolcheckers.server.community_store import SESSIONS, USERS
+from poolcheckers.server.database.tables import SESSIONS, USERS
 
 from .conftest import AppFactory
-from .test_ratings_api import community, rated_game, wait_for_update
+from .helpers import server_context
+from .test_ratings_api import rated_game, wait_for_update
 
 
 def test_no_answer_carries_a_secret(make_client: AppFactory) -> None:
@@ -22,7 +23,7 @@ def test_no_answer_carries_a_secret(make_client: AppFactory) -> None:
     invited = ann.post("/api/games", json={"mode": "online", "color": "black"}).json()
     invite = invited["invite"].split("invite=", 1)[1]
     joined = bob.post(f"/api/games/{invited['game']['id']}/join", json={"invite": invite}).json()
-    with community(ann).users.db.connect() as conn:
+    with server_context(ann).accounts.users.db.connect() as conn:
         users = conn.execute(select(USERS)).mappings().all()
         digests = [r[0] for r in conn.execute(select(SESSIONS.c.digest))]
     secrets = [

@@ -92,7 +92,7 @@ def test_background_sweep_ends_a_game_past_its_deadline(
     play(ann, gid, "11-15", 0)
     play(bob, gid, "22-18", 1)
     play(ann, gid, "15x22", 2)
-    service = server_context(ann).service
+    service = server_context(ann).games
     clock.advance(2 * DAY - 1)
     assert service.sweep_flags() == 0  # the indexed deadline query finds nothing yet
     clock.advance(1)

@@ -112,7 +112,7 @@ def test_a_restarted_server_lets_the_engine_move(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine, engine_available=lambda: True)
-    committed, token, _ = service.create(NewGame("engine", {}, None, 1, "white", None, 0.0))
+    committed, token, _ = service.creator.open(NewGame(mode="engine", level=1, color="white"))
     gid = committed.loaded.game.id
     engine.dispose()  # the "old server" stopped before the engine moved
     settings = Settings(database_url=db_url, clock=ManualClock(), engine_move_time=0.05)

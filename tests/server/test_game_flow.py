@@ -252,7 +252,7 @@ def test_no_engine_rematch_without_the_engine(tmp_path: Path) -> None:
     db = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     run_migrations(db)
     with_engine = GameService(db, ManualClock(), engine_available=lambda: True)
-    created, token, _ = with_engine.create(NewGame("engine", {}, None, 2, "black", None, 0.0))
+    created, token, _ = with_engine.creator.open(NewGame(mode="engine", level=2))
     gid = created.loaded.game.id
     with_engine.act(gid, "resign", token)
     without = GameService(db, ManualClock())  # a server started without the native core

@@ -14,7 +14,7 @@ from poolcheckers.server.games.seats import give_seats, hash_token, require_seat
 
 
 def start(mode: Mode = "online", clock: float | None = None, fen: str | None = None) -> Loaded:
-    spec = NewGame(mode, {}, fen, 3, "black", clock, 1.0)
+    spec = NewGame(mode=mode, fen=fen, level=3, clock_initial=clock, clock_increment=1.0)
     g = model.new_game(spec, "g1", 0)
     give_seats(g, "tb", "black")
     if mode == "online":

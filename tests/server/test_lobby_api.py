@@ -14,10 +14,10 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
-from poolcheckers.server.community_store import DbLobbyStore
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.timecontrol import Clock
 from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
@@ -62,7 +62,7 @@ def test_post_and_list_seeks(ann_bob: tuple[TestClient, TestClient]) -> None:
     assert seek["rating"]["rating"] == 1500 and seek["rating"]["provisional"]
     listed = bob.get("/api/seeks").json()
     assert [s["id"] for s in listed] == [seek["id"]]
-    user = server_context(ann).community.users.by_key("ann")
+    user = server_context(ann).accounts.users.by_key("ann")
     assert user is not None
     user_id = user.id
     assert user_id not in bob.get("/api/seeks").text  # names, never account ids
@@ -204,19 +204,19 @@ def test_clock_seeks_of_authors_no_process_sees_go(
     """A process that died with its lobby sockets cannot say its authors left: the
     sweep of every process removes clock seeks whose author nobody has seen."""
     ann, bob = ann_bob
-    c = server_context(ann).community
-    ann_user = c.users.by_key("ann")
+    c = server_context(ann).lobby
+    ann_user = server_context(ann).accounts.users.by_key("ann")
     assert ann_user is not None
     ann_id = ann_user.id
     kept = post(ann)
     days = post(ann, {"clock": {"days": 3}})
     clock.advance(25)
-    assert c.sweep_lobby([ann_id]) == 0  # Ann has a lobby socket in this process
+    assert c.sweep([ann_id]) == 0  # Ann has a lobby socket in this process
     clock.advance(25)
-    assert c.sweep_lobby([]) == 0  # seen 25 s ago: not yet
+    assert c.sweep([]) == 0  # seen 25 s ago: not yet
     assert {s["id"] for s in bob.get("/api/seeks").json()} == {kept["id"], days["id"]}
     clock.advance(10)
-    assert c.sweep_lobby([]) == 1
+    assert c.sweep([]) == 1
     assert [s["id"] for s in bob.get("/api/seeks").json()] == [days["id"]]  # days stay
 
 
@@ -225,12 +225,12 @@ def test_a_seek_taken_for_a_game_that_fails_to_start_comes_back(
 ) -> None:
     ann, bob = ann_bob
     seek = post(ann)
-    community = server_context(ann).community
+    creator = server_context(ann).games.creator
 
     def broken(*_args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(community, "start_game", broken)
+    monkeypatch.setattr(creator, "paired", broken)
     with pytest.raises(OSError):  # the test client re-raises what the server answers 500
         bob.post(f"/api/seeks/{seek['id']}/accept")
     assert [s["id"] for s in bob.get("/api/seeks").json()] == [seek["id"]]

@@ -12,13 +12,8 @@ from alembic.config import Config
 from sqlalchemy import Engine, inspect, select
 
 from poolcheckers import Board
-from poolcheckers.server.database.engine import (
-    GAMES,
-    MIGRATIONS_DIR,
-    MOVES,
-    make_engine,
-    run_migrations,
-)
+from poolcheckers.server.database.engine import MIGRATIONS_DIR, make_engine, run_migrations
+from poolcheckers.server.database.tables import GAMES, MOVES
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.timesource import ManualClock
@@ -46,14 +41,16 @@ def migrate(engine: Engine, revision: str, *, down: bool = False) -> None:
 def make_games(service: GameService, clock: ManualClock) -> dict[str, Any]:
     """Games of every mode, running and finished; the seat tokens by game."""
     tokens: dict[str, Any] = {}
-    local, t, _ = service.create(NewGame("local", {}, None, None, "black", None, 0.0))
+    local, t, _ = service.creator.open(NewGame(mode="local"))
     gid = local.loaded.game.id
     played(service, gid, t, "11-15", 0)
     played(service, gid, t, "23-19", 1)
     tokens["local"] = (gid, t)
-    eng, t, _ = service.create(NewGame("engine", {}, None, 3, "black", None, 0.0))
+    eng, t, _ = service.creator.open(NewGame(mode="engine", level=3))
     tokens["engine"] = (eng.loaded.game.id, t)
-    online, black, invite = service.create(NewGame("online", {}, None, None, "black", 60, 2))
+    online, black, invite = service.creator.open(
+        NewGame(mode="online", clock_initial=60, clock_increment=2)
+    )
     gid = online.loaded.game.id
     assert invite is not None
     _view, white = service.join(gid, invite)
@@ -61,16 +58,14 @@ def make_games(service: GameService, clock: ManualClock) -> dict[str, Any]:
     clock.advance(3)
     played(service, gid, white, "23-19", 1)
     tokens["online_clock"] = (gid, black, white)
-    waiting, t, _ = service.create(NewGame("online", {}, None, None, "white", 300, 0))
+    waiting, t, _ = service.creator.open(NewGame(mode="online", color="white", clock_initial=300))
     tokens["online_waiting"] = (waiting.loaded.game.id, t)
-    done, t, _ = service.create(
-        NewGame("local", {"repetition_draw": False}, None, None, "black", None, 0)
-    )
+    done, t, _ = service.creator.open(NewGame(mode="local", rules={"repetition_draw": False}))
     acted(service, done.loaded.game.id, "resign", t)
     tokens["resigned"] = (done.loaded.game.id, t)
     board = Board()
     board.push(board.parse_move("11-15"))
-    tokens["imported"] = service.store_imported(board, {"Event": "Club"}, "1-0")
+    tokens["imported"] = service.import_game(board, {"Event": "Club"}, "1-0", None)[0]
     return tokens
 
 
@@ -137,7 +132,7 @@ def test_downgrade_keeps_the_games(tmp_path: Path) -> None:
 
 
 def make_games_local(service: GameService) -> tuple[str, str]:
-    created, t, _ = service.create(NewGame("local", {}, None, None, "black", None, 0.0))
+    created, t, _ = service.creator.open(NewGame(mode="local"))
     gid = created.loaded.game.id
     played(service, gid, t, "11-15", 0)
     return gid, t

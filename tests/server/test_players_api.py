@@ -6,12 +6,12 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from poolcheckers.server.community_store import RATINGS
+from poolcheckers.server.database.tables import RATINGS
 from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
-from .helpers import error_code
-from .test_ratings_api import community, rated_game, user_id, wait_for_update
+from .helpers import error_code, server_context
+from .test_ratings_api import rated_game, user_id, wait_for_update
 
 
 def test_player_page_has_ratings_and_games(make_client: AppFactory) -> None:
@@ -74,7 +74,7 @@ def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
     wait_for_update(ann, gid)
     assert ann.get("/api/leaderboard/blitz").json() == []  # one game: RD far above 75
     # Ann as a long-standing player: many games would have settled her RD
-    with community(ann).ratings.db.begin() as conn:
+    with server_context(ann).ratings.store.db.begin() as conn:
         conn.execute(
             update(RATINGS)
             .where(RATINGS.c.user_id == user_id(ann, "Ann"))

@@ -63,7 +63,7 @@ def test_race_between_two_processes_on_postgres(pg_url: str) -> None:
     services = [GameService(e) for e in engines]
     legal = [m.full_notation() for m in Board().legal_moves]
     for _ in range(5):
-        committed, token, _ = services[0].create(NewGame("local", {}, None, None, "black", None, 0))
+        committed, token, _ = services[0].creator.open(NewGame(mode="local"))
         gid = committed.loaded.game.id
         wins, losses = race(services, gid, token, legal)
         assert len(wins) == 1 and losses == ["stale_ply"] * (len(legal) - 1)

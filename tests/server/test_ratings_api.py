@@ -14,8 +14,7 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
 
-from poolcheckers.server.community import Community
-from poolcheckers.server.community_store import RATING_UPDATES, RATINGS
+from poolcheckers.server.database.tables import RATING_UPDATES, RATINGS
 from poolcheckers.server.games.timecontrol import Category
 
 from .conftest import AppFactory
@@ -32,10 +31,6 @@ def signed_in(client: TestClient, name: str) -> TestClient:
     return client
 
 
-def community(client: TestClient) -> Community:
-    return server_context(client).community
-
-
 def rated_game(
     make_client: AppFactory, body: dict[str, Any] = BLITZ
 ) -> tuple[TestClient, TestClient, str]:
@@ -49,7 +44,7 @@ def rated_game(
 
 
 def user_id(client: TestClient, name: str) -> str:
-    user = community(client).users.by_key(name.lower())
+    user = server_context(client).accounts.users.by_key(name.lower())
     assert user is not None
     return user.id
 
@@ -57,14 +52,14 @@ def user_id(client: TestClient, name: str) -> str:
 def wait_for_update(client: TestClient, gid: str) -> None:
     """The rating is applied by a task after the finishing commit: wait for it."""
     for _ in range(200):
-        if community(client).ratings.applied(gid) is not None:
+        if server_context(client).ratings.store.applied(gid) is not None:
             return
         time.sleep(0.02)
     raise AssertionError(f"game {gid} was never rated")
 
 
 def count_updates(client: TestClient) -> int:
-    with community(client).ratings.db.connect() as conn:
+    with server_context(client).ratings.store.db.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(RATING_UPDATES)).scalar_one())
 
 
@@ -72,7 +67,7 @@ def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None
     ann, bob, gid = rated_game(make_client)
     assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
     wait_for_update(ann, gid)
-    ratings = community(ann).ratings
+    ratings = server_context(ann).ratings.store
     a = ratings.perf(user_id(ann, "Ann"), Category.BLITZ)
     b = ratings.perf(user_id(ann, "Bob"), Category.BLITZ)
     assert a.games == b.games == 1
@@ -80,9 +75,9 @@ def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None
     update = ratings.applied(gid)
     assert update is not None and update.black_after == a and update.white_after == b
     # applying it again changes nothing
-    game = server_context(ann).service.loaded(gid).game
-    assert community(ann).rate(game) == update
-    assert community(ann).sweep_ratings(server_context(ann).service.store) == 0
+    game = server_context(ann).games.loaded(gid).game
+    assert server_context(ann).ratings.rate(game) == update
+    assert server_context(ann).ratings.sweep() == 0
     assert ratings.perf(user_id(ann, "Ann"), Category.BLITZ) == a
     assert count_updates(ann) == 1
 
@@ -90,8 +85,8 @@ def test_a_rated_game_changes_both_ratings_once(make_client: AppFactory) -> None
 def test_racing_rating_calls_apply_one_update(make_client: AppFactory) -> None:
     ann, _bob, gid = rated_game(make_client)
     assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
-    game = server_context(ann).service.loaded(gid).game
-    c = community(ann)
+    game = server_context(ann).games.loaded(gid).game
+    c = server_context(ann).ratings
     barrier = threading.Barrier(6)
     results: list[Any] = [None] * 6
 
@@ -106,7 +101,7 @@ def test_racing_rating_calls_apply_one_update(make_client: AppFactory) -> None:
         t.join()
     wait_for_update(ann, gid)
     assert all(r == results[0] for r in results) and results[0] is not None
-    assert c.ratings.perf(user_id(ann, "Bob"), Category.BLITZ).games == 1
+    assert c.store.perf(user_id(ann, "Bob"), Category.BLITZ).games == 1
     assert count_updates(ann) == 1
 
 
@@ -115,23 +110,23 @@ def test_a_restart_rates_a_game_whose_rating_was_lost(make_client: AppFactory, d
     ann, _bob, gid = rated_game(make_client)
     assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
     wait_for_update(ann, gid)
-    with community(ann).ratings.db.begin() as conn:  # as if the rating never happened
+    with server_context(ann).ratings.store.db.begin() as conn:  # as if the rating never happened
         conn.execute(delete(RATING_UPDATES))
         conn.execute(delete(RATINGS))
     restarted = make_client(password_parameters=CHEAPEST)
     wait_for_update(restarted, gid)
     again = make_client(password_parameters=CHEAPEST)  # and once more: nothing new
-    assert community(again).sweep_ratings(server_context(again).service.store) == 0
+    assert server_context(again).ratings.sweep() == 0
     assert count_updates(again) == 1
-    bob_perf = community(again).ratings.perf(user_id(again, "Bob"), Category.BLITZ)
+    bob_perf = server_context(again).ratings.store.perf(user_id(again, "Bob"), Category.BLITZ)
     assert bob_perf.games == 1
 
 
 def test_casual_games_are_not_rated(make_client: AppFactory) -> None:
     ann, _bob, gid = rated_game(make_client, {**BLITZ, "rated": False})
     assert ann.post(f"/api/games/{gid}/resign", json={}).status_code == 200
-    game = server_context(ann).service.loaded(gid).game
-    assert community(ann).rate(game) is None
+    game = server_context(ann).games.loaded(gid).game
+    assert server_context(ann).ratings.rate(game) is None
     assert count_updates(ann) == 0
 
 
@@ -149,7 +144,7 @@ def test_names_ratings_and_rating_changes_in_the_pdn_tags(make_client: AppFactor
     }
     assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
     wait_for_update(ann, gid)
-    update = community(ann).ratings.applied(gid)
+    update = server_context(ann).ratings.store.applied(gid)
     assert update is not None
     for _ in range(200):  # written by the rating's own commit, just after it
         tags = ann.get(f"/api/games/{gid}").json()["tags"]
@@ -179,7 +174,7 @@ def test_racing_finishes_rate_the_game_once(make_client: AppFactory) -> None:
     ann, bob, gid = rated_game(make_client)
     assert ann.post(f"/api/games/{gid}/move", json={"move": "11-15", "ply": 0}).status_code == 200
     assert bob.post(f"/api/games/{gid}/move", json={"move": "23-19", "ply": 1}).status_code == 200
-    service = server_context(ann).service
+    service = server_context(ann).games
     a, b = user_id(ann, "Ann"), user_id(ann, "Bob")
     finishes: list[Callable[[], object]] = [
         lambda: service.act(gid, "resign", None, a),
@@ -202,9 +197,9 @@ def test_racing_finishes_rate_the_game_once(make_client: AppFactory) -> None:
     assert state["status"] == "finished"
     wait_for_update(ann, gid)
     assert count_updates(ann) == 1
-    update = community(ann).ratings.applied(gid)
+    update = server_context(ann).ratings.store.applied(gid)
     assert update is not None
     ann_won = state["outcome"]["winner"] == "black"
     assert (update.black_after.glicko.rating > 1500) == ann_won
     for uid in (a, b):
-        assert community(ann).ratings.perf(uid, Category.BLITZ).games == 1
+        assert server_context(ann).ratings.store.perf(uid, Category.BLITZ).games == 1

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.server import community as community_module
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.database.engine import GAMES
+from poolcheckers.server.database.tables import GAMES
+from poolcheckers.server.games import creator as creator_module
 from poolcheckers.server.timesource import ManualClock
 
 from .conftest import AppFactory
@@ -24,7 +24,7 @@ from .test_lobby_api import BLITZ, post, signed_in
 
 
 def game_count(client: TestClient) -> int:
-    db = server_context(client).community.db
+    db = server_context(client).db
     with db.connect() as conn:
         count: int = conn.execute(select(func.count()).select_from(GAMES)).scalar_one()
     return count
@@ -41,7 +41,7 @@ def test_failed_game_insert_leaves_the_seek_open(
     taken_id = r.json()["game"]["id"]
     seek = post(ann)
     # the game's insert fails after the seek's delete, in the same transaction
-    monkeypatch.setattr(community_module, "new_game_id", lambda: taken_id)
+    monkeypatch.setattr(creator_module, "new_game_id", lambda: taken_id)
     with pytest.raises(IntegrityError):  # the test client re-raises the 500
         bob.post(f"/api/seeks/{seek['id']}/accept")
     assert [s["id"] for s in bob.get("/api/seeks").json()] == [seek["id"]]

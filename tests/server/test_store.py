@@ -15,7 +15,8 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.database.engine import MOVES, make_engine, run_migrations
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.database.tables import MOVES
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.seats import hash_token
@@ -74,7 +75,7 @@ def test_only_token_hashes_are_stored(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine)
-    committed, token, invite = service.create(NewGame("online", {}, None, None, "black", None, 0.0))
+    committed, token, invite = service.creator.open(NewGame(mode="online"))
     g = committed.loaded.game
     assert g.black_token_hash == hash_token(token) != token
     assert invite is not None and g.invite_hash == hash_token(invite)
@@ -87,7 +88,7 @@ def test_unique_game_ply_is_enforced_by_the_database(db_url: str) -> None:
     engine = make_engine(db_url)
     run_migrations(engine)
     service = GameService(engine)
-    committed, token, _ = service.create(NewGame("local", {}, None, None, "black", None, 0))
+    committed, token, _ = service.creator.open(NewGame(mode="local"))
     gid = committed.loaded.game.id
     service.move(gid, token, "11-15", 0)
     row: dict[str, Any] = {
@@ -140,7 +141,7 @@ def test_moves_racing_for_one_ply_have_exactly_one_winner(db_url: str, processes
     services = [GameService(e) for e in engines]
     legal = [m.full_notation() for m in Board().legal_moves]
     for _round in range(10):
-        committed, token, _ = services[0].create(NewGame("local", {}, None, None, "black", None, 0))
+        committed, token, _ = services[0].creator.open(NewGame(mode="local"))
         gid = committed.loaded.game.id
         for s in services:
             s.view(gid)  # warm every cache at version 1
@@ -161,7 +162,7 @@ def test_stale_cache_in_another_process_loses_the_compare_and_set(db_url: str) -
     engine_a, engine_b = make_engine(db_url), make_engine(db_url)
     run_migrations(engine_a)
     a, b = GameService(engine_a), GameService(engine_b)
-    committed, token, _ = a.create(NewGame("local", {}, None, None, "black", None, 0))
+    committed, token, _ = a.creator.open(NewGame(mode="local"))
     gid = committed.loaded.game.id
     b.view(gid)  # b caches version 1
     a.move(gid, token, "11-15", 0)
@@ -183,7 +184,7 @@ def test_other_process_sees_moves_and_takebacks(db_url: str) -> None:
     run_migrations(engine_a)
     a = GameService(engine_a, engine_available=lambda: True)
     b = GameService(engine_b, engine_available=lambda: True)
-    committed, token, _ = a.create(NewGame("engine", {}, None, 3, "black", None, 0))
+    committed, token, _ = a.creator.open(NewGame(mode="engine", level=3))
     gid = committed.loaded.game.id
     a.move(gid, token, "11-15", 0)
     a.engine_move(gid, 1, "22-18")  # as if the engine had replied
@@ -212,7 +213,7 @@ def test_caches_of_two_processes_agree_with_the_database(db_url: str) -> None:
     a = GameService(engine_a, engine_available=lambda: True)
     b = GameService(engine_b, engine_available=lambda: True)
     for _game in range(3):
-        committed, token, _ = a.create(NewGame("engine", {}, None, 3, "black", None, 0))
+        committed, token, _ = a.creator.open(NewGame(mode="engine", level=3))
         gid = committed.loaded.game.id
         for _step in range(40):
             s = rng.choice([a, b])

@@ -1,7 +1,7 @@
 """What every store behind the community models must do, run against each store.
 
 The in-memory stores and the server's database stores
-(:mod:`poolcheckers.server.community_store`, over a migrated SQLite file) meet the
+(the repositories of accounts, ratings and the lobby, over a migrated SQLite file) meet the
 same guarantees: unique usernames by key, exactly-once rating updates with
 compare-and-set, one winner per seek.  The database here does not enforce foreign
 keys, so the contracts can use free ids (the server's database does).
@@ -20,13 +20,8 @@ import pytest
 from sqlalchemy import Engine, create_engine
 
 from poolcheckers.server.accounts.model import MemoryUserStore, User, UserStore
+from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
 from poolcheckers.server.accounts.sessions import MemorySessionStore, Session, SessionStore
-from poolcheckers.server.community_store import (
-    DbLobbyStore,
-    DbRatingStore,
-    DbSessionStore,
-    DbUserStore,
-)
 from poolcheckers.server.database.engine import run_migrations
 from poolcheckers.server.games.timecontrol import Category, Clock
 from poolcheckers.server.lobby.model import (
@@ -36,6 +31,7 @@ from poolcheckers.server.lobby.model import (
     Seek,
     SeekSpec,
 )
+from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import (
     LICHESS,
     MemoryRatingStore,
@@ -43,6 +39,7 @@ from poolcheckers.server.ratings.model import (
     RatingStore,
     compute_update,
 )
+from poolcheckers.server.ratings.repository import DbRatingStore
 
 _TMP = Path(tempfile.mkdtemp(prefix="poolcheckers-contracts-"))
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.database.engine import GAMES, MOVES
+from poolcheckers.server.database.tables import GAMES, MOVES
 from poolcheckers.server.games.model import GameRec, MoveRec
 
 SERVER = Path(__file__).resolve().parents[2] / "poolcheckers" / "server"

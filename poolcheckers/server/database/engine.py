@@ -1,9 +1,5 @@
-"""Storage: SQLAlchemy 2 Core tables, database URLs and the embedded alembic migrations.
-
-A game is one row of ``games`` plus one row of ``moves`` per ply.  The primary key
-``(game_id, ply)`` of ``moves`` and the ``version`` column of ``games`` (updated by
-compare-and-set) make sure that two moves racing for the same ply cannot both be
-stored, even when they come from different server processes.
+"""Database engines: URLs, SQLite's pragmas and WAL checkpoints, and the embedded
+alembic migrations (the tables are in :mod:`poolcheckers.server.database.tables`).
 
 >>> normalize_url("postgresql://u:p@localhost/db")
 'postgresql+psycopg://u:p@localhost/db'
@@ -20,113 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
-    BigInteger,
-    Boolean,
-    Column,
     Engine,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
     create_engine,
     event,
-    false,
     text,
 )
 from sqlalchemy.engine import make_url
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PG_CHANNEL = "poolcheckers_games"
-
-
-METADATA = MetaData()
-
-#: One game: its set-up, seats, clocks and result (the moves are in ``moves``).  Its
-#: in-memory form is :class:`poolcheckers.server.games.model.GameRec`, field for column.
-GAMES = Table(
-    "games",
-    METADATA,
-    Column("id", String(32), primary_key=True),
-    Column("mode", String(16), nullable=False),
-    Column("status", String(16), nullable=False),
-    Column("rules", JSON, nullable=False),
-    Column("start_fen", Text, nullable=False),
-    Column("level", Integer, nullable=True),
-    Column("engine_color", String(8), nullable=True),
-    Column("black_token_hash", String(64), nullable=True),
-    Column("white_token_hash", String(64), nullable=True),
-    Column("invite_hash", String(64), nullable=True),
-    Column("clock_initial_ms", BigInteger, nullable=True),
-    Column("clock_increment_ms", BigInteger, nullable=True),
-    Column("black_ms", BigInteger, nullable=True),
-    Column("white_ms", BigInteger, nullable=True),
-    Column("clock_running", String(8), nullable=True),
-    Column("turn_started_ms", BigInteger, nullable=True),
-    Column("deadline_ms", BigInteger, nullable=True),
-    Column("ply", Integer, nullable=False),
-    Column("draw_offer", String(8), nullable=True),
-    Column("termination", String(16), nullable=True),
-    Column("winner", String(8), nullable=True),
-    Column("result", String(8), nullable=True),
-    Column("reason", Text, nullable=True),
-    Column("tags", JSON, nullable=True),
-    Column("version", Integer, nullable=False),
-    Column("created_ms", BigInteger, nullable=False),
-    Column("updated_ms", BigInteger, nullable=False),
-    # community (migration 0002): account seats, rated games, ratings at the start
-    Column("black_user_id", String(16), nullable=True),
-    Column("white_user_id", String(16), nullable=True),
-    Column("rated", Boolean, nullable=False, server_default=false()),
-    Column("category", String(16), nullable=True),
-    Column("days_per_move", Integer, nullable=True),
-    Column("black_rating", Integer, nullable=True),
-    Column("white_rating", Integer, nullable=True),
-    Column("rematch_of", String(32), nullable=True),
-    # game flow (migration 0003): a standing rematch offer, the rematch once started
-    Column("rematch_offer", String(8), nullable=True),
-    Column("rematch_id", String(32), nullable=True),
-    Index("ix_games_status_created", "status", "created_ms"),
-    Index("ix_games_deadline", "deadline_ms"),
-    Index("ix_games_black_user", "black_user_id", "created_ms"),
-    Index("ix_games_white_user", "white_user_id", "created_ms"),
-)
-
-#: One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever.
-#: In memory: :class:`poolcheckers.server.games.model.MoveRec`.
-MOVES = Table(
-    "moves",
-    METADATA,
-    Column("game_id", String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    Column("ply", Integer, primary_key=True),
-    Column("notation", String(128), nullable=False),
-    Column("path", String(128), nullable=False),
-    Column("color", String(8), nullable=False),
-    Column("created_ms", BigInteger, nullable=False),
-    Column("black_ms", BigInteger, nullable=True),
-    Column("white_ms", BigInteger, nullable=True),
-    Column("draw_offer", String(8), nullable=True),
-    Column("version", Integer, nullable=False),
-)
-
-
-#: One SHA-256 per imported game (:func:`poolcheckers.server.games.pdn.game_digest`): the
-#: same PDN game is imported once (migration 0003).
-GAME_DIGESTS = Table(
-    "game_digests",
-    METADATA,
-    Column("digest", String(64), primary_key=True),
-    Column(
-        "game_id",
-        String(32),
-        ForeignKey("games.id", ondelete="CASCADE"),
-        nullable=False,
-        index=True,
-    ),
-)
 
 
 def default_database_path() -> Path:

@@ -9,7 +9,7 @@ rules (R16–R20) and returns a :class:`Change`: the new record, board and moves
 the store then commits.  Nothing here reads or writes storage; moves are parsed and
 checked by :meth:`poolcheckers.Board.parse_move`, the one rules authority.
 
->>> g = new_game(NewGame("local", {}, None, None, "black", 60, 1), "id1", 0)
+>>> g = new_game(NewGame(mode="local", clock_initial=60, clock_increment=1), "id1", 0)
 >>> loaded = Loaded(g, [], Board(g.start_fen))
 >>> change = play(loaded, parse_move(loaded.board, "11-15"), 2_000)
 >>> change.game.ply, change.game.black_ms, change.game.clock_running
@@ -192,17 +192,18 @@ class Change:
     spawn: Loaded | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NewGame:
-    """What a new game is made of (already type-checked by the request schema)."""
+    """What a new game is made of (already type-checked by the request schema):
+    keywords only, so that no caller depends on the order of the fields."""
 
     mode: Literal["engine", "local", "online"]
-    rules: dict[str, Any]
-    fen: str | None
-    level: int | None
-    color: Literal["black", "white"]
-    clock_initial: float | None
-    clock_increment: float
+    rules: dict[str, Any] = field(default_factory=dict)
+    fen: str | None = None
+    level: int | None = None
+    color: Literal["black", "white"] = "black"
+    clock_initial: float | None = None
+    clock_increment: float = 0.0
 
 
 # ---------------------------------------------------------------- helpers

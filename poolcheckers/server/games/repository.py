@@ -25,7 +25,8 @@ from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, te
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import errors
-from poolcheckers.server.database.engine import GAME_DIGESTS, GAMES, MOVES, PG_CHANNEL
+from poolcheckers.server.database.engine import PG_CHANNEL
+from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import Change, GameRec, Loaded, MoveRec, flag, replay
 from poolcheckers.server.timesource import Clock
@@ -68,7 +69,14 @@ class Committed:
 class GameStore:
     """Games in ``db``: read (cached), changed by compare-and-set, listed."""
 
-    def __init__(self, db: Engine, clock: Clock, *, cache_size: int = 4096) -> None:
+    def __init__(
+        self,
+        db: Engine,
+        clock: Clock,
+        *,
+        cache_size: int = 4096,
+        on_change: Callable[[Committed], None] | None = None,
+    ) -> None:
         self.db = db
         self.clock = clock
         self.is_postgres = db.dialect.name == "postgresql"
@@ -77,7 +85,7 @@ class GameStore:
         self._cache_lock = threading.Lock()
         self._locks = [threading.Lock() for _ in range(64)]
         #: called after every commit, in the committing thread
-        self.on_change: Callable[[Committed], None] | None = None
+        self.on_change = on_change
 
     # ------------------------------------------------------------------ cache
     def _lock_for(self, game_id: str) -> threading.Lock:

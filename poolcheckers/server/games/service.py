@@ -18,12 +18,12 @@ from poolcheckers import Board
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import Action, GameSummary, TimeControlInfo
 from poolcheckers.server.games import model
-from poolcheckers.server.games.model import Change, Loaded, NewGame, color_name
+from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.model import Change, Loaded, color_name
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import (
     account_seat,
     check_invite,
-    give_seats,
     hash_token,
     new_game_id,
     new_token,
@@ -43,44 +43,21 @@ class GameService:
         clock: Clock | None = None,
         *,
         engine_available: Callable[[], bool] = lambda: False,
+        usernames: Callable[[str], str | None] = lambda _user_id: None,
+        on_change: Callable[[Committed], None] | None = None,
         cache_size: int = 4096,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
-        self.store = GameStore(db, self.clock, cache_size=cache_size)
+        self.store = GameStore(db, self.clock, cache_size=cache_size, on_change=on_change)
+        #: the username of an account id (names in the PDN tags)
+        self.usernames = usernames
+        #: the one creator of games (open games here, paired games for the lobby)
+        self.creator = GameCreator(
+            self.store, engine_available=engine_available, usernames=usernames
+        )
         self.engine_available = engine_available
-        #: the username of an account id (set by the server: names in the PDN tags)
-        self.usernames: Callable[[str], str | None] = lambda _user_id: None
-
-    @property
-    def on_change(self) -> Callable[[Committed], None] | None:
-        return self.store.on_change
-
-    @on_change.setter
-    def on_change(self, hook: Callable[[Committed], None] | None) -> None:
-        self.store.on_change = hook
 
     # ------------------------------------------------------------------ create / join
-    def create(
-        self, spec: NewGame, user_id: str | None = None
-    ) -> tuple[Committed, str, str | None]:
-        """Create a game; returns it, the creator's token and the invitation token.
-        A signed-in creator's seat is also bound to their account ``user_id``."""
-        if spec.mode == "engine" and not self.engine_available():
-            raise errors.engine_unavailable()
-        now = self.clock.now_ms()
-        game = model.new_game(spec, new_game_id(), now)
-        token = new_token()
-        give_seats(game, token, spec.color, user_id)
-        name = None if user_id is None or spec.mode == "local" else self.usernames(user_id)
-        if name is not None:  # the PDN tag, shown on the game page (issue 8 point 6)
-            game.tags = {spec.color.capitalize(): name}
-        invite = new_token() if spec.mode == "online" else None
-        if invite is not None:
-            game.invite_hash = hash_token(invite)
-        loaded = Loaded(game, [], model.replay(game, []))
-        self.store.insert(loaded)
-        return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
-
     def join(self, game_id: str, invite: str, user_id: str | None = None) -> tuple[View, str]:
         """Take the free seat of an online game; (the joiner's view, its new token).
         A signed-in joiner's seat is also bound to their account."""
@@ -251,10 +228,6 @@ class GameService:
 
     def iter_ids(self) -> Iterator[str]:
         return self.store.iter_ids()
-
-    def store_imported(self, board: Board, tags: dict[str, str], result: str) -> str:
-        """Store a game read from PDN (mode ``imported``, finished, no seats)."""
-        return self.import_game(board, tags, result, None)[0]
 
     def import_game(
         self, board: Board, tags: dict[str, str], result: str, digest: str | None

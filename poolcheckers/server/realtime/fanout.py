@@ -1,25 +1,21 @@
-"""Pushing game changes to WebSocket clients, within a process and across processes.
+"""Pushing game changes to WebSocket clients (the fan-out).
 
-:class:`Hub` keeps, per game, the WebSocket subscribers of this process.  A change
-made here is published right after its commit.  With PostgreSQL, every change is also
-announced by ``pg_notify`` inside its transaction (so it is sent on commit only);
-:class:`PgListener` LISTENs on that channel with a psycopg 3 async connection and
-republishes changes made by other server processes.  Each subscriber remembers the
-version it last got, so a change that arrives twice (directly and by NOTIFY) is sent
-once, and versions never go backwards.
+:class:`Fanout` keeps, per game, the WebSocket subscribers of this process.  A change
+made here is published right after its commit; a change made by another server
+process arrives through :mod:`poolcheckers.server.realtime.pglisten` and is reloaded.
+Each subscriber remembers the version it last got, so a change that arrives twice
+(directly and by NOTIFY) is sent once, and versions never go backwards.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from poolcheckers.server.database.engine import PG_CHANNEL
 from poolcheckers.server.games.view import viewer_json
 
-log = logging.getLogger("poolcheckers.server.realtime.fanout")
+log = logging.getLogger("poolcheckers.server.notify")
 
 #: A subscriber whose queue holds this many unsent messages is too slow: dropped.
 MAX_BACKLOG = 256
@@ -54,14 +50,14 @@ def state_message(base_json: str, color: str | None) -> str:
     return '{"type":"state","game":' + viewer_json(base_json, color) + "}"
 
 
-class Hub:
+class Fanout:
     """The WebSocket subscribers of this process, by game."""
 
-    def __init__(self) -> None:
+    def __init__(self, loader: Callable[[str], Awaitable[tuple[int, str]]] | None = None) -> None:
         self.subs: dict[str, set[Subscriber]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         #: loads a game's current (version, base state) for changes made elsewhere
-        self.loader: Callable[[str], Awaitable[tuple[int, str]]] | None = None
+        self.loader = loader
         self._reloading: set[str] = set()
         self._reload_again: set[str] = set()
 
@@ -127,48 +123,3 @@ class Hub:
         """Reload every subscribed game (after the listener reconnected: NOTIFYs may be lost)."""
         for game_id in list(self.subs):
             self._schedule_reload(game_id)
-
-
-class PgListener:
-    """LISTEN on the PostgreSQL channel and feed other processes' changes to the hub."""
-
-    def __init__(self, conninfo: str, hub: Hub) -> None:
-        self.conninfo = conninfo
-        self.hub = hub
-        self.ready = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _run(self) -> None:
-        import psycopg
-
-        first = True
-        while True:
-            try:
-                conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
-                async with conn:
-                    await conn.execute(f"LISTEN {PG_CHANNEL}")
-                    self.ready.set()
-                    if not first:
-                        self.hub.refresh_all()
-                    first = False
-                    async for note in conn.notifies():
-                        game_id, _, version = note.payload.rpartition(":")
-                        try:
-                            self.hub.remote_change(game_id, int(version))
-                        except ValueError:
-                            log.warning("ignored notification %r", note.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("LISTEN connection lost; reconnecting in 1 s")
-                self.ready.clear()
-                await asyncio.sleep(1.0)

@@ -8,15 +8,13 @@ never the session token or the password hash.
 
 from __future__ import annotations
 
-from typing import Annotated
+from fastapi import APIRouter, Request, Response
 
-from fastapi import APIRouter, Depends, Request, Response
-
+from poolcheckers.server.accounts.cookies import clear_session_cookie, set_session_cookie
+from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import AccountInfo, Credentials, PasswordChange
-from poolcheckers.server.community import clear_session_cookie, set_session_cookie
 from poolcheckers.server.throttle import client_address
-from poolcheckers.server.wiring import ServerContext, get_ctx
 
 router = APIRouter(
     prefix="/api/account",
@@ -27,21 +25,17 @@ router = APIRouter(
         401: {"model": ERROR_RESPONSES[400]["model"], "description": "not signed in"},
     },
 )
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
 
 
 def _signed_in(username: str, csrf: str, token: str, request: Request) -> Response:
-    response = Response(
-        AccountInfo(username=username, csrf_token=csrf).model_dump_json(),
-        media_type="application/json",
-    )
+    response = json_response(AccountInfo(username=username, csrf_token=csrf).model_dump_json())
     set_session_cookie(response, token, request)
     return response
 
 
 @router.post("/signup", response_model=AccountInfo, summary="Create an account and sign in")
 async def signup(body: Credentials, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
+    c = ctx.accounts
     done = await c.hashing(
         c.accounts.signup, body.username, body.password, address=client_address(request)
     )
@@ -51,7 +45,7 @@ async def signup(body: Credentials, request: Request, ctx: Ctx) -> Response:
 
 @router.post("/login", response_model=AccountInfo, summary="Sign in (a new session)")
 async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
+    c = ctx.accounts
     done = await c.hashing(
         c.accounts.login, body.username, body.password, address=client_address(request)
     )
@@ -61,7 +55,7 @@ async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
 
 @router.post("/logout", status_code=204, summary="Sign out (ends this session)")
 async def logout(request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
+    c = ctx.accounts
     _user, token = await c.require_user(request)
     await ctx.run(c.accounts.logout, token)
     response = Response(status_code=204)
@@ -71,11 +65,10 @@ async def logout(request: Request, ctx: Ctx) -> Response:
 
 @router.get("", response_model=AccountInfo, summary="Who is signed in (401 if nobody)")
 async def account(request: Request, ctx: Ctx) -> Response:
-    user, token = await ctx.community.require_user(request)
+    user, token = await ctx.accounts.require_user(request)
     info = user.private(token)
-    return Response(
+    return json_response(
         AccountInfo(username=user.username, csrf_token=str(info["csrf_token"])).model_dump_json(),
-        media_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
 
@@ -86,7 +79,7 @@ async def account(request: Request, ctx: Ctx) -> Response:
     summary="Change the password (every session ends; this one is renewed)",
 )
 async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
+    c = ctx.accounts
     _user, token = await c.require_user(request)
     done = await c.hashing(
         c.accounts.change_password, token, body.old, body.new, address=client_address(request)

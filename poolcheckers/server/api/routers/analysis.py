@@ -3,17 +3,18 @@ storing, and the rule options (the search itself runs over ``/ws/analysis``)."""
 
 from __future__ import annotations
 
+import anyio.to_thread
 from fastapi import APIRouter, Request, Response
 
 from poolcheckers import Board, RuleSet
 from poolcheckers.server import errors
+from poolcheckers.server.api.deps import json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit
 from poolcheckers.server.api.routers.archive import PDN_BODY, pdn_request
 from poolcheckers.server.api.schemas import PdnReadResult, PositionInfo, PositionRequest, RulesInfo
 from poolcheckers.server.games import pdn as pdnio
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
-from poolcheckers.server.wiring import run
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -35,8 +36,10 @@ def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
 async def analysis_position(body: PositionRequest) -> Response:
     rules = parse_rules(body.rules)
     # up to 2000 moves to replay: off the event loop
-    info = await run(lambda: position_info(analysis_board(body.fen, body.moves, rules)))
-    return Response(info.model_dump_json(), media_type="application/json")
+    info = await anyio.to_thread.run_sync(
+        lambda: position_info(analysis_board(body.fen, body.moves, rules))
+    )
+    return json_response(info.model_dump_json())
 
 
 @router.post(
@@ -49,8 +52,8 @@ async def analysis_position(body: PositionRequest) -> Response:
 async def analysis_pdn(request: Request) -> Response:
     body = pdn_request(request)
     rules = parse_rules(body.rules)
-    result = await run(pdnio.read_for_analysis, body.pdn, rules)
-    return Response(result.model_dump_json(), media_type="application/json")
+    result = await anyio.to_thread.run_sync(pdnio.read_for_analysis, body.pdn, rules)
+    return json_response(result.model_dump_json())
 
 
 @router.get("/api/rules", response_model=RulesInfo, summary="The rule options (RULES.md §9)")

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import PlainTextResponse
 
 from poolcheckers.server import errors
+from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit, is_json
 from poolcheckers.server.api.schemas import ImportResult, PdnRequest, validated
 from poolcheckers.server.games import pdn as pdnio
 from poolcheckers.server.throttle import client_address
-from poolcheckers.server.wiring import ServerContext, get_ctx, run
 
 router = APIRouter(tags=["archive"], route_class=ApiRoute, responses=ERROR_RESPONSES)
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
 PDN_TYPE = "application/x-pdn; charset=utf-8"
 #: the two ways to send PDN text, for the OpenAPI description
 PDN_BODY = {
@@ -58,7 +55,7 @@ def import_allowed(request: Request, ctx: Ctx) -> None:
     summary="One game as PDN",
 )
 async def game_pdn(game_id: str, ctx: Ctx) -> Response:
-    text = await run(pdnio.export_game, ctx.service, game_id)
+    text = await ctx.run(pdnio.export_game, ctx.games, game_id)
     return PlainTextResponse(text, media_type=PDN_TYPE)
 
 
@@ -69,7 +66,7 @@ async def game_pdn(game_id: str, ctx: Ctx) -> Response:
     summary="Every game as PDN, oldest first",
 )
 async def export_all(ctx: Ctx) -> Response:
-    text = await run(pdnio.export_all, ctx.service)
+    text = await ctx.run(pdnio.export_all, ctx.games)
     return PlainTextResponse(
         text,
         media_type=PDN_TYPE,
@@ -88,5 +85,5 @@ async def export_all(ctx: Ctx) -> Response:
 async def import_pdn(request: Request, ctx: Ctx) -> Response:
     text = pdn_request(request).pdn
     limit = ctx.settings.import_max_games
-    result = await run(pdnio.import_text, ctx.service, text, limit)
-    return Response(result.model_dump_json(), media_type="application/json")
+    result = await ctx.run(pdnio.import_text, ctx.games, text, limit)
+    return json_response(result.model_dump_json())

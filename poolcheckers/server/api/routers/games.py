@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 
+from poolcheckers.server.api.deps import Ctx, UserId, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute, no_token_in_url, seat_token
 from poolcheckers.server.api.schemas import (
     ACTIONS,
@@ -19,38 +20,29 @@ from poolcheckers.server.api.schemas import (
     MoveRequest,
     TokenRequest,
 )
-from poolcheckers.server.community import account_id
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.view import View
-from poolcheckers.server.wiring import ServerContext, get_ctx, run
 
 router = APIRouter(
     prefix="/api/games", tags=["games"], route_class=ApiRoute, responses=ERROR_RESPONSES
 )
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
-#: the signed-in account (its seats need no token), or None
-UserId = Annotated[str | None, Depends(account_id)]
 #: offsets beyond this are refused (no database counts that far; SQL needs 64 bits)
 MAX_OFFSET = 2**31 - 1
-
-
-def json_response(text: str) -> Response:
-    return Response(text, media_type="application/json")
 
 
 @router.post("", response_model=CreatedGame, summary="Create a game")
 async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
     clock = body.clock
     spec = NewGame(
-        body.mode,
-        body.rules or {},
-        body.fen,
-        body.level,
-        body.color,
-        clock.initial if clock else None,
-        clock.increment if clock else 0.0,
+        mode=body.mode,
+        rules=body.rules or {},
+        fen=body.fen,
+        level=body.level,
+        color=body.color,
+        clock_initial=clock.initial if clock else None,
+        clock_increment=clock.increment if clock else 0.0,
     )
-    committed, token, invite = await ctx.run(ctx.service.create, spec, user)
+    committed, token, invite = await ctx.run(ctx.games.creator.open, spec, user)
     game = committed.loaded.game
     if committed.engine_to_move:
         ctx.runner.schedule(game.id)
@@ -65,7 +57,7 @@ async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
 
 @router.post("/{game_id}/join", response_model=JoinedGame, summary="Take the invited seat")
 async def join_game(game_id: str, body: JoinRequest, ctx: Ctx, user: UserId) -> Response:
-    view, token = await ctx.run(ctx.service.join, game_id, body.invite, user)
+    view, token = await ctx.run(ctx.games.join, game_id, body.invite, user)
     return json_response(JoinedGame(game=view.state(), token=token).model_dump_json())
 
 
@@ -78,13 +70,13 @@ async def join_game(game_id: str, body: JoinRequest, ctx: Ctx, user: UserId) -> 
 async def get_game(
     game_id: str, ctx: Ctx, token: Annotated[str | None, Depends(seat_token)], user: UserId
 ) -> Response:
-    view = await ctx.run(ctx.service.view, game_id, token, user)
+    view = await ctx.run(ctx.games.view, game_id, token, user)
     return json_response(view.json())
 
 
 @router.post("/{game_id}/move", response_model=GameState, summary="Play a move (R4 notation)")
 async def move(game_id: str, body: MoveRequest, ctx: Ctx, user: UserId) -> Response:
-    view, _played = await ctx.run(ctx.service.move, game_id, body.token, body.move, body.ply, user)
+    view, _played = await ctx.run(ctx.games.move, game_id, body.token, body.move, body.ply, user)
     return json_response(view.json())
 
 
@@ -115,5 +107,5 @@ async def list_games(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     mode: Literal["engine", "local", "online", "imported"] | None = None,
 ) -> Response:
-    games = await run(ctx.service.summaries, status, limit, offset, mode)
+    games = await ctx.run(ctx.games.summaries, status, limit, offset, mode)
     return json_response(GameList(games=games).model_dump_json())

@@ -11,26 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response, WebSocket
+from fastapi import APIRouter, Request, Response, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from poolcheckers.server.accounts.guard import websocket_origin_ok
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
-from poolcheckers.server.community import player_of, websocket_origin_ok
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.view import View
 from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
-from poolcheckers.server.wiring import ServerContext, get_ctx
+from poolcheckers.server.lobby.service import player_of
+from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
-
-
-def _json(data: Any, status: int = 200) -> Response:
-    return Response(json.dumps(data, separators=(",", ":")), status, media_type="application/json")
 
 
 def seek_dict(seek: Seek) -> dict[str, object]:
@@ -39,24 +35,24 @@ def seek_dict(seek: Seek) -> dict[str, object]:
 
 @router.get("/api/seeks", response_model=list[SeekInfo], summary="The open seeks, oldest first")
 async def list_seeks(ctx: Ctx) -> Response:
-    seeks = await ctx.run(ctx.community.lobby.seeks)
-    return _json([seek_dict(s) for s in seeks])
+    seeks = await ctx.run(ctx.lobby.lobby.seeks)
+    return json_response([seek_dict(s) for s in seeks])
 
 
 @router.post("/api/seeks", response_model=SeekInfo, summary="Post a seek (an account is needed)")
 async def post_seek(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
-    user, _token = await c.require_user(request)
+    c = ctx.lobby
+    user, _token = await ctx.accounts.require_user(request)
     spec = SeekSpec.from_dict(body.model_dump())
-    perf = await ctx.run(c.perf, user.id, spec.category)
+    perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
     seek = await ctx.run(c.lobby.post, player_of(user), spec, perf)
-    return _json(seek_dict(seek))
+    return json_response(seek_dict(seek))
 
 
 @router.delete("/api/seeks/{seek_id}", status_code=204, summary="Cancel your seek")
 async def cancel_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
-    user, _token = await c.require_user(request)
+    c = ctx.lobby
+    user, _token = await ctx.accounts.require_user(request)
     await ctx.run(c.lobby.cancel, seek_id, player_of(user))
     return Response(status_code=204)
 
@@ -67,22 +63,20 @@ async def cancel_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     summary="Take a seek: the game starts for both",
 )
 async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
-    c = ctx.community
-    user, _token = await c.require_user(request)
+    c = ctx.lobby
+    user, _token = await ctx.accounts.require_user(request)
     seek = await ctx.run(c.lobby.store.get, seek_id)
     category = None if seek is None else seek.spec.category
-    perf = await ctx.run(c.perf, user.id, category)
-    started = await ctx.run(c.accept, ctx.service.store, seek_id, player_of(user), perf)
+    perf = await ctx.run(ctx.ratings.perf, user.id, category)
+    started = await ctx.run(c.accept, seek_id, player_of(user), perf)
     view = await _start(ctx, *started, user)
-    return Response(
-        AcceptedSeek(game=view.state()).model_dump_json(), media_type="application/json"
-    )
+    return json_response(AcceptedSeek(game=view.state()).model_dump_json())
 
 
-async def _start(ctx: ServerContext, pairing: Pairing, committed: Committed, user: User) -> View:
+async def _start(ctx: Services, pairing: Pairing, committed: Committed, user: User) -> View:
     """Tell both players' lobby sockets (in every process) that the game of a pairing
     started (stored with the seek's removal); the view of ``user``."""
-    c = ctx.community
+    c = ctx.lobby
     game = committed.loaded.game
     await ctx.run(
         c.announce,
@@ -102,15 +96,15 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     """Same clock, rated flag and rules, compatible colours, within each other's rating
     range (``poolcheckers.server.lobby.model.matches``): the game starts; else the seek
     is posted and the game starts when someone takes it."""
-    c = ctx.community
-    user, _token = await c.require_user(request)
+    c = ctx.lobby
+    user, _token = await ctx.accounts.require_user(request)
     spec = SeekSpec.from_dict(body.model_dump())
-    perf = await ctx.run(c.perf, user.id, spec.category)
-    got = await ctx.run(c.play_now, ctx.service.store, player_of(user), spec, perf)
+    perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
+    got = await ctx.run(c.play_now, player_of(user), spec, perf)
     if isinstance(got, tuple):
         view = await _start(ctx, *got, user)
-        return Response(PlayNow(game=view.state()).model_dump_json(), media_type="application/json")
-    return _json({"game": None, "seek": seek_dict(got)})
+        return json_response(PlayNow(game=view.state()).model_dump_json())
+    return json_response({"game": None, "seek": seek_dict(got)})
 
 
 @router.websocket("/ws/lobby")
@@ -120,10 +114,14 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     players of a taken seek.  A signed-in author's clock seeks go when their last
     lobby socket closes."""
     await ws.accept()
-    c = ctx.community
-    user = await c.user_of(ws) if websocket_origin_ok(ws, ctx.settings.site_origins) else None
+    c = ctx.lobby
+    user = (
+        await ctx.accounts.user_of(ws)
+        if websocket_origin_ok(ws, ctx.settings.site_origins)
+        else None
+    )
     key = user.id if user is not None else f"visitor:{id(ws)}"
-    queue = c.join_lobby(key)
+    queue = c.join(key)
     try:
         seeks = await ctx.run(c.lobby.seeks)
         await ws.send_text(json.dumps({"type": "seeks", "seeks": [seek_dict(s) for s in seeks]}))
@@ -142,7 +140,7 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        if c.leave_lobby(key, queue) and user is not None:
+        if c.leave(key, queue) and user is not None:
             await ctx.run(c.lobby.leave, user.id)
 
 

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 
 from poolcheckers.server import errors
+from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.schemas import ErrorDetail, Health
-from poolcheckers.server.wiring import ServerContext, get_ctx, run
 
 router = APIRouter()
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
 PAGES = (
     "/",
     "/play/{game_id}",
@@ -54,7 +53,7 @@ for _path in PAGES:
 async def health(ctx: Ctx) -> Response:
     """Whether the engine is built and the database answers (503 when it does not)."""
     try:
-        await run(ctx.service.store.ping)
+        await ctx.run(ctx.games.store.ping)
     except Exception as exc:
         problem = errors.database_unavailable(type(exc).__name__)
         body = Health(
@@ -64,11 +63,11 @@ async def health(ctx: Ctx) -> Response:
             database_reachable=False,
             error=ErrorDetail(code=problem.code, message=problem.message),
         )
-        return JSONResponse(body.model_dump(), status_code=503)
+        return json_response(body.model_dump(), 503)
     body = Health(
         ok=True, engine=ctx.engine_ok, database=ctx.db.dialect.name, database_reachable=True
     )
-    return JSONResponse(body.model_dump(exclude_none=True))
+    return json_response(body.model_dump(exclude_none=True))
 
 
 def _schema_name(schema: dict[str, Any] | None) -> str:

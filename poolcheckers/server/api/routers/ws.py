@@ -11,14 +11,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import MutableMapping
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, WebSocket
+from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from poolcheckers import Board
 from poolcheckers.engine import SearchResult, info_fields
 from poolcheckers.server import errors
+from poolcheckers.server.accounts.guard import websocket_origin_ok
+from poolcheckers.server.api.deps import Ctx, account_id
 from poolcheckers.server.api.http import MAX_BODY, database_error
 from poolcheckers.server.api.routers.analysis import analysis_board
 from poolcheckers.server.api.schemas import (
@@ -35,16 +37,14 @@ from poolcheckers.server.api.schemas import (
     loads,
     parse_ws,
 )
-from poolcheckers.server.community import account_id, websocket_origin_ok
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
 from poolcheckers.server.throttle import client_address
-from poolcheckers.server.wiring import ServerContext, get_ctx
+from poolcheckers.server.wiring import Services
 
 log = logging.getLogger("poolcheckers.server")
 router = APIRouter()
-Ctx = Annotated[ServerContext, Depends(get_ctx)]
 WS_PROTOCOL = "poolcheckers"
 TOKEN_PROTOCOL = "seat-token."
 #: ``info`` messages an analysis socket may have waiting before more are dropped
@@ -83,7 +83,7 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     user = None
     if websocket_origin_ok(ws, ctx.settings.site_origins):
         user = await account_id(ws)
-    sub = ctx.hub.subscribe(game_id, None)
+    sub = ctx.fanout.subscribe(game_id, None)
     try:
         if not await first_state(ws, ctx, sub, game_id, token, user):
             return
@@ -97,12 +97,12 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        ctx.hub.unsubscribe(sub)
+        ctx.fanout.unsubscribe(sub)
 
 
 async def first_state(
     ws: WebSocket,
-    ctx: ServerContext,
+    ctx: Services,
     sub: Subscriber,
     game_id: str,
     token: str | None,
@@ -110,7 +110,7 @@ async def first_state(
 ) -> bool:
     """Send the state on connect (False: the game or token was refused, socket closed)."""
     try:
-        view = await ctx.run(ctx.service.view, game_id, token, user)
+        view = await ctx.run(ctx.games.view, game_id, token, user)
     except Exception as exc:
         await refuse(ws, exc if isinstance(exc, ApiError) else database_error(exc))
         return False
@@ -119,7 +119,7 @@ async def first_state(
     sub.version = view.loaded.game.version
     sub.send(state_message(view.base_json(), view.seat))
     if sub.missed:  # changed while we read it: send the newer state too
-        view = await ctx.run(ctx.service.view, game_id, token, user)
+        view = await ctx.run(ctx.games.view, game_id, token, user)
         if view.loaded.game.version > sub.version:
             sub.version = view.loaded.game.version
             sub.send(state_message(view.base_json(), view.seat))
@@ -141,7 +141,7 @@ class GameReader:
     def __init__(
         self,
         ws: WebSocket,
-        ctx: ServerContext,
+        ctx: Services,
         sub: Subscriber,
         game_id: str,
         token: str | None,
@@ -174,12 +174,10 @@ class GameReader:
             raise errors.forbidden("spectators cannot play: connect with a seat token")
         if isinstance(data, WsMove):
             view, played = await self.ctx.run(
-                self.ctx.service.move, self.game_id, self.token, data.move, data.ply, self.user
+                self.ctx.games.move, self.game_id, self.token, data.move, data.ply, self.user
             )
             if not played:  # an idempotent retry: answer with the current state again
-                view = await self.ctx.run(
-                    self.ctx.service.view, self.game_id, self.token, self.user
-                )
+                view = await self.ctx.run(self.ctx.games.view, self.game_id, self.token, self.user)
                 self.sub.send(state_message(view.base_json(), self.sub.color))
             return
         await self.ctx.act(self.game_id, data.type, self.token, self.user)
@@ -235,7 +233,7 @@ class AnalysisSession:
     """One analysis socket: one search at a time, each ending in one ``done`` or
     ``error`` that carries the request's ``id``."""
 
-    def __init__(self, ws: WebSocket, ctx: ServerContext) -> None:
+    def __init__(self, ws: WebSocket, ctx: Services) -> None:
         self.ws, self.ctx = ws, ctx
         self.out = Outbox(MAX_PENDING)
         self.key = f"analysis:{id(ws)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from poolcheckers.server.database.engine import METADATA
+from poolcheckers.server.database.tables import METADATA
 
 connection: Connection | None = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only used programmatically

@@ -1,0 +1,131 @@
+"""Accounts and sessions in the database: :class:`~poolcheckers.server.accounts.model.UserStore`
+and :class:`~poolcheckers.server.accounts.sessions.SessionStore` over ``users`` and
+``sessions``.  They meet the same contract tests as the in-memory stores
+(``tests/server/test_store_contracts.py``); ``username_key`` is UNIQUE, so the
+guarantee holds across server processes.  The methods block (SQLAlchemy's sync
+API): callers run them on the database executor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.sessions import Session
+from poolcheckers.server.database.tables import (
+    SESSIONS,
+    USERS,
+    to_ms,
+    to_s,
+)
+
+
+class DbUserStore:
+    """Accounts in ``users``; ``username_key`` is UNIQUE (case-insensitive names)."""
+
+    def __init__(self, db: Engine) -> None:
+        self.db = db
+
+    @staticmethod
+    def _user(row: Any) -> User:
+        return User(
+            row["id"],
+            row["username"],
+            row["username_key"],
+            row["password_hash"],
+            to_s(row["created_ms"]),
+        )
+
+    def add(self, user: User) -> bool:
+        try:
+            with self.db.begin() as conn:
+                conn.execute(
+                    insert(USERS).values(
+                        id=user.id,
+                        username=user.username,
+                        username_key=user.key,
+                        password_hash=user.password_hash,
+                        created_ms=to_ms(user.created),
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def _one(self, where: Any) -> User | None:
+        with self.db.connect() as conn:
+            row = conn.execute(select(USERS).where(where)).mappings().first()
+        return None if row is None else self._user(row)
+
+    def by_key(self, key: str) -> User | None:
+        return self._one(USERS.c.username_key == key)
+
+    def by_id(self, user_id: str) -> User | None:
+        return self._one(USERS.c.id == user_id)
+
+    def names(self, user_ids: set[str]) -> dict[str, str]:
+        """Usernames by account id (for game pages and lists)."""
+        if not user_ids:
+            return {}
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(USERS.c.id, USERS.c.username).where(USERS.c.id.in_(sorted(user_ids)))
+            )
+            return {r[0]: r[1] for r in rows}
+
+    def set_password_hash(self, user_id: str, old_hash: str, new_hash: str) -> bool:
+        with self.db.begin() as conn:
+            result = conn.execute(
+                update(USERS)
+                .where(USERS.c.id == user_id, USERS.c.password_hash == old_hash)
+                .values(password_hash=new_hash)
+            )
+            return result.rowcount == 1
+
+
+class DbSessionStore:
+    """Sessions in ``sessions``, keyed by the token's SHA-256 (never the token)."""
+
+    def __init__(self, db: Engine) -> None:
+        self.db = db
+
+    def insert(self, session: Session) -> None:
+        with self.db.begin() as conn:
+            conn.execute(
+                insert(SESSIONS).values(
+                    digest=session.digest,
+                    user_id=session.user_id,
+                    created_ms=to_ms(session.created),
+                    last_seen_ms=to_ms(session.last_seen),
+                )
+            )
+
+    def get(self, digest: str) -> Session | None:
+        with self.db.connect() as conn:
+            row = conn.execute(select(SESSIONS).where(SESSIONS.c.digest == digest)).mappings()
+            found = row.first()
+        if found is None:
+            return None
+        return Session(
+            found["digest"],
+            found["user_id"],
+            to_s(found["created_ms"]),
+            to_s(found["last_seen_ms"]),
+        )
+
+    def touch(self, digest: str, at: float) -> None:
+        with self.db.begin() as conn:
+            conn.execute(
+                update(SESSIONS).where(SESSIONS.c.digest == digest).values(last_seen_ms=to_ms(at))
+            )
+
+    def delete(self, digest: str) -> bool:
+        with self.db.begin() as conn:
+            return conn.execute(delete(SESSIONS).where(SESSIONS.c.digest == digest)).rowcount == 1
+
+    def delete_user(self, user_id: str) -> int:
+        with self.db.begin() as conn:
+            return int(conn.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user_id)).rowcount)

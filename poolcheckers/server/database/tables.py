@@ -1,0 +1,196 @@
+"""Every table of the database (SQLAlchemy 2 Core), in one place.
+
+A game is one row of ``games`` plus one row of ``moves`` per ply.  The primary key
+``(game_id, ply)`` of ``moves`` and the ``version`` column of ``games`` (updated by
+compare-and-set) make sure that two moves racing for the same ply cannot both be
+stored, even when they come from different server processes.  The accounts,
+ratings and lobby tables carry the guarantees of docs/COMMUNITY.md ("Tables"):
+a UNIQUE ``username_key``, a rating update keyed by its game id, a seek taken by
+``DELETE ... RETURNING``.  The migrations (``migrations/versions``) create them.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    false,
+)
+
+METADATA = MetaData()
+
+#: One game: its set-up, seats, clocks and result (the moves are in ``moves``).  Its
+#: in-memory form is :class:`poolcheckers.server.games.model.GameRec`, field for column.
+GAMES = Table(
+    "games",
+    METADATA,
+    Column("id", String(32), primary_key=True),
+    Column("mode", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("rules", JSON, nullable=False),
+    Column("start_fen", Text, nullable=False),
+    Column("level", Integer, nullable=True),
+    Column("engine_color", String(8), nullable=True),
+    Column("black_token_hash", String(64), nullable=True),
+    Column("white_token_hash", String(64), nullable=True),
+    Column("invite_hash", String(64), nullable=True),
+    Column("clock_initial_ms", BigInteger, nullable=True),
+    Column("clock_increment_ms", BigInteger, nullable=True),
+    Column("black_ms", BigInteger, nullable=True),
+    Column("white_ms", BigInteger, nullable=True),
+    Column("clock_running", String(8), nullable=True),
+    Column("turn_started_ms", BigInteger, nullable=True),
+    Column("deadline_ms", BigInteger, nullable=True),
+    Column("ply", Integer, nullable=False),
+    Column("draw_offer", String(8), nullable=True),
+    Column("termination", String(16), nullable=True),
+    Column("winner", String(8), nullable=True),
+    Column("result", String(8), nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("tags", JSON, nullable=True),
+    Column("version", Integer, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("updated_ms", BigInteger, nullable=False),
+    # community (migration 0002): account seats, rated games, ratings at the start
+    Column("black_user_id", String(16), nullable=True),
+    Column("white_user_id", String(16), nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=false()),
+    Column("category", String(16), nullable=True),
+    Column("days_per_move", Integer, nullable=True),
+    Column("black_rating", Integer, nullable=True),
+    Column("white_rating", Integer, nullable=True),
+    Column("rematch_of", String(32), nullable=True),
+    # game flow (migration 0003): a standing rematch offer, the rematch once started
+    Column("rematch_offer", String(8), nullable=True),
+    Column("rematch_id", String(32), nullable=True),
+    Index("ix_games_status_created", "status", "created_ms"),
+    Index("ix_games_deadline", "deadline_ms"),
+    Index("ix_games_black_user", "black_user_id", "created_ms"),
+    Index("ix_games_white_user", "white_user_id", "created_ms"),
+)
+
+#: One ply of a game; ``(game_id, ply)`` is unique: one move per ply, ever.
+#: In memory: :class:`poolcheckers.server.games.model.MoveRec`.
+MOVES = Table(
+    "moves",
+    METADATA,
+    Column("game_id", String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("ply", Integer, primary_key=True),
+    Column("notation", String(128), nullable=False),
+    Column("path", String(128), nullable=False),
+    Column("color", String(8), nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("black_ms", BigInteger, nullable=True),
+    Column("white_ms", BigInteger, nullable=True),
+    Column("draw_offer", String(8), nullable=True),
+    Column("version", Integer, nullable=False),
+)
+
+
+#: One SHA-256 per imported game (:func:`poolcheckers.server.games.pdn.game_digest`): the
+#: same PDN game is imported once (migration 0003).
+GAME_DIGESTS = Table(
+    "game_digests",
+    METADATA,
+    Column("digest", String(64), primary_key=True),
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+)
+
+USERS = Table(
+    "users",
+    METADATA,
+    Column("id", String(16), primary_key=True),
+    Column("username", String(20), nullable=False),
+    Column("username_key", String(20), nullable=False, unique=True),
+    Column("password_hash", Text, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+)
+
+SESSIONS = Table(
+    "sessions",
+    METADATA,
+    Column("digest", String(64), primary_key=True),
+    Column(
+        "user_id",
+        String(16),
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("last_seen_ms", BigInteger, nullable=False),
+)
+
+RATINGS = Table(
+    "ratings",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("category", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("last_played_ms", BigInteger, nullable=True),
+    Index("ix_ratings_category_rating", "category", "rating"),
+)
+
+PERF_FIELDS = ("rating", "deviation", "volatility", "games", "last_played_ms")
+RATING_UPDATES = Table(
+    "rating_updates",
+    METADATA,
+    Column("game_id", String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("category", String(16), nullable=False),
+    Column("black_user_id", String(16), nullable=False, index=True),
+    Column("white_user_id", String(16), nullable=False, index=True),
+    *[
+        Column(
+            f"{side}_{when}_{name}",
+            {"games": Integer, "last_played_ms": BigInteger}.get(name, Float),
+            nullable=name == "last_played_ms",
+        )
+        for side in ("black", "white")
+        for when in ("before", "after")
+        for name in PERF_FIELDS
+    ],
+    Column("created_ms", BigInteger, nullable=False),
+)
+
+SEEKS = Table(
+    "seeks",
+    METADATA,
+    Column("id", String(16), primary_key=True),
+    Column("author_id", String(64), nullable=False, index=True),
+    Column("author_user_id", String(16), ForeignKey("users.id", ondelete="CASCADE")),
+    Column("author_name", String(20), nullable=True),
+    Column("spec", JSON, nullable=False),
+    Column("author_perf", JSON, nullable=True),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("seen_ms", BigInteger, nullable=False),
+    Index("ix_seeks_created", "created_ms"),
+)
+
+
+def to_ms(seconds: float) -> int:
+    """Seconds (the models' unit) as the tables' milliseconds."""
+    return round(seconds * 1000)
+
+
+def to_s(ms: int) -> float:
+    """The tables' milliseconds as seconds."""
+    return ms / 1000

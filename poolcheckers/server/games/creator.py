@@ -1,0 +1,92 @@
+"""The one creator of games.  Every way a game begins goes through
+:class:`GameCreator` with a :class:`~poolcheckers.server.games.model.NewGame`
+spec: an open game from ``POST /api/games`` (:meth:`GameCreator.open`), the game
+of a lobby pairing (:meth:`GameCreator.paired`); tournaments and bots are meant
+to start theirs here too, so that the seats, clocks and PDN player tags of a new
+game are decided in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from poolcheckers.server import errors
+from poolcheckers.server.games import model
+from poolcheckers.server.games.flow import Seat, player_tags
+from poolcheckers.server.games.model import GameRec, Loaded, NewGame
+from poolcheckers.server.games.repository import Committed, GameStore
+from poolcheckers.server.games.seats import give_seats, hash_token, new_game_id, new_token
+from poolcheckers.server.games.timecontrol import Clock, Correspondence
+from poolcheckers.server.lobby.model import Pairing
+from poolcheckers.server.ratings.model import Perf
+
+
+class GameCreator:
+    """Builds new games from a spec and stores them (``store``)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        engine_available: Callable[[], bool],
+        usernames: Callable[[str], str | None],
+    ) -> None:
+        self.store = store
+        self.engine_available = engine_available
+        self.usernames = usernames
+
+    def _new(self, spec: NewGame, now: int) -> GameRec:
+        if spec.mode == "engine" and not self.engine_available():
+            raise errors.engine_unavailable()
+        return model.new_game(spec, new_game_id(), now)
+
+    def open(self, spec: NewGame, user_id: str | None = None) -> tuple[Committed, str, str | None]:
+        """Create and store a game; returns it, the creator's token and the
+        invitation token.  A signed-in creator's seat is also bound to their
+        account ``user_id``, and named in the PDN tags (shown on the game page)."""
+        now = self.store.clock.now_ms()
+        game = self._new(spec, now)
+        token = new_token()
+        give_seats(game, token, spec.color, user_id)
+        name = None if user_id is None or spec.mode == "local" else self.usernames(user_id)
+        if name is not None:
+            game.tags = {spec.color.capitalize(): name}
+        invite = new_token() if spec.mode == "online" else None
+        if invite is not None:
+            game.invite_hash = hash_token(invite)
+        loaded = Loaded(game, [], model.replay(game, []))
+        self.store.insert(loaded)
+        return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
+
+    def paired(self, pairing: Pairing, black: Perf | None, white: Perf | None) -> Committed:
+        """The game of a lobby pairing, not stored yet (the lobby stores it in the
+        transaction that removes the seek): both seats on the players' accounts,
+        the ratings at the start (``black``, ``white``), its clock running from now,
+        so that it starts for both at once."""
+        spec = pairing.spec
+        tc = spec.time_control
+        clock = tc if isinstance(tc, Clock) else None
+        new = NewGame(
+            mode="online",
+            rules=spec.rules.to_dict(),
+            clock_initial=None if clock is None else float(clock.initial),
+            clock_increment=0.0 if clock is None else float(clock.increment),
+        )
+        now = self.store.clock.now_ms()
+        game = self._new(new, now)
+        game.black_user_id, game.white_user_id = pairing.black.id, pairing.white.id
+        game.rated = spec.rated
+        game.category = None if spec.category is None else spec.category.value
+        if isinstance(tc, Correspondence):
+            game.days_per_move = tc.days
+        if black is not None:
+            game.black_rating = int(black.glicko.rating)
+        if white is not None:
+            game.white_rating = int(white.glicko.rating)
+        game.tags = player_tags(
+            Seat(pairing.black.name, game.black_rating),
+            Seat(pairing.white.name, game.white_rating),
+            tc,
+        )
+        model.start_clock(game, "black", now)
+        loaded = Loaded(game, [], model.replay(game, []))
+        return Committed(loaded, now, False)

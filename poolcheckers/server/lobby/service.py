@@ -1,0 +1,216 @@
+"""The lobby as the server runs it: the lobby's live sockets of this process, the
+PostgreSQL channel that carries lobby changes and game starts to the other server
+processes, the sweep of seeks whose author left, and the start of a game when a
+seek is taken (through the one game creator)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Callable
+
+from sqlalchemy import Engine, text
+
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
+from poolcheckers.server.database.executor import DbExecutor
+from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.repository import Committed
+from poolcheckers.server.lobby.model import Lobby, LobbyEvent, Pairing, Player, Seek, SeekSpec
+from poolcheckers.server.lobby.repository import DbLobbyStore
+from poolcheckers.server.ratings.model import Perf
+from poolcheckers.server.ratings.service import RatingService
+from poolcheckers.server.settings import Settings
+
+log = logging.getLogger("poolcheckers.server")
+#: the PostgreSQL channel of lobby changes and game starts between server processes
+LOBBY_CHANNEL = "poolcheckers_lobby"
+#: a clock seek whose author no process has seen in the lobby for this long goes
+SEEK_UNSEEN_S = 30.0
+#: how often each process marks its lobby authors as seen and sweeps unseen seeks
+LOBBY_SWEEP_S = 10.0
+
+
+class LobbyService:
+    """Seeks, their sockets and the games they start (``ctx.lobby``)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        db: Engine,
+        executor: DbExecutor,
+        creator: GameCreator,
+        ratings: RatingService,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.executor = executor
+        self.creator = creator
+        self.ratings = ratings
+        self.store = DbLobbyStore(db)
+        time = settings.clock
+        self.lobby = Lobby(self.store, clock=lambda: time.now_ms() / 1000)
+        self.lobby.subscribe(self._lobby_event)
+        #: this process's lobby sockets: their outgoing queues, by account id
+        self.sockets: dict[str, set[asyncio.Queue[str]]] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        #: this process, in the lobby notifications (its own are already delivered)
+        self.node = secrets.token_hex(8)
+        self.postgres = is_postgres(settings.database_url)
+        self._listener: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.listening = asyncio.Event()
+
+    async def start(self) -> None:
+        """Sweep the lobby; with PostgreSQL, hear the lobby changes of the other
+        server processes."""
+        self.loop = asyncio.get_running_loop()
+        self._sweeper = self.loop.create_task(self._sweep_forever())
+        if self.postgres:
+            self._listener = self.loop.create_task(self._listen())
+            await asyncio.wait_for(self.listening.wait(), timeout=30)
+
+    async def stop(self) -> None:
+        for task in (self._sweeper, self._listener):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _listen(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                conninfo = libpq_conninfo(self.settings.database_url)
+                conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
+                    self.listening.set()
+                    async for note in conn.notifies():
+                        self._remote(note.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lobby LISTEN connection lost; reconnecting in 1 s")
+                self.listening.clear()
+                await asyncio.sleep(1.0)
+
+    def sweep(self, present: list[str]) -> int:
+        """Mark the authors with a lobby socket here (``present``) as seen, then remove
+        the clock seeks of authors no process has seen for :data:`SEEK_UNSEEN_S`
+        (their process died with its sockets); how many authors left."""
+        now = self.settings.clock.now_ms() / 1000
+        for author in present:
+            self.store.touch_author(author, now)
+        gone = self.store.stale_authors(now - SEEK_UNSEEN_S)
+        for author in gone:
+            self.lobby.leave(author)
+        return len(gone)
+
+    async def _sweep_forever(self) -> None:
+        failing = False
+        while True:
+            await asyncio.sleep(LOBBY_SWEEP_S)
+            try:
+                await self.executor.run(self.sweep, list(self.sockets))
+                failing = False
+            except Exception:
+                if not failing:
+                    log.exception("lobby sweep failed")
+                failing = True
+
+    def _remote(self, payload: str) -> None:
+        try:
+            note = json.loads(payload)
+            if note["from"] == self.node:
+                return
+            to = None if note["to"] is None else set(note["to"])
+            self._send(str(note["msg"]), to)
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignored lobby notification %r", payload[:200])
+
+    def _lobby_event(self, event: LobbyEvent) -> None:
+        """Called in the thread that changed the lobby: forward to every socket."""
+        self.announce(json.dumps(event.to_dict(), separators=(",", ":")))
+
+    def announce(self, message: str, to: set[str] | None = None) -> None:
+        """Send ``message`` to the lobby sockets (of the accounts ``to``, or all) of
+        this process and, with PostgreSQL, of the others (NOTIFY; blocks: call it
+        on the database executor)."""
+        loop = self.loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._send, message, to)
+        if self.postgres:
+            note = {"from": self.node, "to": None if to is None else sorted(to), "msg": message}
+            with self.db.begin() as conn:
+                conn.execute(
+                    text("SELECT pg_notify(:channel, :payload)"),
+                    {"channel": LOBBY_CHANNEL, "payload": json.dumps(note)},
+                )
+
+    def _send(self, message: str, to: set[str] | None) -> None:
+        for user_id, queues in list(self.sockets.items()):
+            if to is None or user_id in to:
+                for q in queues:
+                    q.put_nowait(message)
+
+    def join(self, user_id: str) -> asyncio.Queue[str]:
+        self.loop = asyncio.get_running_loop()
+        q: asyncio.Queue[str] = asyncio.Queue()
+        self.sockets.setdefault(user_id, set()).add(q)
+        return q
+
+    def leave(self, user_id: str, q: asyncio.Queue[str]) -> bool:
+        """Forget a socket; True when it was the account's last one (its seeks go)."""
+        queues = self.sockets.get(user_id, set())
+        queues.discard(q)
+        if queues:
+            return False
+        self.sockets.pop(user_id, None)
+        return True
+
+    def _taker(self, started: list[Committed]) -> Callable[[Pairing], bool]:
+        """The ``take`` of :meth:`Lobby.accept`: the seek's removal and its game's
+        insert in one transaction, so a crash between them cannot lose the seek
+        without a game; the one process whose delete removed the row wins."""
+        games = self.creator.store
+
+        def take(pairing: Pairing) -> bool:
+            category = pairing.spec.category
+            committed = self.creator.paired(
+                pairing,
+                self.ratings.perf(pairing.black.id, category),
+                self.ratings.perf(pairing.white.id, category),
+            )
+            seek_id = pairing.seek.id
+            if not games.insert_claimed(
+                committed.loaded, lambda conn: self.store.claim(conn, seek_id)
+            ):
+                return False
+            started.append(committed)
+            return True
+
+        return take
+
+    def accept(self, seek_id: str, taker: Player, perf: Perf | None) -> tuple[Pairing, Committed]:
+        """Take a seek and start its game (one transaction)."""
+        started: list[Committed] = []
+        pairing = self.lobby.accept(seek_id, taker, perf, take=self._taker(started))
+        return pairing, started[0]
+
+    def play_now(
+        self, player: Player, spec: SeekSpec, perf: Perf | None
+    ) -> tuple[Pairing, Committed] | Seek:
+        """:meth:`Lobby.play_now`, the game of a pairing stored with the seek's removal."""
+        started: list[Committed] = []
+        got = self.lobby.play_now(player, spec, perf, take=self._taker(started))
+        return (got, started[0]) if isinstance(got, Pairing) else got
+
+
+def player_of(user: User) -> Player:
+    """An account as the lobby knows it."""
+    return Player(user.id, user.username)
