@@ -7,7 +7,7 @@ from pathlib import Path
 
 from argon2 import Parameters
 
-from poolcheckers.server.timesource import Clock, SystemClock
+from poolcheckers.server.timesource import SystemTime, TimeSource
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -17,7 +17,7 @@ class Settings:
     """Database, engine and limits; tests inject a manual clock and short engine times."""
 
     database_url: str
-    clock: Clock = field(default_factory=SystemClock)
+    clock: TimeSource = field(default_factory=SystemTime)
     #: seconds per engine move (None: by level, ``poolcheckers.engine.level_limit``)
     engine_move_time: float | None = None
     #: threads for engine games' replies and draw decisions (never used by analyses)

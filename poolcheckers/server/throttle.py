@@ -34,7 +34,8 @@ from typing import Final
 
 from starlette.requests import HTTPConnection
 
-Clock = Callable[[], float]
+#: a function returning seconds (injectable: tests move time by hand)
+Now = Callable[[], float]
 
 #: Every sign-in attempt from one address (an IPv6 /64 counts as one).
 ADDRESS_LIMIT: Final = (20, 600.0)
@@ -63,7 +64,7 @@ class SlidingWindow:
         limit: int,
         window: float,
         *,
-        clock: Clock = time.monotonic,
+        clock: Now = time.monotonic,
         max_keys: int = 100_000,
     ) -> None:
         if limit < 1 or window <= 0 or max_keys < 1:
@@ -158,7 +159,7 @@ class SignInLimiter:
     def __init__(
         self,
         *,
-        clock: Clock = time.monotonic,
+        clock: Now = time.monotonic,
         address_limit: tuple[int, float] = ADDRESS_LIMIT,
         username_failure_limit: tuple[int, float] = USERNAME_FAILURE_LIMIT,
     ) -> None:

@@ -1,6 +1,7 @@
-"""Injectable wall clocks (milliseconds since the epoch) for the server-side game clocks.
+"""The time source of the server (milliseconds since the epoch), injectable so that
+tests move time by hand; the game clocks and every timestamp read it.
 
->>> c = ManualClock(1_000)
+>>> c = ManualTime(1_000)
 >>> c.now_ms()
 1000
 >>> c.advance(2.5)
@@ -15,19 +16,21 @@ import time
 from typing import Protocol
 
 
-class Clock(Protocol):
+class TimeSource(Protocol):
+    """Where the server reads the time."""
+
     def now_ms(self) -> int: ...
 
 
-class SystemClock:
+class SystemTime:
     """The real time."""
 
     def now_ms(self) -> int:
         return int(time.time() * 1000)
 
 
-class ManualClock:
-    """A clock that only moves when told to (tests)."""
+class ManualTime:
+    """A time source that only moves when told to (tests)."""
 
     def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
         self._now = start_ms

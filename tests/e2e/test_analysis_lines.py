@@ -1,4 +1,4 @@
-"""The engine's best lines on the analysis page in Chromium (multi-PV, issue 9 point 7),
+"""The engine's best lines on the analysis page in Chromium (multi-PV),
 on a phone and at 1366x768: three lines by default, best first, each with its score
 text and its moves as the library writes them; every depth's message carries them; a
 line's score plays its first move, a later move of a line steps into the line; the

@@ -1,4 +1,4 @@
-"""Two people meet in the lobby (issue 8 point 10): each signs up in their own
+"""Two people meet in the lobby: each signs up in their own
 browser context, one posts a rated seek, the other accepts, the game starts for
 both at once, they play and one resigns; both ratings change once; a rematch
 swaps colours and names and is aborted (unrated); both player pages show the
@@ -70,7 +70,7 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
     assert ann.url == bob.url
     game_id = ann.url.rsplit("/", 1)[1]
 
-    # The game page names both players, with their ratings (PDN tags, point 6).
+    # The game page names both players, with their ratings (PDN tags).
     names = ann.inner_text(".player.top .name") + " " + ann.inner_text(".player.bottom .name")
     assert f"{ann_name} 1500 (Black)" in names and f"{bob_name} 1500 (White)" in names
     # They play by clicking (account seats: no token in either browser's storage).

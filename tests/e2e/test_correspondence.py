@@ -1,4 +1,4 @@
-"""A correspondence game in the browser (issue 8, R20): Ann posts a seek of two days
+"""A correspondence game in the browser (R20): Ann posts a seek of two days
 a move, Bob takes it; before both sides have moved no deadline runs, then the game
 page shows the time left for the move by the side to move."""
 

@@ -1,4 +1,4 @@
-"""A player's page as people use it (issue 8 point 5): the games being played now
+"""A player's page as people use it: the games being played now
 at the top, the games paginated with counts, filtered by time-control category
 (the filter lives in the URL, so a reload keeps it), results against each
 opponent and the rating plot; and the leaderboards.  On a phone and on a

@@ -1,4 +1,4 @@
-"""The endgame tables on the analysis page in Chromium (docs/EGDB.md, issue 10 point 6):
+"""The endgame tables on the analysis page in Chromium (docs/EGDB.md):
 the value of a covered position as a headline, every legal move with the mover's value
 and its plies to conversion, best first, each a button that plays it, and a game review
 that calls no move that keeps a table win a mistake.

@@ -17,14 +17,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 AppFactory = Callable[..., TestClient]
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+def clock() -> ManualTime:
+    return ManualTime()
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def db_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def make_client(db_url: str, clock: ManualClock) -> Iterator[AppFactory]:
+def make_client(db_url: str, clock: ManualTime) -> Iterator[AppFactory]:
     """Start apps (TestClient with lifespan) over the test's database; closed at the end."""
     clients: list[TestClient] = []
 

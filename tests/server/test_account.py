@@ -1,4 +1,4 @@
-"""Accounts over HTTP (issue 8 points 1 and 8): sign-up, sign-in, sign-out, the
+"""Accounts over HTTP: sign-up, sign-in, sign-out, the
 session cookie, password change, sign-in limits, and the cross-site request rule."""
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def test_sign_ups_are_rate_limited(make_client: AppFactory) -> None:
     assert r.status_code == 429 and error_code(r) == "rate_limited"
 
 
-# ---------------------------------------------------------------- point 8: cross-site requests
+# ---------------------------------------------------------------- cross-site requests
 def test_cookie_authenticated_change_needs_origin_or_csrf_token(client: TestClient) -> None:
     signup(client)
     # no Origin and no X-CSRF-Token: refused, and the session lives on

@@ -1,4 +1,4 @@
-"""Seats follow the player (issue 8 point 2): a signed-in player's seat is bound to
+"""Seats follow the player: a signed-in player's seat is bound to
 the account and is theirs on any device by the session, without the token;
 anonymous seats work as before."""
 
@@ -77,7 +77,7 @@ def test_play_over_the_websocket_by_session(
         assert first["game"]["your_color"] == "black"
         ws.send_json({"type": "move", "move": "11-15", "ply": 0})
         assert ws.receive_json()["game"]["ply"] == 1
-    # from another site, the cookie does not seat the socket (point 8)
+    # from another site, the cookie does not seat the socket
     foreign = {**cookie, "origin": "https://evil.example"}
     with phone.websocket_connect(f"/ws/games/{gid}", headers=foreign) as ws:
         assert ws.receive_json()["game"]["your_color"] is None

@@ -1,4 +1,4 @@
-"""The analysis socket's best lines (multi-PV, issue 9 point 7): ``multipv`` N asks for
+"""The analysis socket's best lines (multi-PV): ``multipv`` N asks for
 the engine's best N lines; every ``info`` and the ``done`` carry them, best first, each
 starting with a different legal move, with the engine facade's score text and the
 library's move text; a position with fewer legal moves gets as many lines as moves

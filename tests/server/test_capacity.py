@@ -1,4 +1,4 @@
-"""Engine capacity and abuse limits (issue 7, points 7 and 8): engine games never
+"""Engine capacity and abuse limits: engine games never
 wait behind analyses, one address cannot hold more than its share of the analysis
 threads, analyses are capped in time, PDN imports are rate-limited and capped."""
 

@@ -1,4 +1,4 @@
-"""The community tables on PostgreSQL (issue 8 point 9): migration 0002 keeps every
+"""The community tables on PostgreSQL: migration 0002 keeps every
 game, one winner per seek and one rating update per game between two engines (as
 two server processes have), and a rated game between two apps on one database."""
 
@@ -23,11 +23,11 @@ from poolcheckers.server.database.tables import MOVES, RATING_UPDATES
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.timecontrol import Category, Clock
-from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import LICHESS, RatedResult, compute_update
 from poolcheckers.server.ratings.repository import DbRatingStore
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .helpers import server_context, state_of
 from .test_migration_community import GAMES_0001, copy_0001_rows, make_games, migrate
@@ -54,7 +54,7 @@ def race(n: int, action: Callable[[int], T]) -> list[T | None]:
 
 
 def test_upgrade_from_0001_keeps_every_game_on_postgres(pg_url: str, tmp_path: Path) -> None:
-    clock = ManualClock()
+    clock = ManualTime()
     made = make_engine(f"sqlite:///{tmp_path / 'made.sqlite3'}")
     run_migrations(made)
     source = GameService(made, clock, engine_available=lambda: True)
@@ -84,11 +84,11 @@ def test_one_winner_per_seek_and_per_rating_between_engines(pg_url: str) -> None
     for uid in ("a", "b"):
         assert users.add(User(uid, uid.upper(), uid, "$argon2id$x", 1.0))
     lobbies = [DbLobbyStore(e) for e in engines]
-    lobbies[0].insert(Seek("s1", Player("a", "A"), SeekSpec(Clock(180, 2)), 1.0))
+    lobbies[0].insert(Seek("s1", LobbyPlayer("a", "A"), SeekSpec(Clock(180, 2)), 1.0))
     taken = race(8, lambda i: lobbies[i % 2].take("s1"))
     assert sum(t is not None for t in taken) == 1
 
-    service = GameService(engines[0], ManualClock())
+    service = GameService(engines[0], ManualTime())
     created, _, _ = service.creator.open(NewGame(mode="local"))
     gid = created.loaded.game.id
     ratings = [DbRatingStore(e) for e in engines]
@@ -104,7 +104,7 @@ def test_one_winner_per_seek_and_per_rating_between_engines(pg_url: str) -> None
 
 
 def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
-    clock = ManualClock()
+    clock = ManualTime()
 
     def app() -> TestClient:
         settings = Settings(
@@ -140,7 +140,7 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
 
 def test_lobby_changes_and_game_starts_cross_processes(pg_url: str) -> None:
     """Ann watches the lobby on one server; Bob posts and takes seeks on another."""
-    clock = ManualClock()
+    clock = ManualTime()
 
     def app() -> TestClient:
         settings = Settings(

@@ -1,4 +1,4 @@
-"""No page or API answer carries another player's secret (issue 8 point 8): with
+"""No page or API answer carries another player's secret: with
 accounts, a lobby game and an invitation game in the database, every answer a
 stranger can ask for is searched for session tokens, CSRF tokens, password
 hashes, account ids and seat tokens."""

@@ -1,4 +1,4 @@
-"""Correspondence games (issue 8, R20): each side has the seek's days for each move,
+"""Correspondence games (R20): each side has the seek's days for each move,
 the deadline set again after every move and not running before each side's first
 move (as the clocks, R20); a side past its deadline loses on time, on a request or
 by the background sweep.  Time comes from the injectable manual clock."""
@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import server_context
@@ -39,7 +39,7 @@ def play(client: TestClient, gid: str, mv: str, ply: int) -> dict[str, Any]:
 
 
 def test_deadline_waits_for_both_first_moves_then_resets_after_every_move(
-    make_client: AppFactory, clock: ManualClock
+    make_client: AppFactory, clock: ManualTime
 ) -> None:
     ann, bob, game = started(make_client)
     gid = game["id"]
@@ -68,7 +68,7 @@ def test_deadline_waits_for_both_first_moves_then_resets_after_every_move(
 
 
 def test_side_past_its_deadline_loses_on_time_on_a_request(
-    make_client: AppFactory, clock: ManualClock
+    make_client: AppFactory, clock: ManualTime
 ) -> None:
     ann, bob, game = started(make_client)
     gid = game["id"]
@@ -85,7 +85,7 @@ def test_side_past_its_deadline_loses_on_time_on_a_request(
 
 
 def test_background_sweep_ends_a_game_past_its_deadline(
-    make_client: AppFactory, clock: ManualClock
+    make_client: AppFactory, clock: ManualTime
 ) -> None:
     ann, bob, game = started(make_client)
     gid = game["id"]
@@ -102,7 +102,7 @@ def test_background_sweep_ends_a_game_past_its_deadline(
 
 
 def test_rematch_of_a_correspondence_game_keeps_the_days(
-    make_client: AppFactory, clock: ManualClock
+    make_client: AppFactory, clock: ManualTime
 ) -> None:
     ann, bob, game = started(make_client)
     gid = game["id"]

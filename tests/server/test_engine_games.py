@@ -15,7 +15,7 @@ from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, ws_seat
@@ -115,7 +115,7 @@ def test_a_restarted_server_lets_the_engine_move(db_url: str) -> None:
     committed, token, _ = service.creator.open(NewGame(mode="engine", level=1, color="white"))
     gid = committed.loaded.game.id
     engine.dispose()  # the "old server" stopped before the engine moved
-    settings = Settings(database_url=db_url, clock=ManualClock(), engine_move_time=0.05)
+    settings = Settings(database_url=db_url, clock=ManualTime(), engine_move_time=0.05)
     with (
         TestClient(create_app(settings)) as client,
         client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws,

@@ -1,6 +1,6 @@
-"""Game flow as on lichess (issue 8 point 6): abort before both sides have moved,
-rematch with the colours swapped, the list of games being played now; and the
-polish of point 7 that lives in the API (move counts, readable clock limits)."""
+"""Game flow as on lichess: abort before both sides have moved,
+rematch with the colours swapped, the list of games being played now; and what
+the API adds to it (move counts, readable clock limits)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import full_moves
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .helpers import error_code, move, new_game, online_game, seat_header, ws_seat
 
@@ -192,7 +192,7 @@ def test_games_being_played_now_by_mode_with_their_seats(client: TestClient) -> 
     assert r.status_code == 400 and error_code(r) == "bad_request"
 
 
-# ---------------------------------------------------------------- point 7 in the API
+# ---------------------------------------------------------------- move counts in the API
 @settings(max_examples=60, deadline=None)
 @given(white_first=st.booleans(), choices=st.lists(st.integers(0, 50), max_size=40))
 def test_moves_count_is_the_pdn_move_number_of_the_last_move(
@@ -239,7 +239,7 @@ def test_clock_limits_stay_in_the_openapi_description(client: TestClient) -> Non
     assert spec["properties"]["initial"]["maximum"] == 86400
 
 
-def test_clock_time_for_a_spectator_too(client: TestClient, clock: ManualClock) -> None:
+def test_clock_time_for_a_spectator_too(client: TestClient, clock: ManualTime) -> None:
     gid, black, white = online_game(client, clock={"initial": 10, "increment": 0})
     move(client, gid, black, "11-15", 0)
     move(client, gid, white, "22-18", 1)
@@ -251,11 +251,11 @@ def test_clock_time_for_a_spectator_too(client: TestClient, clock: ManualClock) 
 def test_no_engine_rematch_without_the_engine(tmp_path: Path) -> None:
     db = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     run_migrations(db)
-    with_engine = GameService(db, ManualClock(), engine_available=lambda: True)
+    with_engine = GameService(db, ManualTime(), engine_available=lambda: True)
     created, token, _ = with_engine.creator.open(NewGame(mode="engine", level=2))
     gid = created.loaded.game.id
     with_engine.act(gid, "resign", token)
-    without = GameService(db, ManualClock())  # a server started without the native core
+    without = GameService(db, ManualTime())  # a server started without the native core
     with pytest.raises(ApiError) as exc:
         without.act(gid, "rematch", token)
     assert exc.value.code == "engine_unavailable"

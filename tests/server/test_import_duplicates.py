@@ -1,4 +1,4 @@
-"""Importing the same PDN game twice stores it once (issue 8 point 7): the import
+"""Importing the same PDN game twice stores it once: the import
 answer lists the duplicates with the stored game's id."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from poolcheckers import Board, RuleSet
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.pdn import game_digest, import_text
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 GAME_1 = (
     '[Event "Club"]\n[Black "Ann"]\n[White "Bob"]\n[Result "2-0"]\n\n1. 11-15 23-19 2. 8-11 2-0\n'
@@ -70,7 +70,7 @@ def test_other_rules_or_start_make_another_game() -> None:
 def test_racing_imports_store_the_game_once(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path}/db.sqlite3")
     run_migrations(engine)
-    service = GameService(engine, ManualClock())
+    service = GameService(engine, ManualTime())
     results = []
 
     def go() -> None:

@@ -1,4 +1,4 @@
-"""The lobby over HTTP and WebSocket (issue 8 point 3): post, list, cancel and take
+"""The lobby over HTTP and WebSocket: post, list, cancel and take
 seeks; the game starts for both; the live list; one winner per seek across
 store instances (as with two server processes)."""
 
@@ -16,9 +16,9 @@ from fastapi.testclient import TestClient
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.timecontrol import Clock
-from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.lobby.repository import DbLobbyStore
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, server_context
@@ -161,7 +161,7 @@ def test_take_has_one_winner_across_store_instances(tmp_path: Path) -> None:
     run_migrations(first)
     stores = [DbLobbyStore(first), DbLobbyStore(make_engine(url))]
     for n in range(5):
-        seek = Seek(f"s{n}", Player("a"), SeekSpec(Clock(180, 2)), float(n))
+        seek = Seek(f"s{n}", LobbyPlayer("a"), SeekSpec(Clock(180, 2)), float(n))
         stores[0].insert(seek)
 
         def take(i: int, seek_id: str = seek.id) -> Seek | None:
@@ -199,7 +199,7 @@ def test_play_now_pairs_with_a_matching_seek_or_posts_one(
 
 
 def test_clock_seeks_of_authors_no_process_sees_go(
-    ann_bob: tuple[TestClient, TestClient], clock: ManualClock
+    ann_bob: tuple[TestClient, TestClient], clock: ManualTime
 ) -> None:
     """A process that died with its lobby sockets cannot say its authors left: the
     sweep of every process removes clock seeks whose author nobody has seen."""

@@ -1,6 +1,6 @@
-"""Migration 0002 (community tables, account seats on games) keeps every stored game
-(issue 8 point 9): a database made by revision 0001, with games of every mode in
-it, is upgraded; every game reads the same and goes on."""
+"""Migration 0002 (community tables, account seats on games) keeps every stored game:
+a database made by revision 0001, with games of every mode in it, is upgraded;
+every game reads the same and goes on."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from poolcheckers.server.database.engine import MIGRATIONS_DIR, make_engine, run
 from poolcheckers.server.database.tables import GAMES, MOVES
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .helpers import acted, played, state_of
 
@@ -38,7 +38,7 @@ def migrate(engine: Engine, revision: str, *, down: bool = False) -> None:
         (command.downgrade if down else command.upgrade)(cfg, revision)
 
 
-def make_games(service: GameService, clock: ManualClock) -> dict[str, Any]:
+def make_games(service: GameService, clock: ManualTime) -> dict[str, Any]:
     """Games of every mode, running and finished; the seat tokens by game."""
     tokens: dict[str, Any] = {}
     local, t, _ = service.creator.open(NewGame(mode="local"))
@@ -81,7 +81,7 @@ def copy_0001_rows(src: Engine, dst: Engine) -> None:
 
 
 def test_upgrade_from_0001_keeps_every_game(tmp_path: Path) -> None:
-    clock = ManualClock()
+    clock = ManualTime()
     made = make_engine(f"sqlite:///{tmp_path / 'made.sqlite3'}")
     run_migrations(made)
     source = GameService(made, clock, engine_available=lambda: True)
@@ -117,7 +117,7 @@ def test_upgrade_from_0001_keeps_every_game(tmp_path: Path) -> None:
 
 
 def test_downgrade_keeps_the_games(tmp_path: Path) -> None:
-    clock = ManualClock()
+    clock = ManualTime()
     engine = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     run_migrations(engine)
     service = GameService(engine, clock)

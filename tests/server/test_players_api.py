@@ -1,4 +1,4 @@
-"""Player pages and leaderboards (issue 8 point 5): ratings per category and the
+"""Player pages and leaderboards: ratings per category and the
 player's games, filtered and paginated; no secret and no account id in them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from poolcheckers.server.database.tables import RATINGS
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, server_context
@@ -36,7 +36,7 @@ def test_player_page_has_ratings_and_games(make_client: AppFactory) -> None:
         assert secret not in text
 
 
-def test_player_games_filter_and_paginate(make_client: AppFactory, clock: ManualClock) -> None:
+def test_player_games_filter_and_paginate(make_client: AppFactory, clock: ManualTime) -> None:
     ann, bob, first = rated_game(make_client)
     assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
     clock.advance(60)
@@ -86,7 +86,7 @@ def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
     assert r.status_code == 400
 
 
-def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: ManualClock) -> None:
+def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: ManualTime) -> None:
     ann, bob, first = rated_game(make_client)
     assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
     clock.advance(60)
@@ -105,7 +105,7 @@ def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: Ma
     assert empty.status_code == 404 and error_code(empty) == "not_found"
 
 
-def test_player_page_lists_current_games(make_client: AppFactory, clock: ManualClock) -> None:
+def test_player_page_lists_current_games(make_client: AppFactory, clock: ManualTime) -> None:
     ann, bob, first = rated_game(make_client)
     clock.advance(60)
     seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()

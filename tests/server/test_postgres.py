@@ -28,7 +28,7 @@ from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import free_port
 from .helpers import move, online_game, state_of, ws_seat
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.postgres
 
 
 def test_api_on_postgres(pg_url: str) -> None:
-    clock = ManualClock()
+    clock = ManualTime()
     settings = Settings(database_url=pg_url, clock=clock, sweep_interval=0.05)
     with TestClient(create_app(settings)) as client:
         assert client.get("/api/health").json()["database"] == "postgresql"

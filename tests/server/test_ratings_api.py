@@ -1,4 +1,4 @@
-"""Ratings of finished games (issue 8 point 4): a rated game's result changes both
+"""Ratings of finished games: a rated game's result changes both
 Glicko-2 ratings exactly once, under racing finishes, repeated calls and a restart;
 casual games are not rated."""
 
@@ -131,7 +131,7 @@ def test_casual_games_are_not_rated(make_client: AppFactory) -> None:
 
 
 def test_names_ratings_and_rating_changes_in_the_pdn_tags(make_client: AppFactory) -> None:
-    """Issue 8 point 6: ``Black``, ``White``, ``BlackElo``, ``WhiteElo``,
+    """``Black``, ``White``, ``BlackElo``, ``WhiteElo``,
     ``TimeControl``, and after the rating ``BlackRatingDiff`` / ``WhiteRatingDiff``."""
     ann, bob, gid = rated_game(make_client)
     tags = ann.get(f"/api/games/{gid}").json()["tags"]

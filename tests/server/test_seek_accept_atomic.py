@@ -1,4 +1,4 @@
-"""Taking a seek removes it and stores its game in one transaction (issue 8 point 3):
+"""Taking a seek removes it and stores its game in one transaction:
 a failure between the two leaves the seek open and no game; with two apps (two
 processes) over one database, exactly one taker gets the game."""
 
@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.tables import GAMES
 from poolcheckers.server.games import creator as creator_module
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import server_context
@@ -87,7 +87,7 @@ def test_one_taker_wins_across_two_apps(make_client: AppFactory) -> None:
 @pytest.mark.postgres
 def test_one_taker_wins_across_two_apps_on_postgres(pg_url: str) -> None:
     def app() -> TestClient:
-        settings = Settings(database_url=pg_url, clock=ManualClock(), password_parameters=CHEAPEST)
+        settings = Settings(database_url=pg_url, clock=ManualTime(), password_parameters=CHEAPEST)
         return TestClient(create_app(settings))
 
     with app() as one, app() as two:

@@ -21,7 +21,7 @@ from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.games.service import GameService
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .helpers import acted, move, new_game, online_game, played, seat_header, state_of
 
@@ -37,7 +37,7 @@ def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
     engine.dispose()
 
 
-def test_restarted_server_resumes_every_game(db_url: str, clock: ManualClock) -> None:
+def test_restarted_server_resumes_every_game(db_url: str, clock: ManualTime) -> None:
     settings = Settings(database_url=db_url, clock=clock, sweep_interval=3600)
     with TestClient(create_app(settings)) as c1:
         gid, black, white = online_game(c1, clock={"initial": 60, "increment": 1})
@@ -243,7 +243,7 @@ def test_caches_of_two_processes_agree_with_the_database(db_url: str) -> None:
 
 @pytest.mark.parametrize("interval", [0.05, 3600.0])
 def test_sqlite_wal_is_checkpointed_in_the_background(
-    tmp_path: Path, clock: ManualClock, interval: float
+    tmp_path: Path, clock: ManualTime, interval: float
 ) -> None:
     """Commits never checkpoint (no fsync of the database file while answering a
     move); the background task does it: the main file only grows when it runs."""

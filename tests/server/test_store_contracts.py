@@ -25,9 +25,9 @@ from poolcheckers.server.accounts.sessions import MemorySessionStore, Session, S
 from poolcheckers.server.database.engine import run_migrations
 from poolcheckers.server.games.timecontrol import Category, Clock
 from poolcheckers.server.lobby.model import (
+    LobbyPlayer,
     LobbyStore,
     MemoryLobbyStore,
-    Player,
     Seek,
     SeekSpec,
 )
@@ -211,7 +211,7 @@ def lobby(request: pytest.FixtureRequest) -> LobbyStore:
 
 
 def seek(sid: str, author: str, created: float) -> Seek:
-    return Seek(sid, Player(author, author.upper()), SeekSpec(Clock(180, 2)), created)
+    return Seek(sid, LobbyPlayer(author, author.upper()), SeekSpec(Clock(180, 2)), created)
 
 
 def test_lobby_store_lists_oldest_first_and_by_author(lobby: LobbyStore) -> None:

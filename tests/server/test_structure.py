@@ -1,4 +1,4 @@
-"""The server's shape (issue 7): short functions, one record type per table, and
+"""The server's shape: short functions, one record type per table, and
 pages that load nothing from another host."""
 
 from __future__ import annotations

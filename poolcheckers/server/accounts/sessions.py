@@ -120,7 +120,7 @@ def request_allowed(
     session_token: str | None,
     site_origins: Collection[str],
 ) -> bool:
-    """Whether a request may change state (security point 8 of the community issue).
+    """Whether a request may change state (docs/COMMUNITY.md, cross-site requests).
 
     Safe methods always may; so may a request not authenticated by the session
     cookie (it proves nothing about the user).  A cookie-authenticated

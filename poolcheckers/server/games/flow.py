@@ -1,5 +1,6 @@
 """Game flow as on lichess, as pure functions: PDN tags naming the players, when a game
-may be aborted, when a side's clock runs, rematches, and the result a rating sees.
+may be aborted, when a side's clock runs, and the result a rating sees.  (Rematches
+are the game model's: :func:`poolcheckers.server.games.model.rematch`.)
 
 >>> from poolcheckers.server.games.timecontrol import Clock
 >>> tags = player_tags(Seat("Ann", 1612), Seat("Bob", None), Clock(300, 3))
@@ -7,8 +8,6 @@ may be aborted, when a side's clock runs, rematches, and the result a rating see
 {'Black': 'Ann', 'White': 'Bob', 'BlackElo': '1612', 'WhiteElo': '-', 'TimeControl': '300+3'}
 >>> can_abort(ply=1, finished=False), can_abort(ply=2, finished=False)
 (True, False)
->>> rematch_seats(Seat("Ann"), Seat("Bob"))
-(Seat(name='Bob', rating=None), Seat(name='Ann', rating=None))
 """
 
 from __future__ import annotations
@@ -93,38 +92,6 @@ def clock_runs(ply: int) -> bool:
     [False, False, True, True]
     """
     return ply >= ABORTABLE_PLIES
-
-
-def rematch_seats(black: Seat, white: Seat) -> tuple[Seat, Seat]:
-    """(Black, White) of the rematch: the colours swapped."""
-    return white, black
-
-
-@dataclass(frozen=True, slots=True)
-class Rematch:
-    """Rematch offers after a game: each side may offer; when both have, it starts.
-
-    >>> r = Rematch().offer(Color.BLACK)
-    >>> r.offered_by, r.agreed
-    (frozenset({<Color.BLACK: 0>}), False)
-    >>> r.offer(Color.WHITE).agreed
-    True
-    >>> r.decline(Color.WHITE).offered_by
-    frozenset()
-    """
-
-    offered_by: frozenset[Color] = frozenset()
-
-    def offer(self, color: Color) -> Rematch:
-        return Rematch(self.offered_by | {color})
-
-    def decline(self, color: Color) -> Rematch:
-        """The other side says no (or ``color`` withdraws its own offer): no offer stands."""
-        return Rematch()
-
-    @property
-    def agreed(self) -> bool:
-        return len(self.offered_by) == 2
 
 
 def black_score(outcome: Outcome) -> float:

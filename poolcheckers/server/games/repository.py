@@ -29,7 +29,7 @@ from poolcheckers.server.database.engine import PG_CHANNEL
 from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import Change, GameRec, Loaded, MoveRec, flag, replay
-from poolcheckers.server.timesource import Clock
+from poolcheckers.server.timesource import TimeSource
 
 T = TypeVar("T")
 
@@ -72,7 +72,7 @@ class GameStore:
     def __init__(
         self,
         db: Engine,
-        clock: Clock,
+        clock: TimeSource,
         *,
         cache_size: int = 4096,
         on_change: Callable[[Committed], None] | None = None,

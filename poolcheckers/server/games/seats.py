@@ -6,8 +6,8 @@ header (or ``Authorization: Bearer``) or the WebSocket sub-protocol, never in a 
 so no log line carries it.
 
 A seat can also belong to an account (``black_user_id`` / ``white_user_id``): the
-signed-in player holds it from any device, by the session, without a token (issue 8
-point 2); the token given when the seat was taken still works too.
+signed-in player holds it from any device, by the session, without a token;
+the token given when the seat was taken still works too.
 
 >>> len(hash_token("abc"))
 64

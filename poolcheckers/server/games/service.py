@@ -31,7 +31,7 @@ from poolcheckers.server.games.seats import (
     seat_of,
 )
 from poolcheckers.server.games.view import View, full_moves, seats_taken
-from poolcheckers.server.timesource import Clock, SystemClock
+from poolcheckers.server.timesource import SystemTime, TimeSource
 
 
 class GameService:
@@ -40,14 +40,14 @@ class GameService:
     def __init__(
         self,
         db: Engine,
-        clock: Clock | None = None,
+        clock: TimeSource | None = None,
         *,
         engine_available: Callable[[], bool] = lambda: False,
         usernames: Callable[[str], str | None] = lambda _user_id: None,
         on_change: Callable[[Committed], None] | None = None,
         cache_size: int = 4096,
     ) -> None:
-        self.clock: Clock = clock or SystemClock()
+        self.clock: TimeSource = clock or SystemTime()
         self.store = GameStore(db, self.clock, cache_size=cache_size, on_change=on_change)
         #: the username of an account id (names in the PDN tags)
         self.usernames = usernames

@@ -12,14 +12,14 @@ seek is gone.  A seek also goes when its author cancels it or leaves.
 >>> from poolcheckers import RuleSet
 >>> from poolcheckers.server.games.timecontrol import Clock
 >>> lobby = Lobby(MemoryLobbyStore(), rng=random.Random(1), clock=lambda: 0.0)
->>> ann, bob = Player("u1", "Ann"), Player("u2", "Bob")
+>>> ann, bob = LobbyPlayer("u1", "Ann"), LobbyPlayer("u2", "Bob")
 >>> seek = lobby.post(ann, SeekSpec(Clock(300, 3), rated=True, color="random"))
 >>> [str(s.spec) for s in lobby.seeks()]
 ['5+3 blitz rated random apca']
 >>> pairing = lobby.accept(seek.id, bob)
 >>> pairing.black.name, pairing.white.name, lobby.seeks()
 ('Ann', 'Bob', [])
->>> lobby.accept(seek.id, Player("u3", "Cy"))
+>>> lobby.accept(seek.id, LobbyPlayer("u3", "Cy"))
 Traceback (most recent call last):
 ...
 poolcheckers.server.domain_errors.SeekGoneError: seek ... was taken, cancelled or withdrawn
@@ -61,7 +61,7 @@ RATING_RANGE_BOUNDS: Final = (400, 2900)
 
 
 @dataclass(frozen=True, slots=True)
-class Player:
+class LobbyPlayer:
     """Someone in the lobby: ``id`` is the account's id, or an anonymous visitor's
     (never shown); ``name`` is the username, None for an anonymous visitor."""
 
@@ -187,7 +187,7 @@ class Seek:
     """An open challenge in the lobby."""
 
     id: str
-    author: Player
+    author: LobbyPlayer
     spec: SeekSpec
     created: float
     #: The author's rating in the seek's category when posted (None: anonymous or unlimited).
@@ -209,8 +209,8 @@ class Pairing:
     """Two players and the game they start: the seek taken, who plays which colour."""
 
     seek: Seek
-    black: Player
-    white: Player
+    black: LobbyPlayer
+    white: LobbyPlayer
 
     @property
     def spec(self) -> SeekSpec:
@@ -299,7 +299,7 @@ def _in_range(perf: Perf | None, wanted: tuple[int, int] | None) -> bool:
     return wanted[0] <= int(perf.glicko.rating) <= wanted[1]
 
 
-def matches(seek: Seek, spec: SeekSpec, player: Player, perf: Perf | None = None) -> bool:
+def matches(seek: Seek, spec: SeekSpec, player: LobbyPlayer, perf: Perf | None = None) -> bool:
     """Whether ``player`` asking for ``spec`` (rating ``perf`` in its category) can take
     ``seek`` for "play now": not their own, the same clock, rated flag and rules,
     compatible colours, and each side within the other's rating range."""
@@ -316,12 +316,12 @@ def matches(seek: Seek, spec: SeekSpec, player: Player, perf: Perf | None = None
 
 
 def assign_colors(
-    seek: Seek, taker: Player, rng: random.Random, taker_color: SeekColor = "random"
-) -> tuple[Player, Player]:
+    seek: Seek, taker: LobbyPlayer, rng: random.Random, taker_color: SeekColor = "random"
+) -> tuple[LobbyPlayer, LobbyPlayer]:
     """(Black, White) for a taken seek: the author's wish, else the taker's, else a coin toss.
 
-    >>> s = Seek("s", Player("a", "Ann"), SeekSpec(None, color="white"), 0.0)
-    >>> [p.name for p in assign_colors(s, Player("b", "Bob"), random.Random())]
+    >>> s = Seek("s", LobbyPlayer("a", "Ann"), SeekSpec(None, color="white"), 0.0)
+    >>> [p.name for p in assign_colors(s, LobbyPlayer("b", "Bob"), random.Random())]
     ['Bob', 'Ann']
     """
     wish = seek.spec.color
@@ -372,7 +372,7 @@ class Lobby:
         """The open seeks, oldest first."""
         return self.store.open_seeks()
 
-    def post(self, author: Player, spec: SeekSpec, author_perf: Perf | None = None) -> Seek:
+    def post(self, author: LobbyPlayer, spec: SeekSpec, author_perf: Perf | None = None) -> Seek:
         """Open a seek.  Rated seeks need an account; a player has at most
         :data:`MAX_SEEKS_PER_AUTHOR` open seeks."""
         if spec.rated and not author.registered:
@@ -386,7 +386,7 @@ class Lobby:
         self._emit(LobbyEvent("added", seek))
         return seek
 
-    def _check_taker(self, seek: Seek, taker: Player, perf: Perf | None) -> None:
+    def _check_taker(self, seek: Seek, taker: LobbyPlayer, perf: Perf | None) -> None:
         if seek.author.id == taker.id:
             raise SeekForbiddenError(f"seek {seek.id} is your own: cancel it instead")
         if seek.spec.rated and not taker.registered:
@@ -401,7 +401,7 @@ class Lobby:
     def accept(
         self,
         seek_id: str,
-        taker: Player,
+        taker: LobbyPlayer,
         taker_perf: Perf | None = None,
         taker_color: SeekColor = "random",
         *,
@@ -429,7 +429,7 @@ class Lobby:
                 self._remove(player.id, "playing", lambda s: s.spec.real_time)
         return pairing
 
-    def cancel(self, seek_id: str, by: Player) -> Seek:
+    def cancel(self, seek_id: str, by: LobbyPlayer) -> Seek:
         """The author withdraws their seek."""
         seek = self.store.get(seek_id)
         if seek is None:
@@ -462,7 +462,7 @@ class Lobby:
 
     def play_now(
         self,
-        player: Player,
+        player: LobbyPlayer,
         spec: SeekSpec,
         perf: Perf | None = None,
         *,
@@ -480,11 +480,11 @@ class Lobby:
         return self.post(player, spec, perf)
 
 
-def side_of(pairing: Pairing, player: Player) -> Color:
+def side_of(pairing: Pairing, player: LobbyPlayer) -> Color:
     """The colour ``player`` plays in ``pairing``.
 
-    >>> s = Seek("s", Player("a"), SeekSpec(None, color="black"), 0.0)
-    >>> side_of(Pairing(s, Player("a"), Player("b")), Player("b"))
+    >>> s = Seek("s", LobbyPlayer("a"), SeekSpec(None, color="black"), 0.0)
+    >>> side_of(Pairing(s, LobbyPlayer("a"), LobbyPlayer("b")), LobbyPlayer("b"))
     <Color.WHITE: 1>
     """
     if pairing.black.id == player.id:

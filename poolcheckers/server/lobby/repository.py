@@ -15,7 +15,7 @@ from poolcheckers.server.database.tables import (
     to_ms,
     to_s,
 )
-from poolcheckers.server.lobby.model import Player, Seek, SeekSpec
+from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.repository import perf_of_row, perf_values
 
@@ -38,7 +38,7 @@ class DbLobbyStore:
         perf = row["author_perf"]
         return Seek(
             row["id"],
-            Player(row["author_id"], row["author_name"]),
+            LobbyPlayer(row["author_id"], row["author_name"]),
             SeekSpec.from_dict({k: v for k, v in row["spec"].items() if k in _SPEC_KEYS}),
             to_s(row["created_ms"]),
             None if perf is None else perf_of_row(perf),

@@ -19,7 +19,7 @@ from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.repository import Committed
-from poolcheckers.server.lobby.model import Lobby, LobbyEvent, Pairing, Player, Seek, SeekSpec
+from poolcheckers.server.lobby.model import Lobby, LobbyEvent, LobbyPlayer, Pairing, Seek, SeekSpec
 from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
@@ -196,14 +196,16 @@ class LobbyService:
 
         return take
 
-    def accept(self, seek_id: str, taker: Player, perf: Perf | None) -> tuple[Pairing, Committed]:
+    def accept(
+        self, seek_id: str, taker: LobbyPlayer, perf: Perf | None
+    ) -> tuple[Pairing, Committed]:
         """Take a seek and start its game (one transaction)."""
         started: list[Committed] = []
         pairing = self.lobby.accept(seek_id, taker, perf, take=self._taker(started))
         return pairing, started[0]
 
     def play_now(
-        self, player: Player, spec: SeekSpec, perf: Perf | None
+        self, player: LobbyPlayer, spec: SeekSpec, perf: Perf | None
     ) -> tuple[Pairing, Committed] | Seek:
         """:meth:`Lobby.play_now`, the game of a pairing stored with the seek's removal."""
         started: list[Committed] = []
@@ -211,6 +213,6 @@ class LobbyService:
         return (got, started[0]) if isinstance(got, Pairing) else got
 
 
-def player_of(user: User) -> Player:
+def player_of(user: User) -> LobbyPlayer:
     """An account as the lobby knows it."""
-    return Player(user.id, user.username)
+    return LobbyPlayer(user.id, user.username)

@@ -21,7 +21,7 @@ from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.timecontrol import Category
 from poolcheckers.server.ratings.model import Perf, RatingUpdate
-from poolcheckers.server.ratings.players import GameSummary, rating_history, rating_history_svg
+from poolcheckers.server.ratings.players import ScoredGame, rating_history, rating_history_svg
 from poolcheckers.server.ratings.players import head_to_head as head_to_head_records
 from poolcheckers.server.ratings.repository import (
     DbRatingStore,
@@ -66,11 +66,11 @@ def player_game(g: GameRec, user_id: str, names: dict[str, str]) -> PlayerGame:
     )
 
 
-def _summary(g: GameRec, names: dict[str, str]) -> GameSummary:
+def _summary(g: GameRec, names: dict[str, str]) -> ScoredGame:
     score = None
     if g.status == "finished" and g.result is not None:
         score = 0.5 if g.winner is None else 1.0 if g.winner == "black" else 0.0
-    return GameSummary(
+    return ScoredGame(
         g.id,
         None if g.category is None else Category(g.category),
         g.rated,

@@ -5,9 +5,9 @@ page shows from them is computed here: a player's result in a game, the record
 against each opponent, the rating history and its plot, the leaderboard.
 
 >>> games = [
-...     GameSummary("g1", Category.BLITZ, True, "u1", "u2", "Ann", "Bob", 1.0, 100.0),
-...     GameSummary("g2", Category.BLITZ, True, "u2", "u1", "Bob", "Ann", 0.5, 200.0),
-...     GameSummary("g3", Category.RAPID, False, "u1", "u3", "Ann", "Cy", 0.0, 300.0),
+...     ScoredGame("g1", Category.BLITZ, True, "u1", "u2", "Ann", "Bob", 1.0, 100.0),
+...     ScoredGame("g2", Category.BLITZ, True, "u2", "u1", "Bob", "Ann", 0.5, 200.0),
+...     ScoredGame("g3", Category.RAPID, False, "u1", "u3", "Ann", "Cy", 0.0, 300.0),
 ... ]
 >>> [result_for(g, "u1") for g in games]
 ['win', 'draw', 'loss']
@@ -34,7 +34,7 @@ RANKABLE_DEVIATION: Final = 75.0
 
 
 @dataclass(frozen=True, slots=True)
-class GameSummary:
+class ScoredGame:
     """What a player page needs of a game: who played which side (account ids, None
     for anonymous players and the engine; names as shown), and Black's score (None
     while running or when aborted)."""
@@ -50,7 +50,7 @@ class GameSummary:
     finished_at: float | None
 
 
-def result_for(game: GameSummary, player_id: str) -> PlayerResult | None:
+def result_for(game: ScoredGame, player_id: str) -> PlayerResult | None:
     """The player's result in ``game``: win, draw, loss, or None (running, aborted)."""
     if game.black_score is None:
         return None
@@ -64,7 +64,7 @@ def result_for(game: GameSummary, player_id: str) -> PlayerResult | None:
 
 
 def matches_filter(
-    game: GameSummary,
+    game: ScoredGame,
     player_id: str,
     *,
     result: PlayerResult | None = None,
@@ -118,7 +118,7 @@ class HeadToHead:
     record: Record
 
 
-def head_to_head(games: Iterable[GameSummary], player_id: str) -> list[HeadToHead]:
+def head_to_head(games: Iterable[ScoredGame], player_id: str) -> list[HeadToHead]:
     """The record against each opponent in finished games, most games first.
 
     Opponents with an account are told apart by id, others by name (``Anonymous``,

@@ -8,7 +8,6 @@ from poolcheckers import Board, Color, Outcome, Termination
 from poolcheckers.pdn import game_from_board, read_games
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.flow import (
-    Rematch,
     Seat,
     abort_refusal,
     black_score,
@@ -16,7 +15,6 @@ from poolcheckers.server.games.flow import (
     clock_runs,
     player_tags,
     rated_result,
-    rematch_seats,
 )
 from poolcheckers.server.games.timecontrol import Category, Clock, Correspondence
 from poolcheckers.server.ratings.model import MemoryRatingStore, RatedResult, apply_result
@@ -82,15 +80,6 @@ def test_clock_rule_holds_from_a_set_up_position_with_white_to_move() -> None:
     assert not clock_runs(board.ply)  # Black has not moved yet
     board.push(board.legal_moves[0])
     assert clock_runs(board.ply)
-
-
-def test_rematch_swaps_colours_and_needs_both() -> None:
-    assert rematch_seats(Seat("Ann", 1500), Seat("Bob")) == (Seat("Bob"), Seat("Ann", 1500))
-    r = Rematch().offer(Color.WHITE)
-    assert not r.agreed
-    assert r.offer(Color.WHITE) == r  # offering twice changes nothing
-    assert r.offer(Color.BLACK).agreed
-    assert not r.decline(Color.BLACK).agreed
 
 
 @pytest.mark.parametrize(("winner", "score"), [(Color.BLACK, 1.0), (Color.WHITE, 0.0), (None, 0.5)])

@@ -17,9 +17,9 @@ from poolcheckers.server.games.timecontrol import Clock, Correspondence
 from poolcheckers.server.lobby.model import (
     Lobby,
     LobbyEvent,
+    LobbyPlayer,
     MemoryLobbyStore,
     Pairing,
-    Player,
     Seek,
     SeekSpec,
     assign_colors,
@@ -28,8 +28,8 @@ from poolcheckers.server.lobby.model import (
 )
 from poolcheckers.server.ratings.model import Glicko, Perf
 
-ANN, BOB, CY = Player("u1", "Ann"), Player("u2", "Bob"), Player("u3", "Cy")
-GUEST = Player("anon-7f3a")
+ANN, BOB, CY = LobbyPlayer("u1", "Ann"), LobbyPlayer("u2", "Bob"), LobbyPlayer("u3", "Cy")
+GUEST = LobbyPlayer("anon-7f3a")
 BLITZ = Clock(300, 3)
 
 
@@ -101,12 +101,12 @@ def test_the_first_of_two_accepts_wins() -> None:
 def test_racing_threads_one_winner() -> None:
     lobby, events = make_lobby()
     seek = lobby.post(ANN, SeekSpec(BLITZ))
-    takers = [Player(f"t{i}", f"T{i}") for i in range(8)]
+    takers = [LobbyPlayer(f"t{i}", f"T{i}") for i in range(8)]
     barrier = threading.Barrier(len(takers))
     won: list[Pairing] = []
-    lost: list[Player] = []
+    lost: list[LobbyPlayer] = []
 
-    def take(player: Player) -> None:
+    def take(player: LobbyPlayer) -> None:
         barrier.wait()
         try:
             won.append(lobby.accept(seek.id, player))
@@ -182,7 +182,7 @@ def test_rated_seeks_need_accounts_apca_rules_and_a_clock() -> None:
     with pytest.raises(SeekError, match="rated games need a clock"):
         SeekSpec(None, rated=True)
     casual = lobby.post(GUEST, SeekSpec(BLITZ, rules=RuleSet(crown_during_capture="stop")))
-    assert lobby.accept(casual.id, Player("anon-2")).spec.rules.crown_during_capture == "stop"
+    assert lobby.accept(casual.id, LobbyPlayer("anon-2")).spec.rules.crown_during_capture == "stop"
 
 
 def test_rating_range_is_enforced_on_accept() -> None:
@@ -320,7 +320,7 @@ def test_unsubscribe() -> None:
     assert len(heard) == 1 and len(events) == 2
 
 
-players = st.sampled_from([ANN, BOB, CY, GUEST, Player("u4", "Di")])
+players = st.sampled_from([ANN, BOB, CY, GUEST, LobbyPlayer("u4", "Di")])
 specs = st.builds(
     SeekSpec,
     st.sampled_from([BLITZ, Clock(60, 0), Correspondence(1), None]),
@@ -340,7 +340,9 @@ operations = st.lists(
 
 @settings(max_examples=150)
 @given(operations)
-def test_every_seek_is_taken_at_most_once(ops: list[tuple[str, Player, SeekSpec, int]]) -> None:
+def test_every_seek_is_taken_at_most_once(
+    ops: list[tuple[str, LobbyPlayer, SeekSpec, int]],
+) -> None:
     lobby, events = make_lobby()
     pairings: list[Pairing] = []
     for op, player, spec, pick in ops:

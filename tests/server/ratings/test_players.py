@@ -18,10 +18,10 @@ from poolcheckers.server.ratings.model import (
     apply_result,
 )
 from poolcheckers.server.ratings.players import (
-    GameSummary,
     HistoryPoint,
     PlayerResult,
     Record,
+    ScoredGame,
     head_to_head,
     leaderboard,
     matches_filter,
@@ -40,9 +40,9 @@ def game(
     score: float | None,
     category: Category | None = Category.BLITZ,
     rated: bool = True,
-) -> GameSummary:
+) -> ScoredGame:
     names = {"u1": "Ann", "u2": "Bob", "u3": "Cy", None: "Anonymous"}
-    return GameSummary(
+    return ScoredGame(
         gid,
         category,
         rated,

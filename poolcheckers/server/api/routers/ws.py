@@ -79,7 +79,7 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
             ws, errors.bad_request("send the seat token as a sub-protocol, not in the URL")
         )
         return
-    # an account seat: by the session cookie, only from the site itself (point 8)
+    # an account seat: by the session cookie, only from the site itself
     user = None
     if websocket_origin_ok(ws, ctx.settings.site_origins):
         user = await account_id(ws)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, move, new_game, online_game
 
 
 def test_clock_runs_for_the_side_to_move_with_increment(
-    client: TestClient, clock: ManualClock
+    client: TestClient, clock: ManualTime
 ) -> None:
     gid, black, white = online_game(client, clock={"initial": 60, "increment": 2})
     state = client.get(f"/api/games/{gid}").json()
@@ -43,7 +43,7 @@ def test_clock_runs_for_the_side_to_move_with_increment(
 
 
 def test_online_clock_waits_for_the_join_and_the_first_moves(
-    client: TestClient, clock: ManualClock
+    client: TestClient, clock: ManualTime
 ) -> None:
     created = new_game(client, mode="online", clock={"initial": 30, "increment": 0})
     assert created["game"]["clock"]["running"] is None
@@ -59,7 +59,7 @@ def test_online_clock_waits_for_the_join_and_the_first_moves(
 
 
 @pytest.mark.timeout(30)
-def test_background_timer_ends_the_game_on_flag(client: TestClient, clock: ManualClock) -> None:
+def test_background_timer_ends_the_game_on_flag(client: TestClient, clock: ManualTime) -> None:
     gid, black, white = online_game(client, clock={"initial": 10, "increment": 0})
     move(client, gid, black, "11-15", 0)
     move(client, gid, white, "22-18", 1)
@@ -83,7 +83,7 @@ def test_background_timer_ends_the_game_on_flag(client: TestClient, clock: Manua
     }
 
 
-def test_flag_is_checked_on_every_request(make_client: AppFactory, clock: ManualClock) -> None:
+def test_flag_is_checked_on_every_request(make_client: AppFactory, clock: ManualTime) -> None:
     client = make_client(sweep_interval=3600)  # the timer never fires in this test
     gid, black, white = online_game(client, clock={"initial": 5, "increment": 1})
     assert move(client, gid, black, "11-15", 0).status_code == 200
@@ -99,7 +99,7 @@ def test_flag_is_checked_on_every_request(make_client: AppFactory, clock: Manual
     assert state["moves"] == ["11-15", "22-18", "15x22"]
 
 
-def test_moving_in_time_keeps_the_game_going(make_client: AppFactory, clock: ManualClock) -> None:
+def test_moving_in_time_keeps_the_game_going(make_client: AppFactory, clock: ManualTime) -> None:
     client = make_client(sweep_interval=3600)
     gid, black, white = online_game(client, clock={"initial": 5, "increment": 0})
     move(client, gid, black, "11-15", 0)
@@ -111,7 +111,7 @@ def test_moving_in_time_keeps_the_game_going(make_client: AppFactory, clock: Man
 
 
 def test_local_game_clock_starts_with_the_second_sides_first_move(
-    client: TestClient, clock: ManualClock
+    client: TestClient, clock: ManualTime
 ) -> None:
     created = new_game(client, mode="local", clock={"initial": 3, "increment": 0})
     gid, token = created["game"]["id"], created["token"]

@@ -1,4 +1,4 @@
-"""Holes an attack from outside found (issue 7, point 6): each test failed before.
+"""Hostile input is refused or survived, never a crash or a leak:
 
 Bad text (lone surrogates), JSON nested too deeply, out-of-range numbers, empty
 choices, a bad token on draw answers, a database that went away, seat tokens in log
@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from poolcheckers.server.app import Settings, create_app
-from poolcheckers.server.timesource import ManualClock
+from poolcheckers.server.timesource import ManualTime
 
 from .conftest import free_port
 from .helpers import error_code, move, online_game, ws_seat
@@ -45,7 +45,7 @@ def test_pdn_with_a_lone_surrogate_is_refused(client: TestClient) -> None:
     assert r.status_code == 400 and error_code(r) == "malformed"
 
 
-def test_a_stored_lone_surrogate_is_still_read(db_url: str, clock: ManualClock) -> None:
+def test_a_stored_lone_surrogate_is_still_read(db_url: str, clock: ManualTime) -> None:
     """A row stored before such text was refused: list, export, the game, its PDN."""
     settings = Settings(database_url=db_url, clock=clock)
     with TestClient(create_app(settings)) as client:
@@ -145,7 +145,7 @@ def test_a_bad_token_on_a_draw_answer_is_forbidden_first(client: TestClient, act
     assert r.status_code == 403  # also on a finished game
 
 
-def test_database_down_answers_503_in_the_error_shape(tmp_path: Path, clock: ManualClock) -> None:
+def test_database_down_answers_503_in_the_error_shape(tmp_path: Path, clock: ManualTime) -> None:
     folder = tmp_path / "db"
     settings = Settings(database_url=f"sqlite:///{folder / 'games.sqlite3'}", clock=clock)
     app = create_app(settings)

@@ -1,6 +1,6 @@
-"""What a new user met on the pages (issue 8 point 7) and the game flow of point 6,
-in Chromium: the pages fit a laptop and a phone, move counts, duplicates on import,
-one draw-offer message, the pieces walk a multi-capture, abort, rematch, watching."""
+"""The pages' layout and the game flow in Chromium: the pages fit a laptop and a
+phone, move counts, duplicates on import, one draw-offer message, the pieces walk a
+multi-capture, abort, rematch, watching."""
 
 from __future__ import annotations
 
