@@ -2,11 +2,9 @@
 
 ``create_app(Settings(database_url=...))`` builds the ASGI app
 (:mod:`poolcheckers.server.app`); ``poolcheckers serve`` runs it on uvicorn
-(:mod:`poolcheckers.server.cli`).  The parts: :mod:`~poolcheckers.server.database.engine` (tables,
-URLs, alembic migrations), :mod:`~poolcheckers.server.games.service` (every change to a
-game, validated by :class:`poolcheckers.Board` and stored by compare-and-set),
-:mod:`~poolcheckers.server.games.view` (the ``GameState`` JSON),
-:mod:`~poolcheckers.server.realtime.fanout` (WebSocket fan-out, PostgreSQL LISTEN/NOTIFY),
-:mod:`~poolcheckers.server.analysis.runner` (engine moves and analysis in threads),
-:mod:`~poolcheckers.server.games.pdn` (PDN export and import).
+(:mod:`poolcheckers.server.cli`).  One package per domain (``games``, ``accounts``,
+``lobby``, ``ratings``, ``realtime``, ``analysis``), each with its model, repository
+and service; ``database`` holds every table and the one database executor, ``api``
+the routers and schemas; :mod:`poolcheckers.server.wiring` builds them all
+(docs/ARCHITECTURE.md).
 """

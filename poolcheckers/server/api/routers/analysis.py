@@ -12,7 +12,7 @@ from poolcheckers.server.api.deps import json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit
 from poolcheckers.server.api.routers.archive import PDN_BODY, pdn_request
 from poolcheckers.server.api.schemas import PdnReadResult, PositionInfo, PositionRequest, RulesInfo
-from poolcheckers.server.games import pdn as pdnio
+from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
 
@@ -52,7 +52,7 @@ async def analysis_position(body: PositionRequest) -> Response:
 async def analysis_pdn(request: Request) -> Response:
     body = pdn_request(request)
     rules = parse_rules(body.rules)
-    result = await anyio.to_thread.run_sync(pdnio.read_for_analysis, body.pdn, rules)
+    result = await anyio.to_thread.run_sync(stored_pdn.read_for_analysis, body.pdn, rules)
     return json_response(result.model_dump_json())
 
 

@@ -9,7 +9,7 @@ from poolcheckers.server import errors
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit, is_json
 from poolcheckers.server.api.schemas import ImportResult, PdnRequest, validated
-from poolcheckers.server.games import pdn as pdnio
+from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.throttle import client_address
 
 router = APIRouter(tags=["archive"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -55,7 +55,7 @@ def import_allowed(request: Request, ctx: Ctx) -> None:
     summary="One game as PDN",
 )
 async def game_pdn(game_id: str, ctx: Ctx) -> Response:
-    text = await ctx.run(pdnio.export_game, ctx.games, game_id)
+    text = await ctx.run(stored_pdn.export_game, ctx.games, game_id)
     return PlainTextResponse(text, media_type=PDN_TYPE)
 
 
@@ -66,7 +66,7 @@ async def game_pdn(game_id: str, ctx: Ctx) -> Response:
     summary="Every game as PDN, oldest first",
 )
 async def export_all(ctx: Ctx) -> Response:
-    text = await ctx.run(pdnio.export_all, ctx.games)
+    text = await ctx.run(stored_pdn.export_all, ctx.games)
     return PlainTextResponse(
         text,
         media_type=PDN_TYPE,
@@ -85,5 +85,5 @@ async def export_all(ctx: Ctx) -> Response:
 async def import_pdn(request: Request, ctx: Ctx) -> Response:
     text = pdn_request(request).pdn
     limit = ctx.settings.import_max_games
-    result = await ctx.run(pdnio.import_text, ctx.games, text, limit)
+    result = await ctx.run(stored_pdn.import_text, ctx.games, text, limit)
     return json_response(result.model_dump_json())
