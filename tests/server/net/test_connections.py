@@ -45,6 +45,7 @@ def test_a_stalled_body_is_closed_at_the_body_deadline(serve: ServerFactory) -> 
         assert status_of(answer) == 408
         assert b'"code":"bad_request"' in answer
     assert health_from(server, "127.0.0.1") == 200
+    assert "Traceback" not in server.output()
 
 
 def test_a_slow_body_within_the_deadline_is_answered(serve: ServerFactory) -> None:
