@@ -25,6 +25,7 @@ from poolcheckers.community.errors import CommunityError
 from .community import SameSiteGuard, on_community_error
 from .context import ServerContext
 from .http import EXCEPTION_HANDLERS, http_error_handler
+from .net.headers import guard_headers
 from .routers import account, analysis, archive, games, lobby, pages, players, ws
 from .schemas import (
     ErrorMessage,
@@ -114,6 +115,9 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.add_exception_handler(CommunityError, on_community_error)
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
+    index = settings.static_dir / "index.html"
+    shell = index.read_text("utf-8") if index.is_file() else ""
+    guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     for module in (games, archive, analysis, pages, ws, account, lobby, players):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")

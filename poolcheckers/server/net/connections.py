@@ -206,7 +206,12 @@ class _Guard:
             return
         assert self.transport is not None
         cycle = getattr(self.protocol, "cycle", None)
-        if cycle is None or not cycle.response_started:
+        # answer unless another answer is on its way (a pipelined request's)
+        if self.awaiting_head:
+            quiet = cycle is None or cycle.response_complete
+        else:
+            quiet = cycle is not None and not cycle.response_started
+        if quiet:
             self.transport.write(answer)
         if cycle is not None and not cycle.response_complete:
             cycle.disconnected = True

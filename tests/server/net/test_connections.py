@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import socket
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 
 import httpx2
 from websockets.sync.client import connect as ws_connect
@@ -150,3 +150,16 @@ def test_an_oversized_request_header_is_refused_with_431(serve: ServerFactory) -
         s.sendall(HEALTH[:-2] + b"X-Big: " + b"a" * 20_000 + b"\r\n\r\n")
         answer, closed = read_answer(s, 10)
     assert closed and status_of(answer) == 200, answer[:300]
+
+
+def test_an_oversized_header_after_a_kept_alive_answer_is_refused_with_431(
+    serve: ServerFactory,
+) -> None:
+    server = serve()
+    with server.connect() as s:
+        s.sendall(HEALTH.replace(b"Connection: close\r\n", b""))
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        with suppress(BrokenPipeError, ConnectionResetError):
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 100_000)
+        answer, closed = read_answer(s, 10)
+    assert closed and status_of(answer) == 431, answer[:300]

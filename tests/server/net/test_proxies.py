@@ -40,3 +40,12 @@ def test_connections_through_a_named_proxy_are_not_capped_per_address(
     finally:
         for s in held:
             s.close()
+
+
+def test_hsts_is_sent_when_a_named_proxy_says_https(serve: ServerFactory) -> None:
+    https = {"X-Forwarded-Proto": "https"}
+    plain = serve()
+    assert "strict-transport-security" not in httpx2.get(plain.base + "/", headers=https).headers
+    proxied = serve("--forwarded-allow-ips", "127.0.0.1")
+    r = httpx2.get(proxied.base + "/", headers=https)
+    assert r.status_code == 200 and r.headers["strict-transport-security"].startswith("max-age=")
