@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import resource
 import statistics
@@ -111,13 +112,16 @@ def start_server(
     return proc, port
 
 
-async def stalled(port: int, source: str, outcomes: Counter[str], stop: asyncio.Event) -> bool:
+async def stalled(
+    port: int, source: str, outcomes: Counter[str], stop: asyncio.Event, opening: asyncio.Semaphore
+) -> bool:
     """One stalled body, held until the server closes it or ``stop``; False if the
-    connection could not be made."""
+    connection could not be made (``opening`` bounds the connections being made)."""
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0)), 5
-        )
+        async with opening:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0)), 5
+            )
     except (OSError, TimeoutError):
         return False
     try:
@@ -163,14 +167,16 @@ async def flood(port: int, args: argparse.Namespace, run: Run) -> None:
     sources = [f"127.0.0.{2 + i}" for i in range(args.sources)]
     opening = asyncio.Semaphore(200)
 
-    async def one(i: int) -> bool:
-        async with opening:
-            return await stalled(port, sources[i % len(sources)], outcomes, stop)
-
-    tasks = [asyncio.ensure_future(one(i)) for i in range(args.connections)]
+    tasks = [
+        asyncio.ensure_future(stalled(port, sources[i % len(sources)], outcomes, stop, opening))
+        for i in range(args.connections)
+    ]
     probes: list[asyncio.Task[None]] = []
     ticks = round(args.hold / args.probe_interval)
-    for _ in tqdm(range(ticks), desc=f"{run.name}: flood held", unit="probe", leave=False):
+    bar = tqdm(
+        range(ticks), desc=f"{run.name}: flood held", unit="probe", leave=False, disable=None
+    )
+    for _ in bar:
         probes.append(asyncio.ensure_future(probe(port, run)))
         await asyncio.sleep(args.probe_interval)
     await asyncio.gather(*probes)
@@ -194,7 +200,7 @@ def one_run(name: str, python: str, options: list[str], args: argparse.Namespace
     tmp = Path(tempfile.mkdtemp(prefix="flood-"))
     log = tmp / "server.log"
     proc, port = start_server(python, options, args.nofile, log)
-    run = Run(name, [python, "-m", "poolcheckers.server", *options])
+    run = Run(name, [os.path.relpath(python), "-m", "poolcheckers.server", *options])
     try:
 
         async def measure() -> None:
@@ -262,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": " ".join(sys.argv),
             "machine": f"{platform.machine()}, {platform.python_implementation()} "
             f"{platform.python_version()}",
+            "load_average": os.getloadavg(),
             "settings": {k: str(v) for k, v in vars(args).items()},
             "runs": [{**asdict(r), "summary": r.summary(), "latencies_ms": None} for r in runs],
             "median_latency_ms": {
