@@ -297,8 +297,10 @@ async def headers_too_large(_scope: Any, _receive: Any, send: Any) -> None:
 
 
 class GuardedH11Protocol(_GuardedProtocol, H11Protocol):
-    """uvicorn's h11 protocol with the guards (the header size is h11's own
-    ``h11_max_incomplete_event_size``)."""
+    """uvicorn's h11 protocol with the guards, where httptools is not installed
+    (uvicorn's standard extras bring it).  The header size is h11's own
+    ``h11_max_incomplete_event_size``: it bounds headers while they arrive, not
+    headers that arrive whole in one read (at most the 256 KiB of one read)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

@@ -140,3 +140,10 @@ def test_hsts_is_sent_over_https(client: TestClient) -> None:
     client.base_url = client.base_url.copy_with(scheme="https")
     r = client.get("/api/health")
     assert r.headers["strict-transport-security"].startswith("max-age=")
+
+
+def test_an_svg_opened_by_itself_runs_no_script(signed_in: TestClient) -> None:
+    r = signed_in.get("/api/users/Ann/rating-history.svg")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    policy = r.headers["content-security-policy"]
+    assert policy.startswith("default-src 'none'") and "script" not in policy
