@@ -18,7 +18,7 @@ from typing import Any
 import uvicorn
 
 from .db import default_database_path, make_url_safe
-from .net.connections import guarded_protocols
+from .net.connections import guarded_protocols, proxy_matcher
 from .net.limits import DEFAULT_ALLOWED_HOSTS, ConnectionLimits
 from .settings import Settings
 
@@ -262,9 +262,15 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     from .app import create_app
 
     url = args.database_url or f"sqlite:///{default_database_path()}"
+    settings = settings_from(args, url)
+    try:
+        proxy_matcher(settings.forwarded_allow_ips)
+    except ValueError as exc:
+        print(f"poolcheckers serve: error: --forwarded-allow-ips: {exc}", file=sys.stderr)
+        return 2
     print(f"poolcheckers: database {make_url_safe(url)}", flush=True)
     try:
-        app = create_app(settings_from(args, url))
+        app = create_app(settings)
     except Exception as exc:
         print(f"poolcheckers serve: error: cannot open the database: {exc}", file=sys.stderr)
         return 2
@@ -278,7 +284,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         ws_max_size=1 << 20,
         ws_per_message_deflate=args.ws_deflate,
         log_config=log_config(),
-        **connection_options(app.state.ctx.settings),
+        **connection_options(settings),
     )
     return 0
 

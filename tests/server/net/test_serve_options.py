@@ -3,7 +3,9 @@ defaults, carried into ``Settings`` and into uvicorn's options."""
 
 from __future__ import annotations
 
-from poolcheckers.server.cli import build_parser, connection_options, settings_from
+import pytest
+
+from poolcheckers.server.cli import build_parser, connection_options, serve_main, settings_from
 from poolcheckers.server.net.limits import ConnectionLimits
 
 
@@ -50,3 +52,10 @@ def test_serve_options_reach_the_settings() -> None:
     options = connection_options(settings)
     assert options["proxy_headers"] is True
     assert options["forwarded_allow_ips"] == ["10.0.0.1", "10.0.0.2", "::1"]
+
+
+def test_a_malformed_proxy_address_stops_serve_with_a_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert serve_main(["--forwarded-allow-ips", "not-an-address", "--port", "1"]) == 2
+    assert "--forwarded-allow-ips" in capsys.readouterr().err
