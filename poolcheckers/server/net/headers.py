@@ -187,9 +187,16 @@ class SecurityHeaders:
 def guard_headers(
     app: Starlette, allowed_hosts: Iterable[str], styled_pages: Iterable[str]
 ) -> None:
-    """Wrap ``app`` (outermost first): the security headers, the repeated headers'
-    refusal, the Host check.  ``styled_pages`` are the HTML pages whose ``<style>``
-    elements the policy allows."""
+    """Wrap ``app`` (outermost first): the security headers (outside even the
+    server-error layer), the repeated headers' refusal, the Host check.
+    ``styled_pages`` are the HTML pages whose ``<style>`` elements the policy allows."""
     app.add_middleware(AllowedHosts, allowed=tuple(allowed_hosts))
     app.add_middleware(RepeatedHeaders)
-    app.add_middleware(SecurityHeaders, policy=content_security_policy(style_hashes(styled_pages)))
+    policy = content_security_policy(style_hashes(styled_pages))
+    build = app.build_middleware_stack
+
+    def build_with_headers() -> ASGIApp:
+        # outside Starlette's own outermost layer, whose 500 answers get them too
+        return SecurityHeaders(build(), policy)
+
+    app.build_middleware_stack = build_with_headers  # type: ignore[method-assign]

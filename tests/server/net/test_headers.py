@@ -147,3 +147,16 @@ def test_an_svg_opened_by_itself_runs_no_script(signed_in: TestClient) -> None:
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
     policy = r.headers["content-security-policy"]
     assert policy.startswith("default-src 'none'") and "script" not in policy
+
+
+def test_an_internal_error_carries_the_security_headers(db_url: str) -> None:
+    app = create_app(Settings(database_url=db_url, allowed_hosts=("testserver",)))
+
+    async def fails() -> None:
+        raise RuntimeError("a bug")
+
+    app.add_api_route("/api/fails", fails)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        r = client.get("/api/fails")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal"
+    assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
