@@ -50,6 +50,7 @@ def start_server(tmp: Path, analyses: int) -> tuple[subprocess.Popen[bytes], str
         sys.executable, "-m", "poolcheckers.server", "--port", str(port),
         "--database-url", f"sqlite:///{tmp / 'bench.sqlite3'}", "--log-level", "warning",
         "--analyses-per-address", str(max(1, analyses)), "--analysis-max-time", "300",
+        "--connections-per-address", "0",  # every client connects from 127.0.0.1
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

@@ -60,6 +60,8 @@ def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
         "--signin-limit", str(10 * players), "--signup-limit", str(2 * players),
         # a player's keep-alive connection may idle while the others' games run
         "--header-timeout", "600",
+        # every player connects from 127.0.0.1
+        "--connections-per-address", "0",
     ]  # fmt: skip
     log = open(Path(tempfile.gettempdir()) / f"bench_lobby_server_{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)

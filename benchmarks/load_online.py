@@ -64,6 +64,9 @@ def start_server(
         url,
         "--log-level",
         "warning",
+        # every player of every game connects from 127.0.0.1
+        "--connections-per-address",
+        "0",
     ]
     if db_threads is not None:
         cmd += ["--db-threads", str(db_threads)]

@@ -44,6 +44,7 @@ from poolcheckers.server.api.schemas import (
     WsStop,
 )
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.net.headers import guard_headers
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.wiring import Services
 
@@ -123,6 +124,9 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.add_exception_handler(CommunityError, on_community_error)
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
+    index = settings.static_dir / "index.html"
+    shell = index.read_text("utf-8") if index.is_file() else ""
+    guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     for module in (games, archive, analysis, pages, ws, account, lobby, players):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")

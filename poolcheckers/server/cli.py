@@ -18,7 +18,8 @@ from typing import Any
 import uvicorn
 
 from poolcheckers.server.database.engine import default_database_path, make_url_safe
-from poolcheckers.server.httpguard import DEFAULT_HEADER_TIMEOUT, guarded_protocol
+from poolcheckers.server.net.connections import guarded_protocols, proxy_matcher
+from poolcheckers.server.net.limits import DEFAULT_ALLOWED_HOSTS, ConnectionLimits
 from poolcheckers.server.settings import Settings
 
 SECRET_IN_URL = re.compile(r"((?:token|invite)=)[^&\s\"']+")
@@ -133,12 +134,64 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help="an origin (https://host) besides the request's own from which signed-in "
         "players' changes are accepted (repeatable)",
     )
-    limits.add_argument(
+    add_connection_options(p)
+
+
+def add_connection_options(p: argparse.ArgumentParser) -> None:
+    """The options of connections, proxies and host names (``Settings.connections``,
+    ``forwarded_allow_ips``, ``allowed_hosts``); 0 switches a limit off."""
+    net = p.add_argument_group("connections, proxies and host names (0 switches a limit off)")
+    d = ConnectionLimits()
+    net.add_argument(
         "--header-timeout",
         type=float,
-        default=DEFAULT_HEADER_TIMEOUT,
+        default=d.header_timeout,
         help="seconds a client has to send a request's headers "
-        f"({DEFAULT_HEADER_TIMEOUT:g}); slower connections are closed",
+        f"({d.header_timeout:g}); slower connections are closed",
+    )
+    net.add_argument(
+        "--body-timeout",
+        type=float,
+        default=d.body_timeout,
+        help="seconds a client has to send a request's body after its headers "
+        f"({d.body_timeout:g}); then 408 and the connection is closed",
+    )
+    net.add_argument(
+        "--max-header-bytes",
+        type=int,
+        default=d.max_header_bytes,
+        help=f"bytes of a request's headers ({d.max_header_bytes}); larger ones get 431",
+    )
+    net.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=d.per_address,
+        help="connections open at once from one client address, HTTP and WebSocket "
+        f"together ({d.per_address}); more get 429",
+    )
+    net.add_argument(
+        "--descriptor-reserve",
+        type=int,
+        default=d.descriptor_reserve,
+        help="file descriptors kept free below the process's limit (ulimit -n) "
+        f"({d.descriptor_reserve}); new connections beyond get 503",
+    )
+    net.add_argument(
+        "--forwarded-allow-ips",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy (address, network, or *) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed (repeatable; none by default: the client "
+        "is the TCP peer)",
+    )
+    net.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the site answers to (repeatable; besides the --host address, "
+        f"{', '.join(DEFAULT_ALLOWED_HOSTS)} and IP addresses); other Host headers get 400",
     )
 
 
@@ -180,6 +233,15 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
         site_origins=tuple(args.site_origin),
+        connections=ConnectionLimits(
+            header_timeout=max(0.0, args.header_timeout),
+            body_timeout=max(0.0, args.body_timeout),
+            max_header_bytes=max(0, args.max_header_bytes),
+            per_address=max(0, args.connections_per_address),
+            descriptor_reserve=max(0, args.descriptor_reserve),
+        ),
+        forwarded_allow_ips=tuple(ip for arg in args.forwarded_allow_ips for ip in arg.split(",")),
+        allowed_hosts=(*DEFAULT_ALLOWED_HOSTS, args.host, *args.allowed_host),
     )
     settings.signin_limit = (max(1, args.signin_limit), settings.signin_limit[1])
     settings.signup_limit = (max(1, args.signup_limit), settings.signup_limit[1])
@@ -200,9 +262,15 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     from poolcheckers.server.app import create_app
 
     url = args.database_url or f"sqlite:///{default_database_path()}"
+    settings = settings_from(args, url)
+    try:
+        proxy_matcher(settings.forwarded_allow_ips)
+    except ValueError as exc:
+        print(f"poolcheckers serve: error: --forwarded-allow-ips: {exc}", file=sys.stderr)
+        return 2
     print(f"poolcheckers: database {make_url_safe(url)}", flush=True)
     try:
-        app = create_app(settings_from(args, url))
+        app = create_app(settings)
     except Exception as exc:
         print(f"poolcheckers serve: error: cannot open the database: {exc}", file=sys.stderr)
         return 2
@@ -215,7 +283,20 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         access_log=args.access_log,
         ws_max_size=1 << 20,
         ws_per_message_deflate=args.ws_deflate,
-        http=guarded_protocol(args.header_timeout),
         log_config=log_config(),
+        **connection_options(settings),
     )
     return 0
+
+
+def connection_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for the guarded protocols and the trusted proxies."""
+    limits, proxies = settings.connections, settings.forwarded_allow_ips
+    http, ws = guarded_protocols(limits, proxies)
+    return {
+        "http": http,
+        "ws": ws or "none",
+        "h11_max_incomplete_event_size": limits.max_header_bytes or None,
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": list(proxies) or None,
+    }

@@ -22,6 +22,7 @@ CODES = frozenset(
         "engine_unavailable",
         "database_unavailable",
         "rate_limited",
+        "overloaded",
         "internal",
     }
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from argon2 import Parameters
 
+from poolcheckers.server.net.limits import DEFAULT_ALLOWED_HOSTS, ConnectionLimits
 from poolcheckers.server.timesource import SystemTime, TimeSource
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -55,3 +56,10 @@ class Settings:
     site_origins: tuple[str, ...] = ()
     #: override engine availability (tests); None asks ``poolcheckers.engine``
     engine_enabled: bool | None = None
+    #: deadlines and limits of connections (``poolcheckers.server.net``)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: reverse proxies (addresses or networks) whose X-Forwarded-For and
+    #: X-Forwarded-Proto are believed; none: the client is the TCP peer
+    forwarded_allow_ips: tuple[str, ...] = ()
+    #: host names (``Host``) the site answers to, besides IP addresses
+    allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS

@@ -42,9 +42,8 @@ def post(page: Page, url: str, body: Any) -> Any:
 
 
 def sign_up(page: Page, server: Server, name: str, address: str) -> None:
-    """Create the account from its own client address (X-Forwarded-For, which the
-    server trusts from loopback as behind a proxy), so that these sign-ups leave the
-    per-address sign-up limit of 127.0.0.1 to the other browser tests."""
+    """Create the account (its X-Forwarded-For is ignored: the server names no
+    trusted proxy, and the browser tests' server lifts the sign-up limit)."""
     page.goto(server.url("/account"))
     page.wait_for_selector('form[aria-label="Create an account"]')
     page.evaluate(

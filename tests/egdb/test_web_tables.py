@@ -19,7 +19,11 @@ from .conftest import Tables
 def client(tables: Tables, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.delenv("POOLCHECKERS_EGDB", raising=False)
     monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tables(4, RuleSet.apca())))
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}"))
+    app = create_app(
+        Settings(
+            allowed_hosts=("testserver",), database_url=f"sqlite:///{tmp_path / 'games.sqlite3'}"
+        )
+    )
     with TestClient(app) as c:
         yield c
     monkeypatch.undo()

@@ -43,6 +43,8 @@ def make_client(db_url: str, clock: ManualTime) -> Iterator[AppFactory]:
             "clock": clock,
             "sweep_interval": 0.05,
             "engine_move_time": 0.05,
+            # the test client's Host
+            "allowed_hosts": ("testserver",),
         }
         kwargs.update(overrides)
         client = TestClient(create_app(Settings(**kwargs)))

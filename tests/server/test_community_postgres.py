@@ -108,7 +108,11 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
 
     def app() -> TestClient:
         settings = Settings(
-            database_url=pg_url, clock=clock, sweep_interval=0.05, password_parameters=CHEAPEST
+            allowed_hosts=("testserver",),
+            database_url=pg_url,
+            clock=clock,
+            sweep_interval=0.05,
+            password_parameters=CHEAPEST,
         )
         return TestClient(create_app(settings))
 
@@ -144,7 +148,11 @@ def test_lobby_changes_and_game_starts_cross_processes(pg_url: str) -> None:
 
     def app() -> TestClient:
         settings = Settings(
-            database_url=pg_url, clock=clock, sweep_interval=0.05, password_parameters=CHEAPEST
+            allowed_hosts=("testserver",),
+            database_url=pg_url,
+            clock=clock,
+            sweep_interval=0.05,
+            password_parameters=CHEAPEST,
         )
         return TestClient(create_app(settings))
 

@@ -115,7 +115,12 @@ def test_a_restarted_server_lets_the_engine_move(db_url: str) -> None:
     committed, token, _ = service.creator.open(NewGame(mode="engine", level=1, color="white"))
     gid = committed.loaded.game.id
     engine.dispose()  # the "old server" stopped before the engine moved
-    settings = Settings(database_url=db_url, clock=ManualTime(), engine_move_time=0.05)
+    settings = Settings(
+        allowed_hosts=("testserver",),
+        database_url=db_url,
+        clock=ManualTime(),
+        engine_move_time=0.05,
+    )
     with (
         TestClient(create_app(settings)) as client,
         client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(token)) as ws,

@@ -47,7 +47,7 @@ def test_pdn_with_a_lone_surrogate_is_refused(client: TestClient) -> None:
 
 def test_a_stored_lone_surrogate_is_still_read(db_url: str, clock: ManualTime) -> None:
     """A row stored before such text was refused: list, export, the game, its PDN."""
-    settings = Settings(database_url=db_url, clock=clock)
+    settings = Settings(allowed_hosts=("testserver",), database_url=db_url, clock=clock)
     with TestClient(create_app(settings)) as client:
         r = client.post("/api/import", content=b'[Event "x"]\n1. 11-15 *\n')
         (gid,) = r.json()["imported"]
@@ -147,7 +147,11 @@ def test_a_bad_token_on_a_draw_answer_is_forbidden_first(client: TestClient, act
 
 def test_database_down_answers_503_in_the_error_shape(tmp_path: Path, clock: ManualTime) -> None:
     folder = tmp_path / "db"
-    settings = Settings(database_url=f"sqlite:///{folder / 'games.sqlite3'}", clock=clock)
+    settings = Settings(
+        allowed_hosts=("testserver",),
+        database_url=f"sqlite:///{folder / 'games.sqlite3'}",
+        clock=clock,
+    )
     app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as client:
         gid, black, _ = online_game(client)
@@ -253,12 +257,12 @@ async def test_seat_tokens_appear_in_no_log_line(live: LiveServer) -> None:
 
 def test_unfinished_headers_are_timed_out(live: LiveServer) -> None:
     with socket.create_connection(("127.0.0.1", live.port), timeout=30) as s:
-        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")  # no blank line: unfinished
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no blank line: unfinished
         start = time.monotonic()
         assert s.recv(1024) == b""  # closed by the server
         assert time.monotonic() - start < 25
     with socket.create_connection(("127.0.0.1", live.port), timeout=30) as s:
-        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert s.recv(1024).startswith(b"HTTP/1.1 200")  # a whole request is answered
         s.sendall(b"GET /api/hea")  # the next one never finishes
         data = b""

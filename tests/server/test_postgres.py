@@ -39,7 +39,9 @@ pytestmark = pytest.mark.postgres
 
 def test_api_on_postgres(pg_url: str) -> None:
     clock = ManualTime()
-    settings = Settings(database_url=pg_url, clock=clock, sweep_interval=0.05)
+    settings = Settings(
+        allowed_hosts=("testserver",), database_url=pg_url, clock=clock, sweep_interval=0.05
+    )
     with TestClient(create_app(settings)) as client:
         assert client.get("/api/health").json()["database"] == "postgresql"
         gid, black, white = online_game(client, clock={"initial": 30, "increment": 1})

@@ -87,7 +87,12 @@ def test_one_taker_wins_across_two_apps(make_client: AppFactory) -> None:
 @pytest.mark.postgres
 def test_one_taker_wins_across_two_apps_on_postgres(pg_url: str) -> None:
     def app() -> TestClient:
-        settings = Settings(database_url=pg_url, clock=ManualTime(), password_parameters=CHEAPEST)
+        settings = Settings(
+            allowed_hosts=("testserver",),
+            database_url=pg_url,
+            clock=ManualTime(),
+            password_parameters=CHEAPEST,
+        )
         return TestClient(create_app(settings))
 
     with app() as one, app() as two:

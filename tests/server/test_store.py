@@ -38,7 +38,9 @@ def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
 
 
 def test_restarted_server_resumes_every_game(db_url: str, clock: ManualTime) -> None:
-    settings = Settings(database_url=db_url, clock=clock, sweep_interval=3600)
+    settings = Settings(
+        allowed_hosts=("testserver",), database_url=db_url, clock=clock, sweep_interval=3600
+    )
     with TestClient(create_app(settings)) as c1:
         gid, black, white = online_game(c1, clock={"initial": 60, "increment": 1})
         for ply, (tok, mv) in enumerate([(black, "11-15"), (white, "22-18"), (black, "15x22")]):
@@ -248,7 +250,12 @@ def test_sqlite_wal_is_checkpointed_in_the_background(
     """Commits never checkpoint (no fsync of the database file while answering a
     move); the background task does it: the main file only grows when it runs."""
     path = tmp_path / "games.sqlite3"
-    settings = Settings(database_url=f"sqlite:///{path}", clock=clock, checkpoint_interval=interval)
+    settings = Settings(
+        allowed_hosts=("testserver",),
+        database_url=f"sqlite:///{path}",
+        clock=clock,
+        checkpoint_interval=interval,
+    )
     with TestClient(create_app(settings)) as client:
         time.sleep(0.2)
         before = path.stat().st_size

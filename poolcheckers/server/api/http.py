@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import ErrorBody, clean_text, error_code, loads
@@ -169,6 +170,16 @@ async def on_unexpected(_request: Request, exc: Exception) -> Response:
     return error_response(database_error(exc))
 
 
+async def on_client_disconnect(request: Request, _exc: Exception) -> Response:
+    """A client that went away before sending its whole request: a normal event
+    (a closed tab, a lost network, a body past its deadline), not an error.  The
+    answer goes nowhere."""
+    log.info(
+        "%s %s: the client went away before its request ended", request.method, request.url.path
+    )
+    return Response(status_code=400)
+
+
 def http_error_handler(page: Callable[[int], Response]) -> Callable[..., Any]:
     """Starlette's HTTP errors (unknown route, wrong method) in the error shape; a
     person's unknown page gets the app shell (``page``) with 404."""
@@ -193,5 +204,6 @@ EXCEPTION_HANDLERS: dict[type[Exception], Callable[..., Any]] = {
     OperationalError: on_database_error,
     InterfaceError: on_database_error,
     DisconnectionError: on_database_error,
+    ClientDisconnect: on_client_disconnect,
     Exception: on_unexpected,
 }
