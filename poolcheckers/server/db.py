@@ -113,6 +113,29 @@ MOVES = Table(
 )
 
 
+#: The counters of the site's rates (:mod:`poolcheckers.server.quotas`): a count per
+#: name until it expires, shared by every server process (migration 0004).
+RATE_COUNTERS = Table(
+    "rate_counters",
+    METADATA,
+    Column("name", String(255), primary_key=True),
+    Column("count", BigInteger, nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Index("ix_rate_counters_expires", "expires_ms"),
+)
+
+#: Slots held at once (an analysis running, say): one lease per slot, lapsing by itself
+#: when its process never gives it back (migration 0004).
+SLOT_LEASES = Table(
+    "slot_leases",
+    METADATA,
+    Column("lease", String(32), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Index("ix_slot_leases_name", "name", "expires_ms"),
+)
+
+
 #: One SHA-256 per imported game (:func:`poolcheckers.server.pdnio.game_digest`): the
 #: same PDN game is imported once (migration 0003).
 GAME_DIGESTS = Table(
