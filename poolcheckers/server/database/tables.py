@@ -186,6 +186,29 @@ SEEKS = Table(
 )
 
 
+#: The counters of the site's rates (:mod:`poolcheckers.server.quotas`): a count per
+#: name until it expires, shared by every server process.
+RATE_COUNTERS = Table(
+    "rate_counters",
+    METADATA,
+    Column("name", String(255), primary_key=True),
+    Column("count", BigInteger, nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Index("ix_rate_counters_expires", "expires_ms"),
+)
+
+#: Slots held at once (an analysis running, say): one lease per slot, lapsing by itself
+#: when its process never gives it back.
+SLOT_LEASES = Table(
+    "slot_leases",
+    METADATA,
+    Column("lease", String(32), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Index("ix_slot_leases_name", "name", "expires_ms"),
+)
+
+
 def to_ms(seconds: float) -> int:
     """Seconds (the models' unit) as the tables' milliseconds."""
     return round(seconds * 1000)
