@@ -32,6 +32,7 @@ from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.lobby.service import LobbyService
+from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.realtime.fanout import Fanout
@@ -53,6 +54,9 @@ class Services:
         self.executor = DbExecutor(self.db, threads=settings.db_threads, inline=settings.inline_db)
         #: every router and service runs its database work here
         self.run = self.executor.run
+        #: rates and holdings counted in the database: one limit for every process
+        clock = settings.clock
+        self.quotas = Quotas(self.db, clock=lambda: clock.now_ms() / 1000)
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
         self.accounts = AccountService(settings, self.db, self.executor)
