@@ -3,19 +3,36 @@ storing, and the rule options (the search itself runs over ``/ws/analysis``)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
 
 from poolcheckers import Board, RuleSet
+from poolcheckers.community import accounts, timecontrol
+from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
 
 from .. import errors, pdnio
-from ..context import run
+from ..context import ServerContext, get_ctx, run
 from ..game import parse_board, parse_move, parse_rules
 from ..http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit
-from ..schemas import PdnReadResult, PositionInfo, PositionRequest, RulesInfo
+from ..schemas import (
+    MAX_ANALYSIS_LINES,
+    MAX_ANALYSIS_MOVES,
+    MAX_CLOCK_S,
+    MAX_INCREMENT_S,
+    Bounds,
+    PdnReadResult,
+    PositionInfo,
+    PositionRequest,
+    RequestLimits,
+    RulesInfo,
+)
+from ..settings import Settings
 from ..state import position_info
 from .archive import PDN_BODY, pdn_request
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+Ctx = Annotated[ServerContext, Depends(get_ctx)]
 
 
 def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
@@ -53,11 +70,37 @@ async def analysis_pdn(request: Request) -> Response:
     return Response(result.model_dump_json(), media_type="application/json")
 
 
-@router.get("/api/rules", response_model=RulesInfo, summary="The rule options (RULES.md §9)")
-async def rules_options() -> RulesInfo:
+def request_limits(settings: Settings) -> RequestLimits:
+    """The bounds the server's requests are checked against, from the constants that
+    check them (and the analysis time of this server's ``settings``)."""
+    return RequestLimits(
+        analysis_lines=MAX_ANALYSIS_LINES,
+        analysis_moves=MAX_ANALYSIS_MOVES,
+        analysis_seconds=settings.analysis_max_time,
+        level=Bounds(minimum=MIN_LEVEL, maximum=MAX_LEVEL),
+        clock_initial_seconds=MAX_CLOCK_S,
+        clock_increment_seconds=MAX_INCREMENT_S,
+        seek_initial_seconds=Bounds(
+            minimum=timecontrol.MIN_INITIAL, maximum=timecontrol.MAX_INITIAL
+        ),
+        seek_increment_seconds=Bounds(minimum=0, maximum=timecontrol.MAX_INCREMENT),
+        seek_days=Bounds(minimum=timecontrol.MIN_DAYS, maximum=timecontrol.MAX_DAYS),
+        username_length=Bounds(minimum=accounts.USERNAME_MIN, maximum=accounts.USERNAME_MAX),
+        password_length=Bounds(minimum=accounts.PASSWORD_MIN, maximum=accounts.PASSWORD_MAX),
+        pdn_bytes=MAX_PDN,
+    )
+
+
+@router.get(
+    "/api/rules",
+    response_model=RulesInfo,
+    summary="The rule options (RULES.md §9) and the limits of requests",
+)
+async def rules_options(ctx: Ctx) -> RulesInfo:
     return RulesInfo.model_validate(
         {
             "default": RuleSet.apca().to_dict(),
             "options": [o.to_dict() for o in RuleSet.options()],
+            "limits": request_limits(ctx.settings),
         }
     )
