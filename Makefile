@@ -40,9 +40,9 @@ $(NODE_STAMP): package.json package-lock.json
 # The web app's JavaScript: TypeScript checks it through its JSDoc types (tsconfig.json),
 # ESLint keeps every function at most 80 lines as test_structure.py does for the
 # server's Python (eslint.config.mjs).
-typecheck-js: $(NODE_STAMP)
+typecheck-js: system-deps $(NODE_STAMP)
 	node_modules/.bin/tsc -p .
-	node_modules/.bin/eslint --max-warnings 0
+	node_modules/.bin/eslint --max-warnings 0 poolcheckers/server/static
 
 pytest: setup system-deps
 	$(PY) -m pytest -q $(PYTEST_ARGS)
@@ -50,7 +50,7 @@ pytest: setup system-deps
 native-sanitize: setup
 	bash scripts/native-sanitize.sh
 
-test: setup system-deps lint typecheck native-sanitize pytest
+test: setup system-deps lint typecheck typecheck-js native-sanitize pytest
 
 clean:
 	rm -rf $(VENV) node_modules build *.egg-info poolcheckers/*.so
