@@ -9,9 +9,12 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 /**
  * An element's attributes for h() and svg(): a value is set as text (true: present,
  * false, null or undefined: left out), `dataset` fills data-*, and a function under
- * an on* name listens to that event (addEventListener, never an inline handler).
- * @typedef {{[name: string]: string | number | boolean | null | undefined | Record<string, string> | ((event: Event) => void)}} Attrs
+ * an on* name listens to that event (addEventListener). The types refuse what a
+ * Content-Security-Policy without inline script and style refuses: an on* attribute
+ * that is not a function (an inline handler) and a style attribute (classes style).
+ * @typedef {{[name: string]: AttrValue, [event: `on${string}`]: ((event: Event) => void) | null | undefined, style?: never}} Attrs
  */
+/** @typedef {string | number | boolean | null | undefined | Record<string, string> | ((event: Event) => void)} AttrValue */
 
 /**
  * What an element may hold: nodes, text (numbers become text), nothing (null,
@@ -57,8 +60,9 @@ export function svg(tag, attrs = {}, ...children) {
 function setAttrs(el, attrs) {
   for (const [key, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      el.addEventListener(key.slice(2), value);
+    if (key.startsWith("on")) {
+      // A listener, never an inline handler (a string here would be script in markup).
+      if (typeof value === "function") el.addEventListener(key.slice(2), value);
     } else if (key === "dataset" && typeof value === "object") {
       Object.assign(el.dataset, value);
     } else if (value === true) {
