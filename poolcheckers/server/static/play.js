@@ -26,8 +26,10 @@ import {
 
 const POLL_MS = 1500;
 
-/** What an action's success says on the page. */
-/** @type {Record<GameAction, string>} */
+/**
+ * What an action's success says on the page.
+ * @type {Record<GameAction, string>}
+ */
 const ACTION_WORDS = {
   resign: "You resigned.",
   "draw-offer": "Draw offered.",
