@@ -591,7 +591,7 @@ class AnalysisPage {
   }
 
   /**
-   * Show the position after `ply` moves of the line (clamped to the line).
+   * Show the position after `target` moves of the line (clamped to the line).
    * @param {number} target
    * @param {{animate?: boolean}} [options] animate: walk a single step forward
    */

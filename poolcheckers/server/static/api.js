@@ -20,14 +20,21 @@ export class ApiError extends Error {
 }
 
 /**
+ * An error answer: the server's ErrorBody, or FastAPI's own `detail` (words, or a
+ * list of the request's problems).
+ * @typedef {{error?: {code?: string, message?: string}, detail?: string | {msg?: string}[]}} ErrorAnswer
+ */
+
+/**
  * The server's error body (ErrorBody, or FastAPI's `detail`) as an ApiError.
  * @param {Response} response
  * @returns {Promise<ApiError>}
  */
-async function parseError(response) {
+export async function parseError(response) {
   let code = "http_" + response.status;
   let message = `${response.status} ${response.statusText}`;
   try {
+    /** @type {ErrorAnswer | null} */
     const body = await response.json();
     if (body && body.error) {
       code = body.error.code || code;
@@ -35,7 +42,7 @@ async function parseError(response) {
     } else if (body && typeof body.detail === "string") {
       message = body.detail;
     } else if (body && Array.isArray(body.detail)) {
-      message = body.detail.map((/** @type {{msg?: string}} */ d) => d.msg || JSON.stringify(d)).join("; ");
+      message = body.detail.map((d) => d.msg || JSON.stringify(d)).join("; ");
     }
   } catch {
     /* not JSON */

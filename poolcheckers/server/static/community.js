@@ -4,7 +4,7 @@
 
 /** @import { AccountInfo, PerfInfo, SeekClock } from "./types.js" */
 
-import { ApiError, request } from "./api.js";
+import { ApiError, parseError, request } from "./api.js";
 import { h } from "./util.js";
 
 /** @type {AccountInfo | null | undefined} */
@@ -59,16 +59,7 @@ export async function send(method, url, body = undefined) {
     init.body = JSON.stringify(body);
   }
   const response = await fetch(url, init);
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const data = await response.json();
-      if (data && data.error) message = data.error.message;
-    } catch {
-      /* not JSON */
-    }
-    throw new ApiError(response.status, `http_${response.status}`, message);
-  }
+  if (!response.ok) throw await parseError(response);
   // The caller's T: null for "204 No Content", else the JSON.
   return /** @type {T} */ (response.status === 204 ? null : await response.json());
 }
