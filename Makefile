@@ -1,12 +1,14 @@
 # poolcheckers — the two set-up commands of the README:
 #   make run    create the venv, install, build the native core, start the web app
-#   make test   the same set-up, then every check CI runs
+#   make test   the same set-up, then every check CI runs (with node and npm for the
+#               JavaScript's checks; make run needs neither: the pages are served as-is)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed-stamp
+NODE_STAMP = node_modules/.installed-stamp
 
-.PHONY: setup run test lint typecheck pytest native-sanitize system-deps clean
+.PHONY: setup run test lint typecheck typecheck-js pytest native-sanitize system-deps clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,13 +32,25 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy --strict
 
+# The development tools of package-lock.json, installed again only when the lock changes.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+# The web app's JavaScript: TypeScript checks it through its JSDoc types (tsconfig.json),
+# ESLint keeps every function at most 80 lines as test_structure.py does for the
+# server's Python (eslint.config.mjs).
+typecheck-js: system-deps $(NODE_STAMP)
+	node_modules/.bin/tsc -p .
+	node_modules/.bin/eslint --max-warnings 0 poolcheckers/server/static
+
 pytest: setup system-deps
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 native-sanitize: setup
 	bash scripts/native-sanitize.sh
 
-test: setup system-deps lint typecheck native-sanitize pytest
+test: setup system-deps lint typecheck typecheck-js native-sanitize pytest
 
 clean:
-	rm -rf $(VENV) build *.egg-info poolcheckers/*.so
+	rm -rf $(VENV) node_modules build *.egg-info poolcheckers/*.so

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages the test suite needs: Debian's Chromium (for the Playwright
 # end-to-end tests; no browser download) and a PostgreSQL server (for the
-# multi-process tests), zlib's headers (endgame tables).  Installs only what is missing.
+# multi-process tests), zlib's headers (endgame tables), and Node.js with npm (the
+# JavaScript's type and length checks of make test).  Installs only what is missing.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -10,6 +11,8 @@ if ! command -v pg_ctl >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/pg_ctl 
 fi
 # zlib headers: the native core compresses the endgame table blocks (native/egdb_io.c)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# Node.js 18.18 or later (Debian 12's) runs the development tools of package.json
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -459,11 +459,38 @@ class RuleOptionInfo(Answer):
     maximum: int | None
 
 
+class Bounds(Answer):
+    """The smallest and the largest value a request's field may take (both allowed)."""
+
+    minimum: int
+    maximum: int
+
+
+class RequestLimits(Answer):
+    """The bounds this server checks requests against, so that forms offer no more
+    (and the web pages keep no copy of them)."""
+
+    analysis_lines: int = Field(description="most engine lines (multipv) one analysis asks for")
+    analysis_moves: int = Field(description="longest line (plies) replayed for the analysis board")
+    analysis_seconds: float = Field(description="longest search of one analysis request")
+    level: Bounds = Field(description="the engine's levels")
+    clock_initial_seconds: int = Field(description="longest clock of a game, per side")
+    clock_increment_seconds: int = Field(description="longest increment of a game's clock")
+    seek_initial_seconds: Bounds = Field(description="a lobby seek's clock, per side")
+    seek_increment_seconds: Bounds = Field(description="a lobby seek's increment")
+    seek_days: Bounds = Field(description="a correspondence seek's days per move")
+    username_length: Bounds
+    password_length: Bounds
+    pdn_bytes: int = Field(description="largest PDN text read (import or analysis)")
+
+
 class RulesInfo(Answer):
-    """The rule options of RULES.md §9 with their APCA defaults, in words (for forms)."""
+    """The rule options of RULES.md §9 with their APCA defaults, in words (for forms),
+    and the limits of the server's requests."""
 
     default: dict[str, Any]
     options: list[RuleOptionInfo]
+    limits: RequestLimits
 
 
 class Health(Answer):

@@ -1,21 +1,50 @@
 // The account page: sign up, sign in, sign out, change the password.
 
+/** @import { AccountInfo, Bounds, RequestLimits } from "./types.js" */
+/** @import { Attrs } from "./util.js" */
+
+import { errorText } from "./api.js";
 import { currentAccount, playerLink, send, setAccount } from "./community.js";
+import { requestLimits } from "./rules.js";
 import { announce, h } from "./util.js";
 
+/**
+ * @param {string} label
+ * @param {Attrs} attrs
+ * @returns {HTMLLabelElement}
+ */
 function field(label, attrs) {
   return h("label", { class: "field" }, label, " ", h("input", attrs));
 }
 
-function credentialsForm(title, path, submitText, autocomplete) {
+/**
+ * The length attributes of a field the server bounds (none when its limits are unknown:
+ * the server still checks).
+ * @param {Bounds | undefined} bounds
+ * @returns {Attrs}
+ */
+function lengths(bounds) {
+  return bounds ? { minlength: bounds.minimum, maxlength: bounds.maximum } : {};
+}
+
+/**
+ * The form that signs in or signs up (`path`), then goes on to ?next= or the lobby.
+ * @param {string} title
+ * @param {string} path
+ * @param {string} submitText
+ * @param {string} autocomplete the password field's: current-password or new-password
+ * @param {RequestLimits | null} limits
+ * @returns {HTMLFormElement}
+ */
+function credentialsForm(title, path, submitText, autocomplete, limits) {
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
     { class: "card", "aria-label": title },
     h("h2", {}, title),
-    field("Username", { name: "username", required: true, minlength: 2, maxlength: 20, autocomplete: "username" }),
+    field("Username", { name: "username", required: true, ...lengths(limits?.username_length), autocomplete: "username" }),
     " ",
-    field("Password", { name: "password", type: "password", required: true, minlength: 8, maxlength: 256, autocomplete }),
+    field("Password", { name: "password", type: "password", required: true, ...lengths(limits?.password_length), autocomplete }),
     " ",
     h("button", { type: "submit", class: "primary" }, submitText),
     error,
@@ -25,6 +54,7 @@ function credentialsForm(title, path, submitText, autocomplete) {
     error.textContent = "";
     const data = new FormData(form);
     try {
+      /** @type {AccountInfo} */
       const account = await send("POST", path, {
         username: data.get("username"),
         password: data.get("password"),
@@ -34,13 +64,19 @@ function credentialsForm(title, path, submitText, autocomplete) {
       const next = new URLSearchParams(window.location.search).get("next");
       window.location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/lobby");
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = errorText(err);
     }
   });
   return form;
 }
 
-function signedIn(root, account) {
+/**
+ * The page of a signed-in account: its name, sign out, and the password form.
+ * @param {HTMLElement} root
+ * @param {AccountInfo} account
+ * @param {RequestLimits | null} limits
+ */
+function signedIn(root, account, limits) {
   const error = h("p", { class: "error", role: "alert" });
   const notice = h("p", { class: "notice", role: "status" });
   const password = h(
@@ -49,7 +85,7 @@ function signedIn(root, account) {
     h("h2", {}, "Change the password"),
     field("Current password", { name: "old", type: "password", required: true, autocomplete: "current-password" }),
     " ",
-    field("New password", { name: "new", type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
+    field("New password", { name: "new", type: "password", required: true, ...lengths(limits?.password_length), autocomplete: "new-password" }),
     " ",
     h("button", { type: "submit" }, "Change"),
     error,
@@ -60,11 +96,13 @@ function signedIn(root, account) {
     error.textContent = notice.textContent = "";
     const data = new FormData(password);
     try {
-      setAccount(await send("POST", "/api/account/password", { old: data.get("old"), new: data.get("new") }));
+      /** @type {AccountInfo} */
+      const changed = await send("POST", "/api/account/password", { old: data.get("old"), new: data.get("new") });
+      setAccount(changed);
       notice.textContent = "Password changed; your other devices are signed out.";
       password.reset();
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = errorText(err);
     }
   });
   const out = h("button", { type: "button" }, "Sign out");
@@ -80,16 +118,21 @@ function signedIn(root, account) {
   );
 }
 
+/**
+ * @param {HTMLElement} root
+ */
 export async function render(root) {
   const account = await currentAccount(true);
+  // The forms bound the lengths as the server does; without its limits the server alone checks.
+  const limits = await requestLimits().catch(() => null);
   if (account) {
-    signedIn(root, account);
+    signedIn(root, account, limits);
     return;
   }
   root.replaceChildren(
     h("h1", {}, "Account"),
     h("p", {}, "An account gives you a name, a rating and your games on every device. Playing the engine, on one screen or by an invitation link needs none."),
-    credentialsForm("Sign in", "/api/account/login", "Sign in", "current-password"),
-    credentialsForm("Create an account", "/api/account/signup", "Sign up", "new-password"),
+    credentialsForm("Sign in", "/api/account/login", "Sign in", "current-password", limits),
+    credentialsForm("Create an account", "/api/account/signup", "Sign up", "new-password", limits),
   );
 }

@@ -1,10 +1,18 @@
 // The analysis page: set up from FEN, PDN or an archive game; live engine lines
 // over /ws/analysis; an evaluation graph over the game with mistakes marked.
 
-import { LiveSocket, api } from "./api.js";
+/**
+ * @import { AnalysisLine, AnalysisMessage, Color, GameSummary, LegalMove, PdnGameInfo, PdnReadError,
+ *   PositionInfo, RequestLimits, Rules, RulesInfo, SearchInfo, TablebaseInfo } from "./types.js"
+ */
+/** @import { JudgedMove } from "./review.js" */
+/** @import { RuleForm } from "./rules.js" */
+/** @import { MoveCell } from "./util.js" */
+
+import { LiveSocket, api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
 import { CLASSES, expectedScore, judgeMoves } from "./review.js";
-import { ruleFields, ruleOptions } from "./rules.js";
+import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
 import {
   COLOR_NAME,
   announce,
@@ -24,57 +32,209 @@ import {
 // library): its board, side to move, legal moves with their paths, counters and
 // outcome. No FEN is read and no move is generated in the browser.
 const WIN = 1000; // a proven win (win_in) on the evaluation's scale, in centi-men
-// The engine's best lines (multi-PV): 1 to MAX_LINES (the server's MAX_ANALYSIS_LINES,
-// the /ws/analysis request's `multipv` bound), 3 unless this browser chose otherwise.
-const MAX_LINES = 5;
+// The engine's best lines (multi-PV): 1 to the server's bound (GET /api/rules
+// `limits.analysis_lines`), 3 unless this browser chose otherwise.
 const DEFAULT_LINES = 3;
 const LINES_KEY = "poolcheckers.analysis.lines";
+// Seconds per analysis the form offers: from a fifth of a second, 5 at first, at most
+// what the server searches (`limits.analysis_seconds`).
+const ENGINE_MIN_SECONDS = 0.2;
+const ENGINE_SECONDS = 5;
+// Seconds per position of a game review: short searches, many positions.
+const REVIEW_MAX_SECONDS = 10;
 
+/**
+ * A position's evaluation in a review, from Black's view: centi-men and expected score.
+ * @typedef {{score: number, es: number}} Evaluation
+ */
+
+/**
+ * The engine's latest word on the shown position: the search message with the lines
+ * shown and the ply they are of.
+ * @typedef {SearchInfo & {lines: AnalysisLine[], ply: number}} EngineView
+ */
+
+/**
+ * A game of a PDN text as it can be loaded: read whole, or its legal part with the
+ * error that ended it.
+ * @typedef {PdnGameInfo & {error: PdnReadError | null}} PdnChoice
+ */
+
+/**
+ * @param {number} score
+ * @param {Color} turn
+ * @returns {number} the score from Black's view
+ */
 function blackView(score, turn) {
   return turn === "black" ? score : -score;
 }
 
-/** A score in centi-men, a proven end (winIn: the winner's moves, signed) as ±WIN. */
+/**
+ * A score in centi-men, a proven end (winIn: the winner's moves, signed) as ±WIN.
+ * @param {number} score
+ * @param {number | null | undefined} winIn
+ * @returns {number}
+ */
 function clampScore(score, winIn) {
   if (winIn !== null && winIn !== undefined) return winIn > 0 ? WIN : -WIN;
   return Math.max(-WIN, Math.min(WIN, score));
 }
 
+/**
+ * The choice of how many engine lines to show, 1 to the server's bound.
+ * @param {number} most
+ * @returns {HTMLSelectElement}
+ */
+function linesSelect(most) {
+  const select = h(
+    "select",
+    { id: "engine-lines-count", "aria-label": "Engine lines" },
+    ...Array.from({ length: most }, (_, i) => h("option", { value: i + 1 }, plural(i + 1, "line"))),
+  );
+  const stored = Number(storageGet(LINES_KEY));
+  select.value = String(Number.isInteger(stored) && stored >= 1 && stored <= most ? stored : Math.min(DEFAULT_LINES, most));
+  return select;
+}
+
+/**
+ * Buttons that step through the line.
+ * @param {AnalysisPage} page
+ * @returns {HTMLDivElement}
+ */
+function navButtons(page) {
+  return h(
+    "div",
+    { class: "nav", role: "group", "aria-label": "Move navigation" },
+    h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => page.go(0) }, "«"),
+    h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => page.go(page.goal() - 1) }, "‹"),
+    h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => page.go(page.goal() + 1) }, "›"),
+    h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => page.go(page.line.length) }, "»"),
+  );
+}
+
+/**
+ * The buttons that flip the board and show its square numbers.
+ * @param {BoardView} board
+ * @returns {HTMLDivElement}
+ */
+function boardTools(board) {
+  const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Square numbers");
+  numbers.addEventListener("click", () => {
+    board.setShowNumbers(!board.showNumbers);
+    numbers.setAttribute("aria-pressed", String(board.showNumbers));
+  });
+  return h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => board.setFlipped(!board.flipped) }, "Flip board"), numbers);
+}
+
 class AnalysisPage {
-  constructor(root) {
+  // ---- the page's parts (put in place by build()) ----------------------------------
+  boardBox = h("div", { class: "board-box", id: "board" });
+  boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+  board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
+  heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
+  turnLine = h("p", { class: "status", id: "status" });
+  // Endgame tables (docs/EGDB.md): the position's value and every move's, when files cover it.
+  // Shown as lichess shows its tablebase: the value as a headline, then every legal move
+  // with the mover's value, best first, each a button that plays it.
+  tablebaseValue = h("p", { class: "tb-value", id: "tablebase-value" });
+  tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": "Moves by their table value" });
+  tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseMoves);
+  error = h("p", { class: "error", id: "error" });
+  fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
+  pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
+  pdnFile = h("input", { type: "file", id: "pdn-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file" });
+  pdnPick = h("select", { id: "pdn-pick", "aria-label": "Game in the PDN", hidden: true });
+  archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
+  engineButton = h("button", { type: "button", id: "engine-toggle", "aria-pressed": "false", class: "primary" }, "Start engine");
+  engineOut = h("div", { class: "engine-out", id: "engine-out", "aria-live": "off" });
+  bestButton = h("button", { type: "button", id: "play-best", disabled: true }, "Play best move");
+  reviewButton = h("button", { type: "button", id: "review" }, "Evaluate the game");
+  // Which classes to mark: moves that lose at least this much expected score.
+  markFrom = h(
+    "select",
+    { id: "mark-from", "aria-label": "Moves to mark" },
+    ...[...CLASSES].reverse().map((c) => h("option", { value: c.name }, `${c.plural}${c.name === "blunder" ? "" : "+"} (≥ ${c.loss.toFixed(2)})`)),
+  );
+  reviewStatus = h("p", { class: "hint", id: "review-status" });
+  chart = h("div", { class: "chart", id: "eval-chart" });
+  mistakes = h("ul", { class: "mistakes", id: "mistakes" });
+  moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+  branchBanner = h("div", { class: "view-banner", id: "branch-banner", hidden: true });
+  fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": "FEN of the shown position" });
+
+  // ---- what is shown --------------------------------------------------------------
+  /** @type {string | null} null: the server's start position (R3) */
+  startFen = null;
+  /** @type {Color} */
+  startTurn = "black";
+  /** @type {Rules | null} */
+  rules = null;
+  /** @type {string[]} */
+  line = [];
+  /** @type {string[]} the line as loaded, before the user's own moves */
+  loadedLine = [];
+  /** @type {number | undefined} where the user's own line leaves the loaded one */
+  branchAt = undefined;
+  ply = 0;
+  /** @type {number | undefined} the ply being gone to */
+  target = undefined;
+  goSeq = 0;
+  /** @type {Map<number, PositionInfo>} the server's positions of the line, by ply */
+  infos = new Map();
+  /** @type {(Evaluation | undefined)[]} */
+  evals = [];
+  reviewing = false;
+  title = "";
+  /** @type {PdnChoice[]} */
+  pdnGames = [];
+  /** @type {PdnReadError[]} */
+  pdnErrors = [];
+  pdnSeq = 0;
+
+  // ---- the engine -------------------------------------------------------------------
+  /** @type {LiveSocket<AnalysisMessage> | null} */
+  socket = null;
+  engineOn = false;
+  /** @type {EngineView | null} */
+  lastInfo = null;
+  /** @type {{turn: Color} | null} the position the running search is of */
+  current = null;
+  /** @type {number | undefined} the ply the engine's output is about */
+  engineShownPly = undefined;
+  requestId = 0;
+  outstanding = 0;
+
+  /**
+   * @param {HTMLElement} root
+   * @param {RuleForm | null} ruleForm the §9 options for FEN and PDN (null: not loaded)
+   * @param {string} rulesError why the options are missing
+   * @param {RequestLimits | null} limits the server's bounds of an analysis
+   */
+  constructor(root, ruleForm, rulesError, limits) {
     this.root = root;
-    this.startFen = null; // null: the server's start position (R3)
-    this.startTurn = "black";
-    this.rules = null;
-    this.line = [];
-    this.ply = 0;
-    this.infos = new Map();
-    this.evals = [];
-    this.engineOn = false;
-    this.lastInfo = null;
-    this.title = "";
-    this.pdnGames = [];
-    this.pdnErrors = [];
-    this.requestId = 0;
+    this.ruleForm = ruleForm;
+    this.rulesError = rulesError;
+    // Without the server's limits: one line, which every analysis request may ask for.
+    this.maxLines = limits ? limits.analysis_lines : 1;
+    const seconds = limits ? limits.analysis_seconds : null;
+    this.engineTime = h("input", { type: "number", id: "engine-time", min: ENGINE_MIN_SECONDS, max: seconds, step: 0.1, value: Math.min(ENGINE_SECONDS, seconds ?? Infinity), "aria-label": "Seconds per analysis" });
+    this.reviewTime = h("input", { type: "number", id: "review-time", min: 0.05, max: Math.min(REVIEW_MAX_SECONDS, seconds ?? Infinity), step: 0.05, value: 0.3, "aria-label": "Seconds per position" });
+    // How many of the engine's best lines to show (the search is asked for as many).
+    this.linesCount = linesSelect(this.maxLines);
   }
 
   async start() {
-    // The §9 options, their words and defaults come from the rules library (GET /api/rules).
-    try {
-      this.ruleForm = ruleFields(await ruleOptions(), { idPrefix: "rule" });
-    } catch (err) {
-      this.ruleForm = null;
-      this.rulesError = `The rule options cannot be loaded (${err.message}): APCA rules.`;
-    }
     this.build();
     this.bindKeys();
     const params = new URLSearchParams(window.location.search);
+    const game = params.get("game");
+    const fen = params.get("fen");
     let ok = false;
-    if (params.get("game")) {
-      ok = await this.loadArchiveGame(params.get("game"));
-    } else if (params.get("fen")) {
-      this.fenInput.value = params.get("fen");
-      ok = await this.setup(params.get("fen"), [], null, "Position from the link");
+    if (game) {
+      ok = await this.loadArchiveGame(game);
+    } else if (fen) {
+      this.fenInput.value = fen;
+      ok = await this.setup(fen, [], null, "Position from the link");
     }
     if (!ok) {
       // Nothing (or nothing usable) in the link: the start position, and the error stays.
@@ -88,33 +248,87 @@ class AnalysisPage {
   // ---- layout ----------------------------------------------------------------------
 
   build() {
-    this.boardBox = h("div", { class: "board-box", id: "board" });
-    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
-    this.heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
-    this.turnLine = h("p", { class: "status", id: "status" });
-    // Endgame tables (docs/EGDB.md): the position's value and every move's, when files cover it.
-    // Shown as lichess shows its tablebase: the value as a headline, then every legal move
-    // with the mover's value, best first, each a button that plays it.
-    this.tablebaseValue = h("p", { class: "tb-value", id: "tablebase-value" });
-    this.tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": "Moves by their table value" });
-    this.tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseMoves);
-    this.error = h("p", { class: "error", id: "error" });
-
-    this.fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
-    const fenForm = h(
-      "form",
-      { class: "row", id: "fen-form" },
-      this.fenInput,
-      h("button", { type: "submit" }, "Set up"),
+    this.root.replaceChildren(
+      h(
+        "div",
+        { class: "play analysis" },
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h(
+          "aside",
+          { class: "side" },
+          this.error,
+          this.tablebase,
+          this.engineSection(),
+          h("h2", { class: "sub" }, "Moves"),
+          navButtons(this),
+          this.branchBanner,
+          this.moveList,
+          this.reviewSection(),
+          this.setupSection(),
+        ),
+      ),
     );
-    fenForm.addEventListener("submit", (e) => {
+  }
+
+  /** The engine's controls and output. */
+  engineSection() {
+    this.engineButton.addEventListener("click", () => this.toggleEngine());
+    this.bestButton.addEventListener("click", () => this.playBest());
+    this.linesCount.addEventListener("change", () => {
+      storageSet(LINES_KEY, this.linesCount.value);
+      if (this.engineOn) this.analyse();
+    });
+    return h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.linesCount, this.bestButton), this.engineOut);
+  }
+
+  /** The game review's controls, status and marked moves. */
+  reviewSection() {
+    this.reviewButton.addEventListener("click", () => this.review());
+    this.markFrom.addEventListener("change", () => this.renderReview());
+    return h(
+      "section",
+      { class: "card review" },
+      h("h2", {}, "Game review"),
+      h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, "s/position ", this.reviewTime), h("label", { class: "inline" }, "mark ", this.markFrom)),
+      this.reviewStatus,
+      this.mistakes,
+    );
+  }
+
+  /** Setting up a position: rule options, then from FEN, from PDN, from the archive. */
+  setupSection() {
+    // Rule options (RULES.md §9) for positions set up from FEN or PDN; an archive
+    // game brings its own.
+    const rulesBox = h(
+      "details",
+      { class: "rules", id: "analysis-rules" },
+      h("summary", {}, "Rule options (§9) for FEN and PDN"),
+      this.ruleForm ? this.ruleForm.fields : h("p", { class: "hint" }, this.rulesError),
+    );
+    return h(
+      "section",
+      { class: "card setup" },
+      h("h2", {}, "Set up"),
+      rulesBox,
+      h("h3", {}, "From FEN"),
+      this.fenForm(),
+      h("h3", {}, "From PDN"),
+      this.pdnForm(),
+      h("h3", {}, "From the archive"),
+      this.archiveForm(),
+    );
+  }
+
+  fenForm() {
+    const form = h("form", { class: "row", id: "fen-form" }, this.fenInput, h("button", { type: "submit" }, "Set up"));
+    form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), "Position from FEN");
     });
+    return form;
+  }
 
-    this.pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
-    this.pdnFile = h("input", { type: "file", id: "pdn-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file" });
+  pdnForm() {
     this.pdnFile.addEventListener("change", async () => {
       const file = this.pdnFile.files && this.pdnFile.files[0];
       if (file) {
@@ -122,144 +336,36 @@ class AnalysisPage {
         this.loadPdnText();
       }
     });
-    this.pdnPick = h("select", { id: "pdn-pick", "aria-label": "Game in the PDN", hidden: true });
     this.pdnPick.addEventListener("change", () => this.loadPdnGame(Number(this.pdnPick.value)));
-    const pdnForm = h(
+    const form = h(
       "form",
       { id: "pdn-form" },
       this.pdnText,
       h("div", { class: "row" }, this.pdnFile, h("button", { type: "submit" }, "Load PDN")),
       this.pdnPick,
     );
-    pdnForm.addEventListener("submit", (e) => {
+    form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.loadPdnText();
     });
+    return form;
+  }
 
-    // Rule options (RULES.md §9) for positions set up from FEN or PDN; an archive
-    // game brings its own.
-    this.rulesBox = h(
-      "details",
-      { class: "rules", id: "analysis-rules" },
-      h("summary", {}, "Rule options (§9) for FEN and PDN"),
-      this.ruleForm ? this.ruleForm.fields : h("p", { class: "hint" }, this.rulesError),
-    );
-
-    this.archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
-    const archiveForm = h(
-      "form",
-      { class: "row", id: "archive-form" },
-      this.archivePick,
-      h("button", { type: "submit" }, "Open"),
-    );
-    archiveForm.addEventListener("submit", (e) => {
+  archiveForm() {
+    const form = h("form", { class: "row", id: "archive-form" }, this.archivePick, h("button", { type: "submit" }, "Open"));
+    form.addEventListener("submit", (e) => {
       e.preventDefault();
       if (this.archivePick.value) this.loadArchiveGame(this.archivePick.value);
     });
-
-    this.engineButton = h("button", { type: "button", id: "engine-toggle", "aria-pressed": "false", class: "primary" }, "Start engine");
-    this.engineButton.addEventListener("click", () => this.toggleEngine());
-    this.engineTime = h("input", { type: "number", id: "engine-time", min: 0.2, max: 120, step: 0.1, value: 5, "aria-label": "Seconds per analysis" });
-    this.engineOut = h("div", { class: "engine-out", id: "engine-out", "aria-live": "off" });
-    this.bestButton = h("button", { type: "button", id: "play-best", disabled: true }, "Play best move");
-    this.bestButton.addEventListener("click", () => this.playBest());
-    // How many of the engine's best lines to show (the search is asked for as many).
-    const stored = Number(storageGet(LINES_KEY));
-    this.linesCount = h(
-      "select",
-      { id: "engine-lines-count", "aria-label": "Engine lines" },
-      ...Array.from({ length: MAX_LINES }, (_, i) => h("option", { value: i + 1 }, plural(i + 1, "line"))),
-    );
-    this.linesCount.value = String(Number.isInteger(stored) && stored >= 1 && stored <= MAX_LINES ? stored : DEFAULT_LINES);
-    this.linesCount.addEventListener("change", () => {
-      storageSet(LINES_KEY, this.linesCount.value);
-      if (this.engineOn) this.analyse();
-    });
-
-    this.reviewButton = h("button", { type: "button", id: "review" }, "Evaluate the game");
-    this.reviewButton.addEventListener("click", () => this.review());
-    this.reviewTime = h("input", { type: "number", id: "review-time", min: 0.05, max: 10, step: 0.05, value: 0.3, "aria-label": "Seconds per position" });
-    // Which classes to mark: moves that lose at least this much expected score.
-    this.markFrom = h(
-      "select",
-      { id: "mark-from", "aria-label": "Moves to mark" },
-      ...[...CLASSES].reverse().map((c) => h("option", { value: c.name }, `${c.plural}${c.name === "blunder" ? "" : "+"} (≥ ${c.loss.toFixed(2)})`)),
-    );
-    this.markFrom.addEventListener("change", () => this.renderReview());
-    this.reviewStatus = h("p", { class: "hint", id: "review-status" });
-    this.chart = h("div", { class: "chart", id: "eval-chart" });
-    this.mistakes = h("ul", { class: "mistakes", id: "mistakes" });
-
-    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
-    this.branchBanner = h("div", { class: "view-banner", id: "branch-banner", hidden: true });
-    const nav = h(
-      "div",
-      { class: "nav", role: "group", "aria-label": "Move navigation" },
-      h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => this.go(0) }, "«"),
-      h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => this.go(this.goal() - 1) }, "‹"),
-      h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => this.go(this.goal() + 1) }, "›"),
-      h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => this.go(this.line.length) }, "»"),
-    );
-    const tools = h(
-      "div",
-      { class: "board-tools" },
-      h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, "Flip board"),
-      h("button", {
-        type: "button",
-        class: "small",
-        "aria-pressed": "false",
-        onclick: (e) => {
-          this.board.setShowNumbers(!this.board.showNumbers);
-          e.currentTarget.setAttribute("aria-pressed", String(this.board.showNumbers));
-        },
-      }, "Square numbers"),
-    );
-    this.fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": "FEN of the shown position" });
-
-    this.root.replaceChildren(
-      h(
-        "div",
-        { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, tools, this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
-        h(
-          "aside",
-          { class: "side" },
-          this.error,
-          this.tablebase,
-          h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.linesCount, this.bestButton), this.engineOut),
-          h("h2", { class: "sub" }, "Moves"),
-          nav,
-          this.branchBanner,
-          this.moveList,
-          h(
-            "section",
-            { class: "card review" },
-            h("h2", {}, "Game review"),
-            h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, "s/position ", this.reviewTime), h("label", { class: "inline" }, "mark ", this.markFrom)),
-            this.reviewStatus,
-            this.mistakes,
-          ),
-          h(
-            "section",
-            { class: "card setup" },
-            h("h2", {}, "Set up"),
-            this.rulesBox,
-            h("h3", {}, "From FEN"),
-            fenForm,
-            h("h3", {}, "From PDN"),
-            pdnForm,
-            h("h3", {}, "From the archive"),
-            archiveForm,
-          ),
-        ),
-      ),
-    );
+    return form;
   }
 
+  /** @param {Rules | null | undefined} rules */
   showRules(rules) {
     if (rules && this.ruleForm) this.ruleForm.show(rules);
   }
 
+  /** @returns {Rules | null} the options chosen for FEN and PDN (null: the server's APCA rules) */
   chosenRules() {
     return this.ruleForm ? this.ruleForm.read() : null;
   }
@@ -280,6 +386,7 @@ class AnalysisPage {
     });
   }
 
+  /** @param {string} text */
   showError(text) {
     // Read out by the page's assertive live region (#alerts), which is always there.
     this.error.textContent = text;
@@ -288,6 +395,16 @@ class AnalysisPage {
 
   // ---- loading ----------------------------------------------------------------------
 
+  /**
+   * Show a game from `fen` (null: the start position) with `moves` under `rules`: as
+   * many of the moves as are legal, the first bad one said. False when the server
+   * refuses the position itself.
+   * @param {string | null} fen
+   * @param {string[]} moves
+   * @param {Rules | null} rules
+   * @param {string} title
+   * @returns {Promise<boolean>}
+   */
   async setup(fen, moves, rules, title) {
     this.showError("");
     const infos = new Map();
@@ -296,22 +413,22 @@ class AnalysisPage {
       // The server reads the FEN (R5) and the rules (§9): its message says what is wrong.
       first = await api.position(fen, [], rules);
     } catch (err) {
-      this.showError(`Position: ${err.message}`);
+      this.showError(`Position: ${errorText(err)}`);
       return false;
     }
     infos.set(0, first);
-    fen = first.start_fen;
+    const start = first.start_fen;
     let good = moves.length;
     if (moves.length) {
       try {
-        infos.set(moves.length, await api.position(fen, moves, rules));
+        infos.set(moves.length, await api.position(start, moves, rules));
       } catch (err) {
         // Find how far the moves are legal, to show the first bad one.
-        good = await this.legalPrefix(fen, moves, rules, infos);
-        this.showError(`Only the first ${good} of ${plural(moves.length, "ply", "plies")} can be played: ${err.message}`);
+        good = await this.legalPrefix(start, moves, rules, infos);
+        this.showError(`Only the first ${good} of ${plural(moves.length, "ply", "plies")} can be played: ${errorText(err)}`);
       }
     }
-    this.startFen = fen;
+    this.startFen = start;
     this.startTurn = first.start_turn;
     this.rules = rules;
     this.line = moves.slice(0, good);
@@ -326,6 +443,15 @@ class AnalysisPage {
     return true;
   }
 
+  /**
+   * How many of `moves` are legal (a binary search over the server's answers); the
+   * positions found on the way go into `infos`.
+   * @param {string} fen
+   * @param {string[]} moves
+   * @param {Rules | null} rules
+   * @param {Map<number, PositionInfo>} infos
+   * @returns {Promise<number>}
+   */
   async legalPrefix(fen, moves, rules, infos) {
     let lo = 0;
     let hi = moves.length - 1;
@@ -344,20 +470,23 @@ class AnalysisPage {
   /** Read the PDN text on the server (POST /api/analysis/pdn): every game checked
    * by the rules, nothing stored. A bad game's legal part is still offered. */
   async loadPdnText() {
-    const seq = (this.pdnSeq = (this.pdnSeq || 0) + 1);
+    const seq = (this.pdnSeq += 1);
+    const text = this.pdnText.value;
     let data;
     try {
-      data = await api.analysisPdn(this.pdnText.value, this.chosenRules());
+      const tooLong = await pdnTooLong(text);
+      if (tooLong) throw new Error(tooLong);
+      data = await api.analysisPdn(text, this.chosenRules());
     } catch (err) {
-      if (seq === this.pdnSeq) this.showError(`PDN: ${err.message}`);
+      if (seq === this.pdnSeq) this.showError(`PDN: ${errorText(err)}`);
       return;
     }
     if (seq !== this.pdnSeq) return; // a later load overtook this one
     const errors = data.errors || [];
-    const games = [
-      ...(data.games || []).map((g) => ({ ...g, error: null })),
-      ...errors.filter((e) => e.partial).map((e) => ({ ...e.partial, error: e })),
-    ].sort((a, b) => a.game - b.game);
+    /** @type {PdnChoice[]} */
+    const games = (data.games || []).map((g) => ({ ...g, error: null }));
+    for (const e of errors) if (e.partial) games.push({ ...e.partial, error: e });
+    games.sort((a, b) => a.game - b.game);
     this.pdnGames = games;
     this.pdnErrors = errors;
     if (!games.length) {
@@ -377,6 +506,10 @@ class AnalysisPage {
     await this.loadPdnGame(0);
   }
 
+  /**
+   * Show the game of the PDN text chosen in #pdn-pick.
+   * @param {number} index
+   */
   async loadPdnGame(index) {
     const g = this.pdnGames[index];
     if (!g) return;
@@ -392,6 +525,11 @@ class AnalysisPage {
     if (notes.length) this.showError(notes.join(" · "));
   }
 
+  /**
+   * Show a game of the archive (it brings its own rules).
+   * @param {string} id
+   * @returns {Promise<boolean>}
+   */
   async loadArchiveGame(id) {
     try {
       const game = await api.getGame(id);
@@ -400,7 +538,7 @@ class AnalysisPage {
       this.showRules(game.rules);
       return ok;
     } catch (err) {
-      this.showError(`Archive game ${id}: ${err.message}`);
+      this.showError(`Archive game ${id}: ${errorText(err)}`);
       return false;
     }
   }
@@ -417,20 +555,30 @@ class AnalysisPage {
         ...games.map((g) => h("option", { value: g.id }, summaryText(g))),
       );
     } catch (err) {
-      this.archivePick.replaceChildren(h("option", { value: "" }, `Archive unavailable (${err.message})`));
+      this.archivePick.replaceChildren(h("option", { value: "" }, `Archive unavailable (${errorText(err)})`));
     }
   }
 
   // ---- positions --------------------------------------------------------------------
 
+  /**
+   * The server's position after `ply` moves of the line (asked once).
+   * @param {number} ply
+   * @returns {Promise<PositionInfo>}
+   */
   async info(ply) {
-    if (this.infos.has(ply)) return this.infos.get(ply);
+    const known = this.infos.get(ply);
+    if (known) return known;
     const info = await api.position(this.startFen, this.line.slice(0, ply), this.rules);
     this.infos.set(ply, info);
     return info;
   }
 
-  /** The side to move after `ply` moves (the server's word when it is known). */
+  /**
+   * The side to move after `ply` moves (the server's word when it is known).
+   * @param {number} ply
+   * @returns {Color}
+   */
   turnAt(ply) {
     const info = this.infos.get(ply);
     if (info && info.turn) return info.turn;
@@ -442,16 +590,21 @@ class AnalysisPage {
     return this.target ?? this.ply;
   }
 
-  async go(ply, { animate = true } = {}) {
-    ply = Math.max(0, Math.min(this.line.length, ply));
+  /**
+   * Show the position after `target` moves of the line (clamped to the line).
+   * @param {number} target
+   * @param {{animate?: boolean}} [options] animate: walk a single step forward
+   */
+  async go(target, { animate = true } = {}) {
+    const ply = Math.max(0, Math.min(this.line.length, target));
     this.target = ply;
     const from = this.ply;
-    const seq = (this.goSeq = (this.goSeq || 0) + 1);
+    const seq = (this.goSeq += 1);
     let info;
     try {
       info = await this.info(ply);
     } catch (err) {
-      if (seq === this.goSeq) this.showError(err.message);
+      if (seq === this.goSeq) this.showError(errorText(err));
       return;
     }
     if (seq !== this.goSeq) return; // a later step overtook this one
@@ -459,14 +612,7 @@ class AnalysisPage {
     this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: animate && ply === from + 1 });
     this.board.setLegalMoves(info.legal_moves || [], true);
     this.fenOut.value = info.fen;
-    const turn = info.turn;
-    const over = info.outcome ? ` — ${info.outcome.reason}` : ""; // the library's words (R16-R21)
-    // The draw counts of the shown position (R18, R19), as on the game page.
-    const c = info.counters || {};
-    const counts = [];
-    if (!over && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
-    if (!over && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
-    this.turnLine.textContent = `${COLOR_NAME[turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
+    this.turnLine.textContent = statusText(info);
     // A finished game's end is in the status line (R16-R21): the tables have nothing to add.
     const tb = info.outcome ? null : info.tablebase;
     this.tablebase.hidden = !tb;
@@ -479,10 +625,13 @@ class AnalysisPage {
   }
 
   /** The tables' view of the shown position (GET /api/analysis/position's `tablebase`):
-   * values are the server's, for the side to move under the running counts (R18, R19). */
+   * values are the server's, for the side to move under the running counts (R18, R19).
+   * @param {TablebaseInfo} tb
+   * @param {PositionInfo} info
+   */
   renderTablebase(tb, info) {
     const who = COLOR_NAME[info.turn];
-    const conversion = (d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
+    const conversion = (/** @type {number | null | undefined} */ d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
     const headline = { win: `${who} wins`, draw: "Draw", loss: `${who} loses` }[tb.value];
     const cursed = tb.fresh_value !== tb.value ? ` (a ${tb.fresh_value} with fresh counts; the running counts make it a ${tb.value})` : "";
     this.tablebaseValue.replaceChildren(
@@ -527,6 +676,10 @@ class AnalysisPage {
     }
   }
 
+  /**
+   * A move made on the board (or chosen from the tables): play it in the line.
+   * @param {LegalMove} move
+   */
   userMove(move) {
     const k = this.ply;
     if (this.line[k] !== move.notation) {
@@ -536,7 +689,11 @@ class AnalysisPage {
     this.go(k + 1);
   }
 
-  /** Keep the first k moves of the line and play `moves` after them. */
+  /**
+   * Keep the first k moves of the line and play `moves` after them.
+   * @param {number} k
+   * @param {string[]} moves
+   */
   replaceLine(k, moves) {
     this.line = [...this.line.slice(0, k), ...moves];
     for (const key of [...this.infos.keys()]) if (key > k) this.infos.delete(key);
@@ -544,9 +701,12 @@ class AnalysisPage {
     if (this.reviewStatus.textContent) this.reviewStatus.textContent = "The line changed: evaluate the game again for the new moves.";
   }
 
-  /** A move on the board left the loaded game: say so, and offer the way back. */
+  /**
+   * A move on the board left the loaded game: say so, and offer the way back.
+   * @param {number} k the ply the line leaves the loaded game after
+   */
   showBranch(k) {
-    const loaded = this.loadedLine || [];
+    const loaded = this.loadedLine;
     const diverges = loaded.length > k && loaded.slice(0, k).every((m, i) => m === this.line[i]);
     if (!diverges) return;
     if (!this.branchBanner.hidden && this.branchAt !== undefined && this.branchAt <= k) return;
@@ -571,7 +731,8 @@ class AnalysisPage {
 
   ensureSocket() {
     if (this.socket) return;
-    this.socket = new LiveSocket("/ws/analysis", {
+    /** @type {LiveSocket<AnalysisMessage>} */
+    const socket = new LiveSocket("/ws/analysis", {
       onMessage: (msg) => this.engineMessage(msg),
       onOpen: () => {
         this.outstanding = 0;
@@ -581,6 +742,7 @@ class AnalysisPage {
         this.engineButton.dataset.connection = status;
       },
     });
+    this.socket = socket;
   }
 
   toggleEngine() {
@@ -621,34 +783,56 @@ class AnalysisPage {
       fen: this.startFen,
       moves: this.line.slice(0, ply),
       rules: this.rules || undefined,
-      time: Number(this.engineTime.value) || 5,
+      time: Number(this.engineTime.value) || ENGINE_SECONDS,
       multipv: this.wantedLines(),
     });
     // Each analyse request ends with exactly one "done" or "error", tagged with the
     // request's id: only the newest request's messages are shown.
-    if (sent) this.outstanding = (this.outstanding || 0) + 1;
+    if (sent) this.outstanding += 1;
   }
 
+  /** @param {AnalysisMessage} msg a message of /ws/analysis */
   engineMessage(msg) {
     if (msg.type !== "info" && msg.type !== "done" && msg.type !== "error") return;
     // A server that does not echo the id: count the requests still running instead.
-    const latest = msg.id !== undefined && msg.id !== null ? msg.id === this.requestId : (this.outstanding || 0) <= 1;
-    if (msg.type === "done" || msg.type === "error") this.outstanding = Math.max(0, (this.outstanding || 0) - 1);
+    const latest = msg.id !== undefined && msg.id !== null ? msg.id === this.requestId : this.outstanding <= 1;
+    if (msg.type === "done" || msg.type === "error") this.outstanding = Math.max(0, this.outstanding - 1);
     if (!latest || !this.current || !this.engineOn) return;
     if (msg.type === "error") {
       this.engineOut.replaceChildren(h("p", { class: "error" }, `Engine: ${msg.error ? msg.error.message : "error"}`));
       return;
     }
+    const data = this.engineView(msg);
+    this.lastInfo = data;
+    this.renderEngine(data, this.current.turn, msg.type === "done");
+  }
+
+  /**
+   * A search message as shown: its lines, or those of the last message when it has
+   * no line yet.
+   * @param {SearchInfo} msg
+   * @returns {EngineView}
+   */
+  engineView(msg) {
     const pv = msg.pv && msg.pv.length ? msg.pv : msg.best ? [msg.best] : [];
-    const kept = !pv.length && this.lastInfo;
+    const kept = pv.length ? null : this.lastInfo;
     // The server's lines of this depth, best first (each with its score text and its moves
     // as PDN move text); a server without multi-PV sends none: its one line is the PV.
-    const lines = msg.lines && msg.lines.length ? msg.lines : kept ? this.lastInfo.lines : pv.length ? [{ move: pv[0], pv, line: msg.line, score_text: msg.score_text }] : [];
-    const data = { ...this.lastInfo, ...msg, pv: kept ? this.lastInfo.pv : pv, line: kept ? this.lastInfo.line : msg.line, lines, ply: this.engineShownPly };
-    this.lastInfo = data;
-    const turn = this.current.turn;
+    const own = pv.length ? [{ move: pv[0], pv, line: msg.line, score_text: msg.score_text }] : [];
+    const lines = msg.lines && msg.lines.length ? msg.lines : kept ? kept.lines : own;
+    return { ...kept, ...msg, pv: kept ? kept.pv : pv, line: kept ? kept.line : msg.line, lines, ply: this.engineShownPly ?? this.ply };
+  }
+
+  /**
+   * The engine's output: the score in words, the lines, and the search's progress.
+   * @param {EngineView} data
+   * @param {Color} turn the side to move in the searched position
+   * @param {boolean} done
+   */
+  renderEngine(data, turn, done) {
+    const lines = data.lines;
     const bv = blackView(clampScore(data.score ?? 0, data.win_in), turn);
-    const legal = (this.infos.get(data.ply) || {}).legal_moves || [];
+    const legal = this.infos.get(data.ply)?.legal_moves || [];
     const few = legal.length && legal.length < this.wantedLines() ? ` · ${legal.length === 1 ? "the only legal move" : `${legal.length} legal moves`}` : "";
     this.engineOut.replaceChildren(
       h(
@@ -667,7 +851,7 @@ class AnalysisPage {
       h(
         "p",
         { class: "hint", id: "engine-depth" },
-        `depth ${data.depth ?? "?"} · ${formatCount(data.nodes)} nodes${data.nps ? ` · ${formatCount(data.nps)} n/s` : ""}${few}${msg.type === "done" ? " · done" : ""}`,
+        `depth ${data.depth ?? "?"} · ${formatCount(data.nodes)} nodes${data.nps ? ` · ${formatCount(data.nps)} n/s` : ""}${few}${done ? " · done" : ""}`,
       ),
     );
     this.bestButton.disabled = !data.pv.length;
@@ -676,15 +860,20 @@ class AnalysisPage {
   /** How many lines the engine is asked for (the choice of #engine-lines-count). */
   wantedLines() {
     const n = Number(this.linesCount.value);
-    return Number.isInteger(n) && n >= 1 && n <= MAX_LINES ? n : DEFAULT_LINES;
+    return Number.isInteger(n) && n >= 1 && n <= this.maxLines ? n : Math.min(DEFAULT_LINES, this.maxLines);
   }
 
   /**
    * One of the engine's lines, as lichess shows them: its score, then its moves in the
    * server's PDN move text ("3... 22-17 4. 9-13"). The score plays the line's first move;
    * a move of the line steps into the line up to that move.
+   * @param {AnalysisLine} line
+   * @param {number} rank 0: the best
+   * @param {number} ply the position's
+   * @returns {HTMLLIElement}
    */
   lineItem(line, rank, ply) {
+    /** @type {(HTMLElement | string)[]} */
     const moves = [];
     let k = 0;
     for (const token of (line.line || line.pv.join(" ")).split(/\s+/).filter(Boolean)) {
@@ -711,7 +900,12 @@ class AnalysisPage {
     );
   }
 
-  /** Play the first n moves of an engine line of the position at `ply` (the shown one). */
+  /**
+   * Play the first n moves of an engine line of the position at `ply` (the shown one).
+   * @param {string[]} pv
+   * @param {number} n
+   * @param {number} ply
+   */
   playLine(pv, n, ply) {
     if (ply !== this.ply || !pv.length) return; // a line of a position no longer shown
     if (n === 1) {
@@ -746,7 +940,7 @@ class AnalysisPage {
     this.reviewButton.textContent = "Stop review";
     const seconds = Number(this.reviewTime.value) || 0.3;
     const socket = await openSocket("/ws/analysis").catch((err) => {
-      this.showError(`Engine: ${err.message}`);
+      this.showError(`Engine: ${errorText(err)}`);
       return null;
     });
     if (!socket) {
@@ -760,35 +954,13 @@ class AnalysisPage {
         if (this.line.join(" ") !== lineAtStart) break;
         if (this.evals[k] !== undefined) continue;
         this.reviewStatus.textContent = `Evaluating position ${k} of ${this.line.length}…`;
-        const info = await this.info(k);
-        const turn = info.turn;
-        let score;
-        let mate = null;
-        if (info.outcome) {
-          // Decided by the rules (R16, R18, R19): no search needed.
-          const w = info.outcome.winner;
-          score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
-          if (score) mate = score > 0 ? 1 : -1;
-        } else if (info.tablebase) {
-          // Endgame tables (docs/EGDB.md): the exact value under the running counts, so a
-          // move that keeps a table win is never a mistake.
-          const v = info.tablebase.value;
-          score = v === "win" ? WIN : v === "loss" ? -WIN : 0;
-          if (score) mate = score > 0 ? 1 : -1;
-        } else {
-          const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
-          score = clampScore(done.score ?? 0, done.win_in);
-          mate = done.win_in ?? null;
-        }
-        // Black's view: the evaluation in centi-men and the expected score (review.js).
-        const es = expectedScore(score, mate);
-        this.evals[k] = { score: blackView(score, turn), es: turn === "black" ? es : 1 - es };
+        this.evals[k] = await this.evaluate(k, socket, seconds);
         this.renderReview();
       }
       this.reviewStatus.textContent = this.reviewing ? "Review done." : "Review stopped.";
       announce(this.reviewStatus.textContent);
     } catch (err) {
-      this.showError(`Review: ${err.message}`);
+      this.showError(`Review: ${errorText(err)}`);
     } finally {
       socket.close();
       this.reviewing = false;
@@ -797,9 +969,44 @@ class AnalysisPage {
   }
 
   /**
+   * The position after k moves from Black's view: decided by the rules (R16, R18, R19)
+   * or by the endgame tables with no search, else by a short search of the engine.
+   * @param {number} k
+   * @param {WebSocket} socket
+   * @param {number} seconds
+   * @returns {Promise<Evaluation>}
+   */
+  async evaluate(k, socket, seconds) {
+    const info = await this.info(k);
+    const turn = info.turn;
+    let score;
+    /** @type {number | null} */
+    let mate = null;
+    if (info.outcome) {
+      const w = info.outcome.winner;
+      score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
+      if (score) mate = score > 0 ? 1 : -1;
+    } else if (info.tablebase) {
+      // Endgame tables (docs/EGDB.md): the exact value under the running counts, so a
+      // move that keeps a table win is never a mistake.
+      const v = info.tablebase.value;
+      score = v === "win" ? WIN : v === "loss" ? -WIN : 0;
+      if (score) mate = score > 0 ? 1 : -1;
+    } else {
+      const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
+      score = clampScore(done.score ?? 0, done.win_in);
+      mate = done.win_in ?? null;
+    }
+    // Black's view: the evaluation in centi-men and the expected score (review.js).
+    const es = expectedScore(score, mate);
+    return { score: blackView(score, turn), es: turn === "black" ? es : 1 - es };
+  }
+
+  /**
    * The judged moves (review.js judgeMoves): by the expected score lost, a forced
    * move (the server lists one legal move in its position) never, its loss charged
    * to its side's last real choice. Only the classes chosen in #mark-from.
+   * @returns {JudgedMove[]}
    */
   mistakePlies() {
     const n = this.line.length;
@@ -808,7 +1015,7 @@ class AnalysisPage {
       const before = this.infos.get(k - 1);
       plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
     }
-    const scores = Array.from({ length: n + 1 }, (_, k) => (this.evals[k] ? this.evals[k].es : undefined));
+    const scores = Array.from({ length: n + 1 }, (_, k) => this.evals[k]?.es);
     const from = CLASSES.findIndex((c) => c.name === this.markFrom.value);
     const shown = new Set(CLASSES.slice(0, from < 0 ? CLASSES.length : from + 1).map((c) => c.name));
     return judgeMoves(scores, plies).filter((m) => shown.has(m.cls.name));
@@ -823,14 +1030,29 @@ class AnalysisPage {
       this.renderMoves();
       return;
     }
+    const mistakes = this.mistakePlies();
+    this.chart.replaceChildren(this.evalChart(mistakes));
+    this.mistakes.replaceChildren(...mistakes.map((m) => this.mistakeItem(m)));
+    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No move marked: none lost that much expected score."));
+    this.renderMoves();
+  }
+
+  /**
+   * The evaluation graph: Black's expected score over the line, the shown ply and the
+   * marked moves; a click goes to the ply under it.
+   * @param {JudgedMove[]} mistakes
+   * @returns {SVGSVGElement}
+   */
+  evalChart(mistakes) {
+    const n = this.line.length;
     const W = 600;
     const H = 160;
-    const x = (k) => (n === 0 ? W / 2 : (k / n) * W);
+    const x = (/** @type {number} */ k) => (n === 0 ? W / 2 : (k / n) * W);
     // Black's expected score, 1 at the top, 0 at the bottom (the units the marks use).
-    const y = (es) => 6 + (1 - es) * (H - 12);
+    const y = (/** @type {number} */ es) => 6 + (1 - es) * (H - 12);
+    const esAt = (/** @type {number} */ k) => this.evals[k]?.es ?? 0.5;
     const points = [];
-    for (let k = 0; k <= n; k++) if (this.evals[k] !== undefined) points.push(`${x(k).toFixed(1)},${y(this.evals[k].es).toFixed(1)}`);
-    const mistakes = this.mistakePlies();
+    for (let k = 0; k <= n; k++) if (this.evals[k] !== undefined) points.push(`${x(k).toFixed(1)},${y(esAt(k)).toFixed(1)}`);
     const chart = svg(
       "svg",
       { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Black's expected score over ${plural(n, "ply", "plies")}, ${plural(mistakes.length, "move")} marked` },
@@ -840,7 +1062,7 @@ class AnalysisPage {
       svg("polyline", { class: "line", points: points.join(" ") }),
       svg("line", { class: "cursor", x1: x(this.ply), y1: 0, x2: x(this.ply), y2: H }),
       ...mistakes.map((m) =>
-        svg("circle", { class: `mistake ${m.cls.name} ${m.mover}`, cx: x(m.ply), cy: y(this.evals[m.ply].es), r: 5 }, svg("title", {}, `${this.line[m.ply - 1]}${m.cls.mark} ${m.cls.name}: −${m.loss.toFixed(2)} expected score`)),
+        svg("circle", { class: `mistake ${m.cls.name} ${m.mover}`, cx: x(m.ply), cy: y(esAt(m.ply)), r: 5 }, svg("title", {}, `${this.line[m.ply - 1]}${m.cls.mark} ${m.cls.name}: −${m.loss.toFixed(2)} expected score`)),
       ),
       svg("text", { x: 4, y: 14, class: "chart-label" }, "Black"),
       svg("text", { x: 4, y: H - 5, class: "chart-label" }, "White"),
@@ -850,16 +1072,17 @@ class AnalysisPage {
       const k = Math.round(((e.clientX - rect.left) / rect.width) * n);
       this.go(k);
     });
-    this.chart.replaceChildren(chart);
-    this.mistakes.replaceChildren(...mistakes.map((m) => this.mistakeItem(m)));
-    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No move marked: none lost that much expected score."));
-    this.renderMoves();
+    return chart;
   }
 
-  /** "2... 17-14? White, mistake: −0.24 expected score (+0.10 → −1.20 men for White)". */
+  /**
+   * "2... 17-14? White, mistake: −0.24 expected score (+0.10 → −1.20 men for White)".
+   * @param {JudgedMove} m
+   * @returns {HTMLLIElement}
+   */
   mistakeItem(m) {
-    const own = (e) => (m.mover === "black" ? e.score : -e.score) / 100;
-    const men = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(2)}`;
+    const own = (/** @type {Evaluation} */ e) => (m.mover === "black" ? e.score : -e.score) / 100;
+    const men = (/** @type {number} */ v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(2)}`;
     const last = m.forced.length ? m.forced[m.forced.length - 1] : m.ply;
     const before = this.evals[m.ply - 1];
     const after = this.evals[last];
@@ -882,7 +1105,7 @@ class AnalysisPage {
   renderMoves() {
     const rows = moveRows(this.line, this.startTurn);
     const marks = new Map(this.mistakePlies().map((m) => [m.ply, m.cls]));
-    const cell = (entry) => {
+    const cell = (/** @type {MoveCell | null} */ entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
       const cls = ["mv"];
       if (entry.ply === this.ply) cls.push("current");
@@ -899,10 +1122,30 @@ class AnalysisPage {
     );
     if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet: play on the board, or set up a game below."));
     const currentEl = this.moveList.querySelector(".current");
-    if (currentEl) keepInView(this.moveList, currentEl);
+    if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
   }
 }
 
+/**
+ * The status line of a position: who is to move, the end in the library's words
+ * (R16-R21), or the draw counts (R18, R19) as on the game page.
+ * @param {PositionInfo} info
+ * @returns {string}
+ */
+function statusText(info) {
+  const over = info.outcome ? ` — ${info.outcome.reason}` : "";
+  const c = info.counters;
+  const counts = [];
+  if (!over && c && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
+  if (!over && c && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
+  return `${COLOR_NAME[info.turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
+}
+
+/**
+ * A count of nodes: "950", "12.3k", "4.5M".
+ * @param {number | null | undefined} n
+ * @returns {string}
+ */
 function formatCount(n) {
   if (n === undefined || n === null) return "?";
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
@@ -910,6 +1153,11 @@ function formatCount(n) {
   return String(n);
 }
 
+/**
+ * An archive game in a line: its players or mode, result, moves and when.
+ * @param {GameSummary} g
+ * @returns {string}
+ */
 export function summaryText(g) {
   const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
   const result = g.result || (g.status === "running" ? "running" : "");
@@ -920,6 +1168,10 @@ export function summaryText(g) {
   return `${who} · ${result}${moves !== undefined ? ` · ${plural(moves, "move")}` : ""}${when}`;
 }
 
+/**
+ * @param {GameSummary} g
+ * @returns {string}
+ */
 function modeName(g) {
   if (g.mode === "engine") return `vs engine (level ${g.level ?? "?"})`;
   if (g.mode === "local") return "two players";
@@ -928,6 +1180,11 @@ function modeName(g) {
   return g.mode || "game";
 }
 
+/**
+ * A WebSocket to `path`, once open.
+ * @param {string} path
+ * @returns {Promise<WebSocket>}
+ */
 function openSocket(path) {
   return new Promise((resolve, reject) => {
     const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
@@ -939,16 +1196,27 @@ function openSocket(path) {
 
 let reviewId = 0;
 
+/**
+ * One search of the position after `moves` from `fen` (a review's): its last word.
+ * @param {WebSocket} ws
+ * @param {string | null} fen
+ * @param {string[]} moves
+ * @param {Rules | null} rules
+ * @param {number} seconds
+ * @returns {Promise<SearchInfo>}
+ */
 function analyseOnce(ws, fen, moves, rules, seconds) {
   const id = `review-${++reviewId}`;
   return new Promise((resolve, reject) => {
+    /** @type {SearchInfo | null} */
     let last = null;
     const timer = window.setTimeout(() => {
       ws.removeEventListener("message", onMessage);
       if (last) resolve(last);
       else reject(new Error("the engine did not answer"));
     }, (seconds + 10) * 1000);
-    const onMessage = (event) => {
+    const onMessage = (/** @type {MessageEvent} */ event) => {
+      /** @type {AnalysisMessage} */
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -957,12 +1225,11 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
       }
       if (msg.id !== undefined && msg.id !== null && msg.id !== id) return; // an earlier request's
       if (msg.type === "info") last = { ...last, ...msg };
-      if (msg.type === "done") {
+      else if (msg.type === "done") {
         window.clearTimeout(timer);
         ws.removeEventListener("message", onMessage);
         resolve({ ...last, ...msg });
-      }
-      if (msg.type === "error") {
+      } else if (msg.type === "error") {
         window.clearTimeout(timer);
         ws.removeEventListener("message", onMessage);
         reject(new Error(msg.error ? msg.error.message : "engine error"));
@@ -973,9 +1240,22 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
   });
 }
 
+/**
+ * @param {HTMLElement} root
+ */
 export async function render(root) {
-  const page = new AnalysisPage(root);
+  // The §9 options, their words and defaults come from the rules library (GET /api/rules),
+  // with the server's limits of an analysis.
+  /** @type {RulesInfo | null} */
+  let spec = null;
+  let rulesError = "";
+  try {
+    spec = await ruleOptions();
+  } catch (err) {
+    rulesError = `The rule options cannot be loaded (${errorText(err)}): APCA rules.`;
+  }
+  const page = new AnalysisPage(root, spec && ruleFields(spec, { idPrefix: "rule" }), rulesError, spec && spec.limits);
   // For debugging in the console and for the end-to-end tests.
-  window.poolcheckersAnalysis = page;
+  Object.assign(window, { poolcheckersAnalysis: page });
   await page.start();
 }

@@ -1,6 +1,13 @@
 // Entry point: route by location.pathname and load the page's module on demand.
 
+import { errorText } from "./api.js";
 import { h } from "./util.js";
+
+/**
+ * A page's module: render() fills the page's root, with the parts of the path its
+ * route captures (a game's id, a player's name).
+ * @typedef {{render: (root: HTMLElement, ...parts: string[]) => Promise<void>}} PageModule
+ */
 
 const routes = [
   { pattern: /^\/$/, module: "./home.js", title: "New game" },
@@ -13,8 +20,10 @@ const routes = [
   { pattern: /^\/leaderboard\/?$/, module: "./leaderboard.js", title: "Leaderboards" },
 ];
 
+/** Show the page of the location's path, or "Page not found". */
 async function start() {
   const root = document.getElementById("app");
+  if (!root) return; // index.html always has it
   const path = window.location.pathname;
   for (const route of routes) {
     const match = path.match(route.pattern);
@@ -24,12 +33,13 @@ async function start() {
       if (link.getAttribute("href") === path) link.setAttribute("aria-current", "page");
     }
     try {
+      /** @type {PageModule} */
       const page = await import(route.module);
       await page.render(root, ...match.slice(1).map(decodeURIComponent));
     } catch (err) {
       root.replaceChildren(
         h("h1", {}, "Something went wrong"),
-        h("p", { class: "error", role: "alert" }, err && err.message ? err.message : String(err)),
+        h("p", { class: "error", role: "alert" }, errorText(err)),
         h("p", {}, h("a", { href: "/" }, "Back to the start page")),
       );
       throw err;

@@ -1,12 +1,27 @@
 // The archive page: running and finished games, open / replay / analyse,
 // PDN export (one game or all) and PDN import with errors per game.
 
-import { api } from "./api.js";
-import { COLOR_NAME, announce, h, plural, storageGet, tokenKey } from "./util.js";
+/** @import { GameSummary, ImportError, ImportResult } from "./types.js" */
+
+import { api, errorText } from "./api.js";
+import { pdnTooLong } from "./rules.js";
+import { announce, h, plural, storageGet, tokenKey } from "./util.js";
 
 const PAGE = 50;
 
-/** When the game started (the lists are newest first by that), or last changed. */
+/** @typedef {"running" | "finished"} ListStatus */
+
+/**
+ * A game of the lists: a summary, or (in the home page's list) a full state.
+ * @typedef {Pick<GameSummary, "mode" | "level" | "engine_color" | "tags">} GamePlayers
+ */
+
+/**
+ * When the game started (the lists are newest first by that), or last changed.
+ * @param {GameSummary} g
+ * @param {"created" | "updated"} [key]
+ * @returns {string}
+ */
 function when(g, key = "created") {
   const seconds = g[key] ?? g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
@@ -17,6 +32,9 @@ function when(g, key = "created") {
 /**
  * Black – White, in words anyone reading the archive can take; "You" only where this
  * browser holds the game's seat (`yours`: its seat token is stored here).
+ * @param {GamePlayers} g
+ * @param {boolean} [yours]
+ * @returns {string}
  */
 export function players(g, yours = false) {
   const tags = g.tags || {};
@@ -32,22 +50,136 @@ export function players(g, yours = false) {
   return g.mode || "Game";
 }
 
+/**
+ * A finished game's result and its reason in words; "running" for a running one.
+ * @param {GameSummary} g
+ * @returns {string}
+ */
 function resultText(g) {
-  if (g.status === "running") {
-    return g.turn ? `${COLOR_NAME[g.turn] || g.turn} to move` : "running";
-  }
-  const outcome = g.outcome || {};
-  let result = g.result ?? outcome.result ?? "";
-  const reason = g.reason ?? outcome.reason ?? "";
+  if (g.status === "running") return "running";
+  let result = g.result ?? "";
+  const reason = g.reason ?? "";
   // "*" (no result) says nothing that the reason does not say in words.
   if ((result === "*" || reason.includes(result)) && reason) result = "";
   return [result, reason].filter(Boolean).join(" — ");
 }
 
+/**
+ * A list of games: its table's body and its "Show more" button.
+ * @typedef {{body: HTMLTableSectionElement, more: HTMLButtonElement}} GameTable
+ */
+
+/**
+ * A PDN text's import, in words: how many games, and a list each of the imported
+ * games, of those already stored, and of the errors.
+ * @typedef {{summary: HTMLElement, lists: HTMLElement[]}} ImportReport
+ */
+
+/**
+ * The message of an import error without the place it repeats ("game 2, line 3: ").
+ * @param {ImportError} e
+ * @returns {HTMLLIElement}
+ */
+function importErrorItem(e) {
+  const message = String(e.message).replace(/^game \d+, line \d+(, column \d+)?:\s*/i, "");
+  const where = `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}`;
+  return h("li", { class: "error" }, `${where}: ${message}`);
+}
+
+/**
+ * The players' tags of each game of a PDN text by its place in the text, as the
+ * server reads it (the rules library's PDN reader, nothing stored); none when the
+ * server cannot say (the names are a nicety: the games are imported).
+ * @param {string} text
+ * @returns {Promise<Map<number, Record<string, string>>>}
+ */
+async function tagsByPlace(text) {
+  /** @type {Map<number, Record<string, string>>} */
+  const tagsOf = new Map();
+  try {
+    const read = await api.analysisPdn(text);
+    for (const g of read.games || []) tagsOf.set(g.game, g.tags || {});
+  } catch {
+    /* no names */
+  }
+  return tagsOf;
+}
+
+/**
+ * The imported games, each named by its place in the text (the games that had no
+ * error, in order) and its players rather than by its database id.
+ * @param {string} text
+ * @param {ImportResult} res
+ * @returns {Promise<HTMLUListElement>}
+ */
+async function importedList(text, res) {
+  const failed = new Set([...res.errors.map((e) => e.game), ...(res.duplicates || []).map((d) => d.game)]);
+  /** @type {number[]} */
+  const places = [];
+  for (let n = 1; places.length < res.imported.length; n++) if (!failed.has(n)) places.push(n);
+  const tagsOf = await tagsByPlace(text);
+  return h(
+    "ul",
+    { class: "imported", id: "imported-games" },
+    ...res.imported.map((id, i) => {
+      const tags = tagsOf.get(places[i]) || {};
+      const who = tags.Black || tags.White ? ` (${tags.Black || "?"} – ${tags.White || "?"})` : "";
+      return h(
+        "li",
+        {},
+        h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${places[i]}${who}`),
+        " · ",
+        h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": `Analyse game ${places[i]}${who}` }, "analyse"),
+      );
+    }),
+  );
+}
+
+/**
+ * What an import did: its summary line, then its lists.
+ * @param {string} text
+ * @param {ImportResult} res
+ * @returns {Promise<ImportReport>}
+ */
+async function importReport(text, res) {
+  const { imported, errors } = res;
+  const duplicates = res.duplicates || [];
+  const summary = h(
+    "p",
+    { class: imported.length ? "ok" : "hint", id: "import-summary" },
+    `Imported ${plural(imported.length, "game")}` +
+      (duplicates.length ? `; ${plural(duplicates.length, "game")} already in the archive, not stored again` : "") +
+      (errors.length ? `; ${errors.length} with errors` : "") +
+      ".",
+  );
+  const lists = [];
+  if (imported.length) lists.push(await importedList(text, res));
+  if (duplicates.length) {
+    lists.push(
+      h(
+        "ul",
+        { class: "import-duplicates", id: "import-duplicates" },
+        ...duplicates.map((d) =>
+          h("li", {}, `Game ${d.game} is already in the archive: `, h("a", { href: `/play/${encodeURIComponent(d.id)}` }, "open it")),
+        ),
+      ),
+    );
+  }
+  if (errors.length) lists.push(h("ul", { class: "import-errors", id: "import-errors" }, ...errors.map(importErrorItem)));
+  return { summary, lists };
+}
+
 class ArchivePage {
+  /** @param {HTMLElement} root */
   constructor(root) {
     this.root = root;
+    /** @type {Record<ListStatus, number>} */
     this.offsets = { running: 0, finished: 0 };
+    /** @type {Record<ListStatus, GameTable>} */
+    this.tables = { running: this.table("running"), finished: this.table("finished") };
+    this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file to import" });
+    this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": "PDN text to import", placeholder: "…or paste PDN text here" });
+    this.importResult = h("div", { id: "import-result", "aria-live": "polite" });
   }
 
   async start() {
@@ -55,14 +187,26 @@ class ArchivePage {
     await Promise.all([this.load("running"), this.load("finished")]);
   }
 
-  build() {
-    this.tables = {};
-    const section = (status, title) => {
-      const body = h("tbody", { id: `${status}-games` });
-      const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, "Show more");
-      more.addEventListener("click", () => this.load(status, true));
-      this.tables[status] = { body, more };
-      return h(
+  /**
+   * @param {ListStatus} status
+   * @returns {GameTable}
+   */
+  table(status) {
+    const body = h("tbody", { id: `${status}-games` });
+    const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, "Show more");
+    more.addEventListener("click", () => this.load(status, true));
+    return { body, more };
+  }
+
+  /**
+   * A list's section: its title, its table and its "Show more" button.
+   * @param {ListStatus} status
+   * @param {string} title
+   * @returns {HTMLElement}
+   */
+  section(status, title) {
+    const { body, more } = this.tables[status];
+    return h(
         "section",
         { class: "card games", "aria-labelledby": `${status}-title` },
         h("h2", { id: `${status}-title` }, title),
@@ -76,12 +220,11 @@ class ArchivePage {
             body,
           ),
         ),
-        more,
-      );
-    };
-    this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file to import" });
-    this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": "PDN text to import", placeholder: "…or paste PDN text here" });
-    this.importResult = h("div", { id: "import-result", "aria-live": "polite" });
+      more,
+    );
+  }
+
+  build() {
     const importForm = h(
       "form",
       { id: "import-form" },
@@ -102,8 +245,8 @@ class ArchivePage {
         h(
           "div",
           {},
-          section("running", "Running games"),
-          section("finished", "Finished games"),
+          this.section("running", "Running games"),
+          this.section("finished", "Finished games"),
         ),
         h(
           "aside",
@@ -120,6 +263,11 @@ class ArchivePage {
     );
   }
 
+  /**
+   * Show a list's first page, or (more) its next one.
+   * @param {ListStatus} status
+   * @param {boolean} [more]
+   */
   async load(status, more = false) {
     const { body, more: moreButton } = this.tables[status];
     if (!more) {
@@ -137,10 +285,14 @@ class ArchivePage {
       }
       moreButton.hidden = games.length < PAGE;
     } catch (err) {
-      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "error" }, err.message)));
+      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "error" }, errorText(err))));
     }
   }
 
+  /**
+   * @param {GameSummary} g
+   * @returns {HTMLTableRowElement}
+   */
   row(g) {
     const id = encodeURIComponent(g.id);
     // Moves as PDN numbers them (Black's turn and White's reply: the server counts).
@@ -166,98 +318,31 @@ class ArchivePage {
     );
   }
 
+  /** Import the chosen file's or the pasted PDN text, and say what came of it. */
   async importPdn() {
     let text = this.importText.value;
     const file = this.fileInput.files && this.fileInput.files[0];
     if (file) text = await file.text();
-    if (!text.trim()) {
-      this.importResult.replaceChildren(h("p", { class: "error" }, "Choose a PDN file or paste PDN text first."));
+    const problem = !text.trim() ? "Choose a PDN file or paste PDN text first." : await pdnTooLong(text);
+    if (problem) {
+      this.importResult.replaceChildren(h("p", { class: "error" }, problem));
       return;
     }
     this.importResult.replaceChildren(h("p", { class: "hint" }, "Importing…"));
     try {
       const res = await api.importPdn(text);
-      const imported = res.imported || [];
-      const errors = res.errors || [];
-      const duplicates = res.duplicates || [];
-      const parts = [
-        h(
-          "p",
-          { class: imported.length ? "ok" : "hint", id: "import-summary" },
-          `Imported ${plural(imported.length, "game")}` +
-            (duplicates.length ? `; ${plural(duplicates.length, "game")} already in the archive, not stored again` : "") +
-            (errors.length ? `; ${errors.length} with errors` : "") +
-            ".",
-        ),
-      ];
-      if (imported.length) {
-        // Name each imported game by its place in the text (the games that had no
-        // error, in order) and its players, rather than by its database id.
-        const failed = new Set([...errors.map((e) => e.game), ...duplicates.map((d) => d.game)]);
-        const places = [];
-        for (let n = 1; places.length < imported.length; n++) if (!failed.has(n)) places.push(n);
-        // The players' names: the server reads the text again (the rules library's
-        // PDN reader, nothing stored); game n of the text is games[].game === n.
-        const tagsOf = new Map();
-        try {
-          const read = await api.analysisPdn(text);
-          for (const g of read.games || []) tagsOf.set(g.game, g.tags || {});
-        } catch {
-          /* names are a nicety: the games are imported */
-        }
-        parts.push(
-          h(
-            "ul",
-            { class: "imported", id: "imported-games" },
-            ...imported.map((id, i) => {
-              const tags = tagsOf.get(places[i]) || {};
-              const who = tags.Black || tags.White ? ` (${tags.Black || "?"} – ${tags.White || "?"})` : "";
-              return h(
-                "li",
-                {},
-                h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${places[i]}${who}`),
-                " · ",
-                h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": `Analyse game ${places[i]}${who}` }, "analyse"),
-              );
-            }),
-          ),
-        );
-      }
-      if (duplicates.length) {
-        parts.push(
-          h(
-            "ul",
-            { class: "import-duplicates", id: "import-duplicates" },
-            ...duplicates.map((d) =>
-              h("li", {}, `Game ${d.game} is already in the archive: `, h("a", { href: `/play/${encodeURIComponent(d.id)}` }, "open it")),
-            ),
-          ),
-        );
-      }
-      if (errors.length) {
-        parts.push(
-          h(
-            "ul",
-            { class: "import-errors", id: "import-errors" },
-            ...errors.map((e) => {
-              // The message may repeat the place; say it once.
-              const message = String(e.message).replace(/^game \d+, line \d+(, column \d+)?:\s*/i, "");
-              const where = `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}`;
-              return h("li", { class: "error" }, `${where}: ${message}`);
-            }),
-          ),
-        );
-      }
-      this.importResult.replaceChildren(...parts);
-      announce(parts[0].textContent, errors.length > 0);
+      const { summary, lists } = await importReport(text, res);
+      this.importResult.replaceChildren(summary, ...lists);
+      announce(summary.textContent || "", res.errors.length > 0);
       await this.load("finished");
       await this.load("running");
     } catch (err) {
-      this.importResult.replaceChildren(h("p", { class: "error" }, `Import failed: ${err.message}`)); // #import-result is a live region
+      this.importResult.replaceChildren(h("p", { class: "error" }, `Import failed: ${errorText(err)}`)); // #import-result is a live region
     }
   }
 }
 
+/** @param {HTMLElement} root */
 export async function render(root) {
   const page = new ArchivePage(root);
   await page.start();

@@ -1,16 +1,37 @@
 // The SVG board: R2 numbering, pieces, legal-move highlights, click-click, drag,
 // landing-by-landing multi-capture choice, keyboard play and move animation.
 
+/** @import { LastMove, LegalMove } from "./types.js" */
+/** @import { Position } from "./util.js" */
+
 import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./util.js";
 
 const CELL = 100;
 const STEP_MS = 190;
 const CROWN = "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z";
 
+/**
+ * A piece drawn on the board: its element, its letter ("b", "W", ...), the square
+ * it stands on, and the walk (animation) it is on, if any.
+ * @typedef {{el: SVGGElement, kind: string, sq: number, anim?: symbol}} PieceEntry
+ */
+
+/**
+ * A piece being dragged: where from, its drawing, whether it has left its square,
+ * whether it was picked before, and where the pointer went down.
+ * @typedef {{sq: number, entry: PieceEntry | undefined, moved: boolean, wasSelected: boolean, start: {x: number, y: number}, pointerId: number}} Drag
+ */
+
+/**
+ * What the page gives the board: the move the user made, what to say on the page
+ * about a refused or half-made move, and the board's name for screen readers.
+ * @typedef {{onMove?: ((move: LegalMove) => void) | null, onHint?: ((text: string) => void) | null, label?: string}} BoardOptions
+ */
+
 export class BoardView {
   /**
    * @param {HTMLElement} container
-   * @param {{onMove?: (move) => void, onHint?: (text: string) => void, label?: string}} options
+   * @param {BoardOptions} [options]
    */
   constructor(container, { onMove = null, onHint = null, label = "Board" } = {}) {
     this.container = container;
@@ -19,19 +40,28 @@ export class BoardView {
 
     this.flipped = false;
     this.showNumbers = false;
+    /** @type {Position} */
     this.position = { turn: "black", pieces: new Map() };
+    /** @type {Map<number, PieceEntry>} */
     this.entries = new Map(); // square -> {el, kind, sq}
+    /** @type {LegalMove[]} one entry per path of each legal move */
     this.legal = [];
+    /** @type {LegalMove[] | null} the moves still open after an ambiguous landing */
+    this.legalFilter = null;
     this.interactive = false;
     this.idleReason = ""; // why the board takes no move now, in words (set by the page)
+    this.idleHintShown = false;
+    /** @type {number[] | null} */
     this.prefix = null; // [origin, landing, ...] of the move being built
+    /** @type {number[] | null} the landings walked before the chosen move was sent */
+    this.walked = null;
+    /** @type {number | null} the square of the piece drawn on a landing of its walk */
+    this.walker = null;
+    /** @type {LastMove | null} */
     this.lastMove = null;
     this.cursor = 29;
+    /** @type {Drag | null} */
     this.drag = null;
-    this.build(label);
-  }
-
-  build(label) {
     this.root = svg("svg", {
       class: "board",
       viewBox: `0 0 ${8 * CELL} ${8 * CELL}`,
@@ -42,9 +72,17 @@ export class BoardView {
     this.markLayer = svg("g", { class: "marks", "aria-hidden": "true" });
     this.numberLayer = svg("g", { class: "numbers", "aria-hidden": "true" });
     this.pieceLayer = svg("g", { class: "pieces", "aria-hidden": "true" });
+    /** @type {Map<number, SVGRectElement>} */
+    this.squareEls = new Map();
+    /** @type {Map<number, SVGTextElement>} */
+    this.numberEls = new Map();
+    this.build();
+  }
+
+  /** Draw the squares and their numbers, and listen to the pointer and the keys. */
+  build() {
     // Numbers above the pieces, so that a piece never hides its square's number.
     this.root.append(this.squareLayer, this.markLayer, this.pieceLayer, this.numberLayer);
-    this.squareEls = new Map();
     for (let r = 0; r < 8; r++) {
       for (let c = 0; c < 8; c++) {
         if (rcToSquare(r, c) === 0) {
@@ -67,6 +105,7 @@ export class BoardView {
       this.squareEls.set(s, rect);
       this.squareLayer.append(rect);
       const text = svg("text", { class: "num", "data-square": s }, String(s));
+      this.numberEls.set(s, text);
       this.numberLayer.append(text);
     }
     this.root.addEventListener("pointerdown", (e) => this.pointerDown(e));
@@ -80,6 +119,11 @@ export class BoardView {
 
   // ---- geometry ------------------------------------------------------------
 
+  /**
+   * The top left corner of square s as drawn (flipped or not).
+   * @param {number} s
+   * @returns {{x: number, y: number}}
+   */
   xy(s) {
     const { r, c } = squareToRC(s);
     const dr = this.flipped ? 7 - r : r;
@@ -87,6 +131,11 @@ export class BoardView {
     return { x: dc * CELL, y: dr * CELL };
   }
 
+  /**
+   * The square under the pointer (0: none).
+   * @param {PointerEvent} e
+   * @returns {number}
+   */
   squareAtEvent(e) {
     const ctm = this.root.getScreenCTM();
     if (!ctm) return 0;
@@ -100,6 +149,11 @@ export class BoardView {
     return rcToSquare(dr, dc);
   }
 
+  /**
+   * The pointer's place in the board's own units.
+   * @param {PointerEvent} e
+   * @returns {{x: number, y: number}}
+   */
   eventPoint(e) {
     const ctm = this.root.getScreenCTM();
     if (!ctm) return { x: 0, y: 0 };
@@ -110,12 +164,10 @@ export class BoardView {
   layout() {
     for (const s of SQUARES) {
       const { x, y } = this.xy(s);
-      const rect = this.squareEls.get(s);
-      rect.setAttribute("x", x);
-      rect.setAttribute("y", y);
-      const text = this.numberLayer.querySelector(`[data-square="${s}"]`);
-      text.setAttribute("x", x + 4);
-      text.setAttribute("y", y + 19);
+      this.squareEls.get(s)?.setAttribute("x", String(x));
+      this.squareEls.get(s)?.setAttribute("y", String(y));
+      this.numberEls.get(s)?.setAttribute("x", String(x + 4));
+      this.numberEls.get(s)?.setAttribute("y", String(y + 19));
     }
     this.root.classList.add("no-anim");
     for (const entry of this.entries.values()) this.place(entry.el, entry.sq);
@@ -128,11 +180,13 @@ export class BoardView {
     this.refreshLabels();
   }
 
+  /** @param {boolean} flipped White's side at the top */
   setFlipped(flipped) {
     this.flipped = flipped;
     this.layout();
   }
 
+  /** @param {boolean} show */
   setShowNumbers(show) {
     this.showNumbers = show;
     this.root.classList.toggle("show-numbers", show);
@@ -140,11 +194,21 @@ export class BoardView {
 
   // ---- pieces --------------------------------------------------------------
 
+  /**
+   * Move a piece's drawing onto square s.
+   * @param {SVGGElement} el
+   * @param {number} s
+   */
   place(el, s) {
     const { x, y } = this.xy(s);
     el.style.transform = `translate(${x}px, ${y}px)`;
   }
 
+  /**
+   * @param {string} kind the piece's letter
+   * @param {number} s
+   * @returns {SVGGElement}
+   */
   makePiece(kind, s) {
     const color = kind.toLowerCase() === "b" ? "black" : "white";
     const king = kind === kind.toUpperCase();
@@ -161,6 +225,11 @@ export class BoardView {
     return el;
   }
 
+  /**
+   * Crown (or uncrown) a piece's drawing.
+   * @param {SVGGElement} el
+   * @param {string} kind
+   */
   restyle(el, kind) {
     const king = kind === kind.toUpperCase();
     el.classList.toggle("king", king);
@@ -172,6 +241,10 @@ export class BoardView {
     }
   }
 
+  /**
+   * @param {Map<number, string>} pieces
+   * @returns {boolean} the pieces drawn are these
+   */
   samePieces(pieces) {
     if (pieces.size !== this.entries.size) return false;
     for (const [s, kind] of pieces) {
@@ -184,6 +257,8 @@ export class BoardView {
   /**
    * Show a position ({turn, pieces}); with move = {path, captured} the piece on
    * path[0] walks its landings and the captured pieces fade.
+   * @param {Position} position
+   * @param {{move?: LastMove | null, animate?: boolean}} [options]
    */
   setPosition(position, { move = null, animate = true } = {}) {
     // The same position again (a draw offer, a join, a clock): a pick in progress stays.
@@ -194,14 +269,15 @@ export class BoardView {
     const walked = this.walked;
     this.walked = null;
     const goesOn = Boolean(move && walked && walked.length > 1 && walked.every((sq, i) => move.path[i] === sq));
+    const walkedFrom = goesOn && walked ? walked : null;
     // Finish any animation still running (the walked piece stays on its landing).
     for (const entry of this.entries.values()) {
-      if (!(goesOn && entry.sq === walked[0])) this.place(entry.el, entry.sq);
+      if (!(walkedFrom && entry.sq === walkedFrom[0])) this.place(entry.el, entry.sq);
     }
     const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     const changed = !this.samePieces(position.pieces);
     if (changed && move && (animate || goesOn) && !reduce && this.entries.has(move.path[0])) {
-      this.animateMove(move, goesOn ? walked.length - 1 : 0);
+      this.animateMove(move, walkedFrom ? walkedFrom.length - 1 : 0);
     }
     this.walker = null;
     this.sync(position.pieces);
@@ -214,11 +290,15 @@ export class BoardView {
   }
 
   /** Walk the piece of `move` along its landings, from path[from] (a walk the user
-   * made landing by landing goes on from where the piece is drawn). */
+   * made landing by landing goes on from where the piece is drawn).
+   * @param {LastMove} move
+   * @param {number} [from]
+   */
   animateMove(move, from = 0) {
     const origin = move.path[0];
     const dest = move.path[move.path.length - 1];
     const entry = this.entries.get(origin);
+    if (!entry) return; // setPosition animates a piece it draws
     this.entries.delete(origin);
     for (const c of move.captured || []) {
       const victim = this.entries.get(c);
@@ -241,6 +321,11 @@ export class BoardView {
     });
   }
 
+  /**
+   * Fade a captured piece out (after `delay` ms, when its capturer has walked).
+   * @param {SVGGElement} el
+   * @param {number} [delay]
+   */
   fadeOut(el, delay = 0) {
     const fade = () => {
       el.classList.add("captured");
@@ -251,6 +336,10 @@ export class BoardView {
     else fade();
   }
 
+  /**
+   * Draw `pieces`: a piece gone fades, a piece crowned is restyled, a new one appears.
+   * @param {Map<number, string>} pieces
+   */
   sync(pieces) {
     for (const [s, entry] of [...this.entries]) {
       const kind = pieces.get(s);
@@ -261,8 +350,9 @@ export class BoardView {
         if (kind.toLowerCase() === entry.kind.toLowerCase()) {
           // Crowned (or uncrowned by a takeback): restyle the same element, so a
           // walk in progress goes on; a crowning shows when the walk ends.
-          const walking = this.lastMove && this.lastMove.path[this.lastMove.path.length - 1] === s;
-          const delay = walking ? STEP_MS * (this.lastMove.path.length - 1) : 0;
+          const path = this.lastMove ? this.lastMove.path : [];
+          const walking = path[path.length - 1] === s;
+          const delay = walking ? STEP_MS * (path.length - 1) : 0;
           entry.kind = kind;
           const el = entry.el;
           window.setTimeout(() => {
@@ -291,6 +381,8 @@ export class BoardView {
    * interactive: may the user move now. Each of a move's paths (R4: one move,
    * several roads) can be walked landing by landing; whichever is walked, the
    * move's notation is sent. The board computes no move itself.
+   * @param {LegalMove[] | null | undefined} legal
+   * @param {boolean} interactive
    */
   setLegalMoves(legal, interactive) {
     this.legal = (legal || []).flatMap((m) =>
@@ -313,10 +405,16 @@ export class BoardView {
     this.refreshLabels();
   }
 
+  /** @returns {Set<number>} the squares of the pieces that can move */
   origins() {
     return new Set(this.legal.map((m) => m.path[0]));
   }
 
+  /**
+   * The moves (one per path) that begin with the landings `prefix`.
+   * @param {number[]} prefix
+   * @returns {LegalMove[]}
+   */
   candidates(prefix) {
     const pool = this.legalFilter || this.legal;
     return pool.filter(
@@ -324,6 +422,10 @@ export class BoardView {
     );
   }
 
+  /**
+   * Pick the piece on `origin`.
+   * @param {number} origin
+   */
   select(origin) {
     if (this.onHint) this.onHint("");
     this.legalFilter = null;
@@ -343,7 +445,10 @@ export class BoardView {
     this.refreshLabels();
   }
 
-  /** A click (or Enter, or drop) on square s. */
+  /**
+   * A click (or Enter, or drop) on square s.
+   * @param {number} s
+   */
   activate(s) {
     if (s === 0) return;
     if (!this.interactive) {
@@ -354,63 +459,46 @@ export class BoardView {
       }
       return;
     }
-    if (this.prefix === null) {
-      if (this.origins().has(s)) this.select(s);
-      else if (this.position.pieces.has(s)) {
-        const piece = this.position.pieces.get(s);
-        const mover = this.position.turn === "black" ? "b" : "w";
-        const mustCapture = this.legal.some((m) => m.captured && m.captured.length);
-        if (piece.toLowerCase() !== mover) {
-          this.hint(`Square ${s} holds a ${pieceName(piece)}; ${this.position.turn === "black" ? "Black" : "White"} is to move.`);
-        } else {
-          this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and a capture is compulsory (R11).` : `The ${pieceName(piece)} on ${s} has no legal move.`);
-        }
-      }
+    if (this.prefix === null) this.pick(s);
+    else this.land(this.prefix, s);
+  }
+
+  /**
+   * With nothing picked: pick the piece on s, or say why it cannot move.
+   * @param {number} s
+   */
+  pick(s) {
+    if (this.origins().has(s)) {
+      this.select(s);
       return;
     }
-    const prefix = this.prefix;
+    const piece = this.position.pieces.get(s);
+    if (piece === undefined) return;
+    const mover = this.position.turn === "black" ? "b" : "w";
+    const mustCapture = this.legal.some((m) => m.captured && m.captured.length);
+    if (piece.toLowerCase() !== mover) {
+      this.hint(`Square ${s} holds a ${pieceName(piece)}; ${this.position.turn === "black" ? "Black" : "White"} is to move.`);
+    } else {
+      this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and a capture is compulsory (R11).` : `The ${pieceName(piece)} on ${s} has no legal move.`);
+    }
+  }
+
+  /**
+   * With the landings `prefix` walked: land on s (the next landing or a move's
+   * last), drop the pick, pick another piece, or say that s is no landing.
+   * @param {number[]} prefix
+   * @param {number} s
+   */
+  land(prefix, s) {
     const cands = this.candidates(prefix);
-    const k = prefix.length;
-    const next = cands.filter((m) => m.path[k] === s);
+    const next = cands.filter((m) => m.path[prefix.length] === s);
     if (next.length) {
-      const newPrefix = [...prefix, s];
-      const continuing = next.filter((m) => m.path.length > newPrefix.length);
-      const finishing = next.filter((m) => m.path.length === newPrefix.length);
-      if (finishing.length && !continuing.length) {
-        this.choose(finishing[0]);
-        return;
-      }
-      if (new Set(next.map((m) => m.notation)).size === 1) {
-        this.choose(next[0]);
-        return;
-      }
-      this.prefix = newPrefix;
-      this.legalFilter = next;
-      this.refreshMarks();
-      this.refreshLabels();
-      const options = [...new Set(next.map((m) => m.path[newPrefix.length]).filter((x) => x !== undefined))].sort((a, b) => a - b);
-      this.hint(`Landed on ${s}. Several ways on: next landing ${options.join(" or ")}.`);
+      this.walkTo([...prefix, s], next);
       return;
     }
     const ending = cands.filter((m) => m.path[m.path.length - 1] === s);
     if (ending.length) {
-      if (ending.length === 1 || new Set(ending.map((m) => m.notation)).size === 1) {
-        this.choose(ending[0]);
-        return;
-      }
-      // Several capture paths end on s: walk the common part and ask for the next landing.
-      let common = [...ending[0].path];
-      for (const m of ending) {
-        let i = 0;
-        while (i < common.length && i < m.path.length && common[i] === m.path[i]) i++;
-        common = common.slice(0, i);
-      }
-      this.prefix = common;
-      this.legalFilter = ending;
-      this.refreshMarks();
-      this.refreshLabels();
-      const options = [...new Set(ending.map((m) => m.path[common.length]))].sort((a, b) => a - b);
-      this.hint(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
+      this.endOn(s, ending);
       return;
     }
     if (s === prefix[0] && prefix.length === 1) {
@@ -425,12 +513,71 @@ export class BoardView {
     this.hint(`${s} is not a legal landing square.`, true);
   }
 
-  /** Tell the user (screen reader and page) what the board refused or asks for. */
+  /**
+   * The next landing of the moves `next`: the move when only one is left, else
+   * walk on and ask for the landing after.
+   * @param {number[]} newPrefix
+   * @param {LegalMove[]} next
+   */
+  walkTo(newPrefix, next) {
+    const continuing = next.filter((m) => m.path.length > newPrefix.length);
+    const finishing = next.filter((m) => m.path.length === newPrefix.length);
+    if (finishing.length && !continuing.length) {
+      this.choose(finishing[0]);
+      return;
+    }
+    if (new Set(next.map((m) => m.notation)).size === 1) {
+      this.choose(next[0]);
+      return;
+    }
+    this.prefix = newPrefix;
+    this.legalFilter = next;
+    this.refreshMarks();
+    this.refreshLabels();
+    const options = [...new Set(next.map((m) => m.path[newPrefix.length]).filter((x) => x !== undefined))].sort((a, b) => a - b);
+    this.hint(`Landed on ${newPrefix[newPrefix.length - 1]}. Several ways on: next landing ${options.join(" or ")}.`);
+  }
+
+  /**
+   * A click on the last square of the moves `ending`: the move when it is one,
+   * else several capture paths end on s: walk the common part and ask for the next
+   * landing.
+   * @param {number} s
+   * @param {LegalMove[]} ending
+   */
+  endOn(s, ending) {
+    if (ending.length === 1 || new Set(ending.map((m) => m.notation)).size === 1) {
+      this.choose(ending[0]);
+      return;
+    }
+    let common = [...ending[0].path];
+    for (const m of ending) {
+      let i = 0;
+      while (i < common.length && i < m.path.length && common[i] === m.path[i]) i++;
+      common = common.slice(0, i);
+    }
+    this.prefix = common;
+    this.legalFilter = ending;
+    this.refreshMarks();
+    this.refreshLabels();
+    const options = [...new Set(ending.map((m) => m.path[common.length]))].sort((a, b) => a - b);
+    this.hint(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
+  }
+
+  /**
+   * Tell the user (screen reader and page) what the board refused or asks for.
+   * @param {string} text
+   * @param {boolean} [assertive]
+   */
   hint(text, assertive = false) {
     announce(text, assertive);
     if (this.onHint) this.onHint(text);
   }
 
+  /**
+   * The user's move is made: give it to the page.
+   * @param {LegalMove} move
+   */
   choose(move) {
     if (this.onHint) this.onHint("");
     this.walked = this.prefix; // the move's walk goes on from the last landing shown
@@ -442,6 +589,11 @@ export class BoardView {
 
   // ---- highlights --------------------------------------------------------------
 
+  /**
+   * Mark square s: "last" (the last move), "picked", "dest", "target" or "threat".
+   * @param {number} s
+   * @param {string} cls
+   */
   mark(s, cls) {
     const { x, y } = this.xy(s);
     if (cls === "target" || cls === "dest") {
@@ -465,7 +617,7 @@ export class BoardView {
       if (left) this.place(left.el, left.sq);
       this.walker = null;
     }
-    if (!this.prefix || this.walked) return;
+    if (!this.prefix || this.walked || origin === null) return;
     const entry = this.entries.get(origin);
     if (!entry || (this.drag && this.drag.moved)) return;
     const at = this.prefix[this.prefix.length - 1];
@@ -499,6 +651,7 @@ export class BoardView {
   }
 
   refreshLabels() {
+    /** @type {Set<number>} */
     const targets = new Set();
     if (this.prefix) {
       const k = this.prefix.length;
@@ -513,13 +666,14 @@ export class BoardView {
       if (this.prefix && this.prefix[0] === s) parts.push("picked");
       else if (targets.has(s)) parts.push("legal landing");
       else if (this.prefix === null && origins.has(s)) parts.push("can move");
-      this.squareEls.get(s).setAttribute("aria-label", parts.join(", "));
-      this.squareEls.get(s).classList.toggle("can-move", this.prefix === null && origins.has(s));
+      this.squareEls.get(s)?.setAttribute("aria-label", parts.join(", "));
+      this.squareEls.get(s)?.classList.toggle("can-move", this.prefix === null && origins.has(s));
     }
   }
 
   // ---- pointer -------------------------------------------------------------------
 
+  /** @param {PointerEvent} e */
   pointerDown(e) {
     if (e.button !== 0) return;
     if (!this.interactive) {
@@ -547,6 +701,7 @@ export class BoardView {
     this.activate(s);
   }
 
+  /** @param {PointerEvent} e */
   pointerMove(e) {
     const drag = this.drag;
     if (!drag || !drag.entry) return;
@@ -559,6 +714,7 @@ export class BoardView {
     el.style.transform = `translate(${p.x - CELL / 2}px, ${p.y - CELL / 2}px)`;
   }
 
+  /** @param {PointerEvent} e */
   pointerUp(e) {
     const drag = this.drag;
     if (!drag) return;
@@ -587,6 +743,11 @@ export class BoardView {
 
   // ---- keyboard -------------------------------------------------------------------
 
+  /**
+   * Move the keyboard's square (the one square in the tab order) to s.
+   * @param {number} s
+   * @param {boolean} [focus]
+   */
   setCursor(s, focus = true) {
     if (this.cursor !== s) {
       const old = this.squareEls.get(this.cursor);
@@ -594,38 +755,51 @@ export class BoardView {
       this.cursor = s;
     }
     const el = this.squareEls.get(s);
-    el.setAttribute("tabindex", "0");
-    if (focus) el.focus();
+    el?.setAttribute("tabindex", "0");
+    if (focus) el?.focus();
   }
 
   focus() {
-    this.squareEls.get(this.cursor).focus();
+    this.squareEls.get(this.cursor)?.focus();
   }
 
+  /**
+   * The nearest dark square from the cursor in a direction as drawn (0: none): a
+   * row up or down (the left one first on a tie), or along the row.
+   * @param {number} ddr rows down (-1 up, 0 along the row)
+   * @param {number} ddc columns right (along the row)
+   * @returns {number}
+   */
+  squareToward(ddr, ddc) {
+    const here = this.xy(this.cursor);
+    const dr = here.y / CELL;
+    const dc = here.x / CELL;
+    let best = 0;
+    let bestCost = Infinity;
+    for (const s of SQUARES) {
+      const p = this.xy(s);
+      const r = p.y / CELL;
+      const c = p.x / CELL;
+      if (ddr !== 0) {
+        if (r !== dr + ddr) continue;
+        const cost = Math.abs(c - dc) + (c < dc ? 0.1 : 0);
+        if (cost < bestCost) [best, bestCost] = [s, cost];
+      } else {
+        if (r !== dr || Math.sign(c - dc) !== ddc) continue;
+        const cost = Math.abs(c - dc);
+        if (cost < bestCost) [best, bestCost] = [s, cost];
+      }
+    }
+    return best;
+  }
+
+  /** @param {KeyboardEvent} e */
   keyDown(e) {
+    /** @type {Record<string, [number, number]>} */
     const dirs = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (e.key in dirs) {
       e.preventDefault();
-      const [ddr, ddc] = dirs[e.key];
-      const here = this.xy(this.cursor);
-      const dr = here.y / CELL;
-      const dc = here.x / CELL;
-      let best = 0;
-      let bestCost = Infinity;
-      for (const s of SQUARES) {
-        const p = this.xy(s);
-        const r = p.y / CELL;
-        const c = p.x / CELL;
-        if (ddr !== 0) {
-          if (r !== dr + ddr) continue;
-          const cost = Math.abs(c - dc) + (c < dc ? 0.1 : 0);
-          if (cost < bestCost) [best, bestCost] = [s, cost];
-        } else {
-          if (r !== dr || Math.sign(c - dc) !== ddc) continue;
-          const cost = Math.abs(c - dc);
-          if (cost < bestCost) [best, bestCost] = [s, cost];
-        }
-      }
+      const best = this.squareToward(...dirs[e.key]);
       if (best) this.setCursor(best);
       return;
     }

@@ -2,9 +2,12 @@
 // requests that carry its CSRF token, and small shared views. Names from the server
 // are always put in the page as text (h() makes text nodes), never as HTML.
 
-import { request } from "./api.js";
+/** @import { AccountInfo, PerfInfo, SeekClock } from "./types.js" */
+
+import { ApiError, parseError, request } from "./api.js";
 import { h } from "./util.js";
 
+/** @type {AccountInfo | null | undefined} */
 let cached = undefined; // undefined: not asked yet; null: signed out
 
 // The community pages' own styles (style.css stays the game pages').
@@ -12,60 +15,82 @@ if (!document.querySelector('link[href="/static/community.css"]')) {
   document.head.append(h("link", { rel: "stylesheet", href: "/static/community.css" }));
 }
 
-/** The signed-in account {username, csrf_token}, or null. */
+/**
+ * The signed-in account {username, csrf_token}, or null.
+ * @param {boolean} [refresh] ask the server again
+ * @returns {Promise<AccountInfo | null>}
+ */
 export async function currentAccount(refresh = false) {
   if (cached !== undefined && !refresh) return cached;
   try {
-    cached = await request("GET", "/api/account");
+    /** @type {AccountInfo} */
+    const account = await request("GET", "/api/account");
+    cached = account;
   } catch (err) {
-    if (err.status !== 401) throw err;
+    if (!(err instanceof ApiError) || err.status !== 401) throw err;
     cached = null;
   }
   return cached;
 }
 
+/** @param {AccountInfo | null} account */
 export function setAccount(account) {
   cached = account;
 }
 
-/** A state-changing request as the signed-in account (X-CSRF-Token, as the server asks). */
+/**
+ * A state-changing request as the signed-in account (X-CSRF-Token, as the server asks).
+ * The answer's type T is the caller's word for the route's JSON (schemas.py).
+ * @template T
+ * @param {string} method
+ * @param {string} url
+ * @param {unknown} [body]
+ * @returns {Promise<T>}
+ */
 export async function send(method, url, body = undefined) {
-  const init = { method, headers: { Accept: "application/json" } };
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  /** @type {RequestInit} */
+  const init = { method, headers };
   const account = await currentAccount();
-  if (account) init.headers["X-CSRF-Token"] = account.csrf_token;
+  if (account) headers["X-CSRF-Token"] = account.csrf_token;
   if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
+    headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
   const response = await fetch(url, init);
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const data = await response.json();
-      if (data && data.error) message = data.error.message;
-    } catch {
-      /* not JSON */
-    }
-    const err = new Error(message);
-    err.status = response.status;
-    throw err;
-  }
-  return response.status === 204 ? null : response.json();
+  if (!response.ok) throw await parseError(response);
+  // The caller's T: null for "204 No Content", else the JSON.
+  return /** @type {T} */ (response.status === 204 ? null : await response.json());
 }
 
-/** "1520" or "1500?" (provisional), as lichess shows a rating. */
+/**
+ * "1520" or "1500?" (provisional), as lichess shows a rating.
+ * @param {PerfInfo | null | undefined} perf
+ * @returns {string}
+ */
 export function ratingText(perf) {
   if (!perf) return "–";
   return `${perf.rating}${perf.provisional ? "?" : ""}`;
 }
 
+/**
+ * A seek's clock as players say it: "5+3", "3 days a move".
+ * @param {SeekClock | null} clock
+ * @returns {string}
+ */
 export function clockText(clock) {
   if (!clock) return "no clock";
-  if (clock.days !== undefined) return `${clock.days} day${clock.days === 1 ? "" : "s"} a move`;
+  if ("days" in clock) return `${clock.days} day${clock.days === 1 ? "" : "s"} a move`;
   const minutes = clock.initial / 60;
   return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${clock.increment}`;
 }
 
+/**
+ * A link to a player's page.
+ * @param {string} name
+ * @returns {HTMLAnchorElement}
+ */
 export function playerLink(name) {
   return h("a", { href: `/players/${encodeURIComponent(name)}` }, name);
 }

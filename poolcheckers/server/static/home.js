@@ -1,28 +1,56 @@
 // Home page: the new-game form (mode, level, colour, §9 rule options, clock, start FEN).
 
-import { api, request } from "./api.js";
+/**
+ * @import { Color, CreateGame, GameState, GameSummary, RequestLimits, RulesInfo,
+ *   TimeControlInfo } from "./types.js"
+ */
+/** @import { RuleForm } from "./rules.js" */
+
+import { api, errorText } from "./api.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { COLOR_NAME, announce, h, inviteKey, plural, storageSet, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
 const WATCH_POLL_MS = 10_000;
 
-const MAX_MINUTES = 1440;
-const MAX_INCREMENT = 3600;
+/** The level the form offers first (within the server's levels): a gentle start. */
+const FIRST_LEVEL = 3;
 
-/** What is wrong with a clock in the form's units (minutes each, seconds added), or null. */
-export function clockProblem(minutes, increment) {
+/**
+ * What is wrong with a clock in the form's units (minutes each, seconds added), or
+ * null; the largest values are the server's (`limits`, when known).
+ * @param {number} minutes
+ * @param {number} increment
+ * @param {RequestLimits | null} limits
+ * @returns {{field: "minutes" | "increment", text: string} | null}
+ */
+export function clockProblem(minutes, increment, limits) {
+  const maxMinutes = limits ? limits.clock_initial_seconds / 60 : Infinity;
+  const maxIncrement = limits ? limits.clock_increment_seconds : Infinity;
   if (!(minutes > 0)) return { field: "minutes", text: "The clock needs a time of more than 0 minutes each." };
-  if (minutes > MAX_MINUTES) return { field: "minutes", text: `The clock is at most ${MAX_MINUTES} minutes (24 hours) each, not ${minutes}.` };
+  if (minutes > maxMinutes) return { field: "minutes", text: `The clock is at most ${maxMinutes} minutes (${plural(maxMinutes / 60, "hour")}) each, not ${minutes}.` };
   if (!(increment >= 0)) return { field: "increment", text: "The increment is 0 seconds or more." };
-  if (increment > MAX_INCREMENT) return { field: "increment", text: `The increment is at most ${MAX_INCREMENT} seconds (an hour) a move, not ${increment}.` };
+  if (increment > maxIncrement) return { field: "increment", text: `The increment is at most ${maxIncrement} seconds (${plural(maxIncrement / 60, "minute")}) a move, not ${increment}.` };
   return null;
 }
 
+/**
+ * @param {string} label
+ * @param {HTMLElement} control
+ * @param {string | null} [hint]
+ * @returns {HTMLLabelElement}
+ */
 function field(label, control, hint = null) {
   return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
 }
 
+/**
+ * @param {string} name
+ * @param {string} value
+ * @param {string} text
+ * @param {boolean} [checked]
+ * @returns {HTMLLabelElement}
+ */
 function radio(name, value, text, checked = false) {
   return h(
     "label",
@@ -32,155 +60,44 @@ function radio(name, value, text, checked = false) {
   );
 }
 
-export async function render(root) {
-  // The §9 options, their words and defaults come from the rules library (GET /api/rules).
-  let rules = null;
-  let rulesError = "";
-  try {
-    rules = ruleFields(await ruleOptions());
-  } catch (err) {
-    rulesError = `The rule options cannot be loaded (${err.message}): the game uses the APCA rules.`;
-  }
-  const levelSelect = h(
+/**
+ * The engine's levels, from the server's (without them: its default level alone).
+ * @param {RequestLimits | null} limits
+ * @returns {HTMLSelectElement}
+ */
+function levelSelect(limits) {
+  if (!limits) return h("select", { name: "level", id: "level" }, h("option", { value: "" }, "the server's default"));
+  const { minimum, maximum } = limits.level;
+  const first = Math.min(maximum, Math.max(minimum, FIRST_LEVEL));
+  const words = (/** @type {number} */ n) => (n === minimum ? " (beginner)" : n === maximum ? " (full strength)" : "");
+  return h(
     "select",
     { name: "level", id: "level" },
-    Array.from({ length: 10 }, (_, i) =>
-      h("option", { value: i + 1, selected: i + 1 === 3 }, `${i + 1}${i === 0 ? " (beginner)" : i === 9 ? " (full strength)" : ""}`),
+    Array.from({ length: maximum - minimum + 1 }, (_, i) => minimum + i).map((n) =>
+      h("option", { value: n, selected: n === first }, `${n}${words(n)}`),
     ),
   );
-  const colorSelect = h(
+}
+
+/**
+ * A colour choice, Black first.
+ * @param {string} name
+ * @param {string} id
+ * @returns {HTMLSelectElement}
+ */
+function colorSelect(name, id) {
+  return h(
     "select",
-    { name: "color", id: "color" },
+    { name, id },
     h("option", { value: "black" }, "Black (moves first)"),
     h("option", { value: "white" }, "White"),
     h("option", { value: "random" }, "Random"),
   );
-  const useClock = h("input", { type: "checkbox", name: "use_clock" });
-  // The server's limits (schemas.MAX_CLOCK_S, MAX_INCREMENT_S), in the form's units.
-  const minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: MAX_MINUTES, step: 0.5, value: 5, inputmode: "decimal" });
-  const increment = h("input", { type: "number", name: "increment", min: 0, max: MAX_INCREMENT, step: 1, value: 3, inputmode: "numeric" });
-  const fen = h("input", { type: "text", name: "fen", placeholder: "e.g. W:WK4,19:B11,K30", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
-  // Read out through the assertive live region (announce), not a second alert role.
-  const error = h("p", { class: "error", id: "new-game-error" });
-  const submit = h("button", { type: "submit", class: "primary" }, "Start game");
+}
 
-  const engineOptions = h(
-    "fieldset",
-    { class: "engine-only" },
-    h("legend", {}, "Engine"),
-    field("Level (1-10)", levelSelect),
-    field("Your colour", colorSelect),
-  );
-  const onlineOptions = h(
-    "fieldset",
-    { class: "online-only", hidden: true },
-    h("legend", {}, "Online"),
-    field("Your colour", colorSelect.cloneNode(true)),
-    h("p", { class: "hint" }, "You get an invitation link to send to your opponent."),
-  );
-  const onlineColor = onlineOptions.querySelector("select");
-  onlineColor.name = "online_color";
-  onlineColor.id = "online-color";
-
-  const clockBox = h("div", { class: "clock-fields", hidden: true }, field("Minutes each", minutes), field("Increment (s)", increment));
-  useClock.addEventListener("change", () => {
-    clockBox.hidden = !useClock.checked;
-  });
-
-  const form = h(
-    "form",
-    { class: "new-game card", id: "new-game", novalidate: true },
-    h("h1", {}, "New game"),
-    h(
-      "fieldset",
-      { class: "modes" },
-      h("legend", {}, "Opponent"),
-      radio("mode", "engine", "The engine", true),
-      radio("mode", "local", "Two players on this screen"),
-      radio("mode", "online", "A friend online (invitation link)"),
-    ),
-    engineOptions,
-    onlineOptions,
-    h(
-      "details",
-      { class: "rules" },
-      h("summary", {}, "Rule options (§9)"),
-      rules ? rules.fields : h("p", { class: "hint" }, rulesError),
-    ),
-    h(
-      "fieldset",
-      {},
-      h("legend", {}, "Clock"),
-      h("label", { class: "choice" }, useClock, h("span", {}, "Play with a clock")),
-      clockBox,
-    ),
-    h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", fen, "Empty: the standard start (R3).")),
-    error,
-    h("div", { class: "actions" }, submit),
-  );
-
-  const modeInputs = form.querySelectorAll('input[name="mode"]');
-  const syncMode = () => {
-    const mode = form.querySelector('input[name="mode"]:checked').value;
-    engineOptions.hidden = mode !== "engine";
-    onlineOptions.hidden = mode !== "online";
-  };
-  for (const input of modeInputs) input.addEventListener("change", syncMode);
-
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    const mode = form.querySelector('input[name="mode"]:checked').value;
-    // The server (the rules library) checks the options and the FEN (R5) and says what is wrong.
-    const fenText = fen.value.trim();
-    let color = mode === "online" ? onlineColor.value : colorSelect.value;
-    if (color === "random") color = Math.random() < 0.5 ? "black" : "white";
-    let clock = null;
-    if (useClock.checked) {
-      const initial = Math.round(Number(minutes.value) * 60);
-      const inc = Number(increment.value);
-      const problem = clockProblem(Number(minutes.value), inc);
-      if (problem) {
-        error.textContent = problem.text;
-        announce(error.textContent, true);
-        (problem.field === "minutes" ? minutes : increment).focus();
-        return;
-      }
-      clock = { initial, increment: inc };
-    }
-    const body = {
-      mode,
-      rules: rules ? rules.read() : {},
-      fen: fenText || null,
-      level: Number(levelSelect.value),
-      color: mode === "local" ? "black" : color,
-      clock,
-    };
-    submit.disabled = true;
-    submit.textContent = "Starting…";
-    try {
-      const created = await api.createGame(body);
-      const id = created.game.id;
-      storageSet(tokenKey(id), created.token);
-      if (created.invite) storageSet(inviteKey(id), created.invite);
-      window.location.assign(`/play/${encodeURIComponent(id)}`);
-    } catch (err) {
-      error.textContent = err.message;
-      announce(`Could not start the game: ${err.message}`, true);
-      // A refused start position or rule option: back to its field.
-      const named = rules && Object.keys(rules.controls).find((name) => err.message.includes(name));
-      if (named) {
-        rules.controls[named].control.closest("details").open = true;
-        rules.controls[named].control.focus();
-      } else if (fenText && /FEN|position/i.test(err.message)) {
-        fen.focus();
-      }
-      submit.disabled = false;
-      submit.textContent = "Start game";
-    }
-  });
-
-  const side = h(
+/** The "More" card: the other pages and the rules in a sentence. */
+function moreLinks() {
+  return h(
     "section",
     { class: "card home-links" },
     h("h2", {}, "More"),
@@ -196,7 +113,186 @@ export async function render(root) {
       "American pool checkers: men capture backward too, kings fly, captures are compulsory but the choice is free. Black moves first.",
     ),
   );
+}
 
+/**
+ * The new-game form: its controls, the request they make, and the server's refusals
+ * shown next to the field they concern.
+ */
+class NewGameForm {
+  /**
+   * @param {RuleForm | null} rules the §9 options (null: not loaded, the APCA rules)
+   * @param {string} rulesError why the options are missing
+   * @param {RequestLimits | null} limits the server's bounds of a game
+   */
+  constructor(rules, rulesError, limits) {
+    this.rules = rules;
+    this.rulesError = rulesError;
+    this.limits = limits;
+    this.level = levelSelect(limits);
+    this.color = colorSelect("color", "color");
+    this.onlineColor = colorSelect("online_color", "online-color");
+    this.useClock = h("input", { type: "checkbox", name: "use_clock" });
+    // The server's bounds (schemas.MAX_CLOCK_S, MAX_INCREMENT_S), in the form's units.
+    this.minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: limits ? limits.clock_initial_seconds / 60 : null, step: 0.5, value: 5, inputmode: "decimal" });
+    this.increment = h("input", { type: "number", name: "increment", min: 0, max: limits ? limits.clock_increment_seconds : null, step: 1, value: 3, inputmode: "numeric" });
+    this.fen = h("input", { type: "text", name: "fen", placeholder: "e.g. W:WK4,19:B11,K30", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
+    // Read out through the assertive live region (announce), not a second alert role.
+    this.error = h("p", { class: "error", id: "new-game-error" });
+    this.submit = h("button", { type: "submit", class: "primary" }, "Start game");
+    this.engineOptions = h("fieldset", { class: "engine-only" }, h("legend", {}, "Engine"), field(`Level (${limits ? `${limits.level.minimum}-${limits.level.maximum}` : "default"})`, this.level), field("Your colour", this.color));
+    this.onlineOptions = h(
+      "fieldset",
+      { class: "online-only", hidden: true },
+      h("legend", {}, "Online"),
+      field("Your colour", this.onlineColor),
+      h("p", { class: "hint" }, "You get an invitation link to send to your opponent."),
+    );
+    this.clockBox = h("div", { class: "clock-fields", hidden: true }, field("Minutes each", this.minutes), field("Increment (s)", this.increment));
+    this.useClock.addEventListener("change", () => {
+      this.clockBox.hidden = !this.useClock.checked;
+    });
+    this.form = this.build();
+  }
+
+  /** @returns {HTMLFormElement} */
+  build() {
+    const form = h(
+      "form",
+      { class: "new-game card", id: "new-game", novalidate: true },
+      h("h1", {}, "New game"),
+      h(
+        "fieldset",
+        { class: "modes" },
+        h("legend", {}, "Opponent"),
+        radio("mode", "engine", "The engine", true),
+        radio("mode", "local", "Two players on this screen"),
+        radio("mode", "online", "A friend online (invitation link)"),
+      ),
+      this.engineOptions,
+      this.onlineOptions,
+      h("details", { class: "rules" }, h("summary", {}, "Rule options (§9)"), this.rules ? this.rules.fields : h("p", { class: "hint" }, this.rulesError)),
+      h("fieldset", {}, h("legend", {}, "Clock"), h("label", { class: "choice" }, this.useClock, h("span", {}, "Play with a clock")), this.clockBox),
+      h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", this.fen, "Empty: the standard start (R3).")),
+      this.error,
+      h("div", { class: "actions" }, this.submit),
+    );
+    for (const input of form.querySelectorAll('input[name="mode"]')) input.addEventListener("change", () => this.syncMode());
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.start();
+    });
+    return form;
+  }
+
+  /** The chosen opponent: engine, local or online. */
+  mode() {
+    const checked = this.form.querySelector('input[name="mode"]:checked');
+    const mode = checked instanceof HTMLInputElement ? checked.value : "engine";
+    return mode === "local" || mode === "online" ? mode : "engine";
+  }
+
+  /** Show the options of the chosen opponent only. */
+  syncMode() {
+    const mode = this.mode();
+    this.engineOptions.hidden = mode !== "engine";
+    this.onlineOptions.hidden = mode !== "online";
+  }
+
+  /**
+   * The chosen clock in seconds (null: none); undefined when it is out of bounds
+   * (said on the page, the focus on its field).
+   * @returns {TimeControlInfo | null | undefined}
+   */
+  readClock() {
+    if (!this.useClock.checked) return null;
+    const inc = Number(this.increment.value);
+    const problem = clockProblem(Number(this.minutes.value), inc, this.limits);
+    if (problem) {
+      this.error.textContent = problem.text;
+      announce(problem.text, true);
+      (problem.field === "minutes" ? this.minutes : this.increment).focus();
+      return undefined;
+    }
+    return { initial: Math.round(Number(this.minutes.value) * 60), increment: inc };
+  }
+
+  /**
+   * The new game as POST /api/games takes it (undefined: the clock is refused).
+   * @returns {CreateGame | undefined}
+   */
+  request() {
+    const mode = this.mode();
+    const clock = this.readClock();
+    if (clock === undefined) return undefined;
+    const chosen = mode === "online" ? this.onlineColor.value : this.color.value;
+    /** @type {Color} */
+    const color = chosen === "black" || chosen === "white" ? chosen : Math.random() < 0.5 ? "black" : "white";
+    return {
+      mode,
+      rules: this.rules ? this.rules.read() : {},
+      fen: this.fen.value.trim() || null,
+      level: this.level.value ? Number(this.level.value) : null,
+      color: mode === "local" ? "black" : color,
+      clock,
+    };
+  }
+
+  /** Create the game (the server checks the options and the FEN, R5) and go to it. */
+  async start() {
+    this.error.textContent = "";
+    const body = this.request();
+    if (!body) return;
+    this.submit.disabled = true;
+    this.submit.textContent = "Starting…";
+    try {
+      const created = await api.createGame(body);
+      const id = created.game.id;
+      storageSet(tokenKey(id), created.token);
+      if (created.invite) storageSet(inviteKey(id), created.invite);
+      window.location.assign(`/play/${encodeURIComponent(id)}`);
+    } catch (err) {
+      this.showRefusal(errorText(err), Boolean(body.fen));
+    }
+  }
+
+  /**
+   * The server refused the game: say why, and go back to the field it names.
+   * @param {string} message
+   * @param {boolean} hasFen
+   */
+  showRefusal(message, hasFen) {
+    this.error.textContent = message;
+    announce(`Could not start the game: ${message}`, true);
+    const named = this.rules && Object.keys(this.rules.controls).find((name) => message.includes(name));
+    if (this.rules && named) {
+      const control = this.rules.controls[named].control;
+      const details = control.closest("details");
+      if (details) details.open = true;
+      control.focus();
+    } else if (hasFen && /FEN|position/i.test(message)) {
+      this.fen.focus();
+    }
+    this.submit.disabled = false;
+    this.submit.textContent = "Start game";
+  }
+}
+
+/**
+ * @param {HTMLElement} root
+ */
+export async function render(root) {
+  // The §9 options, their words and defaults come from the rules library (GET /api/rules),
+  // with the server's limits of a game.
+  /** @type {RulesInfo | null} */
+  let spec = null;
+  let rulesError = "";
+  try {
+    spec = await ruleOptions();
+  } catch (err) {
+    rulesError = `The rule options cannot be loaded (${errorText(err)}): the game uses the APCA rules.`;
+  }
+  const form = new NewGameForm(spec && ruleFields(spec), rulesError, spec && spec.limits);
   const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games on this device"));
   const watch = h(
     "section",
@@ -205,18 +301,22 @@ export async function render(root) {
     h("p", { class: "hint", id: "watch-empty" }, "No online game is being played right now."),
     h("ul", { id: "watch-games", "aria-live": "polite" }),
   );
-  root.replaceChildren(h("div", { class: "home" }, form, h("div", {}, mine, watch, side)));
-  syncMode();
+  root.replaceChildren(h("div", { class: "home" }, form.form, h("div", {}, mine, watch, moreLinks())));
+  form.syncMode();
   window.setTimeout(() => {
-    checkEngine(engineOptions);
+    checkEngine(form.engineOptions);
     listMyGames(mine);
     watchGames(watch);
   }, 0);
 }
 
+/**
+ * Say so on the form when the server has no engine.
+ * @param {HTMLElement} engineOptions
+ */
 async function checkEngine(engineOptions) {
   try {
-    const health = await request("GET", "/api/health");
+    const health = await api.health();
     if (health && health.engine === false) {
       engineOptions.append(
         h("p", { class: "error", id: "engine-missing" }, "The engine is not available on this server: play a friend, or build the native core."),
@@ -227,8 +327,25 @@ async function checkEngine(engineOptions) {
   }
 }
 
-/** Games this browser holds a seat in (seat tokens in localStorage), newest first. */
+/**
+ * A running game of this browser, in words: its opponent, its ply, whose turn.
+ * @param {GameState} g
+ * @returns {HTMLLIElement}
+ */
+function myGameItem(g) {
+  const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : "online";
+  const waiting = g.mode === "online" && g.seats && !(g.seats.black && g.seats.white);
+  const yours = g.your_color === g.turn || g.your_color === "both";
+  const turn = waiting ? "waiting for your opponent to join" : `${COLOR_NAME[g.turn]} to move${yours && g.your_color !== "both" ? " (your turn)" : ""}`;
+  return h("li", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`), ` — ${turn}`);
+}
+
+/**
+ * Games this browser holds a seat in (seat tokens in localStorage), newest first.
+ * @param {HTMLElement} box
+ */
 async function listMyGames(box) {
+  /** @type {string[]} */
   const ids = [];
   try {
     for (let i = 0; i < window.localStorage.length; i++) {
@@ -243,33 +360,27 @@ async function listMyGames(box) {
     ids.map((id) => api.getGame(id, window.localStorage.getItem(tokenKey(id))).catch(() => null)),
   );
   const games = states
-    .filter((g) => g && g.status === "running")
+    .filter((g) => g !== null)
+    .filter((g) => g.status === "running")
     .sort((a, b) => (b.version ?? 0) - (a.version ?? 0))
     .slice(0, 8);
   if (!games.length) return;
   box.hidden = false;
-  box.append(
-    h(
-      "ul",
-      {},
-      ...games.map((g) => {
-        const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : "online";
-        const waiting = g.mode === "online" && g.seats && !(g.seats.black && g.seats.white);
-        const yours = g.your_color === g.turn || g.your_color === "both";
-        const turn = waiting ? "waiting for your opponent to join" : `${COLOR_NAME[g.turn]} to move${yours && g.your_color !== "both" ? " (your turn)" : ""}`;
-        return h("li", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`), ` — ${turn}`);
-      }),
-    ),
-  );
+  box.append(h("ul", {}, ...games.map(myGameItem)));
 }
 
-/** Online games being played now (both seats taken), for anyone to watch; asked for
- * again every few seconds while the page is visible. */
+/**
+ * Online games being played now (both seats taken), for anyone to watch; asked for
+ * again every few seconds while the page is visible.
+ * @param {HTMLElement} box
+ */
 async function watchGames(box) {
   const list = box.querySelector("#watch-games");
   const empty = box.querySelector("#watch-empty");
+  if (!(list instanceof HTMLElement && empty instanceof HTMLElement)) return; // render() made both
   const refresh = async () => {
     if (document.hidden) return;
+    /** @type {GameSummary[]} */
     let games;
     try {
       games = (await api.listGames("running", 20, 0, "online")).games || [];
@@ -296,7 +407,11 @@ async function watchGames(box) {
   document.addEventListener("visibilitychange", refresh);
 }
 
-/** A time control as players say it: "5+3" (minutes + seconds a move), "0.5+0". */
+/**
+ * A time control as players say it: "5+3" (minutes + seconds a move), "0.5+0".
+ * @param {TimeControlInfo} clock
+ * @returns {string}
+ */
 export function clockText(clock) {
   return `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment}`;
 }

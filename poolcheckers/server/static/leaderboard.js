@@ -1,13 +1,20 @@
 // Leaderboards: the best settled ratings of each category (RD at most 75).
 
+/** @import { LeaderboardRow } from "./types.js" */
+
 import { request } from "./api.js";
 import { playerLink } from "./community.js";
 import { h } from "./util.js";
 
 const CATEGORIES = ["bullet", "blitz", "rapid", "classical", "correspondence"];
 
+/**
+ * @param {HTMLElement} root
+ */
 export async function render(root) {
-  const boards = await Promise.all(CATEGORIES.map((c) => request("GET", `/api/leaderboard/${c}`)));
+  const boards = await Promise.all(
+    CATEGORIES.map((c) => /** @type {Promise<LeaderboardRow[]>} */ (request("GET", `/api/leaderboard/${c}`))),
+  );
   root.replaceChildren(
     h("h1", {}, "Leaderboards"),
     h("p", {}, "Players with a rated game in the last year whose rating has settled (rating deviation at most 75)."),

@@ -1,7 +1,12 @@
 // The lobby: post a seek (presets, custom clock, correspondence), the live list of
 // open seeks (WS /ws/lobby), accept one: the game starts for both players at once.
 
-import { LiveSocket } from "./api.js";
+/**
+ * @import { AccountInfo, Color, LobbyMessage, PlayNow, RequestLimits, Rules, RulesInfo, SeekClock,
+ *   SeekInfo } from "./types.js"
+ */
+
+import { LiveSocket, errorText } from "./api.js";
 import { clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { announce, h } from "./util.js";
@@ -11,17 +16,32 @@ const PRESETS = [
   [1, 0], [2, 1], [3, 0], [3, 2], [5, 0], [5, 3], [10, 0], [10, 5], [15, 10], [30, 0], [30, 20],
 ];
 
+/**
+ * A seek as POST /api/seeks and /api/seeks/play-now take it.
+ * @typedef {{clock: SeekClock, rated: boolean, color: Color | "random", rules?: Rules}} SeekRequest
+ */
+
 class LobbyPage {
+  /**
+   * @param {HTMLElement} root
+   * @param {AccountInfo} account
+   * @param {RulesInfo} rules the rule options and the limits of seeks
+   */
   constructor(root, account, rules) {
     this.root = root;
     this.account = account;
+    /** @type {RequestLimits} */
+    this.limits = rules.limits;
     // RULES.md §9 options for casual seeks (rated games use the APCA rules)
     this.rules = ruleFields(rules, { idPrefix: "seek-rule" });
     this.defaultRules = rules.default || {};
     this.rulesBox = h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...this.rules.fields);
+    /** @type {Map<string, SeekInfo>} */
     this.seeks = new Map();
     this.error = h("p", { class: "error", role: "alert" });
     this.list = h("tbody");
+    /** @type {LiveSocket<LobbyMessage> | null} */
+    this.socket = null;
     this.rated = h("input", { type: "checkbox", name: "rated", checked: true });
     this.rated.addEventListener("change", () => this.showRules());
     this.color = h(
@@ -33,7 +53,8 @@ class LobbyPage {
     );
   }
 
-  render() {
+  /** The quick seeks: one button per preset clock. */
+  presetButtons() {
     const presets = h("div", { class: "presets", role: "group", "aria-label": "Quick seeks" });
     for (const [minutes, increment] of PRESETS) {
       presets.append(
@@ -41,9 +62,15 @@ class LobbyPage {
         " ",
       );
     }
-    const minutes = h("input", { type: "number", name: "minutes", min: 0.25, max: 180, step: 0.25, value: 5, "aria-label": "Minutes" });
-    const increment = h("input", { type: "number", name: "increment", min: 0, max: 180, value: 3, "aria-label": "Increment (seconds)" });
-    const days = h("input", { type: "number", name: "days", min: 1, max: 14, value: 3, "aria-label": "Days per move" });
+    return presets;
+  }
+
+  /** The forms of a custom clock and of correspondence, bounded as the server bounds seeks. */
+  customForms() {
+    const { seek_initial_seconds: initial, seek_increment_seconds: inc, seek_days: daysBounds } = this.limits;
+    const minutes = h("input", { type: "number", name: "minutes", min: initial.minimum / 60, max: initial.maximum / 60, step: 0.25, value: 5, "aria-label": "Minutes" });
+    const increment = h("input", { type: "number", name: "increment", min: inc.minimum, max: inc.maximum, value: 3, "aria-label": "Increment (seconds)" });
+    const days = h("input", { type: "number", name: "days", min: daysBounds.minimum, max: daysBounds.maximum, value: 3, "aria-label": "Days per move" });
     const custom = h(
       "form",
       { class: "custom" },
@@ -59,6 +86,12 @@ class LobbyPage {
       event.preventDefault();
       this.post({ days: Number(days.value) });
     });
+    return { custom, corr };
+  }
+
+  render() {
+    const presets = this.presetButtons();
+    const { custom, corr } = this.customForms();
     this.root.replaceChildren(
       h("h1", {}, "Lobby"),
       h("p", {}, "Signed in as ", playerLink(this.account.username), " · ", h("a", { href: "/account" }, "account"), " · ", h("a", { href: "/leaderboard" }, "leaderboards")),
@@ -94,15 +127,27 @@ class LobbyPage {
     this.rulesBox.hidden = this.rated.checked;
   }
 
+  /**
+   * The seek of `clock` with the chosen options.
+   * @param {SeekClock} clock
+   * @returns {SeekRequest}
+   */
   body(clock) {
-    const body = { clock, rated: this.rated.checked, color: this.color.value };
+    const color = this.color.value === "black" || this.color.value === "white" ? this.color.value : "random";
+    /** @type {SeekRequest} */
+    const body = { clock, rated: this.rated.checked, color };
     if (!this.rated.checked) body.rules = this.rules.read();
     return body;
   }
 
+  /**
+   * Take the oldest matching seek, or post this one.
+   * @param {SeekClock} clock
+   */
   async playNow(clock) {
     this.error.textContent = "";
     try {
+      /** @type {PlayNow} */
       const got = await send("POST", "/api/seeks/play-now", this.body(clock));
       if (got.game) {
         window.location.assign(`/play/${encodeURIComponent(got.game.id)}`);
@@ -110,20 +155,25 @@ class LobbyPage {
       }
       announce("Seek posted; waiting for an opponent.");
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorText(err);
     }
   }
 
+  /**
+   * Post a seek of `clock`.
+   * @param {SeekClock} clock
+   */
   async post(clock) {
     this.error.textContent = "";
     try {
       await send("POST", "/api/seeks", this.body(clock));
       announce("Seek posted; waiting for an opponent.");
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorText(err);
     }
   }
 
+  /** @param {LobbyMessage} m */
   onMessage(m) {
     if (m.type === "seeks") {
       this.seeks = new Map(m.seeks.map((s) => [s.id, s]));
@@ -138,53 +188,69 @@ class LobbyPage {
     this.draw();
   }
 
+  /**
+   * A seek's row: who, which game, and Cancel (one's own) or Accept.
+   * @param {SeekInfo} seek
+   * @returns {HTMLTableRowElement}
+   */
+  seekRow(seek) {
+    const mine = seek.author === this.account.username;
+    const action = mine
+      ? h("button", { type: "button", class: "small", onclick: () => this.act("DELETE", `/api/seeks/${encodeURIComponent(seek.id)}`) }, "Cancel")
+      : h("button", { type: "button", class: "small primary", onclick: () => this.accept(seek) }, "Accept");
+    return h(
+      "tr",
+      { dataset: { seek: seek.id } },
+      h("td", {}, playerLink(seek.author), " ", h("span", { class: "rating" }, ratingText(seek.rating))),
+      h(
+        "td",
+        {},
+        h("strong", {}, clockText(seek.clock)),
+        ` ${seek.rated ? "Rated" : "Casual"}${seek.category ? " " + seek.category : ""}`,
+        seek.color === "random" ? "" : ` · ${seek.author} plays ${seek.color}`,
+        Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules (§9)" : "",
+      ),
+      h("td", { class: "act" }, action),
+    );
+  }
+
   draw() {
-    const rows = [];
-    for (const seek of this.seeks.values()) {
-      const mine = seek.author === this.account.username;
-      const action = mine
-        ? h("button", { type: "button", class: "small", onclick: () => this.act("DELETE", `/api/seeks/${encodeURIComponent(seek.id)}`) }, "Cancel")
-        : h("button", { type: "button", class: "small primary", onclick: () => this.accept(seek) }, "Accept");
-      rows.push(
-        h(
-          "tr",
-          { dataset: { seek: seek.id } },
-          h("td", {}, playerLink(seek.author), " ", h("span", { class: "rating" }, ratingText(seek.rating))),
-          h(
-            "td",
-            {},
-            h("strong", {}, clockText(seek.clock)),
-            ` ${seek.rated ? "Rated" : "Casual"}${seek.category ? " " + seek.category : ""}`,
-            seek.color === "random" ? "" : ` · ${seek.author} plays ${seek.color}`,
-            Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules (§9)" : "",
-          ),
-          h("td", { class: "act" }, action),
-        ),
-      );
-    }
+    const rows = [...this.seeks.values()].map((seek) => this.seekRow(seek));
     if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 3 }, "No open seeks: post one.")));
     this.list.replaceChildren(...rows);
   }
 
+  /**
+   * Accept a seek: its game starts for both players.
+   * @param {SeekInfo} seek
+   */
   async accept(seek) {
     this.error.textContent = "";
     try {
+      /** @type {{game: {id: string}}} */
       const answer = await send("POST", `/api/seeks/${encodeURIComponent(seek.id)}/accept`);
       window.location.assign(`/play/${encodeURIComponent(answer.game.id)}`);
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorText(err);
     }
   }
 
+  /**
+   * @param {string} method
+   * @param {string} url
+   */
   async act(method, url) {
     try {
       await send(method, url);
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorText(err);
     }
   }
 }
 
+/**
+ * @param {HTMLElement} root
+ */
 export async function render(root) {
   const account = await currentAccount(true);
   if (!account) {

@@ -1,6 +1,12 @@
 // The game page /play/{id}: board, clocks, counters, actions, move list, live updates.
 
-import { ApiError, LiveSocket, api, seatProtocols } from "./api.js";
+/**
+ * @import { Color, CorrespondenceInfo, GameAction, GameMessage, GameState, LegalMove,
+ *   PositionInfo } from "./types.js"
+ */
+/** @import { MoveCell } from "./util.js" */
+
+import { ApiError, LiveSocket, api, errorText, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
 import {
   COLOR_NAME,
@@ -20,19 +26,125 @@ import {
 
 const POLL_MS = 1500;
 
+/**
+ * What an action's success says on the page.
+ * @type {Record<GameAction, string>}
+ */
+const ACTION_WORDS = {
+  resign: "You resigned.",
+  "draw-offer": "Draw offered.",
+  "draw-accept": "Draw accepted.",
+  "draw-decline": "Draw declined.",
+  takeback: "Move taken back.",
+  abort: "Game aborted.",
+  rematch: "Rematch offered.",
+  "rematch-decline": "No rematch.",
+};
+
+/**
+ * A player's line above or below the board: the name, then the clock.
+ * @param {string} cls "top" or "bottom"
+ * @returns {HTMLDivElement}
+ */
+function playerBox(cls) {
+  return h("div", { class: `player ${cls}` }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
+}
+
+/**
+ * A part of a player's line, made by playerBox().
+ * @param {HTMLElement} box
+ * @param {"name" | "clock"} part
+ * @returns {HTMLElement}
+ */
+function playerPart(box, part) {
+  const el = box.querySelector(`.${part}`);
+  if (!(el instanceof HTMLElement)) throw new Error(`no ${part} in the player's line`);
+  return el;
+}
+
+/** The field a move is typed in (R4 notation). */
+function moveField() {
+  return h("input", {
+    type: "text",
+    id: "move-input",
+    name: "move",
+    autocomplete: "off",
+    autocapitalize: "off",
+    autocorrect: "off",
+    spellcheck: "false",
+    enterkeyhint: "send",
+    placeholder: "11-15 or 1x10x19",
+    "aria-label": "Type a move in PDN notation",
+  });
+}
+
 class GamePage {
+  /**
+   * @param {HTMLElement} root
+   * @param {string} id the game's id
+   */
   constructor(root, id) {
     this.root = root;
     this.id = id;
     this.token = storageGet(tokenKey(id));
+    /** @type {GameState | null} */
     this.state = null;
+    /** @type {number | null} */
     this.viewPly = null; // null: live; else the ply shown while navigating
+    /** @type {number | null | undefined} where the last navigation goes (undefined: none yet) */
+    this.targetPly = undefined;
+    this.viewSeq = 0;
+    /** @type {Map<number, PositionInfo>} */
     this.positionCache = new Map();
     this.pending = false;
     this.receivedAt = performance.now();
+    /** @type {LiveSocket<GameMessage> | null} */
     this.socket = null;
-    this.pollTimer = null;
+    /** @type {number | undefined} */
+    this.pollTimer = undefined;
+    /** @type {string | null} the action whose button asks "Really …?" */
     this.confirming = null;
+    this.networkError = false;
+    this.userFlipped = false;
+    this.flipDecided = false;
+    this.leaving = false;
+    this.holdUntil = 0;
+    /** @type {number | undefined} */
+    this.holdTimer = undefined;
+    /** @type {number | null} */
+    this.flagCheck = null;
+    /** @type {Set<number>} the low-time marks already said */
+    this.timeWarned = new Set();
+    this.topPlayer = playerBox("top");
+    this.bottomPlayer = playerBox("bottom");
+    this.boardBox = h("div", { class: "board-box", id: "board" });
+    // What the board refused or asks for, in words (the live regions read it out already).
+    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Game board" });
+    this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
+    this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
+    this.status = h("div", { class: "status", id: "status" });
+    this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
+    this.counters = h("div", { class: "counters", id: "counters" });
+    this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
+    this.clockNote = h("p", { class: "hint", id: "clock-note", hidden: true }, "The clocks start once each side has made its first move.");
+    this.error = h("p", { class: "error", id: "error" });
+    this.notice = h("p", { class: "notice", id: "notice" });
+    this.moveInput = moveField();
+    this.moveButton = h("button", { type: "submit" }, "Play");
+    this.moveForm = h("form", { class: "move-form", id: "move-form" }, this.moveInput, this.moveButton);
+    this.actions = h("div", { class: "actions", id: "actions" });
+    this.invite = h("div", { class: "invite", id: "invite", hidden: true });
+    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+    this.viewBanner = h("div", { class: "view-banner", id: "view-banner", hidden: true });
+    this.links = h("p", { class: "links" });
+    this.connection = h("span", { class: "connection", id: "connection" });
+  }
+
+  /** The game's state: the page draws only once the server has sent it. */
+  game() {
+    if (!this.state) throw new Error("the game's state has not come yet");
+    return this.state;
   }
 
   async start() {
@@ -44,10 +156,11 @@ class GamePage {
         const joined = await api.joinGame(this.id, invite);
         this.token = joined.token;
         storageSet(tokenKey(this.id), joined.token);
-        this.showNotice(`You joined the game as ${COLOR_NAME[joined.game.your_color] || "a player"}.`);
+        const seat = joined.game.your_color;
+        this.showNotice(`You joined the game as ${seat === "black" || seat === "white" ? COLOR_NAME[seat] : "a player"}.`);
         this.applyState(joined.game, { force: true });
       } catch (err) {
-        this.showError(`Could not join: ${err.message}`);
+        this.showError(`Could not join: ${errorText(err)}`);
       }
     }
     if (invite) window.history.replaceState(null, "", `/play/${encodeURIComponent(this.id)}`);
@@ -64,12 +177,16 @@ class GamePage {
         );
         return;
       }
-      this.showError(err.message);
+      this.showError(errorText(err));
     }
     this.connect();
     window.setInterval(() => this.tick(), 100);
   }
 
+  /**
+   * The game's state from the server (GET).
+   * @returns {Promise<GameState>}
+   */
   fetchState() {
     return api.getGame(this.id, this.token).then((state) => {
       // GET has no seat token: keep the colour we learnt from the token-bearing channels.
@@ -82,53 +199,13 @@ class GamePage {
 
   // ---- layout ------------------------------------------------------------------
 
+  /** Put the page's parts in place and listen to the move field and the keys. */
   buildLayout() {
-    this.topPlayer = h("div", { class: "player top" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
-    this.bottomPlayer = h("div", { class: "player bottom" }, h("span", { class: "name" }), h("span", { class: "clock", role: "timer", "aria-live": "off" }));
-    this.boardBox = h("div", { class: "board-box", id: "board" });
-    // What the board refused or asks for, in words (the live regions read it out already).
-    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Game board" });
-    this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
-    this.numbersButton = h(
-      "button",
-      { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() },
-      "Square numbers",
-    );
-    this.status = h("div", { class: "status", id: "status" });
-    this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
-    this.counters = h("div", { class: "counters", id: "counters" });
-    this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
-    this.clockNote = h("p", { class: "hint", id: "clock-note", hidden: true }, "The clocks start once each side has made its first move.");
-    this.error = h("p", { class: "error", id: "error" });
-    this.notice = h("p", { class: "notice", id: "notice" });
-    this.moveInput = h("input", {
-      type: "text",
-      id: "move-input",
-      name: "move",
-      autocomplete: "off",
-      autocapitalize: "off",
-      autocorrect: "off",
-      spellcheck: "false",
-      enterkeyhint: "send",
-      placeholder: "11-15 or 1x10x19",
-      "aria-label": "Type a move in PDN notation",
-    });
-    this.moveForm = h(
-      "form",
-      { class: "move-form", id: "move-form" },
-      this.moveInput,
-      h("button", { type: "submit" }, "Play"),
-    );
     this.moveForm.addEventListener("submit", (e) => {
       e.preventDefault();
       const text = normalizeMoveText(this.moveInput.value);
       if (text) this.sendMove(text, null);
     });
-    this.actions = h("div", { class: "actions", id: "actions" });
-    this.invite = h("div", { class: "invite", id: "invite", hidden: true });
-    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
-    this.viewBanner = h("div", { class: "view-banner", id: "view-banner", hidden: true });
     const nav = h(
       "div",
       { class: "nav", role: "group", "aria-label": "Move navigation" },
@@ -137,8 +214,6 @@ class GamePage {
       h("button", { type: "button", "aria-label": "Next move", id: "nav-next", onclick: () => this.step(1) }, "›"),
       h("button", { type: "button", "aria-label": "Last move (live)", id: "nav-last", onclick: () => this.view(null) }, "»"),
     );
-    this.links = h("p", { class: "links" });
-    this.connection = h("span", { class: "connection", id: "connection" });
     this.root.replaceChildren(
       h(
         "div",
@@ -173,6 +248,11 @@ class GamePage {
         ),
       ),
     );
+    this.bindKeys();
+  }
+
+  /** Arrow keys, Home and End step through the game when no field or board has the focus. */
+  bindKeys() {
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
       if (e.target instanceof Element && e.target.closest(".board")) return;
@@ -198,6 +278,10 @@ class GamePage {
     this.numbersButton.setAttribute("aria-pressed", String(on));
   }
 
+  /**
+   * @param {string} text
+   * @param {{network?: boolean}} [options] network: a lost connection (cleared once it is back)
+   */
   showError(text, { network = false } = {}) {
     // Read out by the page's assertive live region (#alerts), which is always there.
     this.networkError = network; // cleared again when the live connection is back
@@ -205,6 +289,7 @@ class GamePage {
     if (text) announce(text, true);
   }
 
+  /** @param {string} text */
   showNotice(text) {
     this.notice.textContent = text;
     if (text) announce(text);
@@ -216,7 +301,7 @@ class GamePage {
     this.socket = new LiveSocket(`/ws/games/${encodeURIComponent(this.id)}`, {
       protocols: seatProtocols(this.token),
       onMessage: (msg) => {
-        if (msg.type === "state" && msg.game) this.applyState(msg.game, { fromSocket: true });
+        if (msg.type === "state" && msg.game) this.applyState(msg.game);
         else if (msg.type === "error" && msg.error) this.showError(msg.error.message);
       },
       onRefused: (code) => {
@@ -229,7 +314,7 @@ class GamePage {
       },
       onStatus: (status) => {
         const words = { open: "", connecting: "connecting…", closed: "reconnecting…", refused: "live updates refused" };
-        this.connection.textContent = words[status] ?? "";
+        this.connection.textContent = words[status];
         this.connection.dataset.status = status;
         if (status === "open") {
           this.stopPolling();
@@ -254,25 +339,39 @@ class GamePage {
 
   stopPolling() {
     window.clearInterval(this.pollTimer);
-    this.pollTimer = null;
+    this.pollTimer = undefined;
   }
 
-  /** Take a GameState; older ones (lower version) are ignored. */
-  applyState(state, { force = false, animate = true } = {}) {
-    const old = this.state;
-    if (!force && old && state.version !== undefined && old.version !== undefined && state.version < old.version) {
-      return;
-    }
-    if (!force && old && state.version === undefined && state.ply < old.ply && state.status === old.status) {
-      return;
-    }
-    // A fast engine's reply waits until our own move has been seen walking.
-    const hold = (this.holdUntil || 0) - performance.now();
-    if (!force && hold > 0 && old && state.mode === "engine" && state.ply > old.ply && lastMover(state) === state.engine_color) {
+  /**
+   * Whether a GameState comes too early or too late to be shown now: older than
+   * the shown one (lower version), or a fast engine's reply that waits until our
+   * own move has been seen walking (then shown later).
+   * @param {GameState} state
+   * @param {GameState | null} old
+   * @param {boolean} animate
+   * @returns {boolean}
+   */
+  notNow(state, old, animate) {
+    if (!old) return false;
+    if (state.version !== undefined && old.version !== undefined && state.version < old.version) return true;
+    if (state.version === undefined && state.ply < old.ply && state.status === old.status) return true;
+    const hold = this.holdUntil - performance.now();
+    if (hold > 0 && state.mode === "engine" && state.ply > old.ply && lastMover(state) === state.engine_color) {
       window.clearTimeout(this.holdTimer);
       this.holdTimer = window.setTimeout(() => this.applyState(state, { animate }), hold);
-      return;
+      return true;
     }
+    return false;
+  }
+
+  /**
+   * Take a GameState; older ones (lower version) are ignored.
+   * @param {GameState} state
+   * @param {{force?: boolean, animate?: boolean}} [options] force: show it whatever its version
+   */
+  applyState(state, { force = false, animate = true } = {}) {
+    const old = this.state;
+    if (!force && this.notNow(state, old, animate)) return;
     if (old && state.your_color == null && old.your_color) state.your_color = old.your_color;
     this.state = state;
     if (state.rematch_game && this.myColors().length && !this.leaving) {
@@ -292,9 +391,10 @@ class GamePage {
       this.board.setPosition(boardPosition(state.board, state.turn), { move: state.last_move, animate: animate && Boolean(old) });
     }
     this.renderAll();
-    if (old && changedMoves && state.ply > old.ply && state.moves.length) {
+    const moverColor = lastMover(state);
+    if (old && changedMoves && state.ply > old.ply && state.moves.length && moverColor) {
       const text = state.moves[state.moves.length - 1];
-      const mover = COLOR_NAME[lastMover(state)];
+      const mover = COLOR_NAME[moverColor];
       announce(`${mover} played ${text}.${state.outcome ? " " + state.outcome.reason : ""}`);
     } else if (old && !old.outcome && state.outcome) {
       announce(`Game over: ${state.outcome.reason}`);
@@ -302,14 +402,18 @@ class GamePage {
     if (old) this.noticeChanges(old, state);
   }
 
-  /** Say in words what the other side did that the board does not show. */
+  /**
+   * Say in words what the other side did that the board does not show.
+   * @param {GameState} old
+   * @param {GameState} state
+   */
   noticeChanges(old, state) {
     const mine = this.myColors();
     if (mine.length === 1 && state.rematch_offer === opponent(mine[0]) && old.rematch_offer !== state.rematch_offer) {
       announce("Your opponent offers a rematch.");
     }
     if (mine.length !== 1 || state.status !== "running") return;
-    const seated = (s) => Boolean(s.seats && s.seats.black && s.seats.white);
+    const seated = (/** @type {GameState} */ s) => Boolean(s.seats && s.seats.black && s.seats.white);
     if (state.mode === "online" && !seated(old) && seated(state)) {
       this.showNotice("Your opponent has joined: the game is on.");
     }
@@ -326,6 +430,7 @@ class GamePage {
 
   // ---- rendering -------------------------------------------------------------------
 
+  /** @returns {Color[]} the sides this page plays */
   myColors() {
     const c = this.state && this.state.your_color;
     if (c === "both") return ["black", "white"];
@@ -352,7 +457,7 @@ class GamePage {
 
   /** Why the board takes no move now, in words ("" when it does). */
   idleReason() {
-    const s = this.state;
+    const s = this.game();
     if (this.canMove()) return "";
     if (this.viewPly !== null) return "This is an earlier position, for viewing: » (or End) goes back to the game.";
     if (s.status !== "running") return s.status === "aborted" ? "The game was aborted." : "The game is over.";
@@ -365,7 +470,7 @@ class GamePage {
   }
 
   renderAll() {
-    const s = this.state;
+    const s = this.game();
     this.board.setLegalMoves(this.viewPly === null ? s.legal_moves : [], this.canMove());
     this.board.idleReason = this.idleReason();
     this.renderPlayers();
@@ -375,7 +480,7 @@ class GamePage {
     this.renderInvite();
     this.renderMoves();
     this.moveInput.disabled = !this.canMove();
-    this.moveForm.querySelector("button").disabled = !this.canMove();
+    this.moveButton.disabled = !this.canMove();
     // Only a player of a running game types moves; watchers and finished games get no field.
     this.moveForm.hidden = s.status !== "running" || this.myColors().length === 0;
     this.links.replaceChildren(
@@ -385,8 +490,13 @@ class GamePage {
     );
   }
 
+  /**
+   * A side's name above or below the board: its tag, the engine, "You", or the colour.
+   * @param {Color} color
+   * @returns {string}
+   */
   playerName(color) {
-    const s = this.state;
+    const s = this.game();
     const mine = this.myColors();
     const tag = s.tags && s.tags[COLOR_NAME[color]];
     const elo = s.tags && s.tags[`${COLOR_NAME[color]}Elo`]; // a site game's rating at the start
@@ -406,47 +516,52 @@ class GamePage {
   renderPlayers() {
     const s = this.state;
     if (!s) return;
+    /** @type {Color} */
     const topColor = this.board.flipped ? "white" : "black";
-    for (const [el, color] of [
+    /** @type {[HTMLElement, Color][]} */
+    const lines = [
       [this.topPlayer, topColor],
       [this.bottomPlayer, opponent(topColor)],
-    ]) {
+    ];
+    for (const [el, color] of lines) {
       el.dataset.color = color;
-      el.querySelector(".name").textContent = this.playerName(color);
+      playerPart(el, "name").textContent = this.playerName(color);
       el.classList.toggle("to-move", s.status === "running" && s.turn === color);
-      const clock = el.querySelector(".clock");
-      clock.hidden = !s.clock && !s.correspondence;
+      playerPart(el, "clock").hidden = !s.clock && !s.correspondence;
     }
     this.tick();
   }
 
-  /** A correspondence game: the time left for the move, by the side whose deadline runs. */
-  tickCorrespondence(s) {
-    const c = s.correspondence;
+  /**
+   * A correspondence game: the time left for the move, by the side whose deadline runs.
+   * @param {GameState} s
+   * @param {CorrespondenceInfo} c
+   */
+  tickCorrespondence(s, c) {
     const elapsed = (performance.now() - this.receivedAt) / 1000;
     for (const el of [this.topPlayer, this.bottomPlayer]) {
-      const color = el.dataset.color;
-      const running = s.status === "running" && c.running === color && c.left !== null;
-      const left = running ? Math.max(0, c.left - elapsed) : null;
-      const clock = el.querySelector(".clock");
-      clock.textContent = running ? formatDaysLeft(left) : `${c.days} day${c.days === 1 ? "" : "s"} a move`;
-      clock.classList.toggle("running", running);
-      clock.classList.toggle("low", running && left < 3600);
-      clock.setAttribute("aria-label", running ? `${COLOR_NAME[color]}: ${formatDaysLeft(left)} left for the move` : clock.textContent);
+      const color = el.dataset.color === "white" ? "white" : "black";
+      const left = s.status === "running" && c.running === color && c.left !== null ? Math.max(0, c.left - elapsed) : null;
+      const clock = playerPart(el, "clock");
+      clock.textContent = left !== null ? formatDaysLeft(left) : `${c.days} day${c.days === 1 ? "" : "s"} a move`;
+      clock.classList.toggle("running", left !== null);
+      clock.classList.toggle("low", left !== null && left < 3600);
+      clock.setAttribute("aria-label", left !== null ? `${COLOR_NAME[color]}: ${formatDaysLeft(left)} left for the move` : clock.textContent);
     }
   }
 
+  /** Show the clocks' time now (every 100 ms), and ask the server when ours runs out. */
   tick() {
     const s = this.state;
-    if (s && s.correspondence) return this.tickCorrespondence(s);
+    if (s && s.correspondence) return this.tickCorrespondence(s, s.correspondence);
     if (!s || !s.clock) return;
     const elapsed = (performance.now() - this.receivedAt) / 1000;
     for (const el of [this.topPlayer, this.bottomPlayer]) {
-      const color = el.dataset.color;
+      const color = el.dataset.color === "white" ? "white" : "black";
       let left = s.clock[color];
       const running = s.status === "running" && s.clock.running === color;
       if (running) left -= elapsed;
-      const clock = el.querySelector(".clock");
+      const clock = playerPart(el, "clock");
       clock.textContent = formatClock(left);
       clock.classList.toggle("running", running);
       clock.classList.toggle("low", left < 20);
@@ -466,11 +581,15 @@ class GamePage {
     }
   }
 
-  /** Say once (screen readers too) when one's own running clock passes 30 and 10 seconds. */
+  /**
+   * Say once (screen readers too) when one's own running clock passes 30 and 10 seconds.
+   * @param {Color} color
+   * @param {number} left seconds
+   * @param {boolean} running
+   */
   warnLowTime(color, left, running) {
     const mine = this.myColors();
     if (mine.length !== 1 || mine[0] !== color) return;
-    this.timeWarned = this.timeWarned || new Set();
     for (const mark of [30, 10]) {
       if (left > mark + 1) this.timeWarned.delete(mark); // an increment gave time back
       else if (running && left > 0 && left <= mark && !this.timeWarned.has(mark)) {
@@ -480,31 +599,31 @@ class GamePage {
     }
   }
 
-  renderStatus() {
-    const s = this.state;
+  /**
+   * The status line's words: the game's end, or who is to move and why we wait.
+   * @param {GameState} s
+   * @returns {string}
+   */
+  statusText(s) {
     const mine = this.myColors();
-    let text;
-    if (s.status === "aborted") {
-      text = "Game aborted";
-    } else if (s.status === "finished") {
-      text = "Game over";
-    } else if (this.waitingForOpponent()) {
-      text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
-    } else if (s.mode === "engine" && s.engine_color === s.turn) {
-      text = `${COLOR_NAME[s.turn]} to move — the engine is thinking…`;
-    } else if (mine.includes(s.turn)) {
-      text = mine.length === 2 ? `${COLOR_NAME[s.turn]} to move` : `${COLOR_NAME[s.turn]} to move — your turn`;
-    } else if (s.mode === "online" && mine.length === 1) {
-      text = `${COLOR_NAME[s.turn]} to move — your opponent's turn`;
-    } else if (s.mode === "online" && s.seats && !s.seats[s.turn]) {
-      text = `${COLOR_NAME[s.turn]} to move — waiting for the opponent to join`;
-    } else if (!mine.length && s.mode !== "imported") {
-      text = `${COLOR_NAME[s.turn]} to move — you are watching`;
-    } else {
-      text = `${COLOR_NAME[s.turn]} to move`;
-    }
+    const toMove = `${COLOR_NAME[s.turn]} to move`;
+    if (s.status === "aborted") return "Game aborted";
+    if (s.status === "finished") return "Game over";
+    if (this.waitingForOpponent()) return `${toMove} — waiting for the opponent to join`;
+    if (s.mode === "engine" && s.engine_color === s.turn) return `${toMove} — the engine is thinking…`;
+    if (mine.includes(s.turn)) return mine.length === 2 ? toMove : `${toMove} — your turn`;
+    if (s.mode === "online" && mine.length === 1) return `${toMove} — your opponent's turn`;
+    if (s.mode === "online" && s.seats && !s.seats[s.turn]) return `${toMove} — waiting for the opponent to join`;
+    if (!mine.length && s.mode !== "imported") return `${toMove} — you are watching`;
+    return toMove;
+  }
+
+  renderStatus() {
+    const s = this.game();
+    const mine = this.myColors();
+    const text = this.statusText(s);
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
-    this.status.replaceChildren(...[dot, text].filter(Boolean));
+    this.status.replaceChildren(...(dot ? [dot, text] : [text]));
     const yourTurn = this.canMove() && mine.length === 1;
     document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
     this.rulesLine.textContent = s.rules_notes && s.rules_notes.length ? `Rules: ${s.rules_notes.join("; ")}.` : "";
@@ -527,9 +646,10 @@ class GamePage {
   }
 
   renderCounters() {
-    const c = this.state.counters;
+    const s = this.game();
+    const c = s.counters;
     const parts = [];
-    if (c && c.r18_plies > 0 && this.state.status === "running") {
+    if (c && c.r18_plies > 0 && s.status === "running") {
       const limit = c.r18_limit_plies;
       parts.push(
         h(
@@ -539,7 +659,7 @@ class GamePage {
         ),
       );
     }
-    if (c && c.r19_active && this.state.status === "running") {
+    if (c && c.r19_active && s.status === "running") {
       parts.push(
         h(
           "p",
@@ -552,10 +672,18 @@ class GamePage {
     this.counters.hidden = parts.length === 0;
   }
 
+  /**
+   * An action's button; with `confirm`, the first click asks again ("Really …?") for 4 s.
+   * @param {string} id
+   * @param {string} label
+   * @param {() => void} handler
+   * @param {{confirm?: string | null, cls?: string}} [options]
+   * @returns {HTMLButtonElement}
+   */
   actionButton(id, label, handler, { confirm = null, cls = "" } = {}) {
     const button = h("button", { type: "button", id, class: cls }, label);
     button.addEventListener("click", () => {
-      if (confirm && this.confirming !== id) {
+      if (confirm !== null && this.confirming !== id) {
         this.confirming = id;
         button.textContent = confirm;
         button.classList.add("confirm");
@@ -570,7 +698,7 @@ class GamePage {
       this.confirming = null;
       handler();
     });
-    if (this.confirming === id) {
+    if (confirm !== null && this.confirming === id) {
       button.textContent = confirm;
       button.classList.add("confirm");
     }
@@ -578,10 +706,21 @@ class GamePage {
   }
 
   renderActions() {
-    const s = this.state;
+    const s = this.game();
+    const buttons = s.status === "running" ? this.runningActions(s) : this.endActions(s);
+    this.actions.replaceChildren(...buttons);
+  }
+
+  /**
+   * A running game's actions for its players: abort, resign, draw, take back.
+   * @param {GameState} s
+   * @returns {HTMLElement[]}
+   */
+  runningActions(s) {
     const mine = this.myColors();
+    /** @type {HTMLElement[]} */
     const buttons = [];
-    if (s.status === "running" && mine.length) {
+    if (mine.length) {
       if (s.can_abort) {
         // Before both sides have moved: no result, unrated (a game nobody joined is cancelled).
         const label = this.waitingForOpponent() ? "Cancel game" : "Abort";
@@ -607,24 +746,33 @@ class GamePage {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
     }
-    if (s.status !== "running") {
-      buttons.push(...this.rematchControls());
-      buttons.push(h("a", { class: "button", href: "/" }, "New game"));
-      // Against the engine, a game ended by the rules (R16, R18, R19) can be
-      // reopened by taking the last move back; resignation, agreement and time cannot.
-      const reopenable = ["no_moves", "move_limit", "three_kings"];
-      const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
-      if (s.mode === "engine" && mine.length && s.outcome && reopenable.includes(s.outcome.termination) && s.ply >= firstOwnPly) {
-        buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
-      }
+    return buttons;
+  }
+
+  /**
+   * An ended game's actions: rematch, a new game, and a takeback that reopens it.
+   * @param {GameState} s
+   * @returns {HTMLElement[]}
+   */
+  endActions(s) {
+    const mine = this.myColors();
+    const buttons = [...this.rematchControls(), h("a", { class: "button", href: "/" }, "New game")];
+    // Against the engine, a game ended by the rules (R16, R18, R19) can be
+    // reopened by taking the last move back; resignation, agreement and time cannot.
+    const reopenable = ["no_moves", "move_limit", "three_kings"];
+    const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
+    if (s.mode === "engine" && mine.length && s.outcome && reopenable.includes(s.outcome.termination ?? "") && s.ply >= firstOwnPly) {
+      buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
     }
-    this.actions.replaceChildren(...buttons);
+    return buttons;
   }
 
   /** Rematch (colours swapped): one click against the engine or on one screen, an
-   * offer the opponent accepts online; watchers get a link once it has started. */
+   * offer the opponent accepts online; watchers get a link once it has started.
+   * @returns {HTMLElement[]}
+   */
   rematchControls() {
-    const s = this.state;
+    const s = this.game();
     const mine = this.myColors();
     if (s.mode === "imported") return [];
     if (s.rematch_game) {
@@ -653,7 +801,7 @@ class GamePage {
   }
 
   renderInvite() {
-    const s = this.state;
+    const s = this.game();
     const invitePath = storageGet(inviteKey(s.id));
     if (!invitePath || !this.waitingForOpponent()) {
       this.invite.hidden = true;
@@ -680,10 +828,10 @@ class GamePage {
   }
 
   renderMoves() {
-    const s = this.state;
+    const s = this.game();
     const rows = moveRows(s.moves, s.start_turn);
     const current = this.viewPly === null ? s.moves.length : this.viewPly;
-    const cell = (entry) => {
+    const cell = (/** @type {MoveCell | null} */ entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
       return h(
         "button",
@@ -705,22 +853,32 @@ class GamePage {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
     const currentEl = this.moveList.querySelector(".current");
-    if (currentEl) keepInView(this.moveList, currentEl);
-    if (this.viewPly !== null) {
-      this.viewBanner.hidden = false;
-      this.viewBanner.replaceChildren(
-        this.viewPly === 0
-          ? "Viewing the start position (view only). "
-          : `Viewing the position after ${moveNumber(this.viewPly, s.start_turn)} ${s.moves[this.viewPly - 1]} (view only). `,
-        h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
-      );
-    } else {
-      this.viewBanner.hidden = true;
-    }
+    if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
+    this.renderViewBanner(s);
+  }
+
+  /**
+   * Say that an earlier position is shown, with the way back to the game.
+   * @param {GameState} s
+   */
+  renderViewBanner(s) {
+    const ply = this.viewPly;
+    this.viewBanner.hidden = ply === null;
+    if (ply === null) return;
+    this.viewBanner.replaceChildren(
+      ply === 0
+        ? "Viewing the start position (view only). "
+        : `Viewing the position after ${moveNumber(ply, s.start_turn)} ${s.moves[ply - 1]} (view only). `,
+      h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
+    );
   }
 
   // ---- navigation ----------------------------------------------------------------
 
+  /**
+   * Show the position `delta` plies from the one shown (or asked for).
+   * @param {number} delta
+   */
   step(delta) {
     const s = this.state;
     if (!s) return;
@@ -731,14 +889,24 @@ class GamePage {
     this.view(next >= s.moves.length ? null : next);
   }
 
+  /**
+   * The server's position after `ply` moves of the game (asked once).
+   * @param {number} ply
+   * @returns {Promise<PositionInfo>}
+   */
   async positionAt(ply) {
-    const s = this.state;
-    if (this.positionCache.has(ply)) return this.positionCache.get(ply);
+    const s = this.game();
+    const known = this.positionCache.get(ply);
+    if (known) return known;
     const info = await api.position(s.start_fen, s.moves.slice(0, ply), s.rules);
     this.positionCache.set(ply, info);
     return info;
   }
 
+  /**
+   * Show the position after `ply` moves; null (or the last ply): the game as it is.
+   * @param {number | null} ply
+   */
   async view(ply) {
     const s = this.state;
     if (!s) return;
@@ -763,28 +931,38 @@ class GamePage {
       this.renderAll();
       announce(ply === 0 ? "Start position." : `Position after ${s.moves[ply - 1]}, ply ${ply}.`);
     } catch (err) {
-      this.showError(err.message);
+      this.showError(errorText(err));
     }
   }
 
   // ---- actions --------------------------------------------------------------------
 
+  /**
+   * A move made on the board.
+   * @param {LegalMove} move
+   */
   playMove(move) {
     // Show the move at once (the server's board after it: captures gone, a crowning);
     // the server's state confirms or corrects it.
-    this.board.setPosition(boardPosition(move.board_after, opponent(this.state.turn)), { move });
+    this.board.setPosition(boardPosition(move.board_after, opponent(this.game().turn)), { move });
     this.holdUntil = performance.now() + 190 * (move.path.length - 1) + 250;
     this.sendMove(move.notation, move);
   }
 
+  /**
+   * Send a move (typed: `move` null; made on the board: the move shown already).
+   * @param {string} text
+   * @param {LegalMove | null} move
+   */
   async sendMove(text, move) {
-    if (!this.canMove()) return;
+    const s = this.state;
+    if (!s || !this.canMove()) return;
     this.showError("");
     this.notice.textContent = ""; // an old notice ("Move taken back.") is over with a move
     this.pending = true;
     this.board.setLegalMoves([], false);
     try {
-      const state = await api.move(this.id, text, this.state.ply, this.token);
+      const state = await api.move(this.id, text, s.ply, this.token);
       this.pending = false;
       this.moveInput.value = "";
       // A typed move is animated now; a clicked one was shown at once. The
@@ -795,9 +973,10 @@ class GamePage {
       this.renderAll();
     } catch (err) {
       this.pending = false;
-      this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
+      this.showError(errorText(err), { network: err instanceof ApiError && err.code === "network" });
       // The position is unchanged: show the server's board again.
-      this.board.setPosition(boardPosition(this.state.board, this.state.turn), { move: this.state.last_move, animate: false });
+      const shown = this.game();
+      this.board.setPosition(boardPosition(shown.board, shown.turn), { move: shown.last_move, animate: false });
       this.renderAll();
       if (err instanceof ApiError && err.code === "stale_ply") {
         try {
@@ -810,34 +989,28 @@ class GamePage {
     }
   }
 
+  /**
+   * Take an action (resign, offer a draw, …) and say what came of it.
+   * @param {GameAction} name
+   */
   async action(name) {
     this.showError("");
     try {
       const state = await api.action(this.id, name, this.token);
       if (state && state.id) {
         this.applyState(state, { force: name === "takeback" });
-      } else if (state && state.game) {
-        this.applyState(state.game, { force: name === "takeback" });
       } else {
         this.applyState(await this.fetchState(), { force: true });
       }
-      const words = {
-        resign: "You resigned.",
-        "draw-offer": "Draw offered.",
-        "draw-accept": "Draw accepted.",
-        "draw-decline": "Draw declined.",
-        takeback: "Move taken back.",
-        abort: "Game aborted.",
-        rematch: this.state.rematch_game ? "The rematch starts." : "Rematch offered.",
-        "rematch-decline": "No rematch.",
-      };
-      let notice = words[name] || "";
-      if (name === "draw-offer" && this.state.mode === "engine") {
-        notice = this.state.status === "finished" ? "The engine accepted the draw." : "The engine declined the draw.";
+      const s = this.game();
+      let notice = ACTION_WORDS[name];
+      if (name === "rematch" && s.rematch_game) notice = "The rematch starts.";
+      if (name === "draw-offer" && s.mode === "engine") {
+        notice = s.status === "finished" ? "The engine accepted the draw." : "The engine declined the draw.";
       }
       this.showNotice(notice);
     } catch (err) {
-      this.showError(err.message, { network: err instanceof ApiError && err.code === "network" });
+      this.showError(errorText(err), { network: err instanceof ApiError && err.code === "network" });
     }
   }
 }
@@ -845,6 +1018,8 @@ class GamePage {
 /**
  * Typed notation as the server reads it (R4): phone keyboards turn "-" into a
  * dash and some people type "×" or blanks around the separator.
+ * @param {string} text
+ * @returns {string}
  */
 export function normalizeMoveText(text) {
   return String(text)
@@ -854,20 +1029,32 @@ export function normalizeMoveText(text) {
     .replace(/\s*([-x])\s*/g, "$1");
 }
 
-/** The side that made the last move of a GameState (null before the first). */
+/**
+ * The side that made the last move of a GameState (null before the first).
+ * @param {GameState} state
+ * @returns {Color | null}
+ */
 function lastMover(state) {
   if (!state.ply) return null;
   return state.ply % 2 === 1 ? state.start_turn : opponent(state.start_turn);
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {string} id the game's id (from the URL)
+ */
 export async function render(root, id) {
   const page = new GamePage(root, id);
   // For debugging in the console and for the end-to-end tests.
-  window.poolcheckersGame = page;
+  Object.assign(window, { poolcheckersGame: page });
   await page.start();
 }
 
-/** Time left for a correspondence move: days and hours, then the clock format under a day. */
+/**
+ * Time left for a correspondence move: days and hours, then the clock format under a day.
+ * @param {number} seconds
+ * @returns {string}
+ */
 function formatDaysLeft(seconds) {
   if (seconds < 86400) return formatClock(seconds);
   const days = Math.floor(seconds / 86400);

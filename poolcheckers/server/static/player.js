@@ -4,29 +4,61 @@
 // page live in the URL query (?result=&category=&rated=&page=), so a filtered view
 // can be shared and reloaded. Display only: every game fact comes from the server.
 
+/** @import { HeadToHeadRow, PlayerGame, PlayerPage } from "./types.js" */
+
 import { request } from "./api.js";
 import { playerLink, ratingText } from "./community.js";
 import { h } from "./util.js";
 
+/** @type {Record<string, string>} */
 const RESULT = { win: "Won", loss: "Lost", draw: "Drawn" };
 const CATEGORIES = ["bullet", "blitz", "rapid", "classical", "correspondence"];
+/** @type {Record<string, string>} */
 const RATED = { true: "Rated", false: "Casual" };
 const PAGE_SIZE = 20;
 let drawn = 0; // the latest view asked for: an older answer arriving late is dropped
 
+/**
+ * The games' view of the URL query: filters ("" for all) and the page (1-based).
+ * @typedef {{result: string, category: string, rated: string, page: number}} View
+ */
+
+/** @typedef {"result" | "category" | "rated"} FilterKey */
+
+/** @type {FilterKey[]} */
+const FILTERS = ["result", "category", "rated"];
+
+/** @typedef {(view: View) => void} Go */
+
+/**
+ * @param {string} name
+ * @param {number | null} rating
+ * @returns {HTMLTableCellElement}
+ */
 function nameCell(name, rating) {
   const who = name === "Anonymous" || name === "Engine" ? name : playerLink(name);
   return h("td", {}, who, rating ? ` (${rating})` : "");
 }
 
+/**
+ * @param {PlayerGame} g
+ * @returns {string}
+ */
 function typeText(g) {
   return `${g.rated ? "Rated" : "Casual"}${g.category ? " " + g.category : ""}`;
 }
 
-/** The view asked for by the URL query, with unknown values dropped. */
+/**
+ * The view asked for by the URL query, with unknown values dropped.
+ * @param {string} search
+ * @returns {View}
+ */
 function readQuery(search) {
   const q = new URLSearchParams(search);
-  const pick = (key, allowed) => (allowed.includes(q.get(key)) ? q.get(key) : "");
+  const pick = (/** @type {string} */ key, /** @type {string[]} */ allowed) => {
+    const value = q.get(key) ?? "";
+    return allowed.includes(value) ? value : "";
+  };
   const page = Number.parseInt(q.get("page") || "1", 10);
   return {
     result: pick("result", Object.keys(RESULT)),
@@ -36,22 +68,41 @@ function readQuery(search) {
   };
 }
 
+/**
+ * @param {View} view
+ * @returns {string}
+ */
 function queryString(view) {
   const q = new URLSearchParams();
-  for (const key of ["result", "category", "rated"]) if (view[key]) q.set(key, view[key]);
+  for (const key of FILTERS) if (view[key]) q.set(key, view[key]);
   if (view.page > 1) q.set("page", String(view.page));
   const text = q.toString();
   return text ? `?${text}` : "";
 }
 
+/**
+ * A filter of the games: choosing a value shows its first page.
+ * @param {string} label
+ * @param {FilterKey} key
+ * @param {[string, string][]} options value and words
+ * @param {View} view
+ * @param {Go} go
+ * @returns {HTMLSelectElement}
+ */
 function filterSelect(label, key, options, view, go) {
-  return h(
+  const select = h(
     "select",
-    { "aria-label": label, name: key, onchange: (e) => go({ ...view, [key]: e.target.value, page: 1 }) },
+    { "aria-label": label, name: key },
     ...options.map(([value, text]) => h("option", { value, selected: value === view[key] }, text)),
   );
+  select.addEventListener("change", () => go({ ...view, [key]: select.value, page: 1 }));
+  return select;
 }
 
+/**
+ * @param {PlayerPage} page
+ * @returns {HTMLElement | null}
+ */
 function currentSection(page) {
   if (!page.current.length) return null;
   return h(
@@ -74,23 +125,55 @@ function currentSection(page) {
   );
 }
 
+/**
+ * A row of the games table.
+ * @param {PlayerGame} g
+ * @returns {HTMLTableRowElement}
+ */
+function gameRow(g) {
+  return h(
+    "tr",
+    { dataset: { game: g.id } },
+    h("td", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, g.status === "running" ? "Playing" : g.result || g.status)),
+    nameCell(g.black, g.black_rating),
+    nameCell(g.white, g.white_rating),
+    h("td", {}, typeText(g)),
+    h("td", {}, (g.player_result && RESULT[g.player_result]) || ""),
+  );
+}
+
+/**
+ * The pager's buttons and where they are, when the games fill more than a page.
+ * @param {View} view
+ * @param {number} pages
+ * @param {Go} go
+ * @returns {HTMLElement | null}
+ */
+function pager(view, pages, go) {
+  if (pages <= 1) return null;
+  const step = (/** @type {number} */ delta, /** @type {string} */ text, /** @type {boolean} */ disabled) =>
+    h("button", { type: "button", class: `page-${delta < 0 ? "prev" : "next"}`, disabled, onclick: () => go({ ...view, page: view.page + delta }) }, text);
+  return h(
+    "nav",
+    { class: "pager", "aria-label": "Pages of games" },
+    step(-1, "← Previous", view.page <= 1),
+    h("span", {}, ` Page ${view.page} of ${pages} `),
+    step(1, "Next →", view.page >= pages),
+  );
+}
+
+/**
+ * The games: filters, count, table and pager.
+ * @param {PlayerPage} page
+ * @param {View} view
+ * @param {Go} go
+ * @returns {HTMLElement}
+ */
 function gamesSection(page, view, go) {
   const first = page.total ? (view.page - 1) * PAGE_SIZE + 1 : 0;
   const last = (view.page - 1) * PAGE_SIZE + page.games.length;
   const pages = Math.max(1, Math.ceil(page.total / PAGE_SIZE));
-  const rows = page.games.map((g) =>
-    h(
-      "tr",
-      { dataset: { game: g.id } },
-      h("td", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, g.status === "running" ? "Playing" : g.result || g.status)),
-      nameCell(g.black, g.black_rating),
-      nameCell(g.white, g.white_rating),
-      h("td", {}, typeText(g)),
-      h("td", {}, RESULT[g.player_result] || ""),
-    ),
-  );
-  const step = (delta, text, disabled) =>
-    h("button", { type: "button", class: `page-${delta < 0 ? "prev" : "next"}`, disabled, onclick: () => go({ ...view, page: view.page + delta }) }, text);
+  const rows = page.games.map(gameRow);
   return h(
     "section",
     { class: "card", "aria-label": "Games" },
@@ -99,7 +182,7 @@ function gamesSection(page, view, go) {
       "div",
       { class: "game-filters" },
       filterSelect("Result", "result", [["", "All results"], ...Object.entries(RESULT)], view, go),
-      filterSelect("Time control", "category", [["", "All time controls"], ...CATEGORIES.map((c) => [c, c[0].toUpperCase() + c.slice(1)])], view, go),
+      filterSelect("Time control", "category", [["", "All time controls"], ...CATEGORIES.map((c) => /** @type {[string, string]} */ ([c, c[0].toUpperCase() + c.slice(1)]))], view, go),
       filterSelect("Rated or casual", "rated", [["", "Rated and casual"], ...Object.entries(RATED)], view, go),
     ),
     h("p", { class: "games-count", "aria-live": "polite" }, page.total ? `Games ${first}–${last} of ${page.total}` : "No games match."),
@@ -113,23 +196,60 @@ function gamesSection(page, view, go) {
         h("tbody", {}, ...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 5 }, "No games."))])),
       ),
     ),
-    pages > 1
-      ? h(
-          "nav",
-          { class: "pager", "aria-label": "Pages of games" },
-          step(-1, "← Previous", view.page <= 1),
-          h("span", {}, ` Page ${view.page} of ${pages} `),
-          step(1, "Next →", view.page >= pages),
-        )
+    pager(view, pages, go),
+  );
+}
+
+/**
+ * The ratings with the rating-history plot.
+ * @param {PlayerPage} page
+ * @returns {HTMLElement}
+ */
+function ratingsSection(page) {
+  const ratings = Object.entries(page.ratings);
+  const who = encodeURIComponent(page.username);
+  return h(
+    "section",
+    { class: "card", "aria-label": "Ratings" },
+    h("h2", {}, "Ratings"),
+    ratings.length
+      ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`)))
+      : h("p", {}, "No rated game yet."),
+    ratings.length
+      ? h("img", { class: "rating-plot", src: `/api/users/${who}/rating-history.svg`, alt: `Rating history of ${page.username}`, width: 800, height: 320 })
       : null,
   );
 }
 
+/**
+ * The results against each opponent (none: no section).
+ * @param {HeadToHeadRow[]} rivals
+ * @returns {HTMLElement | null}
+ */
+function rivalsSection(rivals) {
+  if (!rivals.length) return null;
+  return h(
+    "section",
+    { class: "card", "aria-label": "Against each opponent" },
+    h("h2", {}, "Against each opponent"),
+    h("ul", { class: "rivals" }, ...rivals.map((r) => h("li", {}, r.opponent === "Anonymous" || r.opponent === "Engine" ? r.opponent : playerLink(r.opponent), ` +${r.wins} =${r.draws} −${r.losses}`))),
+  );
+}
+
+/**
+ * Show the player's page for `view`, asked of the server (a later view wins).
+ * @param {HTMLElement} root
+ * @param {string} name
+ * @param {View} view
+ * @param {HeadToHeadRow[]} rivals
+ * @returns {Promise<void>}
+ */
 async function draw(root, name, view, rivals) {
   const who = encodeURIComponent(name);
   const q = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String((view.page - 1) * PAGE_SIZE) });
-  for (const key of ["result", "category", "rated"]) if (view[key]) q.set(key, view[key]);
+  for (const key of FILTERS) if (view[key]) q.set(key, view[key]);
   const asked = ++drawn;
+  /** @type {PlayerPage} */
   const page = await request("GET", `/api/users/${who}?${q}`);
   if (asked !== drawn) return;
   if (view.page > 1 && !page.games.length && page.total) {
@@ -138,38 +258,22 @@ async function draw(root, name, view, rivals) {
     window.history.replaceState(null, "", window.location.pathname + queryString(lastPage));
     return draw(root, name, lastPage, rivals);
   }
+  /** @type {Go} */
   const go = (next) => {
     window.history.pushState(null, "", window.location.pathname + queryString(next));
     draw(root, name, next, rivals);
   };
-  const ratings = Object.entries(page.ratings);
-  root.replaceChildren(
-    h("h1", {}, page.username),
-    currentSection(page),
-    h(
-      "section",
-      { class: "card", "aria-label": "Ratings" },
-      h("h2", {}, "Ratings"),
-      ratings.length
-        ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`)))
-        : h("p", {}, "No rated game yet."),
-      ratings.length
-        ? h("img", { class: "rating-plot", src: `/api/users/${who}/rating-history.svg`, alt: `Rating history of ${page.username}`, width: 800, height: 320 })
-        : null,
-    ),
-    rivals.length
-      ? h(
-          "section",
-          { class: "card", "aria-label": "Against each opponent" },
-          h("h2", {}, "Against each opponent"),
-          h("ul", { class: "rivals" }, ...rivals.map((r) => h("li", {}, r.opponent === "Anonymous" || r.opponent === "Engine" ? r.opponent : playerLink(r.opponent), ` +${r.wins} =${r.draws} −${r.losses}`))),
-        )
-      : null,
-    gamesSection(page, view, go),
-  );
+  const sections = [currentSection(page), ratingsSection(page), rivalsSection(rivals), gamesSection(page, view, go)];
+  // replaceChildren would write a missing section (null) as the text "null".
+  root.replaceChildren(h("h1", {}, page.username), ...sections.filter((s) => s !== null));
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {string} name the player's name (from the URL)
+ */
 export async function render(root, name) {
+  /** @type {HeadToHeadRow[]} */
   const rivals = await request("GET", `/api/users/${encodeURIComponent(name)}/head-to-head`);
   const show = () => draw(root, name, readQuery(window.location.search), rivals);
   window.addEventListener("popstate", show);

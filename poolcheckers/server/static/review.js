@@ -4,6 +4,20 @@
 // legal move, as the server counts them) is never judged: what is lost across
 // it belongs to its side's last real choice before it.
 
+/** @import { Color } from "./types.js" */
+
+/**
+ * A class of bad moves: its name, its plural, the least loss of expected score
+ * it takes, and its mark after the move ("??").
+ * @typedef {{name: string, plural: string, loss: number, mark: string}} MoveClass
+ */
+
+/**
+ * A judged move: its ply, its side, the expected score it lost, its class, and
+ * the plies of the forced moves after it whose loss is charged to it.
+ * @typedef {{ply: number, mover: Color, loss: number, cls: MoveClass, forced: number[]}} JudgedMove
+ */
+
 /**
  * Centi-men per unit of the logistic's exponent: expected score =
  * 1 / (1 + exp(-score / SCALE)). Fitted by maximum likelihood to 308 of the
@@ -19,6 +33,7 @@ export const SCALE = 223;
  * (-1..1, twice the expected score less one), so a man given away in an even
  * position (0.50 -> 0.39) is a mistake.
  */
+/** @type {MoveClass[]} */
 export const CLASSES = [
   { name: "blunder", plural: "blunders", loss: 0.15, mark: "??" },
   { name: "mistake", plural: "mistakes", loss: 0.1, mark: "?" },
@@ -29,13 +44,20 @@ export const CLASSES = [
  * The expected score (0 lost .. 1 won, a draw 0.5) of an evaluation in
  * centi-men from one side's view; a proven win (winIn > 0, the server's
  * win_in) is 1, a proven loss 0.
+ * @param {number} score
+ * @param {number | null} [winIn]
+ * @returns {number}
  */
 export function expectedScore(score, winIn = null) {
   if (winIn !== null && winIn !== undefined) return winIn > 0 ? 1 : 0;
   return 1 / (1 + Math.exp(-score / SCALE));
 }
 
-/** The class of a loss of expected score (null below the smallest). */
+/**
+ * The class of a loss of expected score (null below the smallest).
+ * @param {number} loss
+ * @returns {MoveClass | null}
+ */
 export function classify(loss) {
   return CLASSES.find((c) => loss >= c.loss - 1e-9) || null;
 }
@@ -50,9 +72,14 @@ export function classify(loss) {
  *  {ply, mover, loss, cls, forced: [plies of forced moves whose loss is charged here]}.
  * A forced move is never an entry; its loss goes to the last non-forced move of
  * the same side before it (none: nobody chose, nothing is charged).
+ * @param {(number | undefined)[]} blackScores
+ * @param {{mover: Color, forced: boolean}[]} plies
+ * @returns {JudgedMove[]}
  */
 export function judgeMoves(blackScores, plies) {
+  /** @type {Map<number, {loss: number, forced: number[], known: boolean}>} */
   const charged = new Map(); // ply of a real choice -> {loss, forced: []}
+  /** @type {Record<Color, number | null>} */
   const lastChoice = { black: null, white: null };
   for (let k = 1; k <= plies.length; k++) {
     const { mover, forced } = plies[k - 1];
@@ -64,12 +91,14 @@ export function judgeMoves(blackScores, plies) {
     }
     const at = lastChoice[mover];
     if (at === null || before === undefined || after === undefined) continue;
-    const own = (v) => (mover === "black" ? v : 1 - v);
+    const own = (/** @type {number} */ v) => (mover === "black" ? v : 1 - v);
     const entry = charged.get(at);
+    if (!entry) continue; // every choice is in `charged` from its own ply on
     entry.loss += own(before) - own(after);
     if (forced) entry.forced.push(k);
     else entry.known = true;
   }
+  /** @type {JudgedMove[]} */
   const out = [];
   for (const [ply, entry] of charged) {
     if (!entry.known) continue;

@@ -2,9 +2,35 @@
 // board text, move rows, clocks and scores. No rules here: positions, legal moves,
 // crowning, FEN and PDN come from the server (the rules library), never from JS.
 
+/** @import { Color } from "./types.js" */
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** Build an HTML element: h("button", {class: "x", onclick: f}, "text", child). */
+/**
+ * An element's attributes for h() and svg(): a value is set as text (true: present,
+ * false, null or undefined: left out), `dataset` fills data-*, and a function under
+ * an on* name listens to that event (addEventListener). The types refuse what a
+ * Content-Security-Policy without inline script and style refuses: an on* attribute
+ * that is not a function (an inline handler) and a style attribute (classes style).
+ * @typedef {{[name: string]: AttrValue, [event: `on${string}`]: ((event: Event) => void) | null | undefined, style?: never}} Attrs
+ */
+/** @typedef {string | number | boolean | null | undefined | Record<string, string> | ((event: Event) => void)} AttrValue */
+
+/**
+ * What an element may hold: nodes, text (numbers become text), nothing (null,
+ * undefined, false), or arrays of these.
+ * @typedef {Node | string | number | null | undefined | false | ChildList} Child
+ */
+/** @typedef {Child[]} ChildList */
+
+/**
+ * Build an HTML element: h("button", {class: "x", onclick: f}, "text", child).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attrs} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
@@ -12,7 +38,14 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** Build an SVG element. */
+/**
+ * Build an SVG element.
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attrs} [attrs]
+ * @param {...Child} children
+ * @returns {SVGElementTagNameMap[K]}
+ */
 export function svg(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG_NS, tag);
   setAttrs(el, attrs);
@@ -20,12 +53,17 @@ export function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * @param {HTMLElement | SVGElement} el
+ * @param {Attrs} attrs
+ */
 function setAttrs(el, attrs) {
   for (const [key, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      el.addEventListener(key.slice(2), value);
-    } else if (key === "dataset") {
+    if (key.startsWith("on")) {
+      // A listener, never an inline handler (a string here would be script in markup).
+      if (typeof value === "function") el.addEventListener(key.slice(2), value);
+    } else if (key === "dataset" && typeof value === "object") {
       Object.assign(el.dataset, value);
     } else if (value === true) {
       el.setAttribute(key, "");
@@ -35,31 +73,68 @@ function setAttrs(el, attrs) {
   }
 }
 
+/**
+ * @param {Element} el
+ * @param {Child[]} children
+ */
 function appendChildren(el, children) {
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  for (const child of children) {
+    if (Array.isArray(child)) appendChildren(el, child);
+    else if (child !== null && child !== undefined && child !== false) {
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
   }
 }
 
-/** Square s (1..32) -> {r, c} on the 8x8 board, Black's side at the top (R2). */
+/**
+ * Square s (1..32) -> {r, c} on the 8x8 board, Black's side at the top (R2).
+ * @param {number} s
+ * @returns {{r: number, c: number}}
+ */
 export function squareToRC(s) {
   const r = Math.floor((s - 1) / 4);
   const k = (s - 1) % 4;
   return { r, c: r % 2 === 0 ? 2 * k + 1 : 2 * k };
 }
 
-/** {r, c} -> square number, or 0 for a light square / off the board. */
+/**
+ * {r, c} -> square number, or 0 for a light square / off the board.
+ * @param {number} r
+ * @param {number} c
+ * @returns {number}
+ */
 export function rcToSquare(r, c) {
   if (r < 0 || r > 7 || c < 0 || c > 7) return 0;
   if ((r + c) % 2 === 0) return 0;
   return r * 4 + Math.floor(c / 2) + 1;
 }
 
+/**
+ * A position as the board view draws it: the side to move, and the piece letter
+ * ("b", "w" men, "B", "W" kings) on each occupied square.
+ * @typedef {{turn: Color, pieces: Map<number, string>}} Position
+ */
+
+/**
+ * A move of a move list: its ply (1-based) and its PDN text.
+ * @typedef {{ply: number, text: string}} MoveCell
+ */
+
+/**
+ * A numbered row of a move list: Black's move and White's reply (null: none).
+ * @typedef {{number: number, black: MoveCell | null, white: MoveCell | null}} MoveRow
+ */
+
+/** The playable squares, 1 to 32 (R2). */
 export const SQUARES = Array.from({ length: 32 }, (_, i) => i + 1);
 
+/** @type {Record<Color, string>} */
 export const COLOR_NAME = { black: "Black", white: "White" };
 
+/**
+ * @param {Color} color
+ * @returns {Color}
+ */
 export function opponent(color) {
   return color === "black" ? "white" : "black";
 }
@@ -68,6 +143,9 @@ export function opponent(color) {
  * The server's board text (GameState.board, Board.squares(): 32 characters,
  * square 1 first, "b"/"w" men, "B"/"W" kings, "." empty) as a position for
  * the board view: {turn, pieces} with pieces a Map square -> letter.
+ * @param {string | null | undefined} text
+ * @param {Color} turn
+ * @returns {Position}
  */
 export function boardPosition(text, turn) {
   const pieces = new Map();
@@ -78,17 +156,29 @@ export function boardPosition(text, turn) {
   return { turn, pieces };
 }
 
+/**
+ * A piece's letter ("b", "W", ...) in words: "black man", "white king"; "empty".
+ * @param {string | undefined} p
+ * @returns {string}
+ */
 export function pieceName(p) {
   if (!p) return "empty";
   const color = p.toLowerCase() === "b" ? "black" : "white";
   return `${color} ${p === p.toUpperCase() ? "king" : "man"}`;
 }
 
-/** Move list rows for PDN display: [{number, black: {ply, text}|null, white: {...}|null}]. */
+/**
+ * Move list rows for PDN display: [{number, black: {ply, text}|null, white: {...}|null}].
+ * @param {string[]} moves
+ * @param {Color} startTurn
+ * @returns {MoveRow[]}
+ */
 export function moveRows(moves, startTurn) {
+  /** @type {MoveRow[]} */
   const rows = [];
   let ply = 0;
   let number = 1;
+  /** @type {MoveRow | null} */
   let row = null;
   let side = startTurn;
   for (const text of moves) {
@@ -113,6 +203,9 @@ export function moveRows(moves, startTurn) {
  * "3." or "3...": the PDN move number of the move at ply (1-based), from the
  * side to move at the start (the server's start_turn): Black's turn and
  * White's reply share a number.
+ * @param {number} ply
+ * @param {Color} startTurn
+ * @returns {string}
  */
 export function moveNumber(ply, startTurn) {
   const offset = startTurn === "white" ? 1 : 0;
@@ -120,12 +213,23 @@ export function moveNumber(ply, startTurn) {
   return (ply - 1 + offset) % 2 === 0 ? `${n}.` : `${n}...`;
 }
 
-/** "1 move", "2 moves": a count with its noun, singular or plural ("ply" -> "plies"). */
+/**
+ * "1 move", "2 moves": a count with its noun, singular or plural ("ply" -> "plies").
+ * @param {number} n
+ * @param {string} word
+ * @param {string | null} [many]
+ * @returns {string}
+ */
 export function plural(n, word, many = null) {
   const count = Number(n);
   return `${n} ${count === 1 ? word : many ?? `${word}s`}`;
 }
 
+/**
+ * A clock's time: "9.5" under ten seconds, "1:15", "1:02:05".
+ * @param {number} seconds
+ * @returns {string}
+ */
 export function formatClock(seconds) {
   const s = Math.max(0, seconds);
   if (s < 10) return s.toFixed(1);
@@ -136,6 +240,10 @@ export function formatClock(seconds) {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
 
+/**
+ * @param {string} key
+ * @returns {string | null}
+ */
 export function storageGet(key) {
   try {
     return window.localStorage.getItem(key);
@@ -144,6 +252,10 @@ export function storageGet(key) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {string} value
+ */
 export function storageSet(key, value) {
   try {
     window.localStorage.setItem(key, value);
@@ -152,15 +264,29 @@ export function storageSet(key, value) {
   }
 }
 
+/**
+ * The localStorage key of a game's seat token.
+ * @param {string} gameId
+ * @returns {string}
+ */
 export function tokenKey(gameId) {
   return `poolcheckers.token.${gameId}`;
 }
 
+/**
+ * The localStorage key of a game's invitation link.
+ * @param {string} gameId
+ * @returns {string}
+ */
 export function inviteKey(gameId) {
   return `poolcheckers.invite.${gameId}`;
 }
 
-/** The aria-live announcer shared by all pages. */
+/**
+ * The aria-live announcer shared by all pages.
+ * @param {string} text
+ * @param {boolean} [assertive]
+ */
 export function announce(text, assertive = false) {
   const region = document.getElementById(assertive ? "alerts" : "announcer");
   if (!region) return;
@@ -171,7 +297,11 @@ export function announce(text, assertive = false) {
   }, 30);
 }
 
-/** Scroll the move list (only the list, never the page) so that el is visible. */
+/**
+ * Scroll the move list (only the list, never the page) so that el is visible.
+ * @param {HTMLElement} list
+ * @param {HTMLElement} el
+ */
 export function keepInView(list, el) {
   const top = el.offsetTop;
   const bottom = top + el.offsetHeight;

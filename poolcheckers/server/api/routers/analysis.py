@@ -7,14 +7,29 @@ import anyio.to_thread
 from fastapi import APIRouter, Request, Response
 
 from poolcheckers import Board, RuleSet
+from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
 from poolcheckers.server import errors
-from poolcheckers.server.api.deps import json_response
+from poolcheckers.server.accounts import model as accounts
+from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit
 from poolcheckers.server.api.routers.archive import PDN_BODY, pdn_request
-from poolcheckers.server.api.schemas import PdnReadResult, PositionInfo, PositionRequest, RulesInfo
+from poolcheckers.server.api.schemas import (
+    MAX_ANALYSIS_LINES,
+    MAX_ANALYSIS_MOVES,
+    MAX_CLOCK_S,
+    MAX_INCREMENT_S,
+    Bounds,
+    PdnReadResult,
+    PositionInfo,
+    PositionRequest,
+    RequestLimits,
+    RulesInfo,
+)
 from poolcheckers.server.games import pdn as stored_pdn
+from poolcheckers.server.games import timecontrol
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
+from poolcheckers.server.settings import Settings
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -56,11 +71,37 @@ async def analysis_pdn(request: Request) -> Response:
     return json_response(result.model_dump_json())
 
 
-@router.get("/api/rules", response_model=RulesInfo, summary="The rule options (RULES.md §9)")
-async def rules_options() -> RulesInfo:
+def request_limits(settings: Settings) -> RequestLimits:
+    """The bounds the server's requests are checked against, from the constants that
+    check them (and the analysis time of this server's ``settings``)."""
+    return RequestLimits(
+        analysis_lines=MAX_ANALYSIS_LINES,
+        analysis_moves=MAX_ANALYSIS_MOVES,
+        analysis_seconds=settings.analysis_max_time,
+        level=Bounds(minimum=MIN_LEVEL, maximum=MAX_LEVEL),
+        clock_initial_seconds=MAX_CLOCK_S,
+        clock_increment_seconds=MAX_INCREMENT_S,
+        seek_initial_seconds=Bounds(
+            minimum=timecontrol.MIN_INITIAL, maximum=timecontrol.MAX_INITIAL
+        ),
+        seek_increment_seconds=Bounds(minimum=0, maximum=timecontrol.MAX_INCREMENT),
+        seek_days=Bounds(minimum=timecontrol.MIN_DAYS, maximum=timecontrol.MAX_DAYS),
+        username_length=Bounds(minimum=accounts.USERNAME_MIN, maximum=accounts.USERNAME_MAX),
+        password_length=Bounds(minimum=accounts.PASSWORD_MIN, maximum=accounts.PASSWORD_MAX),
+        pdn_bytes=MAX_PDN,
+    )
+
+
+@router.get(
+    "/api/rules",
+    response_model=RulesInfo,
+    summary="The rule options (RULES.md §9) and the limits of requests",
+)
+async def rules_options(ctx: Ctx) -> RulesInfo:
     return RulesInfo.model_validate(
         {
             "default": RuleSet.apca().to_dict(),
             "options": [o.to_dict() for o in RuleSet.options()],
+            "limits": request_limits(ctx.settings),
         }
     )

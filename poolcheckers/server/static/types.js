@@ -1,0 +1,424 @@
+// The JSON the web API sends and takes (poolcheckers/server/schemas.py, served as
+// /openapi.json), as JSDoc types for TypeScript's check of the pages (tsconfig.json).
+// Type declarations only: the pages import them with `@import`, which the browser
+// never loads.
+
+/** @typedef {"black" | "white"} Color */
+
+/**
+ * @typedef {object} ErrorDetail
+ * @property {string} code
+ * @property {string} message
+ */
+
+/**
+ * A move as the server lists it: its notation (R4), its landings, every path that
+ * makes it, the squares it captures and the board after it (Board.squares()).
+ * @typedef {object} LegalMove
+ * @property {string} notation
+ * @property {number[]} path
+ * @property {number[][]} paths
+ * @property {number[]} captured
+ * @property {string} board_after
+ */
+
+/**
+ * @typedef {object} LastMove
+ * @property {number[]} path
+ * @property {number[]} captured
+ */
+
+/**
+ * @typedef {object} OutcomeInfo
+ * @property {string | null} termination
+ * @property {Color | null} winner
+ * @property {string | null} result
+ * @property {string | null} reason
+ */
+
+/**
+ * @typedef {object} ClockInfo
+ * @property {number} black
+ * @property {number} white
+ * @property {number} initial
+ * @property {number} increment
+ * @property {Color | null} running
+ */
+
+/**
+ * @typedef {object} CorrespondenceInfo
+ * @property {number} days
+ * @property {number | null} deadline
+ * @property {number | null} left
+ * @property {Color | null} running
+ */
+
+/**
+ * @typedef {object} Counters
+ * @property {number} r18_plies
+ * @property {number} r18_limit_plies
+ * @property {number} r19_moves
+ * @property {boolean} r19_active
+ * @property {number} r19_limit
+ */
+
+/**
+ * @typedef {object} Seats
+ * @property {boolean} black
+ * @property {boolean} white
+ */
+
+/**
+ * A rule set as RuleSet.to_dict() writes it: option name -> value (RULES.md §9).
+ * @typedef {Record<string, RuleValue>} Rules
+ */
+
+/** @typedef {string | number | boolean | null} RuleValue */
+
+/** @typedef {"engine" | "local" | "online" | "imported"} GameMode */
+
+/** @typedef {"resign" | "draw-offer" | "draw-accept" | "draw-decline" | "takeback" | "abort" | "rematch" | "rematch-decline"} GameAction */
+
+/**
+ * @typedef {object} GameState
+ * @property {Color | "both" | null} [your_color]
+ * @property {string} id
+ * @property {GameMode} mode
+ * @property {"running" | "finished" | "aborted"} status
+ * @property {Rules} rules
+ * @property {string[]} rules_notes
+ * @property {string} start_fen
+ * @property {string} fen
+ * @property {string} board
+ * @property {Color} turn
+ * @property {Color} start_turn
+ * @property {number} ply
+ * @property {number} version
+ * @property {string[]} moves
+ * @property {LegalMove[]} legal_moves
+ * @property {LastMove | null} last_move
+ * @property {OutcomeInfo | null} outcome
+ * @property {ClockInfo | null} clock
+ * @property {CorrespondenceInfo | null} [correspondence]
+ * @property {Counters} counters
+ * @property {Color | null} draw_offer
+ * @property {boolean} [can_abort]
+ * @property {Color | null} [rematch_offer]
+ * @property {string | null} [rematch_game]
+ * @property {number | null} level
+ * @property {Color | null} engine_color
+ * @property {Seats} seats
+ * @property {Record<string, string>} tags
+ */
+
+/**
+ * @typedef {object} TimeControlInfo
+ * @property {number} initial
+ * @property {number} increment
+ */
+
+/**
+ * @typedef {object} GameSummary
+ * @property {string} id
+ * @property {string} mode
+ * @property {string} status
+ * @property {number} ply
+ * @property {number} moves_count
+ * @property {Seats} seats
+ * @property {TimeControlInfo | null} [clock]
+ * @property {Rules} rules
+ * @property {number | null} level
+ * @property {Color | null} engine_color
+ * @property {string | null} result
+ * @property {string | null} reason
+ * @property {number} created
+ * @property {number} updated
+ * @property {Record<string, string>} tags
+ */
+
+/**
+ * @typedef {object} GameList
+ * @property {GameSummary[]} games
+ */
+
+/**
+ * @typedef {object} CreateGame
+ * @property {"engine" | "local" | "online"} mode
+ * @property {Rules | null} rules
+ * @property {string | null} fen
+ * @property {number | null} level
+ * @property {Color} color
+ * @property {TimeControlInfo | null} clock
+ */
+
+/**
+ * @typedef {object} CreatedGame
+ * @property {GameState} game
+ * @property {string} token
+ * @property {string | null} invite
+ */
+
+/**
+ * @typedef {object} JoinedGame
+ * @property {GameState} game
+ * @property {string} token
+ */
+
+/**
+ * @typedef {object} TablebaseMove
+ * @property {string} move
+ * @property {"win" | "draw" | "loss"} value
+ * @property {number | null} dtz
+ */
+
+/**
+ * @typedef {object} TablebaseInfo
+ * @property {"win" | "draw" | "loss"} value
+ * @property {number | null} dtz
+ * @property {"win" | "draw" | "loss"} fresh_value
+ * @property {TablebaseMove[]} moves
+ */
+
+/**
+ * @typedef {object} PositionInfo
+ * @property {string} fen
+ * @property {string} board
+ * @property {string} start_fen
+ * @property {Color} turn
+ * @property {Color} start_turn
+ * @property {number} ply
+ * @property {Rules} rules
+ * @property {string[]} rules_notes
+ * @property {string[]} moves
+ * @property {string} line
+ * @property {LegalMove[]} legal_moves
+ * @property {LastMove | null} last_move
+ * @property {OutcomeInfo | null} outcome
+ * @property {Counters} counters
+ * @property {TablebaseInfo | null} [tablebase]
+ */
+
+/**
+ * @typedef {object} PdnGameInfo
+ * @property {number} game
+ * @property {Record<string, string>} tags
+ * @property {string} start_fen
+ * @property {string[]} moves
+ * @property {number} [moves_count]
+ * @property {string} result
+ * @property {Rules} rules
+ */
+
+/**
+ * @typedef {object} PdnReadError
+ * @property {number} game
+ * @property {number} line
+ * @property {number} column
+ * @property {string | null} token
+ * @property {string} message
+ * @property {PdnGameInfo | null} partial
+ */
+
+/**
+ * @typedef {object} PdnReadResult
+ * @property {PdnGameInfo[]} games
+ * @property {PdnReadError[]} errors
+ */
+
+/**
+ * @typedef {object} ImportError
+ * @property {number} game
+ * @property {number} line
+ * @property {number} column
+ * @property {string} message
+ */
+
+/**
+ * @typedef {object} ImportResult
+ * @property {string[]} imported
+ * @property {ImportError[]} errors
+ * @property {{game: number, id: string}[]} [duplicates]
+ */
+
+/**
+ * @typedef {object} Health
+ * @property {boolean} ok
+ * @property {boolean} engine
+ */
+
+/**
+ * @typedef {object} RuleChoice
+ * @property {RuleValue} value
+ * @property {string} label
+ */
+
+/**
+ * @typedef {object} RuleOptionInfo
+ * @property {string} name
+ * @property {string} label
+ * @property {string} rule
+ * @property {"choice" | "number" | "boolean"} kind
+ * @property {RuleValue} default
+ * @property {RuleChoice[]} choices
+ * @property {number | null} minimum
+ * @property {number | null} maximum
+ */
+
+/**
+ * The smallest and the largest value a request's field may take (both allowed).
+ * @typedef {object} Bounds
+ * @property {number} minimum
+ * @property {number} maximum
+ */
+
+/**
+ * The bounds the server checks requests against (GET /api/rules `limits`).
+ * @typedef {object} RequestLimits
+ * @property {number} analysis_lines
+ * @property {number} analysis_moves
+ * @property {number} analysis_seconds
+ * @property {Bounds} level
+ * @property {number} clock_initial_seconds
+ * @property {number} clock_increment_seconds
+ * @property {Bounds} seek_initial_seconds
+ * @property {Bounds} seek_increment_seconds
+ * @property {Bounds} seek_days
+ * @property {Bounds} username_length
+ * @property {Bounds} password_length
+ * @property {number} pdn_bytes
+ */
+
+/**
+ * @typedef {object} RulesInfo
+ * @property {Rules} default
+ * @property {RuleOptionInfo[]} options
+ * @property {RequestLimits} limits
+ */
+
+/**
+ * One of the engine's best lines (multi-PV) of a search message.
+ * @typedef {object} AnalysisLine
+ * @property {string} move
+ * @property {number} [score]
+ * @property {number | null} [win_in]
+ * @property {string} score_text
+ * @property {string[]} pv
+ * @property {string} line
+ */
+
+/**
+ * A search's progress ("info") or end ("done") on /ws/analysis.
+ * @typedef {object} SearchInfo
+ * @property {"info" | "done"} type
+ * @property {string | number | null} [id]
+ * @property {number} depth
+ * @property {number} score
+ * @property {number | null} win_in
+ * @property {string} score_text
+ * @property {string[]} pv
+ * @property {string} line
+ * @property {number} nodes
+ * @property {number} nps
+ * @property {string | null} [best]
+ * @property {AnalysisLine[]} [lines]
+ */
+
+/**
+ * @typedef {object} ErrorMessage
+ * @property {"error"} type
+ * @property {ErrorDetail} [error]
+ * @property {string | number | null} [id]
+ */
+
+/** @typedef {SearchInfo | ErrorMessage} AnalysisMessage */
+
+/**
+ * @typedef {{type: "state", game: GameState} | ErrorMessage} GameMessage
+ */
+
+/**
+ * @typedef {object} AccountInfo
+ * @property {string} username
+ * @property {string} csrf_token
+ */
+
+/**
+ * @typedef {object} PerfInfo
+ * @property {number} rating
+ * @property {number} rd
+ * @property {number} games
+ * @property {boolean} provisional
+ */
+
+/**
+ * A seek's clock: minutes and increment, or days a move (correspondence).
+ * @typedef {{initial: number, increment: number} | {days: number}} SeekClock
+ */
+
+/**
+ * @typedef {object} SeekInfo
+ * @property {string} id
+ * @property {string} author
+ * @property {PerfInfo | null} rating
+ * @property {SeekClock | null} clock
+ * @property {string | null} category
+ * @property {boolean} rated
+ * @property {string} color
+ * @property {Rules} rules
+ * @property {number[] | null} rating_range
+ * @property {number} created
+ */
+
+/**
+ * What /ws/lobby sends: the open seeks, then each change, and the game of an
+ * accepted seek.
+ * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string}} LobbyMessage
+ */
+
+/**
+ * @typedef {object} PlayNow
+ * @property {GameState | null} [game]
+ * @property {SeekInfo | null} [seek]
+ */
+
+/**
+ * @typedef {object} PlayerGame
+ * @property {string} id
+ * @property {string} status
+ * @property {string | null} category
+ * @property {boolean} rated
+ * @property {string} black
+ * @property {string} white
+ * @property {string | null} result
+ * @property {"win" | "draw" | "loss" | null} player_result
+ * @property {number | null} black_rating
+ * @property {number | null} white_rating
+ * @property {number} ply
+ */
+
+/**
+ * @typedef {object} PlayerPage
+ * @property {string} username
+ * @property {Record<string, PerfInfo>} ratings
+ * @property {PlayerGame[]} games
+ * @property {number} total
+ * @property {PlayerGame[]} current
+ */
+
+/**
+ * @typedef {object} HeadToHeadRow
+ * @property {string} opponent
+ * @property {number} wins
+ * @property {number} draws
+ * @property {number} losses
+ */
+
+/**
+ * @typedef {object} LeaderboardRow
+ * @property {number} rank
+ * @property {string} username
+ * @property {number} rating
+ * @property {number} games
+ */
+
+export {};
