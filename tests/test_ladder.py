@@ -19,6 +19,8 @@ import pytest
 from benchmark_script import load_benchmark
 
 from poolcheckers.engine import LEVELS
+from poolcheckers.tooling.ladder import Step, ladder_elo
+from poolcheckers.tooling.stats import Z_95, format_elo
 
 #: pair points with a spread (no perfect score), so every gap has a finite interval
 POINTS = [2.0, 1.5, 1.0, 2.0, 0.5, 2.0, 1.5, 1.0]
@@ -36,7 +38,7 @@ def _run(
     and ``engine_tree`` in the steps, as the runs before they were recorded)."""
     records = []
     for upper, lower in steps:
-        step = ladder.Step(upper, lower, 2 * len(POINTS), f"depth {upper}", list(POINTS))
+        step = Step(upper, lower, 2 * len(POINTS), f"depth {upper}", list(POINTS))
         step.wins, step.draws, step.losses = 8, 4, 4
         step.reasons = {"R16": 12, "R18": 4}
         record = asdict(step)
@@ -92,7 +94,7 @@ def test_merge_is_the_union_of_the_steps_with_the_sums(
 
     def elo(run: dict[str, Any]) -> dict[int, tuple[float, float, bool]]:
         result: dict[int, tuple[float, float, bool]]
-        result = ladder.ladder_elo([ladder.Step(**s) for s in run["steps"]])
+        result = ladder_elo([Step(**s) for s in run["steps"]])
         return result
 
     total, sigma, bounded = elo(merged)[4]
@@ -100,7 +102,7 @@ def test_merge_is_the_union_of_the_steps_with_the_sums(
     assert total == pytest.approx(three[0] + gap[0]) and not bounded
     assert sigma == pytest.approx(math.hypot(three[1], gap[1]))
     table = (out / "merged.md").read_text()
-    assert f"| {ladder._fmt(total)} ± {ladder.Z_95 * sigma:.0f} |" in table
+    assert f"| {format_elo(total)} ± {Z_95 * sigma:.0f} |" in table
     assert "Merged from 2 runs" in table and f"`{a}` (low, commit aaaaaaa)" in table
     assert "Cross-checks" in table and "| 1 v random |" in table
     assert (out / "merged.png").stat().st_size > 0

@@ -5,7 +5,7 @@ The engine plays ``--games`` games against itself from the balloted openings
 ``--nodes`` nodes a move; the quiet positions of those games (no capture for
 the side to move, men on the board, past the opening) are labelled with the
 games' results; the weights are fitted by logistic regression of the results
-on the evaluation (see :mod:`poolcheckers.engine.tune`) and written as a JSON
+on the evaluation (see :mod:`poolcheckers.tooling.tune`) and written as a JSON
 weights file, usable with ``match --weights-a`` for an SPRT test and shipped
 once it passes.  Everything is reproducible from the seed.
 
@@ -35,21 +35,23 @@ from typing import Any
 
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import help_description, quiet_broken_pipe
+from poolcheckers.tooling import require_extra
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots
 
-DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
-#: The window sets of ``--patterns`` (poolcheckers.engine.tune.WINDOW_SETS).
+#: The window sets of ``--patterns`` (poolcheckers.tooling.tune.WINDOW_SETS): named
+#: here so that ``--help`` does not import numpy.
 WINDOW_SET_NAMES = ("overlap", "quadrants")
 
 
 @quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: Any = None) -> int:
     """Run the pipeline of ``args``; print the fit and write the weights file."""
+    require_extra("numpy", purpose="poolcheckers tune")
     import numpy as np
     from tqdm import tqdm
 
-    from poolcheckers.commands.match import load_ballots
     from poolcheckers.engine import open_engine
-    from poolcheckers.engine import tune as texel
+    from poolcheckers.tooling import tune as texel
 
     out = out if out is not None else sys.stdout
     for name, value, low in (("--games", args.games, 1), ("--nodes", args.nodes, 100)):
@@ -256,7 +258,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
     parser.add_argument(
         "--names",
-        help="comma-separated weights to fit (default: all of engine.tune.TUNED; "
+        help="comma-separated weights to fit (default: all of tooling.tune.TUNED; "
         "none: only the --patterns table)",
     )
     parser.add_argument("--l2", type=float, default=0.0, help="pull towards the start weights")
