@@ -293,7 +293,7 @@ def _run(
         if path:
             _check_writable(option, path)  # before the games, not after them
     if args.plot:
-        require_extra("matplotlib", purpose="match --plot")
+        require_extra("matplotlib", purpose="--plot")
     factory = engine_factory or open_engine
     limit_kwargs, per_move = _per_move(args)  # parsed and checked once
     limit = limit if limit is not None else make_limit(**limit_kwargs)

@@ -46,7 +46,7 @@ WINDOW_SET_NAMES = ("overlap", "quadrants")
 @quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: Any = None) -> int:
     """Run the pipeline of ``args``; print the fit and write the weights file."""
-    require_extra("numpy", purpose="poolcheckers tune")
+    require_extra("numpy", purpose="tuning")
     import numpy as np
     from tqdm import tqdm
 
