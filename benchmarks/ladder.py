@@ -50,8 +50,8 @@ ladder with a missing step and a file that is not a ladder run are refused::
         --cross 1-5,5-10 --random-check 40
     .venv/bin/python benchmarks/ladder.py --replot benchmarks/results/ladder.json \\
         --compare benchmarks/results/ladder_before.json
-    .venv/bin/python benchmarks/ladder.py --merge benchmarks/results/ladder_t14b.json \\
-        benchmarks/results/ladder_t14b_10v9.json --name ladder_t14b_1to10
+    .venv/bin/python benchmarks/ladder.py --merge benchmarks/results/ladder_low.json \\
+        benchmarks/results/ladder_10v9.json --name ladder_1to10
 """
 
 from __future__ import annotations
