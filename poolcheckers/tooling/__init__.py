@@ -3,24 +3,25 @@
 What measures the engine rather than plays it for a user lives here, apart
 from the web app and the engine facade: the app never imports this package,
 and the facade (:mod:`poolcheckers.engine`) does not either; the tools drive
-the engine through the facade.  The ``match``, ``sprt``-style, ``tune``,
-``ballots`` and ``book`` commands are thin argument parsers over it, and the
-scripts of ``benchmarks/`` import it, never a command module.
+the engine through the facade.  The ``match`` (with its SPRT mode),
+``tune``, ``ballots`` and ``book`` commands are thin argument parsers over
+it, and the scripts of ``benchmarks/`` import it, never a command module.
 
 - :mod:`~poolcheckers.tooling.stats`: the Elo of a score, its 95 % interval
   from game results, Wilson's bound for a perfect score;
 - :mod:`~poolcheckers.tooling.sprt`: pentanomial pair statistics and the
   sequential probability ratio test;
 - :mod:`~poolcheckers.tooling.openings`: the balloted openings;
-- :mod:`~poolcheckers.tooling.games`: players, game clocks, one game, a match
-  in this process;
+- :mod:`~poolcheckers.tooling.games`: players, game clocks, one game;
 - :mod:`~poolcheckers.tooling.hubclient`: an engine in another process,
   driven over the Hub protocol, as a player;
 - :mod:`~poolcheckers.tooling.pool`: game pairs played in worker processes;
-- :mod:`~poolcheckers.tooling.results`: a match's result, an SPRT run, the
-  PDN of a match;
+- :mod:`~poolcheckers.tooling.match`: a match played in this process, its
+  result, an SPRT run's pairs, the PDN of a match;
 - :mod:`~poolcheckers.tooling.plots`: PNG plots of matches and ladders;
-- :mod:`~poolcheckers.tooling.tune`: Texel tuning of the evaluation weights;
+- :mod:`~poolcheckers.tooling.tune`: Texel tuning of the evaluation weights,
+  step by step; :mod:`~poolcheckers.tooling.tune_pipeline`: the steps strung
+  together as ``poolcheckers tune`` runs them;
 - :mod:`~poolcheckers.tooling.ladder`: the ladder of levels, each against the
   one below it.
 
