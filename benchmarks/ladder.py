@@ -244,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         plan.append((1, 0))
     openings = load_ballots(args.ballots)
     table = json.loads(Path(args.table).read_text()) if args.table else None
-    use_table(table)
+    try:
+        use_table(table)
+    except RunError as exc:
+        parser.error(str(exc))
     results = Path(args.results)
     results.mkdir(exist_ok=True)
     out = results / args.name

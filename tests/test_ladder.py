@@ -360,3 +360,15 @@ def test_engine_tree_is_the_ids_of_the_engine_paths(
     assert ladder._engine_tree() not in (tree, tree + "+")
     monkeypatch.setattr(ladder, "ROOT", tmp_path / "nowhere")
     assert ladder._engine_tree() == "unknown" == ladder._commit()
+
+
+def test_a_table_for_the_full_engine_is_refused_before_any_game(
+    ladder: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"10": {"depth": 3}}), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        ladder.main(["--table", str(table), "--results", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    assert "--table: level 10 is not one of 1..9" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -80,11 +80,12 @@ def level_player(level: int, scale: float, top_nodes: int | None) -> Any:
 
 def use_table(table: dict[str, dict[str, Any]] | None) -> None:
     """Play a candidate table instead of the shipped one (levels 1-9 only; in place,
-    so that the engine sees it too): ``{"3": {"depth": 4, "noise": 30, ...}}``."""
+    so that the engine sees it too): ``{"3": {"depth": 4, "noise": 30, ...}}``.
+    A level outside 1-9 is a :class:`RunError`."""
     for key, fields in (table or {}).items():
         level = int(key)
         if not 1 <= level <= 9:
-            raise SystemExit(f"--table: level {key} is not one of 1..9 (10 is the full engine)")
+            raise RunError(f"--table: level {key} is not one of 1..9 (10 is the full engine)")
         LEVELS[level] = replace(LEVELS[level], **fields)
 
 
