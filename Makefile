@@ -13,7 +13,7 @@ NODE_STAMP = node_modules/.installed-stamp
 $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[dev,distributed]'
+	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[dev,distributed,tooling]'
 	touch $(STAMP)
 
 setup: $(STAMP)

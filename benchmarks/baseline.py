@@ -26,7 +26,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-#: The frozen reference of issue 9 (main on the day the issue was opened).
+#: The frozen reference: a fixed commit, so that every later engine is measured
+#: against the same opponent.
 BASELINE_COMMIT = "fbf22eb"
 
 REPO = Path(__file__).resolve().parent.parent

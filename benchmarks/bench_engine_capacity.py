@@ -1,4 +1,4 @@
-"""Engine-game reply times while the analysis board is busy (issue 7, point 7).
+"""Engine-game reply times while the analysis board is busy.
 
 Starts ``python -m poolcheckers.server`` on a throwaway SQLite database, then plays
 engine games move by move and measures, for every human move, the time from

@@ -1,7 +1,7 @@
-"""The lobby under load (issue 8, point 10): simulated players sign up, post and
-accept seeks and play rated games; the time from accepting a seek to the game
-having started for both players, and a check that every rated result changed
-the ratings exactly once.
+"""The lobby under load: simulated players sign up, post and accept seeks and
+play rated games; the time from accepting a seek to the game having started for
+both players, and a check that every rated result changed the ratings exactly
+once.
 
 Starts ``python -m poolcheckers.server`` on a throwaway SQLite database (or
 ``--database-url``) with the sign-in limits raised (every player comes from

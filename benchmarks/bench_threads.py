@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from poolcheckers import Board
-from poolcheckers.commands.match import DEFAULT_BALLOTS, load_ballots
 from poolcheckers.engine import Engine, SearchResult, make_limit
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots
 
 #: a bound the depth-stopped searches never reach (they are stopped at --depth)
 _NO_LIMIT_SECONDS = 600.0

@@ -9,7 +9,7 @@ with ``py-draughts==1.10.1``; py-draughts is never a dependency of poolcheckers)
 Both sides get the same time per move (``--time``).  ``--openings N`` takes N
 openings spread evenly over the ballot file, each played with both colours.
 The script prints W/D/L of the full engine, its score and the Elo difference
-with a 95 % interval (see ``poolcheckers.commands.match``), and saves a plot
+with a 95 % interval (see ``poolcheckers.tooling.stats``), and saves a plot
 of the running score (and the games as PDN with ``--pdn``).
 
 Usage::
@@ -31,24 +31,16 @@ from pathlib import Path
 from tqdm import tqdm
 
 from poolcheckers import Board, Move
-from poolcheckers.commands.common import open_engine
-from poolcheckers.commands.match import (
-    DEFAULT_BALLOTS,
-    Z_95,
-    ClockReading,
-    EnginePlayer,
-    GameRecord,
-    MatchResult,
-    Player,
-    load_ballots,
-    plot_match,
-    run_match,
-    write_pdn,
-)
 from poolcheckers.engine import Limit
 from poolcheckers.hub import hub_position
 from poolcheckers.pdn import read_games
 from poolcheckers.rules import RuleSet
+from poolcheckers.tooling.games import ClockReading, EnginePlayer, Player
+from poolcheckers.tooling.match import GameRecord, MatchResult, run_match, write_pdn
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots
+from poolcheckers.tooling.plots import plot_match
+from poolcheckers.tooling.pool import open_weighted_engine as open_engine
+from poolcheckers.tooling.stats import Z_95
 
 PEER_SCRIPT = Path(__file__).resolve().parent / "pydraughts_peer.py"
 

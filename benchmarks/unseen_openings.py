@@ -28,10 +28,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from poolcheckers import Board
-from poolcheckers.commands.ballots import enumerate_lines
 from poolcheckers.engine import Engine, Limit
 from poolcheckers.pdn import read_file
 from poolcheckers.pieces import Color
+from poolcheckers.tooling.openings import enumerate_lines
 
 
 def reached(paths: list[str], plies: int) -> set[str]:

@@ -1,6 +1,6 @@
 /* egdb.h -- endgame databases: index scheme, generator, files and probing.
  *
- * Definitions (issue 10, docs/EGDB.md).  A position with *fresh counts* has
+ * Definitions (docs/EGDB.md).  A position with *fresh counts* has
  * R18 plies h = 0 and R19 moves c = 0.  Its *value* for the side to move is
  * the result of perfect play with every end rule (R16, R18, R19, R21).  A
  * *zeroing ply* is a capture or a man move.  *DTZ* of a win or loss is the

@@ -14,8 +14,8 @@
  * all of whose king moves reach wins (and whose zeroing moves all lose) is a
  * loss in one more than its longest.  Levels stop at the largest budget that
  * fresh counts leave (R18: 2L plies; R19: 25 or 26), so a position won only
- * in more plies is a draw (issue 10: "a win that needs more king-only plies
- * than the counts allow is a draw").
+ * in more plies is a draw (docs/EGDB.md: a win that needs more king-only
+ * plies than the counts allow is a draw).
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>

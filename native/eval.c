@@ -45,7 +45,7 @@ const int pc_weight_count = (int)(sizeof pc_weight_names / sizeof pc_weight_name
 EvalWeights pc_default_weights(void) {
     EvalWeights w = {
         .man = 100,
-        /* Texel-fitted (t10, docs/ENGINE.md "Texel tuning"): king, adv1-adv5,
+        /* Texel-fitted (docs/ENGINE.md "Texel tuning"): king, adv1-adv5,
          * back_rank, centre, king_mobility, long_diagonal and tempo; man,
          * adv6 and runaway hand-set. */
         .king = 202,
@@ -145,7 +145,7 @@ static int side_score(const Position *pos, const EvalWeights *w, int c) {
     return s;
 }
 
-/* ---- Pattern term (issue 9 point 3): the weights of the men's
+/* ---- Pattern term: the weights of the men's
  * configurations in 4x4 windows (patterns.h), scaled by w->patterns percent;
  * with no men on the board every window is empty for both sides and the term
  * is 0. */

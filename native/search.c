@@ -56,11 +56,8 @@ static void lmr_init(void) {
 /* Lazy SMP: nodes of at least this depth defer moves another thread is searching. */
 #define DEFER_DEPTH 3
 #define MAX_DEFERRED 64 /* moves a node defers at most (the rest are searched in turn) */
-/* Soft time limit scaled by the best move's stability: later while it changes,
- * sooner once it has stood for four depths; no new depth past TIME_CAP of the
- * hard limit.  1, 1, 0.5 = no scaling (the scaling failed to pass an SPRT yet). */
-#define TIME_UNSTABLE 1.0
-#define TIME_STABLE 1.0
+/* Under a clock, no new depth past this share of the hard limit: the next depth
+ * would not finish. */
 #define TIME_CAP 0.5
 
 double pc_now(void) {
@@ -591,7 +588,7 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
      * a depth a helper completes first is taken from it, not searched again. */
     bool use_smp = started > 0 && lines == 1;
     if (use_smp) s->smp = &sh;
-    int prev = 0, stable = 0, partial_depth = 0;
+    int prev = 0, partial_depth = 0;
     SearchLine found[PC_MAX_MULTIPV];
     for (int d = 1; d <= max_depth; d++) {
         int score = 0, got = 0;
@@ -654,9 +651,6 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         if (use_smp && !s->aborted) smp_publish(&sh, d, score, found[0].pv, found[0].pv_len);
     completed:
         if (adopted) score = found[0].score;
-        bool changed = d > 1 && (found[0].pv[0].from != out->pv[0].from ||
-                                 found[0].pv[0].to != out->pv[0].to || found[0].pv[0].cap != out->pv[0].cap);
-        stable = changed ? 0 : stable + 1;
         prev = score;
         s->completed = d;
         out->depth = d;
@@ -673,11 +667,8 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         if (atomic_load_explicit(&s->stop, memory_order_relaxed)) break;
         if (s->max_nodes && s->nodes >= s->max_nodes) break;
         bool timed = s->time_limit > 0;
-        /* No new depth after the soft limit: later when the best move has just
-         * changed, sooner when it has stood for several depths. */
-        double scale = (d >= 6 && stable == 0) ? TIME_UNSTABLE : (stable >= 4 ? TIME_STABLE : 1.0);
         double spent = pc_now() - s->t0;
-        if (timed && spent >= soft * scale) break;
+        if (timed && spent >= soft) break; /* no new depth after the soft limit */
         if (timed && clocked && spent >= TIME_CAP * s->time_limit) break; /* the next depth would not finish */
         if (timed && root_moves == 1) break;              /* a forced move */
         int a = score < 0 ? -score : score;

@@ -4,7 +4,8 @@ Library commands live here (``moves``, ``perft``); the engine's and the web
 app's commands are registered from their own modules (``COMMAND_MODULES``),
 each exposing ``register(subparsers)`` that sets ``func`` on its parser.
 Bad input exits with status 2 and one clear line on stderr; a command that
-needs the native engine when it is not built exits with status 3 and says so.
+needs the native engine when it is not built, or a library of the ``tooling``
+extra that is not installed, exits with status 3 and says so.
 
 Only this module imports :mod:`poolcheckers.commands`; the Hub loop and the
 web app use the engine through its facade, :mod:`poolcheckers.engine`.
@@ -29,6 +30,9 @@ from poolcheckers.rules import RuleSet
 
 #: Exit status of a command that needs the native engine when it is not built.
 EXIT_ENGINE_UNAVAILABLE = 3
+#: Exit status of a command that needs a library of the ``tooling`` extra that is
+#: not installed: as for the engine, something to install, not bad input.
+EXIT_MISSING_EXTRA = 3
 
 #: Modules that add sub-commands (each has ``register(subparsers) -> None``).
 COMMAND_MODULES: tuple[str, ...] = (
@@ -176,6 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["serve"]:
         # the web app parses its own options (--host, --port, --database-url)
         return _cmd_serve(argparse.Namespace(rest=arguments[1:]))
+    # here, after serve: the web app never loads the tools (the commands below do)
+    from poolcheckers.tooling import MissingExtraError
+
     parser = build_parser()
     args = parser.parse_args(arguments)
     try:
@@ -186,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except engine.EngineUnavailable as exc:
         print(f"poolcheckers {args.command}: {exc}", file=sys.stderr)
         return EXIT_ENGINE_UNAVAILABLE
+    except MissingExtraError as exc:
+        print(f"poolcheckers {args.command}: {exc}", file=sys.stderr)
+        return EXIT_MISSING_EXTRA
     except KeyboardInterrupt:
         print(f"poolcheckers {args.command}: interrupted", file=sys.stderr)
         return 130

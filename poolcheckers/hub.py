@@ -62,7 +62,6 @@ from typing import Any, Final, Protocol
 
 import poolcheckers
 from poolcheckers.board import Board
-from poolcheckers.egdb.play import hits_this_search
 from poolcheckers.engine import (
     CENTI_MEN_PER_MAN,
     DEFAULT_HASH_MB,
@@ -73,6 +72,7 @@ from poolcheckers.engine import (
     EngineLike,
     SearchInfo,
     make_limit,
+    table_hits,
     win_in,
 )
 from poolcheckers.errors import IllegalMoveError, MalformedMoveError, PoolCheckersError
@@ -760,7 +760,7 @@ def info_line(board: Board, info: SearchInfo, multipv: int | None = None) -> str
         ("nps", f"{info.nodes / seconds / 1e6:.3f}" if seconds > 0 else "0"),
         ("pv", " ".join(hub_move(m) for m in board.legal_prefix(info.pv))),
     ]
-    hits = hits_this_search(board)  # endgame tables (docs/EGDB.md)
+    hits = table_hits(board)  # endgame tables (docs/EGDB.md)
     if hits is not None:
         pairs.append(("tbhits", str(hits)))
     return format_line("info", *pairs)

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from poolcheckers.engine.tune import PATTERN_CONFIGS, load_pattern_table  # noqa: E402
+from poolcheckers.tooling.tune import PATTERN_CONFIGS, load_pattern_table  # noqa: E402
 
 DATA = ROOT / "native" / "patterns.json"
 HEADER = ROOT / "native" / "pattern_table.h"

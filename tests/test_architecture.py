@@ -130,28 +130,13 @@ def test_routers_run_no_sql() -> None:
         assert not sql_text, f"{path.name} writes SQL text (text(...)) at lines {sql_text}"
 
 
-#: benchmarks that still import the match runner from the command line; the list
-#: may only shrink (the runner is moving to ``poolcheckers.tooling``)
-BENCHMARKS_ON_COMMANDS = {"ladder.py", "strength.py", "unseen_openings.py", "bench_threads.py"}
-
-
 def test_benchmarks_do_not_import_the_command_line() -> None:
     importing = {
         path.name
         for path in _sources(ROOT / "benchmarks")
         if _within(_imports(path), "poolcheckers.commands")
     }
-    assert importing <= BENCHMARKS_ON_COMMANDS, importing - BENCHMARKS_ON_COMMANDS
-
-
-#: modules outside the engine that still call the endgame tables' play hooks
-#: directly; the list may only shrink (the facade is the way in)
-EGDB_PLAY_OUTSIDE_THE_FACADE = {
-    "poolcheckers/hub.py",
-    "poolcheckers/server/games/view.py",
-    "poolcheckers/commands/analyse.py",
-    "poolcheckers/commands/bench.py",
-}
+    assert not importing, importing
 
 
 def test_the_endgame_play_hooks_are_reached_through_the_engine_facade() -> None:
@@ -161,4 +146,4 @@ def test_the_endgame_play_hooks_are_reached_through_the_engine_facade() -> None:
         if _within(imported, "poolcheckers.egdb.play")
         and not name.startswith(("poolcheckers/engine/", "poolcheckers/egdb/"))
     }
-    assert importing <= EGDB_PLAY_OUTSIDE_THE_FACADE, importing - EGDB_PLAY_OUTSIDE_THE_FACADE
+    assert not importing, importing

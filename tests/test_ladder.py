@@ -19,6 +19,8 @@ import pytest
 from benchmark_script import load_benchmark
 
 from poolcheckers.engine import LEVELS
+from poolcheckers.tooling.ladder import Step, ladder_elo
+from poolcheckers.tooling.stats import Z_95, format_elo
 
 #: pair points with a spread (no perfect score), so every gap has a finite interval
 POINTS = [2.0, 1.5, 1.0, 2.0, 0.5, 2.0, 1.5, 1.0]
@@ -36,7 +38,7 @@ def _run(
     and ``engine_tree`` in the steps, as the runs before they were recorded)."""
     records = []
     for upper, lower in steps:
-        step = ladder.Step(upper, lower, 2 * len(POINTS), f"depth {upper}", list(POINTS))
+        step = Step(upper, lower, 2 * len(POINTS), f"depth {upper}", list(POINTS))
         step.wins, step.draws, step.losses = 8, 4, 4
         step.reasons = {"R16": 12, "R18": 4}
         record = asdict(step)
@@ -92,7 +94,7 @@ def test_merge_is_the_union_of_the_steps_with_the_sums(
 
     def elo(run: dict[str, Any]) -> dict[int, tuple[float, float, bool]]:
         result: dict[int, tuple[float, float, bool]]
-        result = ladder.ladder_elo([ladder.Step(**s) for s in run["steps"]])
+        result = ladder_elo([Step(**s) for s in run["steps"]])
         return result
 
     total, sigma, bounded = elo(merged)[4]
@@ -100,7 +102,7 @@ def test_merge_is_the_union_of_the_steps_with_the_sums(
     assert total == pytest.approx(three[0] + gap[0]) and not bounded
     assert sigma == pytest.approx(math.hypot(three[1], gap[1]))
     table = (out / "merged.md").read_text()
-    assert f"| {ladder._fmt(total)} ± {ladder.Z_95 * sigma:.0f} |" in table
+    assert f"| {format_elo(total)} ± {Z_95 * sigma:.0f} |" in table
     assert "Merged from 2 runs" in table and f"`{a}` (low, commit aaaaaaa)" in table
     assert "Cross-checks" in table and "| 1 v random |" in table
     assert (out / "merged.png").stat().st_size > 0
@@ -358,3 +360,15 @@ def test_engine_tree_is_the_ids_of_the_engine_paths(
     assert ladder._engine_tree() not in (tree, tree + "+")
     monkeypatch.setattr(ladder, "ROOT", tmp_path / "nowhere")
     assert ladder._engine_tree() == "unknown" == ladder._commit()
+
+
+def test_a_table_for_the_full_engine_is_refused_before_any_game(
+    ladder: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"10": {"depth": 3}}), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        ladder.main(["--table", str(table), "--results", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    assert "--table: level 10 is not one of 1..9" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

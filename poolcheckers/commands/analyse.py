@@ -28,6 +28,7 @@ from poolcheckers.commands.common import (
     quiet_broken_pipe,
     search_interruptibly,
 )
+from poolcheckers.engine import describe_tables, table_hits
 
 #: Seconds of search when neither --time nor --depth is given.
 DEFAULT_TIME = 5.0
@@ -96,9 +97,8 @@ def run(
     if multipv > 1:
         engine = _Lines(engine, multipv)
     print(board, file=out)
-    from poolcheckers.egdb.play import describe, hits_this_search  # endgame tables
 
-    table = describe(board)
+    table = describe_tables(board)
     if table is not None:
         print(table, file=out)
 
@@ -121,7 +121,7 @@ def run(
             + ("  [interrupted]" if interrupted else ""),
             file=out,
         )
-    hits = hits_this_search(board)
+    hits = table_hits(board)
     if hits is not None:
         print(f"tablebase hits: {hits}", file=out)
     return 130 if interrupted else 0

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import (
     EngineLike,
@@ -27,91 +25,16 @@ from poolcheckers.commands.common import (
     open_engine,
     quiet_broken_pipe,
 )
-from poolcheckers.commands.match import DEFAULT_BALLOTS
-from poolcheckers.pieces import Color
 from poolcheckers.rules import RuleSet
+from poolcheckers.tooling.openings import (
+    DEFAULT_BALLOTS,
+    DEFAULT_MARGIN,
+    ballot_text,
+    sound_openings,
+)
 
-#: Plies of a balloted opening.
-BALLOT_PLIES: Final = 3
 #: Search depth used to judge an opening (plies).
 DEFAULT_DEPTH: Final = 12
-#: Largest |score| of a sound opening, in centi-men.
-DEFAULT_MARGIN: Final = 30
-
-
-def enumerate_lines(plies: int, rules: RuleSet | None = None) -> list[tuple[str, ...]]:
-    """Every legal line of ``plies`` plies from the start, in notation order.
-
-    >>> lines = enumerate_lines(2)
-    >>> len(lines), lines[0]
-    (49, ('9-13', '21-17'))
-    """
-    lines: list[tuple[str, ...]] = []
-
-    def walk(board: Board, path: tuple[str, ...]) -> None:
-        if len(path) == plies:
-            lines.append(path)
-            return
-        moves = sorted(board.legal_moves, key=lambda m: _sort_key(board.notation(m)))
-        for move in moves:
-            text = board.notation(move)
-            board.push(move)
-            walk(board, (*path, text))
-            board.pop()
-
-    walk(Board(rules=rules), ())
-    return lines
-
-
-def _sort_key(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in text.replace("x", "-").split("-"))
-
-
-def sound_openings(
-    engine: EngineLike,
-    limit: Any,
-    *,
-    margin: int = DEFAULT_MARGIN,
-    plies: int = BALLOT_PLIES,
-    rules: RuleSet | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[tuple[tuple[str, ...], int]]:
-    """The distinct lines whose searched score (Black's view) is within ``margin``.
-
-    Returns ``(line, score)`` pairs in notation order.
-    """
-    seen: set[str] = set()
-    kept: list[tuple[tuple[str, ...], int]] = []
-    lines = enumerate_lines(plies, rules)
-    clear = getattr(engine, "clear", None)
-    for number, line in enumerate(lines, start=1):
-        board = Board(rules=rules)
-        for text in line:
-            board.push_notation(text)
-        key = board.fen()
-        if key not in seen and board.outcome() is None:
-            seen.add(key)
-            if callable(clear):
-                clear()
-            result = engine.search(board, limit)
-            black_view = result.score if board.turn is Color.BLACK else -result.score
-            if abs(black_view) <= margin and result.mate_in is None:
-                kept.append((line, black_view))
-        if progress is not None:
-            progress(number, len(lines))
-    return kept
-
-
-def ballot_text(openings: list[tuple[tuple[str, ...], int]], depth: int, margin: int) -> str:
-    """The ballot file: a header saying how it was made, then one opening a line."""
-    header = [
-        f"# {len(openings)} balloted {BALLOT_PLIES}-ply openings of American Pool Checkers "
-        "(APCA rules), one per line.",
-        "# Made by `poolcheckers ballots`: every legal 3-ply line from the start, distinct",
-        f"# resulting positions only, kept when a depth-{depth} search scores it within "
-        f"±{margin / 100:.2f} men.",
-    ]
-    return "\n".join(header + [" ".join(line) for line, _score in openings]) + "\n"
 
 
 @quiet_broken_pipe

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from poolcheckers import engine
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import help_description, quiet_broken_pipe
+from poolcheckers.engine import search_table_hits, tables_directory
 
 
 @quiet_broken_pipe
@@ -28,19 +29,18 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     engine.require_native()
     if args.depth is not None and not 1 <= args.depth <= 40:
         raise UsageError(f"--depth must be 1..40, not {args.depth}")
-    from poolcheckers.egdb import search_hits  # endgame tables, when present (docs/EGDB.md)
-    from poolcheckers.egdb.play import engine_tablebase
     from poolcheckers.rules import RuleSet
 
-    tables = engine_tablebase(RuleSet.apca())
-    hits = search_hits()
+    # endgame tables, when present (docs/EGDB.md)
+    tables = tables_directory(RuleSet.apca())
+    hits = search_table_hits()
     result = engine.bench(args.depth)
     print(f"depth: {result.depth}", file=out)
     print(f"nodes: {result.nodes}", file=out)
     print(f"time: {result.time:.3f} s", file=out)
     print(f"nps: {result.nps:,.0f}", file=out)
     if tables is not None:
-        print(f"tablebase hits: {search_hits() - hits} ({tables.directory})", file=out)
+        print(f"tablebase hits: {search_table_hits() - hits} ({tables})", file=out)
     return 0
 
 

@@ -22,8 +22,7 @@ from typing import Any
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import help_description, quiet_broken_pipe
-
-DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots, opening_board
 
 
 @quiet_broken_pipe
@@ -31,7 +30,6 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     """Build the book of ``args`` and write it."""
     from tqdm import tqdm
 
-    from poolcheckers.commands.match import load_ballots
     from poolcheckers.engine import book as opening_book
     from poolcheckers.engine import make_limit, open_engine
 
@@ -50,11 +48,7 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
     if args.roots == "start":
         roots.append(Board())
     else:
-        for opening in load_ballots(args.ballots):
-            board = Board()
-            for text in opening:
-                board.push_notation(text)
-            roots.append(board)
+        roots.extend(opening_board(opening) for opening in load_ballots(args.ballots))
     engine = open_engine(args.hash)
     limit = make_limit(depth=args.depth)
     search = opening_book.engine_lines(engine, limit, args.lines)

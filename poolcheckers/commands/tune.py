@@ -5,7 +5,7 @@ The engine plays ``--games`` games against itself from the balloted openings
 ``--nodes`` nodes a move; the quiet positions of those games (no capture for
 the side to move, men on the board, past the opening) are labelled with the
 games' results; the weights are fitted by logistic regression of the results
-on the evaluation (see :mod:`poolcheckers.engine.tune`) and written as a JSON
+on the evaluation (see :mod:`poolcheckers.tooling.tune`) and written as a JSON
 weights file, usable with ``match --weights-a`` for an SPRT test and shipped
 once it passes.  Everything is reproducible from the seed.
 
@@ -28,28 +28,25 @@ the native core's ``native/pattern_table.h``, and the weights file then says
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import help_description, quiet_broken_pipe
+from poolcheckers.tooling import require_extra
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS
 
-DEFAULT_BALLOTS = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
-#: The window sets of ``--patterns`` (poolcheckers.engine.tune.WINDOW_SETS).
+#: The window sets of ``--patterns`` (poolcheckers.tooling.tune.WINDOW_SETS): named
+#: here so that ``--help`` does not import numpy.
 WINDOW_SET_NAMES = ("overlap", "quadrants")
 
 
 @quiet_broken_pipe
 def run(args: argparse.Namespace, *, out: Any = None) -> int:
     """Run the pipeline of ``args``; print the fit and write the weights file."""
-    import numpy as np
-    from tqdm import tqdm
-
-    from poolcheckers.commands.match import load_ballots
-    from poolcheckers.engine import open_engine
-    from poolcheckers.engine import tune as texel
+    require_extra("numpy", purpose="tuning")
+    from poolcheckers.tooling.tune_pipeline import TuneOptions, run_tuning
 
     out = out if out is not None else sys.stdout
     for name, value, low in (("--games", args.games, 1), ("--nodes", args.nodes, 100)):
@@ -75,166 +72,38 @@ def run(args: argparse.Namespace, *, out: Any = None) -> int:
         raise UsageError(f"--pattern-l2 must be >= 0, not {args.pattern_l2}")
     if args.load_games and args.load_pdn:
         raise UsageError("--load-games and --load-pdn: give one source of games, not both")
-    left_out: dict[str, int] = {}
-    if args.load_games:
-        try:
-            games = texel.load_games(args.load_games)
-        except (OSError, ValueError, KeyError) as exc:
-            raise UsageError(f"--load-games {args.load_games}: {exc}") from None
-    elif args.load_pdn:
-        from poolcheckers.errors import PdnError
-
-        try:
-            load = texel.games_from_pdn(args.load_pdn)
-        except (OSError, PdnError) as exc:
-            raise UsageError(f"--load-pdn: {exc}") from None
-        games, left_out = load.games, load.left_out
-    else:
-        openings = load_ballots(args.ballots)
-        tasks = texel.game_tasks(openings, args.games, args.seed, args.nodes, args.random_plies)
-        with tqdm(
-            total=len(tasks), desc="games", unit="game", file=sys.stderr, disable=None
-        ) as bar:
-
-            def on_game(game: texel.SelfPlayGame) -> None:
-                bar.update()
-
-            games = texel.play_games(tasks, concurrency=args.concurrency, on_game=on_game)
-    if args.save_games:
-        texel.save_games(games, args.save_games)
-    fit_games, held_games = texel.holdout_split(games, args.holdout, args.seed)
-    positions = texel.quiet_positions(
-        fit_games, skip_plies=args.skip_plies, both_sides=args.quiet_both_sides
-    )
-    held = texel.quiet_positions(
-        held_games, skip_plies=args.skip_plies, both_sides=args.quiet_both_sides
-    )
-    if len(positions) < 100:
-        raise UsageError(f"only {len(positions)} quiet positions: play more games")
-    boards = [b for b, _ in positions + held]
-    results = np.array([r for _, r in positions], dtype=np.float64)
-    held_results = np.array([r for _, r in held], dtype=np.float64)
-    engine = open_engine(1, weights=args.weights)
-    start_weights = engine.weights
+    names: tuple[str, ...] | None = None
     if args.names == "none":
-        names: tuple[str, ...] = ()
-    else:
-        names = tuple(args.names.split(",")) if args.names else texel.TUNED
-    unknown = [n for n in names if n not in start_weights]
-    if unknown:
-        raise UsageError(f"--names: unknown weight(s) {', '.join(unknown)}")
-    if args.patterns:
-        # the table is fitted from 0: the start is the evaluation without patterns
-        engine.set_weights({"patterns": 0})
-        start_weights = engine.weights
-    elif not names:
+        names = ()
+    elif args.names:
+        names = tuple(args.names.split(","))
+    if names == () and not args.patterns:
         raise UsageError("--names none: nothing to fit without --patterns")
-    with tqdm(total=len(names), desc="features", file=sys.stderr, disable=None) as bar:
-
-        def on_column(name: str) -> None:
-            bar.update()
-
-        x_all, base = texel.feature_matrix(engine, boards, names, on_column=on_column)
-    start = np.array([start_weights[n] for n in names], dtype=np.float64)
-    offset_all = base - x_all @ start  # the part of the evaluation that is not tuned (the men)
-    n_fit = len(positions)
-    x, offset = x_all[:n_fit], offset_all[:n_fit]
-    windows = texel.WINDOW_SETS[args.patterns] if args.patterns else ()
-    size = len(windows) * texel.PATTERN_CONFIGS
-    phases = args.pattern_phases
-    plus, minus, coef = texel.phased(
-        *texel.pattern_features(boards, windows), texel.piece_counts(boards), phases
+    options = TuneOptions(
+        output=target,
+        games=args.games,
+        nodes=args.nodes,
+        random_plies=args.random_plies,
+        skip_plies=args.skip_plies,
+        seed=args.seed,
+        steps=args.steps,
+        concurrency=args.concurrency,
+        weights=args.weights,
+        names=names,
+        l2=args.l2,
+        quiet_both_sides=args.quiet_both_sides,
+        save_games=args.save_games,
+        load_games=args.load_games,
+        load_pdn=tuple(args.load_pdn or ()),
+        holdout=args.holdout,
+        patterns=args.patterns,
+        pattern_l2=args.pattern_l2,
+        pattern_phases=args.pattern_phases,
+        pattern_output=pattern_target,
+        ballots=args.ballots,
     )
-    size *= phases
-    with tqdm(total=args.steps, desc="fit", file=sys.stderr, disable=None) as bar:
-
-        def on_step(step: int, loss: float) -> None:
-            bar.n = step
-            bar.set_postfix_str(f"error {loss:.6f}")
-            bar.refresh()
-
-        if args.patterns:
-            result: texel.FitResult | texel.PatternFit = texel.fit_patterns(
-                x, results, offset, start, plus[:n_fit], minus[:n_fit], size,
-                steps=args.steps, l2=args.l2, pattern_l2=args.pattern_l2,
-                coef=None if coef is None else coef[:n_fit], on_step=on_step,
-            )  # fmt: skip
-        else:
-            result = texel.fit(
-                x, results, offset, start, steps=args.steps, l2=args.l2, on_step=on_step
-            )
-    table = result.table if isinstance(result, texel.PatternFit) else np.zeros(0)
-    fitted = {n: int(v) for n, v in zip(names, result.weights, strict=True)}
-    scores = [r for _, r in positions]
-    if args.load_games:
-        origin = f"from {args.load_games}"
-    elif args.load_pdn:
-        origin = f"from {len(args.load_pdn)} PDN file(s)"
-        if left_out:
-            reasons = ", ".join(f"{n} {why}" for why, n in sorted(left_out.items()))
-            origin += f" ({reasons} left out)"
-    else:
-        origin = f"(seed {args.seed}, {args.nodes} nodes a move)"
-    print(
-        f"{len(games)} games {origin}, {len(fit_games)} fitted on: "
-        f"{len(positions)} quiet positions, mean result {sum(scores) / len(scores):.3f}",
-        file=out,
-    )
-    print(
-        f"K = {result.k:.3f}; error {result.loss_before:.6f} -> {result.loss_after:.6f}",
-        file=out,
-    )
-    held_text = ""
-    if held:
-        x_held, offset_held = x_all[n_fit:], offset_all[n_fit:]
-        before = texel.mse(offset_held + x_held @ start, held_results, result.k)
-        held_coef = None if coef is None else coef[n_fit:]
-        held_patterns = texel.pattern_scores(table, plus[n_fit:], minus[n_fit:], held_coef)
-        after = texel.mse(
-            offset_held + x_held @ result.weights + held_patterns, held_results, result.k
-        )
-        held_text = (
-            f"held out: {len(held_games)} games, {len(held)} quiet positions; "
-            f"error {before:.6f} -> {after:.6f}"
-        )
-        print(held_text, file=out)
-    for name in names:
-        print(f"  {name:<14} {start_weights[name]:>5} -> {fitted[name]:>5}", file=out)
-    if args.patterns:
-        entries = table.reshape(phases, len(windows), texel.PATTERN_CONFIGS).sum(axis=0)
-        print(
-            f"  patterns: {len(windows)} windows ({args.patterns}), {phases} phase(s), "
-            f"{int(np.count_nonzero(table))} of {size} weights not 0, "
-            f"largest {int(np.abs(table).max())}; by window: "
-            + " ".join(
-                f"{r},{k}:{int(np.abs(e).sum())}"
-                for (r, k), e in zip(windows, entries, strict=True)
-            ),
-            file=out,
-        )
-        fitted["patterns"] = 100
-        options = [
-            f"--seed {args.seed}",
-            f"--skip-plies {args.skip_plies}",
-            f"--holdout {args.holdout:g}",
-            *(["--quiet-both-sides"] if args.quiet_both_sides else []),
-            f"--names {','.join(names) if names else 'none'}",
-            f"--l2 {args.l2:g}",
-            f"--steps {args.steps}",
-            f"--patterns {args.patterns}",
-            f"--pattern-phases {phases}",
-            f"--pattern-l2 {args.pattern_l2:g}",
-        ]
-        about = (
-            f"poolcheckers tune {' '.join(options)}: {len(positions)} positions {origin}; "
-            f"K = {result.k:.3f}, error {result.loss_before:.6f} -> {result.loss_after:.6f}"
-        )
-        if held_text:
-            about += f"; {held_text}"
-        texel.save_pattern_table(str(pattern_target), windows, table, about, phases)
-        print(f"pattern table saved to {pattern_target}", file=out)
-    target.write_text(json.dumps(fitted, indent=1) + "\n", encoding="utf-8")
-    print(f"weights saved to {target}", file=out)
+    for line in run_tuning(options):
+        print(line, file=out)
     return 0
 
 
@@ -256,7 +125,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--weights", metavar="FILE.json", help="start from these weights")
     parser.add_argument(
         "--names",
-        help="comma-separated weights to fit (default: all of engine.tune.TUNED; "
+        help="comma-separated weights to fit (default: all of tooling.tune.TUNED; "
         "none: only the --patterns table)",
     )
     parser.add_argument("--l2", type=float, default=0.0, help="pull towards the start weights")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from poolcheckers.board import Board
+from poolcheckers.engine.core import native_rules
 from poolcheckers.rules import RuleSet
 
 __all__ = [
@@ -136,15 +137,6 @@ def dependency_levels(pieces: int) -> list[list[Material]]:
     return [[m for m in stored if (sum(m), m[0] + m[2]) == key] for key in keys]
 
 
-def _rules_tuple(rules: RuleSet) -> tuple[bool, bool, int, bool]:
-    return (
-        rules.crown_during_capture == "stop",
-        rules.three_kings_limit_result == "loss",
-        rules.king_only_move_limit,
-        rules.repetition_draw,
-    )
-
-
 def _check_limit(rules: RuleSet) -> None:
     if rules.king_only_move_limit > EGDB_MAX_LIMIT:
         raise TablebaseError(
@@ -179,7 +171,7 @@ def build(
         raise TablebaseError(f"cannot create the directory {path}: {exc.strerror}") from None
     todo = list(only) if only is not None else materials(pieces)
     try:
-        _core().egdb_build(str(path), _rules_tuple(rules), todo, threads, progress)
+        _core().egdb_build(str(path), native_rules(rules), todo, threads, progress)
     except RuntimeError as exc:
         raise TablebaseError(str(exc)) from None
 
@@ -210,7 +202,7 @@ def verify(
     present = [m for m in stored if (path / (file_stem(m) + ".pcdb")).exists()]
     if not present:
         raise TablebaseError(f"no endgame table files in {path}")
-    raw = _core().egdb_verify(str(path), _rules_tuple(rules), present, threads, progress)
+    raw = _core().egdb_verify(str(path), native_rules(rules), present, threads, progress)
     by_name = {file_stem(m)[5:]: m for m in present}
     return [VerifyResult(by_name[name], int(bad), str(text)) for name, bad, text in raw]
 
@@ -233,7 +225,7 @@ def stats(
     path = Path(directory) if directory is not None else default_directory()
     rules = rules if rules is not None else Tablebase(path).rules
     try:
-        raw = _core().egdb_stats(str(path), _rules_tuple(rules), canonical(material))
+        raw = _core().egdb_stats(str(path), native_rules(rules), canonical(material))
     except FileNotFoundError as exc:
         raise TablebaseError(str(exc)) from None
     sides = [
@@ -283,7 +275,7 @@ class Tablebase:
         """Whether positions under ``rules`` can be probed (repetition_draw changes no value)."""
         known = self._matches.get(rules)
         if known is None:
-            known = self._matches[rules] = _rules_tuple(rules)[:3] == _rules_tuple(self.rules)[:3]
+            known = self._matches[rules] = native_rules(rules)[:3] == native_rules(self.rules)[:3]
         return known
 
     def probe(self, board: Board) -> ProbeResult | None:

@@ -32,7 +32,6 @@ from .core import (
     EngineUnavailable,
     Limit,
     NativeMove,
-    NativeUnavailableError,
     SearchResult,
     bench,
     bench_positions,
@@ -82,6 +81,13 @@ from .policy import (
     is_dead_draw,
 )
 from .protocols import EngineLike, SearchInfo
+from .tables import (
+    describe_tables,
+    search_table_hits,
+    table_hits,
+    tables_directory,
+    tables_view,
+)
 
 __all__ = [
     "CENTI_MEN_PER_MAN",
@@ -105,7 +111,6 @@ __all__ = [
     "Level",
     "Limit",
     "NativeMove",
-    "NativeUnavailableError",
     "Phase",
     "SearchInfo",
     "SearchResult",
@@ -116,6 +121,7 @@ __all__ = [
     "check_level",
     "decide_draw",
     "default_weights",
+    "describe_tables",
     "draw_decision",
     "draw_search_needed",
     "format_nps",
@@ -136,5 +142,9 @@ __all__ = [
     "pv_notation",
     "require_native",
     "score_in_men",
+    "search_table_hits",
+    "table_hits",
+    "tables_directory",
+    "tables_view",
     "win_in",
 ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from poolcheckers.board import Board
+from poolcheckers.fen import write as write_fen
 from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
@@ -40,7 +41,6 @@ __all__ = [
     "EngineUnavailable",
     "Limit",
     "NativeMove",
-    "NativeUnavailableError",
     "SearchResult",
     "bench",
     "bench_positions",
@@ -95,9 +95,6 @@ class EngineUnavailable(RuntimeError):
     """
 
 
-#: The former name of :class:`EngineUnavailable`.
-NativeUnavailableError = EngineUnavailable
-
 #: What :class:`EngineUnavailable` says: the engine is missing and how to get it.
 NOT_BUILT_MESSAGE = (
     "the native engine is not built (the C extension poolcheckers._core is missing: "
@@ -120,7 +117,12 @@ def _core() -> Any:
     return _CORE
 
 
-def _rules_tuple(rules: RuleSet) -> tuple[bool, bool, int, bool]:
+def native_rules(rules: RuleSet) -> tuple[bool, bool, int, bool]:
+    """The rule options as the native core takes them (search and endgame tables alike).
+
+    >>> native_rules(RuleSet())
+    (False, False, 25, False)
+    """
     return (
         rules.crown_during_capture == "stop",
         rules.three_kings_limit_result == "loss",
@@ -171,7 +173,7 @@ def native_legal_moves(board: Board) -> list[NativeMove]:
     >>> sorted(m.origin * 100 + m.destination for m in native_legal_moves(Board()))[:3]
     [913, 914, 1014]
     """
-    raw = _core().legal_moves(*_position(board), rules=_rules_tuple(board.rules))
+    raw = _core().legal_moves(*_position(board), rules=native_rules(board.rules))
     return [NativeMove(o, d, _squares(c)) for o, d, c in raw]
 
 
@@ -184,7 +186,7 @@ def perft_native(board: Board, depth: int) -> int:
     """
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= 30:
         raise ValueError(f"perft depth must be an int in 0..30, not {depth!r}")
-    return int(_core().perft(*_position(board), depth, rules=_rules_tuple(board.rules)))
+    return int(_core().perft(*_position(board), depth, rules=native_rules(board.rules)))
 
 
 def perft_divide_native(board: Board, depth: int) -> list[tuple[Move, int]]:
@@ -196,7 +198,7 @@ def perft_divide_native(board: Board, depth: int) -> list[tuple[Move, int]]:
     """
     if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 30:
         raise ValueError(f"perft divide depth must be an int in 1..30, not {depth!r}")
-    raw = _core().perft_divide(*_position(board), depth, rules=_rules_tuple(board.rules))
+    raw = _core().perft_divide(*_position(board), depth, rules=native_rules(board.rules))
     return [(_library_move(board, (o, d, c)), int(n)) for o, d, c, n in raw]
 
 
@@ -353,20 +355,9 @@ def bench_positions() -> list[Board]:
     boards = []
     for black, white, kings, turn in _core().bench_positions():
         board = Board.empty()
-        board.set_fen(_fen(black, white, kings, turn))
+        board.set_fen(write_fen(turn=turn, black=black, white=white, kings=kings))
         boards.append(board)
     return boards
-
-
-def _fen(black: int, white: int, kings: int, turn: int) -> str:
-    def side(mask: int) -> str:
-        return ",".join(
-            ("K" if kings >> (s - 1) & 1 else "") + str(s)
-            for s in range(1, 33)
-            if mask >> (s - 1) & 1
-        )
-
-    return f"{'BW'[turn]}:W{side(white)}:B{side(black)}"
 
 
 def bench(depth: int | None = None) -> BenchResult:
@@ -498,7 +489,7 @@ class Engine:
                 *_position(board),
                 board.halfmove_clock,
                 board.three_kings_count,
-                _rules_tuple(rules),
+                native_rules(rules),
             )
         )
 
@@ -557,7 +548,7 @@ class Engine:
             board.halfmove_clock,
             board.three_kings_count,
             history,
-            _rules_tuple(rules),
+            native_rules(rules),
         )
 
     def _result(

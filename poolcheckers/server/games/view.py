@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from poolcheckers import Board, Color, FenError
-from poolcheckers.egdb.play import tablebase_info
+from poolcheckers.engine import tables_view
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 from poolcheckers.server.api.schemas import (
     ClockInfo,
@@ -191,7 +191,7 @@ def viewer_json(base: str, your_color: str | None) -> str:
 
 def _tablebase(board: Board) -> TablebaseInfo | None:
     """Endgame tables' values of the position and its moves, when files cover it."""
-    info = tablebase_info(board)
+    info = tables_view(board)
     return TablebaseInfo.model_validate(info) if info is not None else None
 
 

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from engine.helpers import random_games_pdn
 
 from poolcheckers import Board
 from poolcheckers.cli import main
 from poolcheckers.engine import Engine, native_available
-from poolcheckers.engine import tune as texel
-
-from .helpers import random_games_pdn
+from poolcheckers.tooling import tune as texel
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 

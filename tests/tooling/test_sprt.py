@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from poolcheckers.engine.sprt import (
+from poolcheckers.tooling.sprt import (
     NELO_PER_T,
     EloModel,
     Pentanomial,
@@ -17,9 +17,8 @@ from poolcheckers.engine.sprt import (
     bounds,
     estimate,
     llr,
-    logistic_elo,
-    logistic_score,
 )
+from poolcheckers.tooling.stats import logistic_elo, logistic_score
 
 
 def test_wald_bounds() -> None:

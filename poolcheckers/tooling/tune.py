@@ -37,11 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from poolcheckers.board import Board
+from poolcheckers.engine import Engine, Limit
 from poolcheckers.fen import STARTING_FEN
 from poolcheckers.pieces import Color
 from poolcheckers.rules import RuleSet
-
-from .core import Engine, Limit
 
 #: The weights the pipeline fits.  ``man`` is the unit (100) and stays; ``adv0``
 #: (a man on its own back row) is the zero of the advancement scale, and a man

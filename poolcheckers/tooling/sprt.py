@@ -40,39 +40,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from poolcheckers.tooling.stats import Z_95, logistic_elo, logistic_score
+
 #: Scores of the five pair outcomes, as a fraction of the two games' points.
 PAIR_SCORES: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 #: ``800 / ln 10``: normalised Elo per unit of t-value (fishtest's constant).
 NELO_PER_T: Final = 800.0 / math.log(10.0)
 
-#: Normal quantile of a two-sided 95 % interval.
-Z_95: Final = 1.959963984540054
-
 EloModel = Literal["logistic", "normalized"]
 ELO_MODELS: Final = ("logistic", "normalized")
-
-
-def logistic_score(elo: float) -> float:
-    """Expected score of an Elo difference: ``1 / (1 + 10^(-elo/400))``.
-
-    >>> logistic_score(0.0), round(logistic_score(400.0), 4)
-    (0.5, 0.9091)
-    """
-    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
-
-
-def logistic_elo(score: float) -> float:
-    """The logistic Elo difference of a score fraction (±inf at 1 and 0).
-
-    >>> round(logistic_elo(0.75), 1), logistic_elo(0.0)
-    (190.8, -inf)
-    """
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -371,6 +348,4 @@ __all__ = [
     "bounds",
     "estimate",
     "llr",
-    "logistic_elo",
-    "logistic_score",
 ]

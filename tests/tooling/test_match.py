@@ -1,4 +1,5 @@
-"""``poolcheckers match`` and ``poolcheckers ballots``: Elo, ballots, games, PDN, plot."""
+"""Matches and ``poolcheckers match`` / ``poolcheckers ballots``: Elo, ballots, games,
+clocks, Hub engines, PDN, plots."""
 
 from __future__ import annotations
 
@@ -10,23 +11,19 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from commands.fake_engine import FakeEngine, FakeLimit, FakeResult, LimitLike
 
 from poolcheckers import Board, Move, RuleSet
 from poolcheckers.cli import UsageError, build_parser, main
-from poolcheckers.commands import ballots, match
+from poolcheckers.commands import ballots
+from poolcheckers.commands import match as match_cmd
 from poolcheckers.commands.common import native_available
-from poolcheckers.commands.match import (
-    DEFAULT_BALLOTS,
-    Z_95,
-    elo_estimate,
-    elo_from_score,
-    load_ballots,
-    pairings,
-)
 from poolcheckers.engine import Engine, SearchInfo
 from poolcheckers.pdn import read_games
-
-from .fake_engine import FakeEngine, FakeLimit, FakeResult, LimitLike
+from poolcheckers.tooling import ToolingError, games, hubclient, match, openings, plots
+from poolcheckers.tooling.games import pairings
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots
+from poolcheckers.tooling.stats import Z_95, elo_estimate, logistic_elo
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 
@@ -38,12 +35,12 @@ def test_even_score_is_zero_elo_with_a_symmetric_interval() -> None:
     assert e.low == pytest.approx(-e.high)
     # per-game variance: 20 games at ±0.5, 20 at 0 -> 0.125; SE = sqrt(0.125 / 40)
     assert e.stderr == pytest.approx(math.sqrt(0.125 / 40))
-    assert e.high == pytest.approx(elo_from_score(0.5 + Z_95 * e.stderr))
+    assert e.high == pytest.approx(logistic_elo(0.5 + Z_95 * e.stderr))
 
 
 def test_elo_is_antisymmetric_and_matches_the_logistic_formula() -> None:
-    assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))
-    assert elo_from_score(0.25) == pytest.approx(-elo_from_score(0.75))
+    assert logistic_elo(0.75) == pytest.approx(400 * math.log10(3))
+    assert logistic_elo(0.25) == pytest.approx(-logistic_elo(0.75))
     a, b = elo_estimate(7, 2, 1), elo_estimate(1, 2, 7)
     assert a.elo == pytest.approx(-b.elo) and a.low == pytest.approx(-b.high)
     assert a.low < a.elo < a.high
@@ -81,27 +78,27 @@ def test_shipped_ballots_are_sixty_or_more_distinct_legal_three_ply_openings() -
 def test_ballot_file_errors_name_the_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("# comment\n11-15 22-18\n11-15 11-16\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="line 3"):
+    with pytest.raises(ToolingError, match="line 3"):
         load_ballots(bad)
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing\n\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="no opening"):
+    with pytest.raises(ToolingError, match="no opening"):
         load_ballots(empty)
-    with pytest.raises(UsageError, match="cannot read"):
+    with pytest.raises(ToolingError, match="cannot read"):
         load_ballots(tmp_path / "missing.txt")
 
 
 def test_enumerated_lines_are_perft_three() -> None:
-    lines = ballots.enumerate_lines(3)
+    lines = openings.enumerate_lines(3)
     assert len(lines) == 302 and len(set(lines)) == 302
 
 
 def test_sound_openings_keep_distinct_positions_within_the_margin() -> None:
-    kept = ballots.sound_openings(FakeEngine(score=0), FakeLimit(depth=1), plies=2)
+    kept = openings.sound_openings(FakeEngine(score=0), FakeLimit(depth=1), plies=2)
     assert len(kept) == 49  # 7 x 7 two-ply lines, no transpositions
-    assert ballots.sound_openings(FakeEngine(score=31), FakeLimit(depth=1), plies=2) == []
+    assert openings.sound_openings(FakeEngine(score=31), FakeLimit(depth=1), plies=2) == []
     # White to move after 3 plies: a White score of -30 is +30 for Black, still sound
-    three = ballots.sound_openings(FakeEngine(score=-30), FakeLimit(depth=1), margin=30)
+    three = openings.sound_openings(FakeEngine(score=-30), FakeLimit(depth=1), margin=30)
     assert 0 < len(three) < 302 and all(score == 30 for _line, score in three)
 
 
@@ -140,7 +137,7 @@ def test_match_with_fake_engines_writes_pdn_and_plot(tmp_path: Path) -> None:
         return FakeEngine()
 
     out = io.StringIO()
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
     text = out.getvalue()
     assert "4 games" in text and "W/D/L of poolcheckers L10" in text
     assert "Elo" in text and "95% interval" in text
@@ -173,7 +170,7 @@ def test_unwritable_outputs_are_refused_before_any_game(
     for option, path in (("--pdn", tmp_path / "no" / "x.pdn"), ("--plot", tmp_path)):
         args = build_parser().parse_args(["match", option, str(path), "--games", "1"])
         with pytest.raises(UsageError, match=option):
-            match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO())
+            match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO())
     assert engines == []  # refused before the engines were even made
 
 
@@ -181,7 +178,7 @@ def test_one_game_is_one_game_not_one_games(tmp_path: Path) -> None:
     args = build_parser().parse_args(["match", "--games", "1"])
     out = io.StringIO()
     factory = lambda mb, rules, weights: FakeEngine()  # noqa: E731
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
     assert ": 1 game," in out.getvalue() and "1 games" not in out.getvalue()
 
 
@@ -211,17 +208,18 @@ def test_ctrl_c_keeps_the_games_finished_so_far(tmp_path: Path) -> None:
     )
     factory = lambda mb, rules, weights: _CtrlCAfter()  # noqa: E731
     _CtrlCAfter.calls[0] = 0
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO()) == 0
+    quiet = io.StringIO()
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=quiet) == 0
     _CtrlCAfter.budget[0], _CtrlCAfter.calls[0] = _CtrlCAfter.calls[0] * 5 // 8, 0  # in game 3
     out = io.StringIO()
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
     text = out.getvalue()
     played = len(read_games(pdn.read_text(encoding="utf-8")))
     assert 1 <= played < 4
     assert f"interrupted: the {played} game" in text and "W/D/L" in text
     _CtrlCAfter.budget[0], _CtrlCAfter.calls[0] = 3, 0  # in the first game
     out = io.StringIO()
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 130
     assert (
         out.getvalue().splitlines()[-1]
         == "interrupted before the first game ended: nothing to count"
@@ -312,7 +310,7 @@ def test_sprt_mode_stops_when_decided_and_counts_pairs(tmp_path: Path) -> None:
     )  # fmt: skip
     out = io.StringIO()
     factory = lambda mb, rules, weights: FakeEngine()  # noqa: E731
-    assert match.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
+    assert match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out) == 0
     text = out.getvalue()
     # identical fakes: every opening scores the same for both colours, so each pair is 1 point
     assert "pentanomial [0, 0," in text and "SPRT logistic Elo [-400, 400]" in text
@@ -336,7 +334,7 @@ def test_a_hub_engine_plays_through_the_protocol() -> None:
 
     command = [sys.executable, "-c", "import sys; from poolcheckers.cli import main; "
                "sys.exit(main(['hub']))"]  # fmt: skip
-    player = match.HubPlayer(command, "hub", depth=2, hash_mb=1)
+    player = hubclient.HubPlayer(command, "hub", depth=2, hash_mb=1)
     try:
         board = Board()
         board.push_notation("11-15")
@@ -365,7 +363,7 @@ def test_a_hub_engine_at_fixed_nodes_is_load_independent(tmp_path: Path) -> None
              "--pdn", str(pdn)]
         )  # fmt: skip
         out = io.StringIO()
-        assert match.run(args, out=out) == 0
+        assert match_cmd.run(args, out=out) == 0
         assert "300 nodes/move" in out.getvalue()
         runs.append([game.moves for game in read_games(pdn.read_text(encoding="utf-8"))])
     assert runs[0] == runs[1] and len(runs[0]) == 2
@@ -378,14 +376,14 @@ def test_sprt_pairs_run_in_two_processes(tmp_path: Path) -> None:
          "--games", "4", "--depth", "1", "--concurrency", "2", "--hash", "1"]
     )  # fmt: skip
     out = io.StringIO()
-    assert match.run(args, out=out) == 0
+    assert match_cmd.run(args, out=out) == 0
     assert "4 games (2 pairs)" in out.getvalue()
 
 
 def test_fixed_pairs_mode_without_sprt_plots_the_score_only(tmp_path: Path) -> None:
     png = tmp_path / "pairs.png"
     run = match.SprtRun(None, "A", "B", pair_points=[1.0, 1.5, 0.5, 1.0])
-    match.plot_sprt(run, png, "pairs")
+    plots.plot_sprt(run, png, "pairs")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "fixed number of games" in run.summary()
 
@@ -409,9 +407,9 @@ class _SpendingPlayer:
         self.name = name
         self.ticker = ticker
         self.spend = spend
-        self.readings: list[match.ClockReading | None] = []
+        self.readings: list[games.ClockReading | None] = []
 
-    def choose(self, board: Board, clock: match.ClockReading | None = None) -> Move:
+    def choose(self, board: Board, clock: games.ClockReading | None = None) -> Move:
         self.readings.append(clock)
         self.ticker.now += self.spend[min(len(self.readings) - 1, len(self.spend) - 1)]
         return sorted(board.legal_moves, key=board.notation)[0]
@@ -421,9 +419,9 @@ def test_the_match_keeps_each_sides_clock_and_adds_the_increment() -> None:
     ticker = _Ticker()
     black = _SpendingPlayer("B", ticker, [1.0, 0.5, 0.0])
     white = _SpendingPlayer("W", ticker, [0.25])
-    control = match.TimeControl(6.0, 0.1)
-    game = match.play_clock_game(black, white, ("11-15",), None, control, timer=ticker)
-    assert not game.time_loss and not game.reason.startswith(match.TIME_FORFEIT)
+    control = games.TimeControl(6.0, 0.1)
+    game = games.play_clock_game(black, white, ("11-15",), None, control, timer=ticker)
+    assert not game.time_loss and not game.reason.startswith(games.TIME_FORFEIT)
     # White moves first after the 1-ply opening; each reading is the clock as the move begins
     assert [r.remaining for r in white.readings[:3] if r] == pytest.approx([6.0, 5.85, 5.7])
     assert [r.remaining for r in black.readings[:4] if r] == pytest.approx([6.0, 5.1, 4.7, 4.8])
@@ -437,8 +435,8 @@ def test_a_side_whose_clock_runs_out_loses_on_time_and_its_move_is_not_played() 
     ticker = _Ticker()
     black = _SpendingPlayer("B", ticker, [0.0])
     white = _SpendingPlayer("W", ticker, [2.0, 2.0, 2.5])  # 3+1 s: out on its third move
-    game = match.play_clock_game(
-        black, white, ("11-15",), None, match.TimeControl(3.0, 1.0), timer=ticker
+    game = games.play_clock_game(
+        black, white, ("11-15",), None, games.TimeControl(3.0, 1.0), timer=ticker
     )
     assert game.time_loss and game.result == "2-0"  # Black wins (CONTRACTS.md §1)
     assert game.reason.startswith("time forfeit: White's clock ran out on move 3")
@@ -463,7 +461,7 @@ def test_clock_match_gives_engines_their_clock_and_counts_time_losses(tmp_path: 
     )  # fmt: skip
     made: list[FakeEngine] = []
     out = io.StringIO()
-    assert match.run(args, engine_factory=_clock_factory(made), out=out) == 0
+    assert match_cmd.run(args, engine_factory=_clock_factory(made), out=out) == 0
     text = out.getvalue()
     assert "2 games, clock 6+0.06 s" in text
     assert "time losses: poolcheckers L10 (A) 0, poolcheckers L10 (B) 0" in text
@@ -482,7 +480,7 @@ def test_clock_sprt_pairs_record_the_clocks(tmp_path: Path) -> None:
          "--ballots", str(_two_openings(tmp_path))]
     )  # fmt: skip
     out = io.StringIO()
-    assert match.run(args, engine_factory=_clock_factory([]), out=out) == 0
+    assert match_cmd.run(args, engine_factory=_clock_factory([]), out=out) == 0
     text = out.getvalue()
     assert "clock 5+0 s" in text and "2 games (1 pairs)" in text and "time losses:" in text
 
@@ -536,11 +534,11 @@ def test_a_hub_engine_on_a_clock_gets_its_remaining_time_before_each_go(tmp_path
     log = tmp_path / "hub.log"
     script = tmp_path / "fake_hub.py"
     script.write_text(_FAKE_HUB, encoding="utf-8")
-    player = match.HubPlayer([sys.executable, str(script), str(log)], "fake", hash_mb=1)
+    player = hubclient.HubPlayer([sys.executable, str(script), str(log)], "fake", hash_mb=1)
     try:
         board = Board()
         board.push_notation("11-15")
-        move = player.choose(board.copy(), match.ClockReading(1.23456, 0.01))
+        move = player.choose(board.copy(), games.ClockReading(1.23456, 0.01))
         assert board.notation(move) == "22-18"
     finally:
         player.close()
@@ -598,10 +596,10 @@ def test_sigterm_ends_a_match_like_ctrl_c(tmp_path: Path) -> None:
     before = signal.getsignal(signal.SIGTERM)
     _TermAfter.after[0] = 1_000_000
     factory = lambda mb, rules, weights: _TermAfter()  # noqa: E731
-    assert match.run(args, engine_factory=factory, out=io.StringIO()) == 0
+    assert match_cmd.run(args, engine_factory=factory, out=io.StringIO()) == 0
     _TermAfter.after[0] = (1_000_000 - _TermAfter.after[0]) * 5 // 8  # in the third game
     out = io.StringIO()
-    code = match.run(args, engine_factory=factory, out=out)
+    code = match_cmd.run(args, engine_factory=factory, out=out)
     assert code == 130 and "interrupted: the " in out.getvalue()
     assert 1 <= len(read_games(pdn.read_text(encoding="utf-8"))) < 4
     assert signal.getsignal(signal.SIGTERM) == before  # the command's handler is gone

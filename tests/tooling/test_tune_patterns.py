@@ -11,16 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from engine.helpers import random_games_pdn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import Board
 from poolcheckers.cli import main
 from poolcheckers.engine import Engine, native_available
-from poolcheckers.engine import tune as texel
 from poolcheckers.pieces import Color
-
-from .helpers import random_games_pdn
+from poolcheckers.tooling import tune as texel
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")

@@ -1,0 +1,51 @@
+"""The endgame tables as the engine's users see them: what the Hub loop, the
+commands and the web app ask of the tables goes through here, so that they depend
+on the engine facade alone and the tables' play hooks can change behind it.
+
+The tables module is imported on first use: most callers never have tables on disk,
+and importing the facade stays cheap.
+"""
+
+from __future__ import annotations
+
+from poolcheckers.board import Board
+from poolcheckers.rules import RuleSet
+
+
+def describe_tables(board: Board) -> str | None:
+    """``tablebase: win, conversion in 7 plies`` (or draw, loss) when the engine's tables
+    cover ``board``; None otherwise."""
+    from poolcheckers.egdb.play import describe
+
+    return describe(board)
+
+
+def table_hits(board: Board) -> int | None:
+    """Table probes of the native search since the engine's last search began (None when
+    the engine has no tables for the board's rules)."""
+    from poolcheckers.egdb.play import hits_this_search
+
+    return hits_this_search(board)
+
+
+def tables_view(board: Board) -> dict[str, object] | None:
+    """The analysis board's view of the tables: the position's value under its running
+    counts, DTZ, fresh value and each legal move's value (None without tables)."""
+    from poolcheckers.egdb.play import tablebase_info
+
+    return tablebase_info(board)
+
+
+def tables_directory(rules: RuleSet) -> str | None:
+    """The directory of the tables the engine probes under ``rules``, or None."""
+    from poolcheckers.egdb.play import engine_tablebase
+
+    tables = engine_tablebase(rules)
+    return None if tables is None else str(tables.directory)
+
+
+def search_table_hits() -> int:
+    """Table probes answered inside the native search since the process started."""
+    from poolcheckers.egdb import search_hits
+
+    return search_hits()
