@@ -96,6 +96,20 @@ _Saved = tuple[int, int, int, Color, int, int, int, list[Move] | None]
 _KING_ROW: Final = movegen.KING_ROW
 
 
+def move_number(start_turn: Color, ply: int) -> int:
+    """The number PDN gives the move of ply ``ply`` (0 for the first) of a game whose
+    set-up position had ``start_turn`` to move: a move number covers Black's turn and
+    White's reply (R3), so a game from White's turn opens with ``1...``.
+
+    >>> move_number(Color.BLACK, 0), move_number(Color.BLACK, 1), move_number(Color.BLACK, 2)
+    (1, 1, 2)
+    >>> move_number(Color.WHITE, 0), move_number(Color.WHITE, 1)
+    (1, 2)
+    """
+    offset = 1 if start_turn is Color.WHITE else 0
+    return 1 + (ply + offset) // 2
+
+
 class Board:
     """A position with its move stack, under a :class:`RuleSet`.
 
@@ -613,8 +627,7 @@ class Board:
         >>> Board("W:W21,22:B1,2").move_number
         1
         """
-        offset = 1 if self.start_turn is Color.WHITE else 0
-        return 1 + (self.ply + offset) // 2
+        return move_number(self.start_turn, self.ply)
 
     def variation_notation(self, moves: Iterable[Move | str]) -> str:
         """A line of moves played from here, as PDN move text (R4 notation).

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from poolcheckers import Board, Color, FenError
+from poolcheckers.board import move_number
 from poolcheckers.engine import tables_view
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 from poolcheckers.server.api.schemas import (
@@ -59,8 +60,7 @@ def full_moves(start_fen: str, plies: int) -> int:
     """
     if plies <= 0:
         return 0
-    offset = 1 if _start_turn(start_fen) is Color.WHITE else 0
-    return 1 + (plies - 1 + offset) // 2
+    return move_number(_start_turn(start_fen), plies - 1)
 
 
 def seats_taken(g: GameRec) -> Seats:
