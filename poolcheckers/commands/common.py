@@ -58,7 +58,7 @@ __all__ = [
     "MAX_LEVEL",
     "MIN_LEVEL",
     "EngineLike",
-    "EngineUnavailableError",
+    "EngineUnavailable",
     "SearchInfo",
     "add_engine_arguments",
     "check_level_option",
@@ -77,9 +77,6 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-#: The facade's error when the native engine is not built (``poolcheckers`` exits 3).
-EngineUnavailableError = EngineUnavailable
 
 
 def _usage_errors(refusal: Callable[P, R], doc: str, prefix: str = "") -> Callable[P, R]:
@@ -129,7 +126,7 @@ def open_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> Eng
 
     ``weights`` is a JSON file of evaluation weights (an object of weight
     names to centi-men, see ``poolcheckers.engine.default_weights``).  Raises
-    :class:`EngineUnavailableError` when the native engine is not built and
+    :class:`~poolcheckers.engine.EngineUnavailable` when the native engine is not built and
     :class:`UsageError` for a table size or weights the engine refuses.
     """
     values = None if weights is None else load_weights(weights)

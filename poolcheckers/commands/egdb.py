@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from poolcheckers.board import Board
 from poolcheckers.cli import UsageError
 from poolcheckers.commands.common import (
-    EngineUnavailableError,
+    EngineUnavailable,
     help_description,
     quiet_broken_pipe,
     tolerate_bad_bytes,
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     from poolcheckers.engine import native_available
 
     if not native_available():
-        raise EngineUnavailableError(
+        raise EngineUnavailable(
             "the endgame tables need the native core poolcheckers._core, which is not built "
             "(install a C compiler and reinstall, or run: make setup)"
         )

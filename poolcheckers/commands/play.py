@@ -36,7 +36,7 @@ from poolcheckers.board import Board
 from poolcheckers.cli import UsageError, add_position_arguments, board_from_args
 from poolcheckers.commands.common import (
     EngineLike,
-    EngineUnavailableError,
+    EngineUnavailable,
     SearchInfo,
     add_engine_arguments,
     check_level_option,
@@ -300,7 +300,7 @@ class PlaySession:
     def _hint(self) -> None:
         try:
             result = self._think(self.hint_limit)
-        except EngineUnavailableError as exc:
+        except EngineUnavailable as exc:
             self.say(f"No hint: {exc}")
             return
         if result.move is None:

@@ -15,7 +15,7 @@ import pytest
 from poolcheckers import Move
 from poolcheckers.cli import build_parser
 from poolcheckers.commands import play
-from poolcheckers.commands.common import EngineUnavailableError, native_available
+from poolcheckers.commands.common import EngineUnavailable, native_available
 from poolcheckers.pdn import read_games
 
 from .fake_engine import FakeEngine, FakeLimit
@@ -238,7 +238,7 @@ def test_ctrl_c_while_the_engine_thinks_stops_it_at_once() -> None:
 
 
 def _no_engine() -> FakeEngine:
-    raise EngineUnavailableError("the engine's native core is not built (run: make setup)")
+    raise EngineUnavailable("the engine's native core is not built (run: make setup)")
 
 
 def test_without_the_engine_two_people_still_play_and_hint_says_why() -> None:
@@ -253,7 +253,7 @@ def test_without_the_engine_two_people_still_play_and_hint_says_why() -> None:
 def test_without_the_engine_a_game_against_it_fails_at_once() -> None:
     args = build_parser().parse_args(["play"])
     out = io.StringIO()
-    with pytest.raises(EngineUnavailableError):
+    with pytest.raises(EngineUnavailable):
         play.run(args, engine_factory=_no_engine, stdin=io.StringIO("11-15\n"), stdout=out)
     assert out.getvalue() == ""
 
