@@ -16,6 +16,7 @@ describes the whole HTTP API.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
@@ -39,6 +40,8 @@ MAX_ANALYSIS_LINES = 5
 #: Longest clock (seconds) and increment a game may have.
 MAX_CLOCK_S = 24 * 3600
 MAX_INCREMENT_S = 3600
+#: the shortest time per side of a clock (seconds): less is no game of checkers
+MIN_CLOCK_S = 1.0
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -508,17 +511,31 @@ def _seconds(value: float) -> str:
     return f"{text} ({value / 60:g} minutes)" if value >= 60 else text
 
 
+def _tenths(value: float, what: str) -> None:
+    """Clocks count in tenths of a second: finer times (``1e-300``, ``1.25``) are refused
+    rather than rounded, so a clock shows what was asked for."""
+    if not math.isfinite(value) or round(value, 1) != value:
+        raise PydanticCustomError(
+            "clock_precision",
+            "the {what} is given in whole or tenths of seconds (like 90 or 2.5), not {value}",
+            {"what": what, "value": repr(value)},
+        )
+
+
 def check_initial(value: float) -> float:
-    """A clock's time per side: more than 0, at most :data:`MAX_CLOCK_S` (24 hours)."""
-    if not 0 < value <= MAX_CLOCK_S:
+    """A clock's time per side: :data:`MIN_CLOCK_S` to :data:`MAX_CLOCK_S` (24 hours), in
+    whole or tenths of seconds."""
+    if not MIN_CLOCK_S <= value <= MAX_CLOCK_S:
         raise PydanticCustomError(
             "clock_range",
-            "the time per side must be more than 0 and at most {limit}, not {value}",
+            "the clock's time per side must be at least {minimum} and at most {limit}, not {value}",
             {
+                "minimum": f"{MIN_CLOCK_S:g} s",
                 "limit": f"{MAX_CLOCK_S} s ({MAX_CLOCK_S // 60} minutes, 24 hours)",
                 "value": _seconds(value),
             },
         )
+    _tenths(value, "clock's time per side")
     return value
 
 
@@ -527,21 +544,22 @@ def check_increment(value: float) -> float:
     if not 0 <= value <= MAX_INCREMENT_S:
         raise PydanticCustomError(
             "clock_range",
-            "the increment must be 0 or more and at most {limit}, not {value}",
+            "the clock's increment must be 0 or more and at most {limit}, not {value}",
             {"limit": f"{MAX_INCREMENT_S} s (60 minutes)", "value": _seconds(value)},
         )
+    _tenths(value, "clock's increment")
     return value
 
 
 class ClockSpec(Request):
     initial: Annotated[float, AfterValidator(check_initial)] = Field(
         description="seconds per side",
-        json_schema_extra={"exclusiveMinimum": 0, "maximum": MAX_CLOCK_S},
+        json_schema_extra={"minimum": MIN_CLOCK_S, "maximum": MAX_CLOCK_S, "multipleOf": 0.1},
     )
     increment: Annotated[float, AfterValidator(check_increment)] = Field(
         0.0,
         description="seconds per move",
-        json_schema_extra={"minimum": 0, "maximum": MAX_INCREMENT_S},
+        json_schema_extra={"minimum": 0, "maximum": MAX_INCREMENT_S, "multipleOf": 0.1},
     )
 
 

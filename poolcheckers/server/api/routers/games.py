@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 
+from poolcheckers.server import errors
 from poolcheckers.server.api.deps import Ctx, UserId, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute, no_token_in_url, seat_token
 from poolcheckers.server.api.schemas import (
@@ -26,6 +27,21 @@ from poolcheckers.server.games.view import View
 router = APIRouter(
     prefix="/api/games", tags=["games"], route_class=ApiRoute, responses=ERROR_RESPONSES
 )
+HeaderToken = Annotated[str | None, Depends(seat_token)]
+
+
+def one_token(in_body: str | None, in_header: str | None) -> str | None:
+    """The seat token of a POST: in the ``X-Seat-Token`` header (or ``Authorization:
+    Bearer``) or in the body; both are fine when they agree.  Two different tokens are
+    refused rather than one of them chosen: the client is confused about its seat."""
+    if in_body and in_header and in_body != in_header:
+        raise errors.bad_request(
+            "two different seat tokens: one in the X-Seat-Token header and one in the body; "
+            "send it once"
+        )
+    return in_body or in_header
+
+
 #: offsets beyond this are refused (no database counts that far; SQL needs 64 bits)
 MAX_OFFSET = 2**31 - 1
 
@@ -67,22 +83,25 @@ async def join_game(game_id: str, body: JoinRequest, ctx: Ctx, user: UserId) -> 
     summary="A game (your_color from the X-Seat-Token header)",
     dependencies=[Depends(no_token_in_url)],
 )
-async def get_game(
-    game_id: str, ctx: Ctx, token: Annotated[str | None, Depends(seat_token)], user: UserId
-) -> Response:
+async def get_game(game_id: str, ctx: Ctx, token: HeaderToken, user: UserId) -> Response:
     view = await ctx.run(ctx.games.view, game_id, token, user)
     return json_response(view.json())
 
 
 @router.post("/{game_id}/move", response_model=GameState, summary="Play a move (R4 notation)")
-async def move(game_id: str, body: MoveRequest, ctx: Ctx, user: UserId) -> Response:
-    view, _played = await ctx.run(ctx.games.move, game_id, body.token, body.move, body.ply, user)
+async def move(
+    game_id: str, body: MoveRequest, ctx: Ctx, user: UserId, header: HeaderToken
+) -> Response:
+    token = one_token(body.token, header)
+    view, _played = await ctx.run(ctx.games.move, game_id, token, body.move, body.ply, user)
     return json_response(view.json())
 
 
 def _action_route(action: Action) -> None:
-    async def game_action(game_id: str, body: TokenRequest, ctx: Ctx, user: UserId) -> Response:
-        view = await ctx.act(game_id, action, body.token, user)
+    async def game_action(
+        game_id: str, body: TokenRequest, ctx: Ctx, user: UserId, header: HeaderToken
+    ) -> Response:
+        view = await ctx.act(game_id, action, one_token(body.token, header), user)
         return json_response(view.json())
 
     game_action.__name__ = "game_" + action.replace("-", "_")
