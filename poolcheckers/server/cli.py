@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
     add_limit_options(p)
+    add_rating_options(p)
     return p
 
 
@@ -221,6 +222,26 @@ def log_config() -> dict[str, Any]:
     return config
 
 
+def add_rating_options(p: argparse.ArgumentParser) -> None:
+    """The options that keep ratings honest (a pair of accounts cannot farm one)."""
+    rated = p.add_argument_group("rated games")
+    d = Settings(database_url="")
+    rated.add_argument(
+        "--min-rated-plies",
+        type=int,
+        default=d.min_rated_plies,
+        help="plies a rated game must last for its result to change ratings "
+        f"({d.min_rated_plies}); a game ended before both sides moved is always aborted",
+    )
+    rated.add_argument(
+        "--rated-games-per-pair-per-day",
+        type=int,
+        default=d.rated_games_per_pair_per_day,
+        help="rated games two players may start against each other in 24 hours; "
+        f"more are played casual ({d.rated_games_per_pair_per_day})",
+    )
+
+
 def settings_from(args: argparse.Namespace, url: str) -> Settings:
     settings = Settings(
         database_url=url,
@@ -233,6 +254,8 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
         site_origins=tuple(args.site_origin),
+        min_rated_plies=max(0, args.min_rated_plies),
+        rated_games_per_pair_per_day=max(0, args.rated_games_per_pair_per_day),
         connections=ConnectionLimits(
             header_timeout=max(0.0, args.header_timeout),
             body_timeout=max(0.0, args.body_timeout),

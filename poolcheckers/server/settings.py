@@ -63,3 +63,7 @@ class Settings:
     forwarded_allow_ips: tuple[str, ...] = ()
     #: host names (``Host``) the site answers to, besides IP addresses
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+    #: plies a rated game must last for its result to change ratings
+    min_rated_plies: int = 10
+    #: rated games two accounts may start against each other in 24 hours (more: casual)
+    rated_games_per_pair_per_day: int = 10

@@ -66,8 +66,11 @@ class Services:
             engine_available=lambda: self.engine_ok,
             usernames=self.accounts.username,
             on_change=self._on_change,
+            rated_per_pair_per_day=settings.rated_games_per_pair_per_day,
         )
-        self.ratings = RatingService(self.db, self.executor, self.games.store)
+        self.ratings = RatingService(
+            self.db, self.executor, self.games.store, min_plies=settings.min_rated_plies
+        )
         self.lobby = LobbyService(
             settings, self.db, self.executor, self.games.creator, self.ratings
         )

@@ -119,6 +119,13 @@ def running_server(
         "1000",
         "--signin-limit",
         "1000",
+        # a rated game is rated after two plies here (the minimum and the per-pair
+        # daily limit are tested in tests/server); games resigned before both sides
+        # moved are aborted whatever the setting
+        "--min-rated-plies",
+        "2",
+        "--rated-games-per-pair-per-day",
+        "1000",
     ]
     with log_path.open("w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -58,10 +58,13 @@ def sign_up(page: Page, server: Server, name: str, address: str) -> None:
 
 
 def game(ann: Page, bob: Page, clock: dict[str, int], rated: bool) -> str:
-    """Ann seeks as Black, Bob accepts: the new game's id."""
+    """Ann seeks as Black, Bob accepts, each plays a move (a game resigned before both
+    sides moved is aborted): the new game's id."""
     seek = post(ann, "/api/seeks", {"clock": clock, "rated": rated, "color": "black"})
     started = post(bob, f"/api/seeks/{seek['id']}/accept", {})
     game_id: str = started["game"]["id"]
+    post(ann, f"/api/games/{game_id}/move", {"move": "11-15", "ply": 0})
+    post(bob, f"/api/games/{game_id}/move", {"move": "23-19", "ply": 1})
     return game_id
 
 

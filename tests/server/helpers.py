@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from websockets.typing import Subprotocol
 
+from poolcheckers import Board
 from poolcheckers.server.api.schemas import Action
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.wiring import Services
@@ -70,3 +71,15 @@ def ws_seat(token: str) -> list[Subprotocol]:
 
 def seat_header(token: str) -> dict[str, str]:
     return {"X-Seat-Token": token}
+
+
+def play_plies(black: TestClient, white: TestClient, gid: str, plies: int) -> None:
+    """Play ``plies`` plies of legal moves (each side's first legal move, R4 notation) by
+    the two seats' clients (account seats: no token needed)."""
+    board = Board()
+    for ply in range(plies):
+        mv = str(board.legal_moves[0])
+        seat = black if ply % 2 == 0 else white
+        r = seat.post(f"/api/games/{gid}/move", json={"move": mv, "ply": ply})
+        assert r.status_code == 200, r.text
+        board.push(board.parse_move(mv))

@@ -256,6 +256,8 @@ def test_unknown_game_and_bad_creation_requests(client: TestClient) -> None:
 
 def test_resign_r20(client: TestClient) -> None:
     gid, black, white = online_game(client)
+    move(client, gid, black, "11-15", 0)
+    move(client, gid, white, "23-19", 1)
     r = client.post(f"/api/games/{gid}/resign", json={"token": white})
     assert r.status_code == 200
     state = r.json()
@@ -302,8 +304,10 @@ def test_takeback_only_against_the_engine(client: TestClient) -> None:
 
 
 def test_list_games_by_status(client: TestClient) -> None:
-    g1, b1, _ = online_game(client)
+    g1, b1, w1 = online_game(client)
     g2 = new_game(client, mode="local")["game"]["id"]
+    move(client, g1, b1, "11-15", 0)
+    move(client, g1, w1, "23-19", 1)
     client.post(f"/api/games/{g1}/resign", json={"token": b1})
     running = {g["id"] for g in client.get("/api/games?status=running").json()["games"]}
     finished = client.get("/api/games", params={"status": "finished"}).json()["games"]

@@ -27,9 +27,10 @@ from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import LICHESS, RatedResult, compute_update
 from poolcheckers.server.ratings.repository import DbRatingStore
+from poolcheckers.server.ratings.service import MIN_RATED_PLIES
 from poolcheckers.server.timesource import ManualTime
 
-from .helpers import server_context, state_of
+from .helpers import play_plies, server_context, state_of
 from .test_migration_community import GAMES_0001, copy_0001_rows, make_games, migrate
 
 pytestmark = pytest.mark.postgres
@@ -126,6 +127,7 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
         assert [s["id"] for s in two.get("/api/seeks").json()] == [seek["id"]]
         game = two.post(f"/api/seeks/{seek['id']}/accept").json()["game"]
         assert one.get(f"/api/games/{game['id']}").json()["your_color"] == "black"
+        play_plies(one, two, game["id"], MIN_RATED_PLIES)  # long enough to be rated
         assert two.post(f"/api/games/{game['id']}/resign", json={}).status_code == 200
         # both apps' sweeps run too (start-up): still one update
         for c in (one, two):

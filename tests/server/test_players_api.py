@@ -10,7 +10,7 @@ from poolcheckers.server.database.tables import RATINGS
 from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
-from .helpers import error_code, server_context
+from .helpers import error_code, play_plies, server_context
 from .test_ratings_api import rated_game, user_id, wait_for_update
 
 
@@ -42,6 +42,7 @@ def test_player_games_filter_and_paginate(make_client: AppFactory, clock: Manual
     clock.advance(60)
     seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
     second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    play_plies(ann, bob, second, 2)  # a game resigned before both sides moved is aborted
     assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
 
     def ids(query: str) -> list[str]:
@@ -92,6 +93,7 @@ def test_head_to_head_and_rating_history_plot(make_client: AppFactory, clock: Ma
     clock.advance(60)
     seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
     second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    play_plies(ann, bob, second, 2)  # a game resigned before both sides moved is aborted
     assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
     wait_for_update(ann, first)
     r = ann.get("/api/users/bob/head-to-head")
@@ -110,6 +112,7 @@ def test_player_page_lists_current_games(make_client: AppFactory, clock: ManualT
     clock.advance(60)
     seek = bob.post("/api/seeks", json={"clock": None, "color": "white"}).json()
     second = ann.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    play_plies(ann, bob, second, 2)  # a game resigned before both sides moved is aborted
     assert ann.post(f"/api/games/{second}/resign", json={}).status_code == 200
     page = TestClient(ann.app).get("/api/users/Ann?result=loss").json()
     # running games come whatever the filters of the games list

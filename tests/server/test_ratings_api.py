@@ -14,11 +14,13 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, func, select
 
+from poolcheckers import Board
 from poolcheckers.server.database.tables import RATING_UPDATES, RATINGS
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.ratings.service import MIN_RATED_PLIES
 
 from .conftest import AppFactory
-from .helpers import server_context
+from .helpers import play_plies, server_context
 
 PASSWORD = "correct horse battery"
 BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
@@ -34,13 +36,16 @@ def signed_in(client: TestClient, name: str) -> TestClient:
 def rated_game(
     make_client: AppFactory, body: dict[str, Any] = BLITZ
 ) -> tuple[TestClient, TestClient, str]:
-    """Ann (black) and Bob (white) in a game from Ann's seek: (ann, bob, game id)."""
+    """Ann (black) and Bob (white) in a game from Ann's seek, played long enough for its
+    result to be rated: (ann, bob, game id)."""
     ann = signed_in(make_client(password_parameters=CHEAPEST), "Ann")
     bob = signed_in(TestClient(ann.app), "Bob")
     seek = ann.post("/api/seeks", json=body).json()
     r = bob.post(f"/api/seeks/{seek['id']}/accept")
     assert r.status_code == 200, r.text
-    return ann, bob, r.json()["game"]["id"]
+    gid: str = r.json()["game"]["id"]
+    play_plies(ann, bob, gid, MIN_RATED_PLIES)
+    return ann, bob, gid
 
 
 def user_id(client: TestClient, name: str) -> str:
@@ -171,15 +176,17 @@ def test_racing_finishes_rate_the_game_once(make_client: AppFactory) -> None:
     ratings change once, by its result."""
     from poolcheckers.server.errors import ApiError
 
-    ann, bob, gid = rated_game(make_client)
-    assert ann.post(f"/api/games/{gid}/move", json={"move": "11-15", "ply": 0}).status_code == 200
-    assert bob.post(f"/api/games/{gid}/move", json={"move": "23-19", "ply": 1}).status_code == 200
+    ann, _bob, gid = rated_game(make_client)
+    board = Board()
+    for _ in range(MIN_RATED_PLIES):  # the plies rated_game played
+        board.push(board.legal_moves[0])
+    last = str(board.legal_moves[0])
     service = server_context(ann).games
     a, b = user_id(ann, "Ann"), user_id(ann, "Bob")
     finishes: list[Callable[[], object]] = [
         lambda: service.act(gid, "resign", None, a),
         lambda: service.act(gid, "resign", None, b),
-        lambda: service.move(gid, None, "8-11", 2, a),
+        lambda: service.move(gid, None, last, MIN_RATED_PLIES, a),
     ]
     barrier = threading.Barrier(len(finishes))
 

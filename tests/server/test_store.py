@@ -50,7 +50,9 @@ def test_restarted_server_resumes_every_game(db_url: str, clock: ManualTime) -> 
         local = new_game(c1, mode="local", rules={"king_only_move_limit": 15})
         lid, ltok = local["game"]["id"], local["token"]
         move(c1, lid, ltok, "9-13", 0)
-        finished_id, fb, _ = online_game(c1)
+        finished_id, fb, fw = online_game(c1)
+        move(c1, finished_id, fb, "11-15", 0)
+        move(c1, finished_id, fw, "23-19", 1)
         c1.post(f"/api/games/{finished_id}/resign", json={"token": fb})
         before = {g: c1.get(f"/api/games/{g}").json() for g in (gid, lid, finished_id)}
     # a new server process over the same database

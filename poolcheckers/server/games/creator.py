@@ -19,6 +19,11 @@ from poolcheckers.server.games.timecontrol import Clock, Correspondence
 from poolcheckers.server.lobby.model import Pairing
 from poolcheckers.server.ratings.model import Perf
 
+#: rated games two accounts may start against each other in 24 hours; more are
+#: played casual (a pair resigning game after game would otherwise farm a rating)
+RATED_PER_PAIR_PER_DAY = 10
+DAY_MS = 24 * 3600 * 1000
+
 
 class GameCreator:
     """Builds new games from a spec and stores them (``store``)."""
@@ -29,8 +34,10 @@ class GameCreator:
         *,
         engine_available: Callable[[], bool],
         usernames: Callable[[str], str | None],
+        rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
     ) -> None:
         self.store = store
+        self.rated_per_pair_per_day = rated_per_pair_per_day
         self.engine_available = engine_available
         self.usernames = usernames
 
@@ -57,6 +64,12 @@ class GameCreator:
         self.store.insert(loaded)
         return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
 
+    def _rated_allowed(self, pairing: Pairing, now: int) -> bool:
+        """Whether the pair may start one more rated game today (the count is the
+        database's, so every server process sees the same)."""
+        played = self.store.rated_between(pairing.black.id, pairing.white.id, now - DAY_MS)
+        return played < self.rated_per_pair_per_day
+
     def paired(self, pairing: Pairing, black: Perf | None, white: Perf | None) -> Committed:
         """The game of a lobby pairing, not stored yet (the lobby stores it in the
         transaction that removes the seek): both seats on the players' accounts,
@@ -74,7 +87,7 @@ class GameCreator:
         now = self.store.clock.now_ms()
         game = self._new(new, now)
         game.black_user_id, game.white_user_id = pairing.black.id, pairing.white.id
-        game.rated = spec.rated
+        game.rated = spec.rated and self._rated_allowed(pairing, now)
         game.category = None if spec.category is None else spec.category.value
         if isinstance(tc, Correspondence):
             game.days_per_move = tc.days

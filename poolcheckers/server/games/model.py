@@ -43,7 +43,7 @@ from poolcheckers import (
 from poolcheckers.engine import DEFAULT_LEVEL
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import clean_text
-from poolcheckers.server.games.flow import abort_refusal, clock_runs
+from poolcheckers.server.games.flow import ABORTABLE_PLIES, abort_refusal, clock_runs
 
 #: Terminations decided by the board (a takeback against the engine may reopen them).
 BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
@@ -540,7 +540,14 @@ def resign(loaded: Loaded, side: str, now: int) -> Change:
     require_running(loaded.game)
     game = loaded.game.copy()
     settle_clock(game, now)
-    finish(game, loaded.board, Outcome(Termination.RESIGNATION, color_of(other(side))))
+    if loaded.game.ply < ABORTABLE_PLIES:
+        # a game nobody has played yet has no result to give (and none to rate):
+        # resigning at once is how two accounts would farm a rating
+        end_unplayed(
+            game, f"{side.capitalize()} resigned before both sides had moved: aborted, no result"
+        )
+    else:
+        finish(game, loaded.board, Outcome(Termination.RESIGNATION, color_of(other(side))))
     return Change(game, loaded.board, loaded.moves)
 
 
@@ -571,7 +578,10 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
     elif seat not in ("both", other(g.draw_offer)):
         raise errors.forbidden(f"{g.draw_offer} cannot answer its own draw offer")
     game = g.copy()
-    if accept:
+    if accept and g.ply < ABORTABLE_PLIES:
+        settle_clock(game, now)
+        end_unplayed(game, "Draw agreed before both sides had moved: aborted, no result")
+    elif accept:
         settle_clock(game, now)
         finish(game, loaded.board, Outcome(Termination.AGREEMENT, None))
     else:
@@ -618,19 +628,26 @@ def abort(loaded: Loaded, side: str, now: int) -> Change:
         raise errors.conflict(refusal)
     game = g.copy()
     settle_clock(game, now)
-    waiting = awaiting_player(g)
+    if awaiting_player(g):
+        end_unplayed(game, f"Cancelled by {side.capitalize()}: nobody joined")
+    else:
+        end_unplayed(game, f"Aborted by {side.capitalize()} before both sides had moved: no result")
+    return Change(game, loaded.board, loaded.moves)
+
+
+def end_unplayed(game: GameRec, why: str) -> None:
+    """End ``game``, in which a side has not moved yet, as aborted: no result, never
+    rated (a resignation or a draw before both sides moved ends the same way)."""
     game.status = ABORTED
     game.termination = ABORTED
     game.winner = None
     game.result = "*"
-    game.reason = (
-        f"Cancelled by {side.capitalize()}: nobody joined"
-        if waiting
-        else f"Aborted by {side.capitalize()} before both sides had moved: no result"
-    )
+    game.reason = why
     game.draw_offer = None
+    game.clock_running = None
+    game.turn_started_ms = None
+    game.deadline_ms = None
     game.invite_hash = None  # a cancelled invitation cannot be taken any more
-    return Change(game, loaded.board, loaded.moves)
 
 
 def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:

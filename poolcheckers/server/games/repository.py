@@ -21,7 +21,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import errors
@@ -346,6 +358,21 @@ class GameStore:
         with self.db.connect() as conn:
             rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
         return [GameRec.from_row(r) for r in rows]
+
+    def rated_between(self, one: str, other: str, since_ms: int) -> int:
+        """Rated games between two accounts (either colours) created since ``since_ms``."""
+        c = GAMES.c
+        pair = or_(
+            and_(c.black_user_id == one, c.white_user_id == other),
+            and_(c.black_user_id == other, c.white_user_id == one),
+        )
+        query = (
+            select(func.count())
+            .select_from(GAMES)
+            .where(c.rated.is_(True), c.created_ms >= since_ms, pair)
+        )
+        with self.db.connect() as conn:
+            return int(conn.execute(query).scalar_one())
 
     def iter_ids(self, batch: int = 200) -> Iterator[str]:
         """Every game id, oldest first."""

@@ -18,7 +18,7 @@ from poolcheckers import Board
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import Action, GameSummary, TimeControlInfo
 from poolcheckers.server.games import model
-from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.creator import RATED_PER_PAIR_PER_DAY, GameCreator
 from poolcheckers.server.games.model import Change, Loaded, color_name
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import (
@@ -46,6 +46,7 @@ class GameService:
         usernames: Callable[[str], str | None] = lambda _user_id: None,
         on_change: Callable[[Committed], None] | None = None,
         cache_size: int = 4096,
+        rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
     ) -> None:
         self.clock: TimeSource = clock or SystemTime()
         self.store = GameStore(db, self.clock, cache_size=cache_size, on_change=on_change)
@@ -53,7 +54,10 @@ class GameService:
         self.usernames = usernames
         #: the one creator of games (open games here, paired games for the lobby)
         self.creator = GameCreator(
-            self.store, engine_available=engine_available, usernames=usernames
+            self.store,
+            engine_available=engine_available,
+            usernames=usernames,
+            rated_per_pair_per_day=rated_per_pair_per_day,
         )
         self.engine_available = engine_available
 

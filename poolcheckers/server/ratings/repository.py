@@ -212,15 +212,16 @@ def leaderboard_perfs(db: Engine, category: Category, since_ms: int) -> list[tup
         return [(r["username"], perf_of_row(r)) for r in conn.execute(query).mappings()]
 
 
-def unrated_finished_games(db: Engine) -> list[GameRec]:
-    """Finished rated games without their rating update (a crash between the two
-    commits)."""
+def unrated_finished_games(db: Engine, min_plies: int = 0) -> list[GameRec]:
+    """Finished rated games of at least ``min_plies`` plies without their rating
+    update (a crash between the two commits)."""
     query = (
         select(GAMES)
         .outerjoin(RATING_UPDATES, RATING_UPDATES.c.game_id == GAMES.c.id)
         .where(
             GAMES.c.rated.is_(True),
             GAMES.c.status == "finished",
+            GAMES.c.ply >= min_plies,
             RATING_UPDATES.c.game_id.is_(None),
         )
     )

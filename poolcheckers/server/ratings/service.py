@@ -21,12 +21,25 @@ from poolcheckers.server.ratings.repository import DbRatingStore, unrated_finish
 
 log = logging.getLogger("poolcheckers.server")
 
+#: plies a rated game must last for its result to count: a result reached sooner
+#: (a resignation after two moves, say) says nothing of the players' strength, and
+#: is how a pair of accounts would farm a rating
+MIN_RATED_PLIES = 10
+
 
 class RatingService:
     """Ratings of the accounts (``ctx.ratings``): read, and applied at a game's end."""
 
-    def __init__(self, db: Engine, executor: DbExecutor, games: GameStore) -> None:
+    def __init__(
+        self,
+        db: Engine,
+        executor: DbExecutor,
+        games: GameStore,
+        *,
+        min_plies: int = MIN_RATED_PLIES,
+    ) -> None:
         self.db = db
+        self.min_plies = min_plies
         self.executor = executor
         self.games = games
         self.store = DbRatingStore(db)
@@ -40,6 +53,8 @@ class RatingService:
         ``rating_updates`` primary key): any number of calls, in any process, end
         at the one stored update.  None for a game that does not count."""
         if not game.rated or game.status != "finished" or game.termination is None:
+            return None
+        if game.ply < self.min_plies:
             return None
         outcome = Outcome(
             Termination(game.termination),
@@ -92,7 +107,7 @@ class RatingService:
     def sweep(self) -> int:
         """Rate every finished rated game not rated yet; how many were rated."""
         done = 0
-        for game in unrated_finished_games(self.db):
+        for game in unrated_finished_games(self.db, self.min_plies):
             try:
                 if self.rate(game) is not None:
                     done += 1

@@ -7,7 +7,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.api.schemas import MIN_CLOCK_S
-from tests.server.helpers import online_game, seat_header
+
+from ..helpers import online_game, seat_header
 
 
 def test_a_move_with_the_seat_token_in_the_header_alone_is_played(client: TestClient) -> None:
