@@ -63,3 +63,9 @@ class Settings:
     forwarded_allow_ips: tuple[str, ...] = ()
     #: host names (``Host``) the site answers to, besides IP addresses
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+    #: failed sign-ins per username from anywhere (count, seconds): far above
+    #: ``signin_failure_limit``, which counts per (username, address), so that only a
+    #: guesser spread over many addresses meets it
+    signin_user_failure_limit: tuple[int, float] = (100, 3600.0)
+    #: sign-ins waiting for a password-hash thread at most (per process); past it 503
+    hash_queue: int = 8

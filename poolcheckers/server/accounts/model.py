@@ -50,7 +50,8 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.throttle import SignInLimiter, SlidingWindow, address_key
+from poolcheckers.server.quotas import Quotas, Rate
+from poolcheckers.server.throttle import SignInLimits, address_key
 
 USERNAME_MIN: Final = 2
 USERNAME_MAX: Final = 20
@@ -328,15 +329,15 @@ class Accounts:
         *,
         sessions: Sessions | None = None,
         passwords: Passwords | None = None,
-        limiter: SignInLimiter | None = None,
-        signup_limit: SlidingWindow | None = None,
+        limiter: SignInLimits | None = None,
+        signup_limit: tuple[Quotas, Rate] | None = None,
         clock: Callable[[], float] = time.time,
         new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9),
     ) -> None:
         self.users = users
         self.sessions = sessions if sessions is not None else Sessions(MemorySessionStore())
         self.passwords = passwords if passwords is not None else Passwords()
-        self.limiter = limiter if limiter is not None else SignInLimiter()
+        self.limiter = limiter
         self.signup_limit = signup_limit
         self.clock = clock
         self.new_id = new_id
@@ -346,7 +347,8 @@ class Accounts:
         name = Username.parse(username)
         secret = check_password(password, name.name)
         if self.signup_limit is not None:
-            decision = self.signup_limit.hit(address_key(address))
+            quotas, rate = self.signup_limit
+            decision = quotas.hit(rate, address_key(address))
             if not decision.allowed:
                 raise RateLimitedError(
                     f"too many sign-ups from this address: try again in "
@@ -361,8 +363,9 @@ class Accounts:
         return SignedIn(user, token)
 
     def _check_password(self, key: str, password: object, address: str) -> User:
-        decision = self.limiter.attempt(key, address)
-        if not decision.allowed:
+        limiter = self.limiter
+        decision = limiter.attempt(key, address) if limiter is not None else None
+        if decision is not None and not decision.allowed:
             raise RateLimitedError(
                 f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
                 decision.retry_after,
@@ -372,13 +375,16 @@ class Accounts:
             password = ""
         if user is None:
             self.passwords.verify_unknown(password)
-            self.limiter.failed(key)
+            if limiter is not None:
+                limiter.failed(key, address)
             raise CredentialsError(_WRONG)
         ok, rehashed = self.passwords.verify_and_update(user.password_hash, password)
         if not ok:
-            self.limiter.failed(key)
+            if limiter is not None:
+                limiter.failed(key, address)
             raise CredentialsError(_WRONG)
-        self.limiter.succeeded(key)
+        if limiter is not None:
+            limiter.succeeded(key, address)
         if rehashed is not None and self.users.set_password_hash(
             user.id, user.password_hash, rehashed
         ):
@@ -387,7 +393,7 @@ class Accounts:
 
     def login(self, username: object, password: object, *, address: str) -> SignedIn:
         """Sign in: a new session.  The same answer for an unknown username and a wrong
-        password, in the same time; attempts are limited (:class:`SignInLimiter`)."""
+        password, in the same time; attempts are limited (:class:`SignInLimits`)."""
         key = username.lower() if isinstance(username, str) else ""
         user = self._check_password(key[: USERNAME_MAX + 1], password, address)
         token, _ = self.sessions.start(user.id, self.clock())

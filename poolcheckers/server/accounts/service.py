@@ -3,7 +3,11 @@ database repositories, who a request is, and the password-hash slots.
 
 Argon2id hashes are slow and big on purpose (64 MiB, ~80 ms): they run in worker
 threads, at most ``Settings.hash_concurrency`` at once, so a flood of sign-ins
-queues instead of taking the cores from the games.  Session look-ups are database
+queues instead of taking the cores from the games; and at most ``Settings.hash_queue``
+wait for a thread: past that a sign-in is answered 503 ``busy`` with ``Retry-After``
+at once, as making everyone wait longer would only make every sign-in slow.
+Sign-in and sign-up counts live in the site's :class:`Quotas` (one limit for every
+server process).  Session look-ups are database
 work: they run on the database executor.
 """
 
@@ -22,9 +26,10 @@ from poolcheckers.server.accounts.model import Accounts, Passwords, User
 from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
 from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions
 from poolcheckers.server.database.executor import DbExecutor
-from poolcheckers.server.errors import ApiError
+from poolcheckers.server.errors import ApiError, busy
+from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.settings import Settings
-from poolcheckers.server.throttle import SignInLimiter, SlidingWindow
+from poolcheckers.server.throttle import SIGNUP_LIMIT, SignInLimits, rate
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -33,33 +38,49 @@ R = TypeVar("R")
 class AccountService:
     """Accounts, sessions and their limits, shared by the routes (``ctx.accounts``)."""
 
-    def __init__(self, settings: Settings, db: Engine, executor: DbExecutor) -> None:
+    def __init__(
+        self, settings: Settings, db: Engine, executor: DbExecutor, quotas: Quotas | None = None
+    ) -> None:
         self.settings = settings
         self.executor = executor
         self.users = DbUserStore(db)
         time = settings.clock
+        if quotas is None:
+            quotas = Quotas(db, clock=lambda: time.now_ms() / 1000)
         self.accounts = Accounts(
             self.users,
             sessions=Sessions(DbSessionStore(db)),
             passwords=Passwords(settings.password_parameters or RFC_9106_LOW_MEMORY),
-            limiter=SignInLimiter(
-                address_limit=settings.signin_limit,
-                username_failure_limit=settings.signin_failure_limit,
+            limiter=SignInLimits(
+                quotas,
+                per_address=rate("signin:address", settings.signin_limit),
+                per_username_address=rate("signin:failed", settings.signin_failure_limit),
+                per_username=rate("signin:failed-user", settings.signin_user_failure_limit),
             ),
-            signup_limit=SlidingWindow(*settings.signup_limit),
+            signup_limit=(quotas, rate(SIGNUP_LIMIT.name, settings.signup_limit)),
             clock=lambda: time.now_ms() / 1000,
         )
         self._hash_slots: asyncio.Semaphore | None = None
+        #: hashes running or waiting for a thread in this process
+        self._hashing = 0
         self._names: dict[str, str] = {}
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at
         most ``hash_concurrency`` of them at once.  CPU work, not database work: it
-        has its own slots so that it never queues the database executor."""
+        has its own slots so that it never queues the database executor.  When
+        ``hash_queue`` wait already: 503 ``busy`` at once."""
+        s = self.settings
         if self._hash_slots is None:
-            self._hash_slots = asyncio.Semaphore(self.settings.hash_concurrency)
-        async with self._hash_slots:
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+            self._hash_slots = asyncio.Semaphore(s.hash_concurrency)
+        if self._hashing >= s.hash_concurrency + s.hash_queue:
+            raise busy("the server is busy checking passwords: try again in a moment", 1)
+        self._hashing += 1
+        try:
+            async with self._hash_slots:
+                return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+        finally:
+            self._hashing -= 1
 
     async def user_of(self, conn: HTTPConnection) -> User | None:
         """The account signed in by the request's session cookie, or None."""
