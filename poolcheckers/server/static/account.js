@@ -7,6 +7,25 @@ function field(label, attrs) {
   return h("label", { class: "field" }, label, " ", h("input", attrs));
 }
 
+/**
+ * Where to go after signing in: `next` when it is a page of this site, else the lobby.
+ * Resolved as the browser would (which turns `\` into `/` and drops tabs), so that
+ * `/\evil.example/` or `/<tab>/evil.example/` cannot lead to another site.
+ * @param {string | null} next
+ * @returns {string}
+ */
+function sitePath(next) {
+  if (!next) return "/lobby";
+  let url;
+  try {
+    url = new URL(next, window.location.origin);
+  } catch {
+    return "/lobby";
+  }
+  if (url.origin !== window.location.origin) return "/lobby";
+  return url.pathname + url.search + url.hash;
+}
+
 function credentialsForm(title, path, submitText, autocomplete) {
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
@@ -31,8 +50,7 @@ function credentialsForm(title, path, submitText, autocomplete) {
       });
       setAccount(account);
       announce(`Signed in as ${account.username}.`);
-      const next = new URLSearchParams(window.location.search).get("next");
-      window.location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/lobby");
+      window.location.assign(sitePath(new URLSearchParams(window.location.search).get("next")));
     } catch (err) {
       error.textContent = err.message;
     }
