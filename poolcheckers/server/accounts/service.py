@@ -14,22 +14,27 @@ work: they run on the database executor.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Final, ParamSpec, TypeVar
 
 import anyio.to_thread
 from argon2.profiles import RFC_9106_LOW_MEMORY
 from sqlalchemy import Engine
 from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocket, WebSocketState
 
 from poolcheckers.server.accounts.model import Accounts, Passwords, User
 from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
-from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions
+from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_digest
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError, busy
 from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.throttle import SIGNUP_LIMIT, SignInLimits, rate
+
+#: the close code of a socket whose session ended (sign-out, password change)
+SESSION_ENDED: Final = 4401
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -64,6 +69,9 @@ class AccountService:
         #: hashes running or waiting for a thread in this process
         self._hashing = 0
         self._names: dict[str, str] = {}
+        #: this process's sockets opened by a session: account id -> session digest ->
+        #: the functions that close them (called when the session ends)
+        self._sockets: dict[str, dict[str, set[Callable[[], Awaitable[None]]]]] = {}
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at
@@ -106,3 +114,56 @@ class AccountService:
                 return None
             name = self._names[user_id] = user.username
         return name
+
+    def watch(
+        self, conn: HTTPConnection, user_id: str, close: Callable[[], Awaitable[None]]
+    ) -> Callable[[], None]:
+        """Remember that the socket ``conn``, opened by its session cookie as
+        ``user_id``, must close when that session ends; returns the function that
+        forgets it (call it when the socket closes).
+
+        Only this process's sockets are closed at once: a socket of another process
+        finds the session gone at its next action (:meth:`still_signed_in`)."""
+        digest = token_digest(conn.cookies.get(COOKIE_NAME) or "")
+        closers = self._sockets.setdefault(user_id, {}).setdefault(digest, set())
+        closers.add(close)
+
+        def forget() -> None:
+            closers.discard(close)
+            sessions = self._sockets.get(user_id, {})
+            if not closers and sessions.get(digest) is closers:
+                del sessions[digest]
+            if not sessions:
+                self._sockets.pop(user_id, None)
+
+        return forget
+
+    async def still_signed_in(self, conn: HTTPConnection, user_id: str) -> bool:
+        """Whether the session that opened ``conn`` still signs in ``user_id`` (a
+        socket asks before each action: the session may have ended since)."""
+        user = await self.user_of(conn)
+        return user is not None and user.id == user_id
+
+    async def ended(self, user_id: str, token: str | None = None) -> None:
+        """A session of ``user_id`` ended (``token``'s; None: all of them): close
+        this process's sockets it opened."""
+        sessions = self._sockets.get(user_id, {})
+        digests = list(sessions) if token is None else [token_digest(token)]
+        for digest in digests:
+            for close in list(sessions.get(digest, ())):
+                with contextlib.suppress(Exception):
+                    await close()
+
+    def bind(self, ws: WebSocket, user_id: str | None) -> Callable[[], None]:
+        """Close ``ws`` (code :data:`SESSION_ENDED`) when the session that signed it in
+        as ``user_id`` ends; returns the function to call when the socket closes."""
+        if user_id is None:
+            return lambda: None
+
+        return self.watch(ws, user_id, lambda: close_ended(ws))
+
+
+async def close_ended(ws: WebSocket) -> None:
+    """Close ``ws`` as a socket whose session ended (unless it is closed already)."""
+    if ws.application_state == WebSocketState.CONNECTED:
+        await ws.close(code=SESSION_ENDED)
