@@ -128,6 +128,20 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
     )
     limits.add_argument(
+        "--site-origin",
+        action="append",
+        default=[],
+        help="an origin (https://host) besides the request's own from which signed-in "
+        "players' changes are accepted (repeatable)",
+    )
+    add_account_options(limits)
+    add_connection_options(p)
+
+
+def add_account_options(limits: argparse._ArgumentGroup) -> None:
+    """The options of the sign-in limits and the password-hash queue."""
+    d = Settings(database_url="")
+    limits.add_argument(
         "--signin-user-limit",
         type=int,
         default=d.signin_user_failure_limit[0],
@@ -142,14 +156,6 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"sign-ins waiting for a password hash at most; more are answered 503 "
         f"({d.hash_queue})",
     )
-    limits.add_argument(
-        "--site-origin",
-        action="append",
-        default=[],
-        help="an origin (https://host) besides the request's own from which signed-in "
-        "players' changes are accepted (repeatable)",
-    )
-    add_connection_options(p)
 
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:

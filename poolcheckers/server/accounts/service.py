@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Final, ParamSpec, TypeVar
 
 import anyio.to_thread
@@ -72,6 +72,12 @@ class AccountService:
         #: this process's sockets opened by a session: account id -> session digest ->
         #: the functions that close them (called when the session ends)
         self._sockets: dict[str, dict[str, set[Callable[[], Awaitable[None]]]]] = {}
+
+    def reserve_paths(self, paths: Iterable[str]) -> None:
+        """Reserve as usernames the first segments of the site's paths (``/lobby``,
+        ``/players/{name}``, ``/openapi.json``...)."""
+        firsts = {path.strip("/").split("/", 1)[0].lower() for path in paths}
+        self.accounts.reserved = frozenset(f for f in firsts if f and "{" not in f)
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at

@@ -96,7 +96,7 @@ def test_password_policy(password: object, message: str) -> None:
 def test_password_must_differ_from_the_username() -> None:
     with pytest.raises(PasswordError, match="not be the username"):
         check_password("AnnaBell", username="annabell")
-    assert check_password("AnnaBell", username="annab") == "AnnaBell"
+    assert check_password("AnnaBell rings twice", username="annab") == "AnnaBell rings twice"
 
 
 def test_password_error_never_echoes_the_password() -> None:

@@ -150,3 +150,14 @@ def test_a_flood_of_sign_ins_past_the_queue_is_answered_503_at_once(
     assert len(admitted) == 3 and len(refused) == 5, answers
     assert all(seconds < 0.25 and retry is not None and int(retry) >= 1
                for _status, seconds, retry in refused)  # fmt: skip
+
+
+def test_serve_options_set_the_per_username_ceiling_and_the_hash_queue() -> None:
+    from poolcheckers.server.cli import build_parser, settings_from
+
+    args = build_parser().parse_args(["--signin-user-limit", "300", "--hash-queue", "3"])
+    s = settings_from(args, "sqlite:///x.sqlite3")
+    assert s.signin_user_failure_limit == (300, 3600.0) and s.hash_queue == 3
+    d = settings_from(build_parser().parse_args([]), "sqlite:///x.sqlite3")
+    assert d.signin_user_failure_limit == (100, 3600.0) and d.hash_queue == 8
+    assert "(100)" in build_parser().format_help()
