@@ -9,7 +9,7 @@ lifespan) and reach the routes through ``Depends(get_ctx)``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute
 
 from poolcheckers.server.accounts.guard import SameSiteGuard
 from poolcheckers.server.api.errors import on_community_error
@@ -131,7 +132,26 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]
+    # a player named like a page of the site would read as the site: every route's
+    # first path segment is reserved, so a new route reserves its name by itself
+    ctx.accounts.reserve_paths(route_paths(app.routes))
     return app
+
+
+def route_paths(routes: Sequence[BaseRoute], prefix: str = "") -> list[str]:
+    """Every path of ``routes``, in the routers they include too."""
+    paths: list[str] = []
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:  # FastAPI's included router keeps its own routes
+            context = getattr(route, "include_context", None)
+            inner = prefix + str(getattr(context, "prefix", ""))
+            paths += route_paths(included.routes, inner)
+        else:
+            path = getattr(route, "path", None)
+            if isinstance(path, str):
+                paths.append(prefix + path)
+    return paths
 
 
 __all__ = ["Settings", "create_app"]

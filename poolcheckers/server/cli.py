@@ -135,7 +135,28 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help="an origin (https://host) besides the request's own from which signed-in "
         "players' changes are accepted (repeatable)",
     )
+    add_account_options(limits)
     add_connection_options(p)
+
+
+def add_account_options(limits: argparse._ArgumentGroup) -> None:
+    """The options of the sign-in limits and the password-hash queue."""
+    d = Settings(database_url="")
+    limits.add_argument(
+        "--signin-user-limit",
+        type=int,
+        default=d.signin_user_failure_limit[0],
+        help=f"failed sign-ins per username from all addresses together per "
+        f"{d.signin_user_failure_limit[1] / 3600:g} h ({d.signin_user_failure_limit[0]}); "
+        f"from one address {d.signin_failure_limit[0]} per {d.signin_failure_limit[1] / 60:g} min",
+    )
+    limits.add_argument(
+        "--hash-queue",
+        type=int,
+        default=d.hash_queue,
+        help=f"sign-ins waiting for a password hash at most; more are answered 503 "
+        f"({d.hash_queue})",
+    )
 
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:
@@ -268,6 +289,11 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
     )
     settings.signin_limit = (max(1, args.signin_limit), settings.signin_limit[1])
     settings.signup_limit = (max(1, args.signup_limit), settings.signup_limit[1])
+    settings.signin_user_failure_limit = (
+        max(1, args.signin_user_limit),
+        settings.signin_user_failure_limit[1],
+    )
+    settings.hash_queue = max(0, args.hash_queue)
     if args.db_threads is not None:
         settings.inline_db = args.db_threads == 0
         settings.db_threads = max(1, args.db_threads)

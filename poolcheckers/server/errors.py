@@ -24,6 +24,7 @@ CODES = frozenset(
         "rate_limited",
         "overloaded",
         "internal",
+        "busy",
     }
 )
 
@@ -36,12 +37,16 @@ class ApiError(Exception):
     {'error': {'code': 'not_found', 'message': "no game 'x'"}}
     """
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, retry_after: float | None = None
+    ) -> None:
         assert code in CODES, code
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        #: seconds for ``Retry-After`` (None: the answer carries none, or 429's default)
+        self.retry_after = retry_after
 
     def body(self) -> dict[str, Any]:
         # a message may quote the input, which may hold a lone surrogate (not UTF-8)
@@ -94,3 +99,8 @@ def engine_unavailable() -> ApiError:
 
 def database_unavailable(message: str) -> ApiError:
     return ApiError(503, "database_unavailable", f"the database is unreachable: {message}")
+
+
+def busy(message: str, retry_after: float) -> ApiError:
+    """503 ``busy``: a queue of this process is full; ``Retry-After`` says when to retry."""
+    return ApiError(503, "busy", message, retry_after)

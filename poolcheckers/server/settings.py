@@ -67,3 +67,9 @@ class Settings:
     min_rated_plies: int = 10
     #: rated games two accounts may start against each other in 24 hours (more: casual)
     rated_games_per_pair_per_day: int = 10
+    #: failed sign-ins per username from anywhere (count, seconds): far above
+    #: ``signin_failure_limit``, which counts per (username, address), so that only a
+    #: guesser spread over many addresses meets it
+    signin_user_failure_limit: tuple[int, float] = (100, 3600.0)
+    #: sign-ins waiting for a password-hash thread at most (per process); past it 503
+    hash_queue: int = 8

@@ -1,24 +1,23 @@
-"""Per-client limits: sliding-window rate limits, the sign-in limiter built from
-them, and the client address requests are limited by.
+"""Per-client limits of sign-ins, over the site's shared :class:`Quotas`, and the client
+address requests are limited by.
 
-A :class:`SlidingWindow` allows ``limit`` events per key in any ``window``
-seconds.  The clock is injectable (a function returning seconds), so tests
-move time by hand:
+Every count lives in the database (:mod:`poolcheckers.server.quotas`), so every server
+process of a site enforces one limit.  A sign-in attempt is counted three ways:
 
->>> now = [0.0]
->>> w = SlidingWindow(limit=2, window=60.0, clock=lambda: now[0])
->>> w.hit("k").allowed, w.hit("k").allowed, w.hit("k")
-(True, True, Decision(allowed=False, retry_after=60.0))
->>> now[0] = 60.0
->>> w.hit("k").allowed
-True
+- every attempt per address (an IPv6 /64 counts as one): guessing from one address stops;
+- failures per (username, address): guessing one account from one address stops, while
+  the owner, from their own address, still signs in (an attacker who could lock an
+  account by failing ten times would lock its owner out);
+- failures per username from anywhere, with a much higher ceiling: a guesser spread
+  over many addresses stops too.
 
-Sign-in attempts are limited per address (every attempt) and per username
-(failed attempts): password guessing from one address and password spraying
-against one account from many both stop.
+A successful sign-in clears the failures of its (username, address).
 
->>> limiter = SignInLimiter(clock=lambda: now[0])
->>> limiter.attempt("ann", "203.0.113.7").allowed
+>>> from poolcheckers.server.database.engine import make_engine, run_migrations
+>>> engine = make_engine("sqlite://")
+>>> run_migrations(engine)
+>>> limits = SignInLimits(Quotas(engine, clock=lambda: 1_000_000.0))
+>>> limits.attempt("ann", "203.0.113.7").allowed
 True
 """
 
@@ -29,107 +28,79 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Final
 
 from starlette.requests import HTTPConnection
+
+from poolcheckers.server.quotas import Decision, Quotas, Rate
 
 #: a function returning seconds (injectable: tests move time by hand)
 Now = Callable[[], float]
 
 #: Every sign-in attempt from one address (an IPv6 /64 counts as one).
-ADDRESS_LIMIT: Final = (20, 600.0)
-#: Failed sign-ins for one username, from anywhere.
-USERNAME_FAILURE_LIMIT: Final = (10, 900.0)
+ADDRESS_LIMIT = Rate("signin:address", 20, 600)
+#: Failed sign-ins for one username from one address.
+USERNAME_ADDRESS_FAILURE_LIMIT = Rate("signin:failed", 10, 900)
+#: Failed sign-ins for one username from anywhere.
+USERNAME_FAILURE_LIMIT = Rate("signin:failed-user", 100, 3600)
+#: Sign-ups from one address.
+SIGNUP_LIMIT = Rate("signup:address", 5, 3600)
+
+__all__ = [
+    "ADDRESS_LIMIT",
+    "MAX_ADDRESSES",
+    "SIGNUP_LIMIT",
+    "USERNAME_ADDRESS_FAILURE_LIMIT",
+    "USERNAME_FAILURE_LIMIT",
+    "Decision",
+    "SignInLimits",
+    "SlidingWindow",
+    "address_key",
+    "client_address",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """Whether the event may happen; if not, the seconds until it may (``Retry-After``)."""
-
-    allowed: bool
-    retry_after: float = 0.0
+def rate(name: str, limit: tuple[int, float]) -> Rate:
+    """A :class:`Rate` from a setting's ``(count, seconds)``."""
+    return Rate(name, limit[0], max(1, round(limit[1])))
 
 
-class SlidingWindow:
-    """At most ``limit`` events per key in any ``window`` seconds.
-
-    Memory stays bounded: a key keeps at most ``limit`` timestamps, and past
-    ``max_keys`` keys the least recently used key is forgotten (its events
-    are older than any kept key's newest).
-    """
+class SignInLimits:
+    """Sign-in attempts counted in ``quotas``.  Call :meth:`attempt` before checking
+    the password, then :meth:`failed` or :meth:`succeeded`.  ``username`` is the
+    normalised key.  Blocking database work: run it off the event loop."""
 
     def __init__(
         self,
-        limit: int,
-        window: float,
+        quotas: Quotas,
         *,
-        clock: Now = time.monotonic,
-        max_keys: int = 100_000,
+        per_address: Rate = ADDRESS_LIMIT,
+        per_username_address: Rate = USERNAME_ADDRESS_FAILURE_LIMIT,
+        per_username: Rate = USERNAME_FAILURE_LIMIT,
     ) -> None:
-        if limit < 1 or window <= 0 or max_keys < 1:
-            raise ValueError(
-                f"limit and max_keys must be at least 1 and window positive, not "
-                f"{limit!r}, {max_keys!r}, {window!r}"
-            )
-        self.limit = limit
-        self.window = window
-        self.max_keys = max_keys
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._events: OrderedDict[str, deque[float]] = OrderedDict()
+        self.quotas = quotas
+        self.per_address = per_address
+        self.per_username_address = per_username_address
+        self.per_username = per_username
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        events = self._events.get(key)
-        if events is None:
-            return deque(maxlen=self.limit)
-        while events and events[0] <= now - self.window:
-            events.popleft()
-        return events
+    def attempt(self, username: str, address: str) -> Decision:
+        """May this attempt go ahead?  An allowed attempt counts against the address."""
+        where = address_key(address)
+        for decision in (
+            self.quotas.test(self.per_username_address, username, where),
+            self.quotas.test(self.per_username, username),
+        ):
+            if not decision.allowed:
+                return decision
+        return self.quotas.hit(self.per_address, where)
 
-    def _decide(self, events: deque[float], now: float) -> Decision:
-        if len(events) < self.limit:
-            return Decision(True)
-        return Decision(False, events[0] + self.window - now)
+    def failed(self, username: str, address: str) -> None:
+        """The password was wrong (or the user unknown)."""
+        self.quotas.hit(self.per_username_address, username, address_key(address))
+        self.quotas.hit(self.per_username, username)
 
-    def _append(self, key: str, events: deque[float], now: float) -> None:
-        events.append(now)
-        self._events[key] = events
-        self._events.move_to_end(key)
-        while len(self._events) > self.max_keys:
-            self._events.popitem(last=False)
-
-    def check(self, key: str) -> Decision:
-        """Whether one more event for ``key`` is allowed now (records nothing)."""
-        now = self._clock()
-        with self._lock:
-            return self._decide(self._recent(key, now), now)
-
-    def record(self, key: str) -> None:
-        """Count one event for ``key`` now."""
-        now = self._clock()
-        with self._lock:
-            self._append(key, self._recent(key, now), now)
-
-    def hit(self, key: str) -> Decision:
-        """Check and, when allowed, record in one step."""
-        now = self._clock()
-        with self._lock:
-            events = self._recent(key, now)
-            decision = self._decide(events, now)
-            if decision.allowed:
-                self._append(key, events, now)
-            return decision
-
-    def reset(self, key: str) -> None:
-        """Forget ``key``'s events."""
-        with self._lock:
-            self._events.pop(key, None)
-
-    def __len__(self) -> int:
-        """Keys remembered."""
-        with self._lock:
-            return len(self._events)
+    def succeeded(self, username: str, address: str) -> None:
+        """The user signed in from ``address``: their failures there no longer count."""
+        self.quotas.clear(self.per_username_address, username, address_key(address))
 
 
 def address_key(address: str) -> str:
@@ -150,36 +121,9 @@ def address_key(address: str) -> str:
     return str(ip)
 
 
-class SignInLimiter:
-    """Sign-in attempts: :data:`ADDRESS_LIMIT` per address, :data:`USERNAME_FAILURE_LIMIT`
-    per username.  Call :meth:`attempt` before checking the password, then
-    :meth:`failed` or :meth:`succeeded`.  ``username`` is the normalised key.
-    """
-
-    def __init__(
-        self,
-        *,
-        clock: Now = time.monotonic,
-        address_limit: tuple[int, float] = ADDRESS_LIMIT,
-        username_failure_limit: tuple[int, float] = USERNAME_FAILURE_LIMIT,
-    ) -> None:
-        self.per_address = SlidingWindow(*address_limit, clock=clock)
-        self.per_username = SlidingWindow(*username_failure_limit, clock=clock)
-
-    def attempt(self, username: str, address: str) -> Decision:
-        """May this attempt go ahead?  An allowed attempt counts against the address."""
-        for_user = self.per_username.check(username)
-        if not for_user.allowed:
-            return for_user
-        return self.per_address.hit(address_key(address))
-
-    def failed(self, username: str) -> None:
-        """The password was wrong (or the user unknown)."""
-        self.per_username.record(username)
-
-    def succeeded(self, username: str) -> None:
-        """The user signed in: their failures no longer count."""
-        self.per_username.reset(username)
+def client_address(conn: HTTPConnection) -> str:
+    """The address a request or WebSocket came from (the peer of the TCP connection)."""
+    return conn.client.host if conn.client is not None else "unknown"
 
 
 #: Addresses a per-address window remembers at most (the least recently seen
@@ -187,6 +131,43 @@ class SignInLimiter:
 MAX_ADDRESSES = 10_000
 
 
-def client_address(conn: HTTPConnection) -> str:
-    """The address a request or WebSocket came from (the peer of the TCP connection)."""
-    return conn.client.host if conn.client is not None else "unknown"
+class SlidingWindow:
+    """At most ``limit`` events per key in any ``window`` seconds, in this process only.
+
+    Kept only for the PDN import limit until it counts in :class:`Quotas` like the
+    others; nothing new may use it (a per-process count is one limit per process).
+    """
+
+    def __init__(
+        self,
+        limit: int,
+        window: float,
+        *,
+        clock: Now = time.monotonic,
+        max_keys: int = 100_000,
+    ) -> None:
+        if limit < 1 or window <= 0 or max_keys < 1:
+            raise ValueError(
+                f"limit and max_keys must be at least 1 and window positive, not "
+                f"{limit!r}, {max_keys!r}, {window!r}"
+            )
+        self.limit, self.window, self.max_keys = limit, window, max_keys
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._events: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def hit(self, key: str) -> Decision:
+        """Count one event for ``key`` now when the limit allows it."""
+        now = self._clock()
+        with self._lock:
+            events = self._events.get(key) or deque(maxlen=self.limit)
+            while events and events[0] <= now - self.window:
+                events.popleft()
+            if len(events) >= self.limit:
+                return Decision(False, events[0] + self.window - now)
+            events.append(now)
+            self._events[key] = events
+            self._events.move_to_end(key)
+            while len(self._events) > self.max_keys:
+                self._events.popitem(last=False)
+            return Decision(True)

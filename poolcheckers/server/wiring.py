@@ -59,7 +59,7 @@ class Services:
         self.quotas = Quotas(self.db, clock=lambda: clock.now_ms() / 1000)
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
-        self.accounts = AccountService(settings, self.db, self.executor)
+        self.accounts = AccountService(settings, self.db, self.executor, self.quotas)
         self.games = GameService(
             self.db,
             settings.clock,

@@ -1,4 +1,5 @@
-"""Sliding-window limits and the sign-in limiter, on a hand-moved clock."""
+"""The sign-in limits (over the shared quotas) and the per-process sliding window, on a
+hand-moved clock."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.throttle import (
     ADDRESS_LIMIT,
-    USERNAME_FAILURE_LIMIT,
-    SignInLimiter,
+    USERNAME_ADDRESS_FAILURE_LIMIT,
+    SignInLimits,
     SlidingWindow,
     address_key,
 )
@@ -38,24 +41,6 @@ def test_window_slides() -> None:
     assert not w.hit("a").allowed
 
 
-def test_check_records_nothing_and_reset_forgets() -> None:
-    clock = FakeClock()
-    w = SlidingWindow(1, 10.0, clock=clock)
-    assert w.check("a").allowed and w.check("a").allowed
-    w.record("a")
-    assert not w.check("a").allowed
-    w.reset("a")
-    assert w.check("a").allowed
-
-
-def test_memory_is_bounded() -> None:
-    w = SlidingWindow(1, 10.0, clock=FakeClock(), max_keys=50)
-    for i in range(500):
-        w.hit(f"k{i}")
-    assert len(w) == 50
-    assert not w.check("k499").allowed  # the newest keys are kept
-
-
 def test_bad_parameters() -> None:
     with pytest.raises(ValueError, match="limit and max_keys"):
         SlidingWindow(0, 10.0)
@@ -74,45 +59,66 @@ def test_never_more_than_limit_in_any_window(steps: list[float], limit: int, win
         assert sum(1 for u in allowed[i:] if u < t + window) <= limit
 
 
-def test_guessing_from_one_address_is_stopped() -> None:
+@pytest.fixture
+def quotas() -> tuple[Quotas, FakeClock]:
+    engine = make_engine("sqlite://")
+    run_migrations(engine)
     clock = FakeClock()
-    limiter = SignInLimiter(clock=clock)
-    limit, window = ADDRESS_LIMIT
-    for i in range(limit):
+    return Quotas(engine, clock=clock), clock
+
+
+def test_guessing_from_one_address_is_stopped(quotas: tuple[Quotas, FakeClock]) -> None:
+    q, clock = quotas
+    limiter = SignInLimits(q)
+    for i in range(ADDRESS_LIMIT.limit):
         assert limiter.attempt(f"user{i}", "198.51.100.9").allowed
     refused = limiter.attempt("someone", "198.51.100.9")
-    assert not refused.allowed and 0 < refused.retry_after <= window
+    assert not refused.allowed and 0 < refused.retry_after <= ADDRESS_LIMIT.seconds
     assert limiter.attempt("someone", "198.51.100.10").allowed
-    clock.now += window
+    clock.now += 2 * ADDRESS_LIMIT.seconds
     assert limiter.attempt("someone", "198.51.100.9").allowed
 
 
-def test_ipv6_neighbours_share_a_limit() -> None:
-    limiter = SignInLimiter(clock=FakeClock(), address_limit=(2, 60.0))
+def test_ipv6_neighbours_share_a_limit(quotas: tuple[Quotas, FakeClock]) -> None:
+    limiter = SignInLimits(quotas[0], per_address=Rate("a", 2, 60))
     assert limiter.attempt("a", "2001:db8::1").allowed
     assert limiter.attempt("a", "2001:db8::ffff:2").allowed
     assert not limiter.attempt("a", "2001:db8::3").allowed
     assert limiter.attempt("a", "2001:db8:0:1::1").allowed  # another /64
 
 
-def test_spraying_one_account_from_many_addresses_is_stopped() -> None:
-    clock = FakeClock()
-    limiter = SignInLimiter(clock=clock)
-    limit, window = USERNAME_FAILURE_LIMIT
-    for i in range(limit):
+def test_failures_from_one_address_stop_only_that_address(
+    quotas: tuple[Quotas, FakeClock],
+) -> None:
+    limiter = SignInLimits(quotas[0])
+    for _ in range(USERNAME_ADDRESS_FAILURE_LIMIT.limit):
+        assert limiter.attempt("ann", "203.0.113.7").allowed
+        limiter.failed("ann", "203.0.113.7")
+    assert not limiter.attempt("ann", "203.0.113.7").allowed
+    assert limiter.attempt("ann", "198.51.100.2").allowed
+    assert limiter.attempt("bob", "203.0.113.7").allowed
+
+
+def test_spraying_one_account_from_many_addresses_is_stopped(
+    quotas: tuple[Quotas, FakeClock],
+) -> None:
+    q, clock = quotas
+    limiter = SignInLimits(q, per_username=Rate("u", 12, 3600))
+    for i in range(12):
         assert limiter.attempt("ann", f"203.0.113.{i}").allowed
-        limiter.failed("ann")
+        limiter.failed("ann", f"203.0.113.{i}")
     assert not limiter.attempt("ann", "192.0.2.200").allowed
     assert limiter.attempt("bob", "192.0.2.200").allowed
-    clock.now += window
+    clock.now += 2 * 3600
     assert limiter.attempt("ann", "192.0.2.200").allowed
 
 
-def test_success_clears_the_failures() -> None:
-    limiter = SignInLimiter(clock=FakeClock(), username_failure_limit=(2, 60.0))
-    limiter.failed("ann")
-    limiter.succeeded("ann")
-    limiter.failed("ann")
+def test_success_clears_the_failures_of_its_address(quotas: tuple[Quotas, FakeClock]) -> None:
+    limiter = SignInLimits(quotas[0], per_username_address=Rate("f", 2, 60))
+    limiter.failed("ann", "192.0.2.1")
+    limiter.failed("ann", "192.0.2.1")
+    assert not limiter.attempt("ann", "192.0.2.1").allowed
+    limiter.succeeded("ann", "192.0.2.1")
     assert limiter.attempt("ann", "192.0.2.1").allowed
 
 

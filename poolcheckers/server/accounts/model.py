@@ -34,11 +34,13 @@ import re
 import secrets
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Protocol
 
 import argon2
+import zxcvbn  # type: ignore[import-untyped]
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.profiles import RFC_9106_LOW_MEMORY
 
@@ -50,7 +52,8 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.throttle import SignInLimiter, SlidingWindow, address_key
+from poolcheckers.server.quotas import Quotas, Rate
+from poolcheckers.server.throttle import SignInLimits, address_key
 
 USERNAME_MIN: Final = 2
 USERNAME_MAX: Final = 20
@@ -72,8 +75,49 @@ RESERVED_USERNAMES: Final = frozenset(
         "root",
         "staff",
         "system",
+        "support",
+        "null",
+        "undefined",
+        "api",
+        "static",
     }
 )
+#: zxcvbn's guessability score (0..4) a new password must reach
+PASSWORD_MIN_SCORE: Final = 2
+#: zxcvbn reads at most this much of a password (its cost grows with the length)
+_STRENGTH_PREFIX: Final = 72
+#: characters that read alike, by the one each folds to
+_LOOKALIKE: Final = str.maketrans({"1": "l", "i": "l", "|": "l", "0": "o", "5": "s", "$": "s"})
+_SEPARATORS: Final = re.compile(r"[_\-.\s]")
+_PAIRS: Final = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+
+
+def fold(name: str) -> str:
+    """The form two names that read alike share: NFKC, case folded, separators
+    dropped, look-alike letters and digits (``1 l I i``, ``0 O o``, ``5 s``, ``rn m``)
+    made one.  New accounts are unique by it.
+
+    >>> fold("I1l") == fold("Il1"), fold("Ann_0") == fold("anno"), fold("burn") == fold("bum")
+    (True, True, True)
+    """
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = _SEPARATORS.sub("", text).translate(_LOOKALIKE)
+    for pair, one in _PAIRS:
+        text = text.replace(pair, one)
+    return text
+
+
+def is_reserved(name: str, extra: frozenset[str] = frozenset()) -> bool:
+    """Whether ``name`` reads as a reserved name (:data:`RESERVED_USERNAMES` or
+    ``extra``, such as the site's pages) however it is spelled: case, look-alikes,
+    separators and a number at the end do not make it another name.
+
+    >>> [is_reserved(n) for n in ("admin_", "Engine-", "Anonymous1", "adm1n", "Ann")]
+    [True, True, True, True, False]
+    """
+    bare = _SEPARATORS.sub("", unicodedata.normalize("NFKC", name).casefold())
+    stems = {fold(bare), fold(bare.rstrip("0123456789"))}
+    return any(fold(word) in stems for word in RESERVED_USERNAMES | extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +192,29 @@ def check_password(password: object, username: str | None = None) -> str:
         raise PasswordError("password must be valid Unicode text (it has a lone surrogate)")
     if username is not None and password.lower() == username.lower():
         raise PasswordError("password must not be the username")
+    _check_strength(password, username)
     return password
+
+
+def _check_strength(password: str, username: str | None) -> None:
+    """Refuse a password that zxcvbn finds easy to guess (common, a pattern, the
+    username again); the message gives zxcvbn's reason and advice.
+
+    >>> _check_strength("12345678", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.domain_errors.PasswordError: this password is too easy to guess: ...
+    """
+    inputs = [username, "poolcheckers", "checkers"] if username else ["poolcheckers", "checkers"]
+    result = zxcvbn.zxcvbn(password[:_STRENGTH_PREFIX], user_inputs=inputs)
+    if result["score"] >= PASSWORD_MIN_SCORE:
+        return
+    feedback = result["feedback"]
+    reasons = " ".join([feedback["warning"], *feedback["suggestions"]]).strip()
+    raise PasswordError(
+        "this password is too easy to guess: "
+        + (reasons or "add another word or two; uncommon words are better")
+    )
 
 
 def _encodable(text: str) -> bool:
@@ -244,10 +310,12 @@ class User:
 
 
 class UserStore(Protocol):
-    """Where accounts live; the database keeps ``key`` unique (case-insensitive names)."""
+    """Where accounts live; the database keeps ``key`` unique (case-insensitive names)
+    and the :func:`fold` of new names (names that read alike)."""
 
     def add(self, user: User) -> bool:
-        """Store a new account; False, storing nothing, if its ``key`` is taken."""
+        """Store a new account; False, storing nothing, if its ``key`` or the
+        :func:`fold` of its name is taken."""
         ...
 
     def by_key(self, key: str) -> User | None: ...
@@ -266,12 +334,15 @@ class MemoryUserStore:
         self._lock = threading.Lock()
         self._by_id: dict[str, User] = {}
         self._by_key: dict[str, User] = {}
+        self._folds: set[str] = set()
 
     def add(self, user: User) -> bool:
         with self._lock:
-            if user.key in self._by_key or user.id in self._by_id:
+            folded = fold(user.username)
+            if user.key in self._by_key or user.id in self._by_id or folded in self._folds:
                 return False
             self._by_id[user.id] = self._by_key[user.key] = user
+            self._folds.add(folded)
             return True
 
     def by_key(self, key: str) -> User | None:
@@ -319,7 +390,7 @@ class Accounts:
     >>> accounts.signup("aNN", "another password", address="192.0.2.9")
     Traceback (most recent call last):
     ...
-    poolcheckers.server.domain_errors.UsernameTakenError: username 'aNN' is taken
+    poolcheckers.server.domain_errors.UsernameTakenError: username 'aNN' is taken ...
     """
 
     def __init__(
@@ -328,25 +399,30 @@ class Accounts:
         *,
         sessions: Sessions | None = None,
         passwords: Passwords | None = None,
-        limiter: SignInLimiter | None = None,
-        signup_limit: SlidingWindow | None = None,
+        limiter: SignInLimits | None = None,
+        signup_limit: tuple[Quotas, Rate] | None = None,
         clock: Callable[[], float] = time.time,
         new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9),
     ) -> None:
         self.users = users
         self.sessions = sessions if sessions is not None else Sessions(MemorySessionStore())
         self.passwords = passwords if passwords is not None else Passwords()
-        self.limiter = limiter if limiter is not None else SignInLimiter()
+        self.limiter = limiter
         self.signup_limit = signup_limit
         self.clock = clock
         self.new_id = new_id
+        #: names reserved besides :data:`RESERVED_USERNAMES` (the site's pages)
+        self.reserved: frozenset[str] = frozenset()
 
     def signup(self, username: object, password: object, *, address: str) -> SignedIn:
         """Create an account and sign it in.  ``signup_limit`` (if set) counts per address."""
         name = Username.parse(username)
+        if is_reserved(name.name, self.reserved):
+            raise UsernameError(f"username {name.name!r} is reserved")
         secret = check_password(password, name.name)
         if self.signup_limit is not None:
-            decision = self.signup_limit.hit(address_key(address))
+            quotas, rate = self.signup_limit
+            decision = quotas.hit(rate, address_key(address))
             if not decision.allowed:
                 raise RateLimitedError(
                     f"too many sign-ups from this address: try again in "
@@ -356,13 +432,16 @@ class Accounts:
         now = self.clock()
         user = User(self.new_id(), name.name, name.key, self.passwords.hash(secret), now)
         if not self.users.add(user):
-            raise UsernameTakenError(f"username {name.name!r} is taken")
+            raise UsernameTakenError(
+                f"username {name.name!r} is taken (or too like an existing name)"
+            )
         token, _ = self.sessions.start(user.id, now)
         return SignedIn(user, token)
 
     def _check_password(self, key: str, password: object, address: str) -> User:
-        decision = self.limiter.attempt(key, address)
-        if not decision.allowed:
+        limiter = self.limiter
+        decision = limiter.attempt(key, address) if limiter is not None else None
+        if decision is not None and not decision.allowed:
             raise RateLimitedError(
                 f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
                 decision.retry_after,
@@ -372,13 +451,16 @@ class Accounts:
             password = ""
         if user is None:
             self.passwords.verify_unknown(password)
-            self.limiter.failed(key)
+            if limiter is not None:
+                limiter.failed(key, address)
             raise CredentialsError(_WRONG)
         ok, rehashed = self.passwords.verify_and_update(user.password_hash, password)
         if not ok:
-            self.limiter.failed(key)
+            if limiter is not None:
+                limiter.failed(key, address)
             raise CredentialsError(_WRONG)
-        self.limiter.succeeded(key)
+        if limiter is not None:
+            limiter.succeeded(key, address)
         if rehashed is not None and self.users.set_password_hash(
             user.id, user.password_hash, rehashed
         ):
@@ -387,7 +469,7 @@ class Accounts:
 
     def login(self, username: object, password: object, *, address: str) -> SignedIn:
         """Sign in: a new session.  The same answer for an unknown username and a wrong
-        password, in the same time; attempts are limited (:class:`SignInLimiter`)."""
+        password, in the same time; attempts are limited (:class:`SignInLimits`)."""
         key = username.lower() if isinstance(username, str) else ""
         user = self._check_password(key[: USERNAME_MAX + 1], password, address)
         token, _ = self.sessions.start(user.id, self.clock())

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.model import User, fold
 from poolcheckers.server.accounts.sessions import Session
 from poolcheckers.server.database.tables import (
     SESSIONS,
@@ -24,7 +24,8 @@ from poolcheckers.server.database.tables import (
 
 
 class DbUserStore:
-    """Accounts in ``users``; ``username_key`` is UNIQUE (case-insensitive names)."""
+    """Accounts in ``users``; ``username_key`` is UNIQUE (case-insensitive names), and
+    so is ``username_fold`` (names that read alike), in every server process."""
 
     def __init__(self, db: Engine) -> None:
         self.db = db
@@ -49,6 +50,7 @@ class DbUserStore:
                         username_key=user.key,
                         password_hash=user.password_hash,
                         created_ms=to_ms(user.created),
+                        username_fold=fold(user.username),
                     )
                 )
         except IntegrityError:

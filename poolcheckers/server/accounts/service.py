@@ -3,28 +3,38 @@ database repositories, who a request is, and the password-hash slots.
 
 Argon2id hashes are slow and big on purpose (64 MiB, ~80 ms): they run in worker
 threads, at most ``Settings.hash_concurrency`` at once, so a flood of sign-ins
-queues instead of taking the cores from the games.  Session look-ups are database
+queues instead of taking the cores from the games; and at most ``Settings.hash_queue``
+wait for a thread: past that a sign-in is answered 503 ``busy`` with ``Retry-After``
+at once, as making everyone wait longer would only make every sign-in slow.
+Sign-in and sign-up counts live in the site's :class:`Quotas` (one limit for every
+server process).  Session look-ups are database
 work: they run on the database executor.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Final, ParamSpec, TypeVar
 
 import anyio.to_thread
 from argon2.profiles import RFC_9106_LOW_MEMORY
 from sqlalchemy import Engine
 from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocket, WebSocketState
 
 from poolcheckers.server.accounts.model import Accounts, Passwords, User
 from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
-from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions
+from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_digest
 from poolcheckers.server.database.executor import DbExecutor
-from poolcheckers.server.errors import ApiError
+from poolcheckers.server.errors import ApiError, busy
+from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.settings import Settings
-from poolcheckers.server.throttle import SignInLimiter, SlidingWindow
+from poolcheckers.server.throttle import SIGNUP_LIMIT, SignInLimits, rate
+
+#: the close code of a socket whose session ended (sign-out, password change)
+SESSION_ENDED: Final = 4401
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -33,33 +43,58 @@ R = TypeVar("R")
 class AccountService:
     """Accounts, sessions and their limits, shared by the routes (``ctx.accounts``)."""
 
-    def __init__(self, settings: Settings, db: Engine, executor: DbExecutor) -> None:
+    def __init__(
+        self, settings: Settings, db: Engine, executor: DbExecutor, quotas: Quotas | None = None
+    ) -> None:
         self.settings = settings
         self.executor = executor
         self.users = DbUserStore(db)
         time = settings.clock
+        if quotas is None:
+            quotas = Quotas(db, clock=lambda: time.now_ms() / 1000)
         self.accounts = Accounts(
             self.users,
             sessions=Sessions(DbSessionStore(db)),
             passwords=Passwords(settings.password_parameters or RFC_9106_LOW_MEMORY),
-            limiter=SignInLimiter(
-                address_limit=settings.signin_limit,
-                username_failure_limit=settings.signin_failure_limit,
+            limiter=SignInLimits(
+                quotas,
+                per_address=rate("signin:address", settings.signin_limit),
+                per_username_address=rate("signin:failed", settings.signin_failure_limit),
+                per_username=rate("signin:failed-user", settings.signin_user_failure_limit),
             ),
-            signup_limit=SlidingWindow(*settings.signup_limit),
+            signup_limit=(quotas, rate(SIGNUP_LIMIT.name, settings.signup_limit)),
             clock=lambda: time.now_ms() / 1000,
         )
         self._hash_slots: asyncio.Semaphore | None = None
+        #: hashes running or waiting for a thread in this process
+        self._hashing = 0
         self._names: dict[str, str] = {}
+        #: this process's sockets opened by a session: account id -> session digest ->
+        #: the functions that close them (called when the session ends)
+        self._sockets: dict[str, dict[str, set[Callable[[], Awaitable[None]]]]] = {}
+
+    def reserve_paths(self, paths: Iterable[str]) -> None:
+        """Reserve as usernames the first segments of the site's paths (``/lobby``,
+        ``/players/{name}``, ``/openapi.json``...)."""
+        firsts = {path.strip("/").split("/", 1)[0].lower() for path in paths}
+        self.accounts.reserved = frozenset(f for f in firsts if f and "{" not in f)
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at
         most ``hash_concurrency`` of them at once.  CPU work, not database work: it
-        has its own slots so that it never queues the database executor."""
+        has its own slots so that it never queues the database executor.  When
+        ``hash_queue`` wait already: 503 ``busy`` at once."""
+        s = self.settings
         if self._hash_slots is None:
-            self._hash_slots = asyncio.Semaphore(self.settings.hash_concurrency)
-        async with self._hash_slots:
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+            self._hash_slots = asyncio.Semaphore(s.hash_concurrency)
+        if self._hashing >= s.hash_concurrency + s.hash_queue:
+            raise busy("the server is busy checking passwords: try again in a moment", 1)
+        self._hashing += 1
+        try:
+            async with self._hash_slots:
+                return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+        finally:
+            self._hashing -= 1
 
     async def user_of(self, conn: HTTPConnection) -> User | None:
         """The account signed in by the request's session cookie, or None."""
@@ -85,3 +120,56 @@ class AccountService:
                 return None
             name = self._names[user_id] = user.username
         return name
+
+    def watch(
+        self, conn: HTTPConnection, user_id: str, close: Callable[[], Awaitable[None]]
+    ) -> Callable[[], None]:
+        """Remember that the socket ``conn``, opened by its session cookie as
+        ``user_id``, must close when that session ends; returns the function that
+        forgets it (call it when the socket closes).
+
+        Only this process's sockets are closed at once: a socket of another process
+        finds the session gone at its next action (:meth:`still_signed_in`)."""
+        digest = token_digest(conn.cookies.get(COOKIE_NAME) or "")
+        closers = self._sockets.setdefault(user_id, {}).setdefault(digest, set())
+        closers.add(close)
+
+        def forget() -> None:
+            closers.discard(close)
+            sessions = self._sockets.get(user_id, {})
+            if not closers and sessions.get(digest) is closers:
+                del sessions[digest]
+            if not sessions:
+                self._sockets.pop(user_id, None)
+
+        return forget
+
+    async def still_signed_in(self, conn: HTTPConnection, user_id: str) -> bool:
+        """Whether the session that opened ``conn`` still signs in ``user_id`` (a
+        socket asks before each action: the session may have ended since)."""
+        user = await self.user_of(conn)
+        return user is not None and user.id == user_id
+
+    async def ended(self, user_id: str, token: str | None = None) -> None:
+        """A session of ``user_id`` ended (``token``'s; None: all of them): close
+        this process's sockets it opened."""
+        sessions = self._sockets.get(user_id, {})
+        digests = list(sessions) if token is None else [token_digest(token)]
+        for digest in digests:
+            for close in list(sessions.get(digest, ())):
+                with contextlib.suppress(Exception):
+                    await close()
+
+    def bind(self, ws: WebSocket, user_id: str | None) -> Callable[[], None]:
+        """Close ``ws`` (code :data:`SESSION_ENDED`) when the session that signed it in
+        as ``user_id`` ends; returns the function to call when the socket closes."""
+        if user_id is None:
+            return lambda: None
+
+        return self.watch(ws, user_id, lambda: close_ended(ws))
+
+
+async def close_ended(ws: WebSocket) -> None:
+    """Close ``ws`` as a socket whose session ended (unless it is closed already)."""
+    if ws.application_state == WebSocketState.CONNECTED:
+        await ws.close(code=SESSION_ENDED)

@@ -11,6 +11,7 @@ unexpected failure, is answered as ``{"error": {"code", "message"}}``.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, TypeVar
 
@@ -133,6 +134,8 @@ def error_response(exc: ApiError, headers: dict[str, str] | None = None) -> JSON
 async def on_api_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
     headers = {"Retry-After": "60"} if exc.status == 429 else None
+    if exc.retry_after is not None:
+        headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
     return error_response(exc, headers)
 
 

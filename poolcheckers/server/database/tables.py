@@ -120,6 +120,10 @@ USERS = Table(
     Column("username_key", String(20), nullable=False, unique=True),
     Column("password_hash", Text, nullable=False),
     Column("created_ms", BigInteger, nullable=False),
+    # the name's look-alike form (accounts.model.fold), unique; NULL for an account
+    # made before it existed whose form another older account had already
+    Column("username_fold", String(20), nullable=True),
+    Index("ux_users_username_fold", "username_fold", unique=True),
 )
 
 SESSIONS = Table(

@@ -28,6 +28,25 @@ function lengths(bounds) {
 }
 
 /**
+ * Where to go after signing in: `next` when it is a page of this site, else the lobby.
+ * Resolved as the browser would (which turns `\` into `/` and drops tabs), so that
+ * `/\evil.example/` or `/<tab>/evil.example/` cannot lead to another site.
+ * @param {string | null} next
+ * @returns {string}
+ */
+function sitePath(next) {
+  if (!next) return "/lobby";
+  let url;
+  try {
+    url = new URL(next, window.location.origin);
+  } catch {
+    return "/lobby";
+  }
+  if (url.origin !== window.location.origin) return "/lobby";
+  return url.pathname + url.search + url.hash;
+}
+
+/**
  * The form that signs in or signs up (`path`), then goes on to ?next= or the lobby.
  * @param {string} title
  * @param {string} path
@@ -61,8 +80,7 @@ function credentialsForm(title, path, submitText, autocomplete, limits) {
       });
       setAccount(account);
       announce(`Signed in as ${account.username}.`);
-      const next = new URLSearchParams(window.location.search).get("next");
-      window.location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/lobby");
+      window.location.assign(sitePath(new URLSearchParams(window.location.search).get("next")));
     } catch (err) {
       error.textContent = errorText(err);
     }

@@ -19,6 +19,7 @@ from poolcheckers.server.accounts.model import (
     username_key,
 )
 from poolcheckers.server.accounts.sessions import csrf_token
+from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.domain_errors import (
     CredentialsError,
     PasswordError,
@@ -26,7 +27,8 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.throttle import USERNAME_FAILURE_LIMIT, SignInLimiter, SlidingWindow
+from poolcheckers.server.quotas import Quotas, Rate
+from poolcheckers.server.throttle import USERNAME_ADDRESS_FAILURE_LIMIT, SignInLimits
 
 
 @pytest.mark.parametrize("name", ["ab", "Ann", "a" * 20, "9lives", "x-y_z", "A1-_"])
@@ -94,7 +96,7 @@ def test_password_policy(password: object, message: str) -> None:
 def test_password_must_differ_from_the_username() -> None:
     with pytest.raises(PasswordError, match="not be the username"):
         check_password("AnnaBell", username="annabell")
-    assert check_password("AnnaBell", username="annab") == "AnnaBell"
+    assert check_password("AnnaBell rings twice", username="annab") == "AnnaBell rings twice"
 
 
 def test_password_error_never_echoes_the_password() -> None:
@@ -165,12 +167,18 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+def quotas(clock: FakeClock) -> Quotas:
+    engine = make_engine("sqlite://")
+    run_migrations(engine)
+    return Quotas(engine, clock=clock)
+
+
 @pytest.fixture
 def accounts(passwords: Passwords, clock: FakeClock) -> Accounts:
     return Accounts(
         MemoryUserStore(),
         passwords=passwords,
-        limiter=SignInLimiter(clock=clock),
+        limiter=SignInLimits(quotas(clock)),
         clock=clock,
     )
 
@@ -225,14 +233,14 @@ def test_login_by_any_spelling(accounts: Accounts) -> None:
 
 def test_guessing_is_rate_limited_and_success_resets(accounts: Accounts, clock: FakeClock) -> None:
     accounts.signup("Ann", PW, address="192.0.2.1")
-    limit, window = USERNAME_FAILURE_LIMIT
+    limit, window = USERNAME_ADDRESS_FAILURE_LIMIT.limit, USERNAME_ADDRESS_FAILURE_LIMIT.seconds
     for i in range(limit):
         with pytest.raises(CredentialsError):
-            accounts.login("Ann", f"guess {i}", address=f"198.51.100.{i}")
+            accounts.login("Ann", f"guess {i}", address="192.0.2.1")
     with pytest.raises(RateLimitedError) as caught:
         accounts.login("Ann", PW, address="192.0.2.1")  # even the right password waits
     assert caught.value.code == "rate_limited" and 0 < caught.value.retry_after <= window
-    clock.now += window
+    clock.now += 2 * window
     accounts.login("Ann", PW, address="192.0.2.1")
     with pytest.raises(CredentialsError):  # the failures were forgotten on success
         accounts.login("Ann", "guess again", address="192.0.2.1")
@@ -287,7 +295,7 @@ def test_signup_limit_per_address(passwords: Passwords, clock: FakeClock) -> Non
     accounts = Accounts(
         MemoryUserStore(),
         passwords=passwords,
-        signup_limit=SlidingWindow(2, 3600.0, clock=clock),
+        signup_limit=(quotas(clock), Rate("signup", 2, 3600)),
         clock=clock,
     )
     accounts.signup("Ann", PW, address="192.0.2.1")

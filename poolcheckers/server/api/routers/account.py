@@ -56,8 +56,9 @@ async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
 @router.post("/logout", status_code=204, summary="Sign out (ends this session)")
 async def logout(request: Request, ctx: Ctx) -> Response:
     c = ctx.accounts
-    _user, token = await c.require_user(request)
+    user, token = await c.require_user(request)
     await ctx.run(c.accounts.logout, token)
+    await c.ended(user.id, token)
     response = Response(status_code=204)
     clear_session_cookie(response, request)
     return response
@@ -84,5 +85,6 @@ async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> R
     done = await c.hashing(
         c.accounts.change_password, token, body.old, body.new, address=client_address(request)
     )
+    await c.ended(done.user.id)  # every other session ended with the old password
     info = done.user.private(done.token)
     return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)

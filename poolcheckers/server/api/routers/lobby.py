@@ -17,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from poolcheckers.server.accounts.guard import websocket_origin_ok
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.service import close_ended
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
@@ -122,6 +123,7 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     )
     key = user.id if user is not None else f"visitor:{id(ws)}"
     queue = c.join(key)
+    forget = ctx.accounts.bind(ws, None if user is None else user.id)
     try:
         seeks = await ctx.run(c.lobby.seeks)
         await ws.send_text(json.dumps({"type": "seeks", "seeks": [seek_dict(s) for s in seeks]}))
@@ -132,6 +134,9 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
                 if msg["type"] == "websocket.disconnect":
                     return
                 if msg.get("text") and '"ping"' in msg["text"]:
+                    if user is not None and not await ctx.accounts.still_signed_in(ws, user.id):
+                        await close_ended(ws)  # signed out in another process
+                        return
                     queue.put_nowait('{"type":"pong"}')
         finally:
             sender.cancel()
@@ -140,6 +145,7 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        forget()
         if c.leave(key, queue) and user is not None:
             await ctx.run(c.lobby.leave, user.id)
 

@@ -84,6 +84,7 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     if websocket_origin_ok(ws, ctx.settings.site_origins):
         user = await account_id(ws)
     sub = ctx.fanout.subscribe(game_id, None)
+    forget = ctx.accounts.bind(ws, user)
     try:
         if not await first_state(ws, ctx, sub, game_id, token, user):
             return
@@ -97,6 +98,7 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        forget()
         ctx.fanout.unsubscribe(sub)
 
 
@@ -172,6 +174,13 @@ class GameReader:
             return
         if not self.token and self.sub.color is None:
             raise errors.forbidden("spectators cannot play: connect with a seat token")
+        if self.user is not None and not await self.ctx.accounts.still_signed_in(
+            self.ws, self.user
+        ):
+            # signed out or the password changed since the socket opened (perhaps in
+            # another server process): the socket no longer speaks for the account
+            self.user = None
+            raise errors.unauthorized("your session has ended: sign in again")
         if isinstance(data, WsMove):
             view, played = await self.ctx.run(
                 self.ctx.games.move, self.game_id, self.token, data.move, data.ply, self.user
