@@ -128,6 +128,13 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
     )
     limits.add_argument(
+        "--pdn-analyses-at-once",
+        type=int,
+        default=d.pdn_analyses_at_once,
+        help="PDN readings for the analysis board at once per process, 503 beyond "
+        f"({d.pdn_analyses_at_once})",
+    )
+    limits.add_argument(
         "--site-origin",
         action="append",
         default=[],
@@ -232,6 +239,7 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         imports_per_minute=max(1, args.imports_per_minute),
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
+        pdn_analyses_at_once=max(1, args.pdn_analyses_at_once),
         site_origins=tuple(args.site_origin),
         connections=ConnectionLimits(
             header_timeout=max(0.0, args.header_timeout),

@@ -63,3 +63,5 @@ class Settings:
     forwarded_allow_ips: tuple[str, ...] = ()
     #: host names (``Host``) the site answers to, besides IP addresses
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+    #: PDN readings for the analysis board running at once in one process (503 beyond)
+    pdn_analyses_at_once: int = 2
