@@ -135,6 +135,13 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         f"({d.pdn_analyses_at_once})",
     )
     limits.add_argument(
+        "--spectators-per-game-per-address",
+        type=int,
+        default=d.spectators_per_game_per_address,
+        help="sockets on one game from one client address, across processes "
+        f"({d.spectators_per_game_per_address})",
+    )
+    limits.add_argument(
         "--site-origin",
         action="append",
         default=[],
@@ -240,6 +247,7 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
         pdn_analyses_at_once=max(1, args.pdn_analyses_at_once),
+        spectators_per_game_per_address=max(1, args.spectators_per_game_per_address),
         site_origins=tuple(args.site_origin),
         connections=ConnectionLimits(
             header_timeout=max(0.0, args.header_timeout),

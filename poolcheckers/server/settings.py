@@ -65,3 +65,6 @@ class Settings:
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
     #: PDN readings for the analysis board running at once in one process (503 beyond)
     pdn_analyses_at_once: int = 2
+    #: sockets on one game (players and spectators) from one client address, counted
+    #: across server processes; the extra ones are closed with 1008
+    spectators_per_game_per_address: int = 4
