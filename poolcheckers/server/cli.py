@@ -127,6 +127,19 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         default=d.hash_concurrency,
         help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
     )
+    add_client_caps(limits, d)
+    limits.add_argument(
+        "--site-origin",
+        action="append",
+        default=[],
+        help="an origin (https://host) besides the request's own from which signed-in "
+        "players' changes are accepted (repeatable)",
+    )
+    add_connection_options(p)
+
+
+def add_client_caps(limits: argparse._ArgumentGroup, d: Settings) -> None:
+    """The options of one client's share: PDN readings, sockets per game and lobby."""
     limits.add_argument(
         "--pdn-analyses-at-once",
         type=int,
@@ -142,13 +155,12 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         f"({d.spectators_per_game_per_address})",
     )
     limits.add_argument(
-        "--site-origin",
-        action="append",
-        default=[],
-        help="an origin (https://host) besides the request's own from which signed-in "
-        "players' changes are accepted (repeatable)",
+        "--lobby-sockets-per-client",
+        type=int,
+        default=d.lobby_sockets_per_client,
+        help="lobby sockets of one account (signed out: one address), across processes "
+        f"({d.lobby_sockets_per_client})",
     )
-    add_connection_options(p)
 
 
 def add_connection_options(p: argparse.ArgumentParser) -> None:
@@ -248,6 +260,7 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         hash_concurrency=max(1, args.hash_concurrency),
         pdn_analyses_at_once=max(1, args.pdn_analyses_at_once),
         spectators_per_game_per_address=max(1, args.spectators_per_game_per_address),
+        lobby_sockets_per_client=max(1, args.lobby_sockets_per_client),
         site_origins=tuple(args.site_origin),
         connections=ConnectionLimits(
             header_timeout=max(0.0, args.header_timeout),

@@ -68,3 +68,5 @@ class Settings:
     #: sockets on one game (players and spectators) from one client address, counted
     #: across server processes; the extra ones are closed with 1008
     spectators_per_game_per_address: int = 4
+    #: lobby sockets of one account (or, signed out, one client address), across processes
+    lobby_sockets_per_client: int = 8
