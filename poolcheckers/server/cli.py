@@ -128,6 +128,7 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         default=d.hash_concurrency,
         help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
     )
+    add_client_caps(limits, d)
     limits.add_argument(
         "--site-origin",
         action="append",
@@ -156,6 +157,31 @@ def add_account_options(limits: argparse._ArgumentGroup) -> None:
         default=d.hash_queue,
         help=f"sign-ins waiting for a password hash at most; more are answered 503 "
         f"({d.hash_queue})",
+    )
+
+
+def add_client_caps(limits: argparse._ArgumentGroup, d: Settings) -> None:
+    """The options of one client's share: PDN readings, sockets per game and lobby."""
+    limits.add_argument(
+        "--pdn-analyses-at-once",
+        type=int,
+        default=d.pdn_analyses_at_once,
+        help="PDN readings for the analysis board at once per process, 503 beyond "
+        f"({d.pdn_analyses_at_once})",
+    )
+    limits.add_argument(
+        "--spectators-per-game-per-address",
+        type=int,
+        default=d.spectators_per_game_per_address,
+        help="sockets on one game from one client address, across processes "
+        f"({d.spectators_per_game_per_address})",
+    )
+    limits.add_argument(
+        "--lobby-sockets-per-client",
+        type=int,
+        default=d.lobby_sockets_per_client,
+        help="lobby sockets of one account (signed out: one address), across processes "
+        f"({d.lobby_sockets_per_client})",
     )
 
 
@@ -274,6 +300,9 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         imports_per_minute=max(1, args.imports_per_minute),
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
+        pdn_analyses_at_once=max(1, args.pdn_analyses_at_once),
+        spectators_per_game_per_address=max(1, args.spectators_per_game_per_address),
+        lobby_sockets_per_client=max(1, args.lobby_sockets_per_client),
         site_origins=tuple(args.site_origin),
         min_rated_plies=max(0, args.min_rated_plies),
         rated_games_per_pair_per_day=max(0, args.rated_games_per_pair_per_day),

@@ -73,3 +73,10 @@ class Settings:
     signin_user_failure_limit: tuple[int, float] = (100, 3600.0)
     #: sign-ins waiting for a password-hash thread at most (per process); past it 503
     hash_queue: int = 8
+    #: PDN readings for the analysis board running at once in one process (503 beyond)
+    pdn_analyses_at_once: int = 2
+    #: sockets on one game (players and spectators) from one client address, counted
+    #: across server processes; the extra ones are closed with 1008
+    spectators_per_game_per_address: int = 4
+    #: lobby sockets of one account (or, signed out, one client address), across processes
+    lobby_sockets_per_client: int = 8

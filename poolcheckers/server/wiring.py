@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import threading
 
 from starlette.requests import HTTPConnection
 
@@ -48,6 +49,8 @@ class Services:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        #: the analysis board's PDN readings running now (bounded per process)
+        self.pdn_analyses = threading.BoundedSemaphore(max(1, settings.pdn_analyses_at_once))
         self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)

@@ -41,6 +41,7 @@ from poolcheckers.engine import (
     open_engine,
 )
 from poolcheckers.server import errors
+from poolcheckers.server.analysis.fair import FairPool
 from poolcheckers.server.games.model import Loaded, color_name, color_of
 from poolcheckers.server.games.service import GameService
 
@@ -118,7 +119,10 @@ class EngineRunner:
         self.move_time = move_time
         self.hash_mb = hash_mb
         self.analysis_max_time = analysis_max_time
-        self.game_pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
+        # replies are served client by client in turn: one client's many engine
+        # games do not queue everyone else's reply behind theirs
+        self.game_pool = FairPool(threads, name="engine")
+        self._clients: dict[str, str] = {}
         self.analysis_pool = ThreadPoolExecutor(
             max_workers=analysis_threads,
             thread_name_prefix="analysis",
@@ -213,8 +217,11 @@ class EngineRunner:
         )
 
     # ------------------------------------------------------------ engine games
-    def schedule(self, game_id: str) -> None:
-        """Let the engine reply in ``game_id`` (no-op if it is already thinking there)."""
+    def schedule(self, game_id: str, client: str | None = None) -> None:
+        """Let the engine reply in ``game_id`` (no-op if it is already thinking there);
+        ``client`` (the creator's address or account) shares the game pool fairly."""
+        if client is not None:
+            self._clients[game_id] = client
         task = self._tasks.get(game_id)
         if task is not None and not task.done():
             self._again.add(game_id)  # re-check once the current task has finished
@@ -238,16 +245,21 @@ class EngineRunner:
         return level_limit(g.level, move_time=self.move_time, clock=clock, increment=increment)
 
     async def _play(self, game_id: str) -> None:
-        loop = asyncio.get_running_loop()
         try:
             loaded: Loaded = await self.run_db(self.service.loaded, game_id)
             g = loaded.game
             if not g.engine_to_move(loaded.board):
+                if g.status != "running":
+                    self._clients.pop(game_id, None)
                 return
             limit = self.move_limit(loaded)
-            result = await loop.run_in_executor(
-                self.game_pool,
-                lambda: self.search_blocking("game:" + game_id, loaded.board, limit, level=g.level),
+            result = await asyncio.wrap_future(
+                self.game_pool.submit(
+                    self._clients.get(game_id, "game:" + game_id),
+                    lambda: self.search_blocking(
+                        "game:" + game_id, loaded.board, limit, level=g.level
+                    ),
+                )
             )
             await self.run_db(self.service.engine_move, game_id, g.ply, result.move.full_notation())
         except asyncio.CancelledError:
@@ -266,8 +278,10 @@ class EngineRunner:
         facade's policy (:func:`poolcheckers.engine.decide_draw`), in the game pool."""
         board = loaded.board.copy()
         engine_color = color_of(loaded.game.engine_color or "white")
-        loop = asyncio.get_running_loop()
-        decision = await loop.run_in_executor(
-            self.game_pool, lambda: decide_draw(self._engine(board.rules), board, engine_color)
+        decision = await asyncio.wrap_future(
+            self.game_pool.submit(
+                self._clients.get(loaded.game.id, "game:" + loaded.game.id),
+                lambda: decide_draw(self._engine(board.rules), board, engine_color),
+            )
         )
         return decision.accept

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import anyio.to_thread
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 
 from poolcheckers import Board, RuleSet
 from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
@@ -32,6 +33,12 @@ from poolcheckers.server.games.view import position_info
 from poolcheckers.server.settings import Settings
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+#: the analysis board's PDN body: a few games, read in well under a second (the
+#: archive import keeps MAX_PDN; a 1 MiB reading here held a thread for seconds)
+MAX_ANALYSIS_PDN = 256 * 1024
+#: seconds a client told "busy" waits before trying again
+BUSY_RETRY_AFTER = 2
 
 
 def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
@@ -63,11 +70,20 @@ async def analysis_position(body: PositionRequest) -> Response:
     openapi_extra=PDN_BODY,
     summary="Read PDN games without storing them",
 )
-@body_limit(MAX_PDN)
-async def analysis_pdn(request: Request) -> Response:
+@body_limit(MAX_ANALYSIS_PDN)
+async def analysis_pdn(request: Request, ctx: Ctx) -> Response:
     body = pdn_request(request)
     rules = parse_rules(body.rules)
-    result = await anyio.to_thread.run_sync(stored_pdn.read_for_analysis, body.pdn, rules)
+    # a few readings at once per process; beyond, "busy" at once rather than a queue
+    if not ctx.pdn_analyses.acquire(blocking=False):
+        busy = errors.ApiError(503, "overloaded", "busy reading other PDN: try again shortly")
+        return JSONResponse(
+            busy.body(), status_code=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)}
+        )
+    try:
+        result = await anyio.to_thread.run_sync(stored_pdn.read_for_analysis, body.pdn, rules)
+    finally:
+        ctx.pdn_analyses.release()
     return json_response(result.model_dump_json())
 
 

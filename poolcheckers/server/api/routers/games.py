@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from poolcheckers.server import errors
 from poolcheckers.server.api.deps import Ctx, UserId, json_response
@@ -23,6 +23,7 @@ from poolcheckers.server.api.schemas import (
 )
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.view import View
+from poolcheckers.server.throttle import address_key, client_address
 
 router = APIRouter(
     prefix="/api/games", tags=["games"], route_class=ApiRoute, responses=ERROR_RESPONSES
@@ -47,7 +48,7 @@ MAX_OFFSET = 2**31 - 1
 
 
 @router.post("", response_model=CreatedGame, summary="Create a game")
-async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
+async def create_game(body: CreateGame, ctx: Ctx, user: UserId, request: Request) -> Response:
     clock = body.clock
     spec = NewGame(
         mode=body.mode,
@@ -61,7 +62,7 @@ async def create_game(body: CreateGame, ctx: Ctx, user: UserId) -> Response:
     committed, token, invite = await ctx.run(ctx.games.creator.open, spec, user)
     game = committed.loaded.game
     if committed.engine_to_move:
-        ctx.runner.schedule(game.id)
+        ctx.runner.schedule(game.id, client=address_key(client_address(request)))
     view = View(committed.loaded, committed.now, "both" if body.mode == "local" else body.color)
     answer = CreatedGame(
         game=view.state(),

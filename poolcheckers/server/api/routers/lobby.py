@@ -20,11 +20,13 @@ from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.service import close_ended
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.routers.ws import socket_lease
 from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.view import View
 from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
 from poolcheckers.server.lobby.service import player_of
+from poolcheckers.server.throttle import address_key, client_address
 from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -115,12 +117,20 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     players of a taken seek.  A signed-in author's clock seeks go when their last
     lobby socket closes."""
     await ws.accept()
-    c = ctx.lobby
     user = (
         await ctx.accounts.user_of(ws)
         if websocket_origin_ok(ws, ctx.settings.site_origins)
         else None
     )
+    who = f"user:{user.id}" if user is not None else address_key(client_address(ws))
+    limit = ctx.settings.lobby_sockets_per_client
+    async with socket_lease(ws, ctx, f"ws-lobby:{who}", limit, "lobby sockets") as held:
+        if held:
+            await _lobby_socket(ws, ctx, user)
+
+
+async def _lobby_socket(ws: WebSocket, ctx: Ctx, user: User | None) -> None:
+    c = ctx.lobby
     key = user.id if user is not None else f"visitor:{id(ws)}"
     queue = c.join(key)
     forget = ctx.accounts.bind(ws, None if user is None else user.id)

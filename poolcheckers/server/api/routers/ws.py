@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import MutableMapping
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -21,7 +21,7 @@ from poolcheckers.engine import SearchResult, info_fields
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.guard import websocket_origin_ok
 from poolcheckers.server.api.deps import Ctx, account_id
-from poolcheckers.server.api.http import MAX_BODY, database_error
+from poolcheckers.server.api.http import DATABASE_DOWN, MAX_BODY, database_error
 from poolcheckers.server.api.routers.analysis import analysis_board
 from poolcheckers.server.api.schemas import (
     CLIENT_ANALYSIS_MESSAGE,
@@ -40,7 +40,7 @@ from poolcheckers.server.api.schemas import (
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
-from poolcheckers.server.throttle import client_address
+from poolcheckers.server.throttle import address_key, client_address
 from poolcheckers.server.wiring import Services
 
 log = logging.getLogger("poolcheckers.server")
@@ -69,6 +69,48 @@ async def refuse(ws: WebSocket, exc: ApiError) -> None:
     await ws.close(code=4000 + exc.status)
 
 
+# ---------------------------------------------------------------- socket leases
+#: a socket's lease lasts this long and is extended at a third of it while open, so
+#: the sockets of a process that died stop counting by themselves
+SOCKET_LEASE_SECONDS = 60.0
+
+
+@contextlib.asynccontextmanager
+async def socket_lease(
+    ws: WebSocket, ctx: Ctx, name: str, limit: int, what: str
+) -> AsyncIterator[bool]:
+    """One of ``limit`` places of ``name`` (held in the database, so every process
+    counts it) while the socket is open; False (after closing it with 1008) when all
+    are held."""
+    slots = ctx.quotas.slots
+    try:
+        lease = await ctx.run(slots.take, name, limit, SOCKET_LEASE_SECONDS)
+    except DATABASE_DOWN:
+        # the database is down: the socket itself answers that (database_unavailable)
+        # and closes; a cap that cannot be counted does not hide the reason
+        yield True
+        return
+    if lease is None:
+        await ws.close(code=1008, reason=f"at most {limit} {what} from one address")
+        yield False
+        return
+
+    async def keep() -> None:
+        while True:
+            await asyncio.sleep(SOCKET_LEASE_SECONDS / 3)
+            await ctx.run(slots.extend, lease, SOCKET_LEASE_SECONDS)
+
+    keeper = asyncio.create_task(keep())
+    try:
+        yield True
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await keeper
+        with contextlib.suppress(Exception):
+            await ctx.run(slots.give_back, lease)
+
+
 # ---------------------------------------------------------------- games
 @router.websocket("/ws/games/{game_id}")
 async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
@@ -83,6 +125,16 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     user = None
     if websocket_origin_ok(ws, ctx.settings.site_origins):
         user = await account_id(ws)
+    limit = ctx.settings.spectators_per_game_per_address
+    name = f"ws-game:{game_id[:64]}:{address_key(client_address(ws))}"
+    async with socket_lease(ws, ctx, name, limit, "sockets on one game") as held:
+        if held:
+            await game_socket(ws, ctx, game_id, token, user)
+
+
+async def game_socket(
+    ws: WebSocket, ctx: Ctx, game_id: str, token: str | None, user: str | None
+) -> None:
     sub = ctx.fanout.subscribe(game_id, None)
     forget = ctx.accounts.bind(ws, user)
     try:
