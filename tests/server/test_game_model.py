@@ -135,16 +135,20 @@ def test_the_board_ends_the_game_r16_and_resigning_r20() -> None:
     assert resigned.game.termination == "resignation" and resigned.game.result == "2-0"
 
 
-def test_resigning_or_agreeing_a_draw_before_both_sides_moved_aborts() -> None:
-    resigned = after(model.resign(start(), "white", 0))
+def test_resigning_or_agreeing_a_draw_before_both_sides_moved_aborts_a_rated_game() -> None:
+    rated = start()
+    rated.game.rated = True
+    resigned = after(model.resign(rated, "white", 0))
     assert resigned.game.status == "aborted" and resigned.game.result == "*"
     assert resigned.game.winner is None and "before both sides had moved" in str(
         resigned.game.reason
     )
-    g = after(model.player_move(start(), "black", "11-15", 0, 0))
+    g = after(model.player_move(rated, "black", "11-15", 0, 0))
     g = after(model.offer_draw(g, "black", 0))
     drawn = after(model.answer_draw(g, "white", True, 0))
     assert drawn.game.status == "aborted" and drawn.game.termination == "aborted"
+    casual = after(model.resign(start(), "white", 0))
+    assert casual.game.status == "finished" and casual.game.result == "2-0"
 
 
 def test_seats_are_checked_in_constant_time_against_hashes() -> None:

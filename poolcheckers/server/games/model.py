@@ -540,9 +540,9 @@ def resign(loaded: Loaded, side: str, now: int) -> Change:
     require_running(loaded.game)
     game = loaded.game.copy()
     settle_clock(game, now)
-    if loaded.game.ply < ABORTABLE_PLIES:
-        # a game nobody has played yet has no result to give (and none to rate):
-        # resigning at once is how two accounts would farm a rating
+    if loaded.game.rated and loaded.game.ply < ABORTABLE_PLIES:
+        # a rated game nobody has played yet has no result to rate: resigning at
+        # once is how two accounts would farm a rating (casual games keep theirs)
         end_unplayed(
             game, f"{side.capitalize()} resigned before both sides had moved: aborted, no result"
         )
@@ -578,7 +578,7 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
     elif seat not in ("both", other(g.draw_offer)):
         raise errors.forbidden(f"{g.draw_offer} cannot answer its own draw offer")
     game = g.copy()
-    if accept and g.ply < ABORTABLE_PLIES:
+    if accept and g.rated and g.ply < ABORTABLE_PLIES:
         settle_clock(game, now)
         end_unplayed(game, "Draw agreed before both sides had moved: aborted, no result")
     elif accept:

@@ -54,7 +54,7 @@ def settle(client: TestClient) -> None:
 
 
 def test_resigning_at_once_aborts_and_rates_nothing(make_client: AppFactory) -> None:
-    ann, bob = pair(make_client)
+    ann, bob = pair(make_client, rated_games_per_pair_per_day=100)  # every game rated
     for _ in range(25):  # the farm: 25 rated games lost by resigning at once
         gid = start(ann, bob)["id"]
         r = bob.post(f"/api/games/{gid}/resign", json={})
