@@ -13,16 +13,7 @@ from poolcheckers.server.games.timecontrol import Category
 
 from ..conftest import AppFactory
 from ..helpers import play_plies, server_context
-
-PASSWORD = "correct horse battery"
-BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
-
-
-def signed_in(client: TestClient, name: str) -> TestClient:
-    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
-    return client
+from ..test_ratings_api import BLITZ, signed_in
 
 
 def pair(make_client: AppFactory, **settings: object) -> tuple[TestClient, TestClient]:
