@@ -66,6 +66,6 @@ def test_sign_in_follows_a_page_of_the_site(
     server: Server, new_page: PageFactory, account: None
 ) -> None:
     page = new_page()
-    sign_in(page, server, "/players/x?tab=1")
-    page.wait_for_url(re.compile(r"/players/x\?tab=1$"))
+    sign_in(page, server, f"/players/{NAME}?tab=1")
+    page.wait_for_url(re.compile(rf"/players/{NAME}\?tab=1$"))
     assert urlsplit(page.url).netloc == urlsplit(server.url("/")).netloc
