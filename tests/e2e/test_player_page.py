@@ -184,3 +184,16 @@ def test_leaderboards_page_has_every_category(
     items.first.wait_for()
     assert items.all_inner_texts() == ["Top_1 1912 (40 games)", "<b>x</b> 1700 (12 games)"]
     assert items.first.locator("a").get_attribute("href") == "/players/Top_1"
+
+
+def test_a_player_who_does_not_exist_is_shown_as_not_found(
+    server: Server, new_page: PageFactory
+) -> None:
+    # The fixture fails the test on any uncaught error in the page: a missing
+    # player is an answer shown to the visitor, not a fault of the page.
+    page = new_page()
+    page.goto(server.url("/players/nobody-here"))
+    page.wait_for_selector("h1:text('Not found')")
+    assert "no player named 'nobody-here'" in page.inner_text("[role=alert]")
+    assert page.title().startswith("Not found")
+    assert page.get_attribute("a:text('Back to the start page')", "href") == "/"

@@ -1,6 +1,6 @@
 // Entry point: route by location.pathname and load the page's module on demand.
 
-import { errorText } from "./api.js";
+import { ApiError, errorText } from "./api.js";
 import { h } from "./util.js";
 
 /**
@@ -37,12 +37,16 @@ async function start() {
       const page = await import(route.module);
       await page.render(root, ...match.slice(1).map(decodeURIComponent));
     } catch (err) {
+      // A game or player that does not exist is an answer, not a fault of the page:
+      // it is shown, and only real faults go on to the browser's error reporting.
+      const missing = err instanceof ApiError && err.status === 404;
+      document.title = `${missing ? "Not found" : route.title} · Pool Checkers`;
       root.replaceChildren(
-        h("h1", {}, "Something went wrong"),
+        h("h1", {}, missing ? "Not found" : "Something went wrong"),
         h("p", { class: "error", role: "alert" }, errorText(err)),
         h("p", {}, h("a", { href: "/" }, "Back to the start page")),
       );
-      throw err;
+      if (!missing) throw err;
     }
     return;
   }
