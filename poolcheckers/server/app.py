@@ -35,8 +35,8 @@ from poolcheckers.server.api.routers import (
     ws,
 )
 from poolcheckers.server.api.schemas import (
+    AnalysisReport,
     ErrorMessage,
-    SearchInfo,
     StateMessage,
     WsAction,
     WsAnalyse,
@@ -63,7 +63,7 @@ WEBSOCKETS: dict[str, tuple[list[type[BaseModel]], list[type[BaseModel]]]] = {
         [WsMove, WsAction, WsPing],
         [StateMessage, ErrorMessage],
     ),
-    "/ws/analysis": ([WsAnalyse, WsStop], [SearchInfo, ErrorMessage]),
+    "/ws/analysis": ([WsAnalyse, WsStop], [AnalysisReport, ErrorMessage]),
 }
 
 

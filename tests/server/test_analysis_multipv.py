@@ -141,7 +141,7 @@ def test_openapi_describes_the_lines(client: TestClient) -> None:
         MAX_ANALYSIS_LINES,
         1,
     )
-    assert "lines" in schemas["SearchInfo"]["properties"]
+    assert "lines" in schemas["AnalysisReport"]["properties"]
     line = schemas["AnalysisLine"]["properties"]
     assert {"move", "score", "mate_in", "win_in", "score_text", "pv", "line"} <= set(line)
 

@@ -49,7 +49,7 @@ def test_pages_and_api_docs_load_nothing_from_another_host(client: TestClient) -
         assert client.get(f"/{name}").status_code == 404  # no CDN-based default pages
     docs = client.get("/api/docs").text
     assert "/api/games/{game_id}/move" in docs and "GameState" in docs
-    assert "/ws/analysis" in docs and "SearchInfo" in docs
+    assert "/ws/analysis" in docs and "AnalysisReport" in docs
     for static in sorted((SERVER / "static").glob("*.*")):
         text = static.read_text(encoding="utf-8")
         assert not EXTERNAL.search(text), static.name
@@ -118,4 +118,4 @@ def test_openapi_describes_the_websocket_messages(client: TestClient) -> None:
         for ref in socket["client"] + socket["server"]:
             assert ref.rsplit("/", 1)[-1] in schemas
     assert "move" in str(schemas["WsMove"]["properties"]["type"])
-    assert "win_in" in schemas["SearchInfo"]["properties"]
+    assert "win_in" in schemas["AnalysisReport"]["properties"]

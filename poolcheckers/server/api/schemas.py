@@ -661,7 +661,7 @@ class AnalysisLine(Answer):
     line: str = Field(description="the pv as PDN move text from the analysed position")
 
 
-class SearchInfo(Answer):
+class AnalysisReport(Answer):
     """One depth of an analysis (``info``), or its end (``done``, with ``best``)."""
 
     type: Literal["info", "done"]

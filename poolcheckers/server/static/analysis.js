@@ -3,7 +3,7 @@
 
 /**
  * @import { AnalysisLine, AnalysisMessage, Color, GameSummary, LegalMove, PdnGameInfo, PdnReadError,
- *   PositionInfo, RequestLimits, Rules, RulesInfo, SearchInfo, TablebaseInfo } from "./types.js"
+ *   AnalysisReport, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo } from "./types.js"
  */
 /** @import { JudgedMove } from "./review.js" */
 /** @import { RuleForm } from "./rules.js" */
@@ -51,7 +51,7 @@ const REVIEW_MAX_SECONDS = 10;
 /**
  * The engine's latest word on the shown position: the search message with the lines
  * shown and the ply they are of.
- * @typedef {SearchInfo & {lines: AnalysisLine[], ply: number}} EngineView
+ * @typedef {AnalysisReport & {lines: AnalysisLine[], ply: number}} EngineView
  */
 
 /**
@@ -810,7 +810,7 @@ class AnalysisPage {
   /**
    * A search message as shown: its lines, or those of the last message when it has
    * no line yet.
-   * @param {SearchInfo} msg
+   * @param {AnalysisReport} msg
    * @returns {EngineView}
    */
   engineView(msg) {
@@ -1203,12 +1203,12 @@ let reviewId = 0;
  * @param {string[]} moves
  * @param {Rules | null} rules
  * @param {number} seconds
- * @returns {Promise<SearchInfo>}
+ * @returns {Promise<AnalysisReport>}
  */
 function analyseOnce(ws, fen, moves, rules, seconds) {
   const id = `review-${++reviewId}`;
   return new Promise((resolve, reject) => {
-    /** @type {SearchInfo | null} */
+    /** @type {AnalysisReport | null} */
     let last = null;
     const timer = window.setTimeout(() => {
       ws.removeEventListener("message", onMessage);

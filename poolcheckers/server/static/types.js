@@ -308,7 +308,7 @@
 
 /**
  * A search's progress ("info") or end ("done") on /ws/analysis.
- * @typedef {object} SearchInfo
+ * @typedef {object} AnalysisReport
  * @property {"info" | "done"} type
  * @property {string | number | null} [id]
  * @property {number} depth
@@ -330,7 +330,7 @@
  * @property {string | number | null} [id]
  */
 
-/** @typedef {SearchInfo | ErrorMessage} AnalysisMessage */
+/** @typedef {AnalysisReport | ErrorMessage} AnalysisMessage */
 
 /**
  * @typedef {{type: "state", game: GameState} | ErrorMessage} GameMessage

@@ -27,9 +27,9 @@ from poolcheckers.server.api.schemas import (
     CLIENT_ANALYSIS_MESSAGE,
     CLIENT_GAME_MESSAGE,
     AnalysisLine,
+    AnalysisReport,
     ErrorDetail,
     ErrorMessage,
-    SearchInfo,
     WsAnalyse,
     WsMove,
     WsPing,
@@ -392,14 +392,14 @@ def offered_id(text: str) -> str | int | None:
 
 def info_message(
     kind: str, board: Board, info: SearchResult, req_id: str | int | None, multipv: int = 1
-) -> SearchInfo:
+) -> AnalysisReport:
     """An engine ``info``/``done`` message: the facade's
     :func:`~poolcheckers.engine.info_fields` (win in N in the winner's moves), and the
     best ``multipv`` lines of the same depth (:func:`analysis_lines`)."""
     fields = info_fields(board, info)
     line = board.variation_notation(board.legal_prefix(info.pv))
     lines = analysis_lines(board, info, multipv)
-    return SearchInfo.model_construct(
+    return AnalysisReport.model_construct(
         type=kind, id=req_id, line=line, best=None, lines=lines, **fields
     )
 
@@ -435,7 +435,7 @@ def analysis_lines(board: Board, info: SearchResult, multipv: int) -> list[Analy
     return found
 
 
-def search_json(info: SearchInfo) -> str:
+def search_json(info: AnalysisReport) -> str:
     """``info`` as JSON, without ``id`` when the request gave none and ``best`` in
     ``info`` messages."""
     skip = {name for name in ("id", "best") if getattr(info, name) is None}
