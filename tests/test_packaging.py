@@ -1,4 +1,4 @@
-"""Installing from source on a machine without a C compiler (issue 7, point 9).
+"""Installing from source on a machine without a C compiler.
 
 The source is installed with pip into a fresh virtual environment with
 ``CC=/bin/false``, offline (``--no-index --no-deps --no-build-isolation``: the

@@ -60,7 +60,7 @@ def test_build_writes_every_stored_material(built: Path) -> None:
 
 
 def test_verify_on_four_pieces(built: Path) -> None:
-    """Every stored state re-derived from its successors agrees (issue 10 point 4)."""
+    """Every stored state re-derived from its successors agrees."""
     result = run("verify", "--dir", str(built))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "verified 23 tables: 23 consistent, 0 not" in result.stdout

@@ -1,4 +1,4 @@
-"""Every stored position of up to 3 pieces against the slow full-state solver (issue 10).
+"""Every stored position of up to 3 pieces against the slow full-state solver.
 
 The solver (solver.py) plays the game over the whole state (pieces, side to
 move, R18 plies, R19 moves) by plain minimax; the tables hold the value and

@@ -12,7 +12,7 @@ R18 (h = 2L: a draw); zeroing moves (captures: into 2 kings v 1 king, or of
 the lone king) are valued by the fresh value of the position they reach (2 v 1
 from the ≤ 3-piece tables, themselves checked position by position in
 test_solver_compare.py; the lone king captured: a win).  The moves come from
-the rules library.  DTZ as in issue 10: the winner's fastest move that keeps
+the rules library.  DTZ as docs/EGDB.md defines it: the winner's fastest move that keeps
 the win, the loser's slowest, a zeroing ply counting 1, a game end 0.
 """
 

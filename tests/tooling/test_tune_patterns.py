@@ -1,4 +1,4 @@
-"""Pattern terms of the evaluation (issue 9 point 3): the windows' features, the
+"""Pattern terms of the evaluation: the windows' features, the
 fit of their table, the data file and the native core's generated table."""
 
 from __future__ import annotations
