@@ -51,6 +51,8 @@ def start_server(tmp: Path, analyses: int) -> tuple[subprocess.Popen[bytes], str
         "--database-url", f"sqlite:///{tmp / 'bench.sqlite3'}", "--log-level", "warning",
         "--analyses-per-address", str(max(1, analyses)), "--analysis-max-time", "300",
         "--connections-per-address", "0",  # every client connects from 127.0.0.1
+        "--games-per-minute", "1000000", "--engine-games-per-minute", "1000000",
+        "--engine-games-at-once", "1000000",
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

@@ -67,6 +67,8 @@ def start_server(
         # every player of every game connects from 127.0.0.1
         "--connections-per-address",
         "0",
+        "--games-per-minute",
+        "1000000",
     ]
     if db_threads is not None:
         cmd += ["--db-threads", str(db_threads)]

@@ -97,12 +97,6 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"analyses at once from one client address ({d.analyses_per_address})",
     )
     limits.add_argument(
-        "--imports-per-minute",
-        type=int,
-        default=d.imports_per_minute,
-        help=f"PDN imports per client address per minute ({d.imports_per_minute})",
-    )
-    limits.add_argument(
         "--import-max-games",
         type=int,
         default=d.import_max_games,
@@ -129,6 +123,7 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         help=f"Argon2id password hashes computed at once ({d.hash_concurrency})",
     )
     add_client_caps(limits, d)
+    add_creation_limits(limits, d)
     limits.add_argument(
         "--site-origin",
         action="append",
@@ -160,6 +155,37 @@ def add_account_options(limits: argparse._ArgumentGroup) -> None:
     )
 
 
+def add_creation_limits(limits: argparse._ArgumentGroup, d: Settings) -> None:
+    """The options of how many games one client may start and import."""
+    limits.add_argument(
+        "--games-per-minute",
+        type=int,
+        default=d.games_per_minute,
+        help=f"new games per client address per minute, every kind ({d.games_per_minute})",
+    )
+    limits.add_argument(
+        "--engine-games-per-minute",
+        type=int,
+        default=d.engine_games_per_minute,
+        help="engine games one player (signed out: one address) may start per minute "
+        f"({d.engine_games_per_minute})",
+    )
+    limits.add_argument(
+        "--engine-games-at-once",
+        type=int,
+        default=d.engine_games_at_once,
+        help="engine games one player (signed out: one address) may have in play; one "
+        f"untouched for 10 minutes stops counting ({d.engine_games_at_once})",
+    )
+    limits.add_argument(
+        "--imported-games-per-hour",
+        type=int,
+        default=d.imported_games_per_hour,
+        help="games PDN imports may store per client address per hour "
+        f"({d.imported_games_per_hour})",
+    )
+
+
 def add_client_caps(limits: argparse._ArgumentGroup, d: Settings) -> None:
     """The options of one client's share: PDN readings, sockets per game and lobby."""
     limits.add_argument(
@@ -168,6 +194,26 @@ def add_client_caps(limits: argparse._ArgumentGroup, d: Settings) -> None:
         default=d.pdn_analyses_at_once,
         help="PDN readings for the analysis board at once per process, 503 beyond "
         f"({d.pdn_analyses_at_once})",
+    )
+    limits.add_argument(
+        "--pdn-analyses-per-minute",
+        type=int,
+        default=d.pdn_analyses_per_minute,
+        help="PDN readings for the analysis board per client address per minute, across "
+        f"processes ({d.pdn_analyses_per_minute})",
+    )
+    limits.add_argument(
+        "--analysis-queue",
+        type=int,
+        default=d.analysis_queue,
+        help="analyses running or waiting in one process, busy beyond (4 per analysis thread)",
+    )
+    limits.add_argument(
+        "--analysis-sockets-per-address",
+        type=int,
+        default=d.analysis_sockets_per_address,
+        help="analysis sockets from one client address, across processes "
+        f"({d.analysis_sockets_per_address})",
     )
     limits.add_argument(
         "--spectators-per-game-per-address",
@@ -297,10 +343,16 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         analysis_threads=max(1, args.analysis_threads),
         analysis_max_time=args.analysis_max_time,
         analyses_per_address=max(1, args.analyses_per_address),
-        imports_per_minute=max(1, args.imports_per_minute),
+        games_per_minute=max(1, args.games_per_minute),
+        engine_games_per_minute=max(1, args.engine_games_per_minute),
+        engine_games_at_once=max(1, args.engine_games_at_once),
+        imported_games_per_hour=max(1, args.imported_games_per_hour),
         import_max_games=max(1, args.import_max_games),
         hash_concurrency=max(1, args.hash_concurrency),
         pdn_analyses_at_once=max(1, args.pdn_analyses_at_once),
+        pdn_analyses_per_minute=max(1, args.pdn_analyses_per_minute),
+        analysis_queue=None if args.analysis_queue is None else max(1, args.analysis_queue),
+        analysis_sockets_per_address=max(1, args.analysis_sockets_per_address),
         spectators_per_game_per_address=max(1, args.spectators_per_game_per_address),
         lobby_sockets_per_client=max(1, args.lobby_sockets_per_client),
         site_origins=tuple(args.site_origin),

@@ -89,8 +89,9 @@ def too_large(limit: int) -> ApiError:
     return ApiError(413, "too_large", f"payload larger than {limit} bytes")
 
 
-def rate_limited(message: str) -> ApiError:
-    return ApiError(429, "rate_limited", message)
+def rate_limited(message: str, retry_after: float | None = None) -> ApiError:
+    """429 ``rate_limited``; ``retry_after``: seconds until the limit lets one more in."""
+    return ApiError(429, "rate_limited", message, retry_after)
 
 
 def engine_unavailable() -> ApiError:

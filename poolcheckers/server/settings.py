@@ -7,6 +7,12 @@ from pathlib import Path
 
 from argon2 import Parameters
 
+from poolcheckers.server.games.admission import (
+    ENGINE_GAMES_AT_ONCE,
+    ENGINE_GAMES_PER_MINUTE,
+    GAMES_PER_MINUTE,
+    IMPORTED_GAMES_PER_HOUR,
+)
 from poolcheckers.server.net.limits import DEFAULT_ALLOWED_HOSTS, ConnectionLimits
 from poolcheckers.server.timesource import SystemTime, TimeSource
 
@@ -28,11 +34,23 @@ class Settings:
     analysis_threads: int = 2
     #: longest search one analysis request gets (seconds)
     analysis_max_time: float = 30.0
-    #: analyses running or waiting at once from one client address
+    #: analyses running or waiting at once from one client address (across processes)
     analyses_per_address: int = 2
-    #: PDN imports (requests) per client address per minute, and games per import
-    imports_per_minute: int = 10
+    #: analyses running or waiting in one process at most (None: 4 per analysis
+    #: thread); beyond it a request is answered busy at once
+    analysis_queue: int | None = None
+    #: analysis sockets open at once from one client address (across processes)
+    analysis_sockets_per_address: int = 4
+    #: games stored by PDN imports per client address per hour (an import counts its
+    #: games, not one request), and games in one import
+    imported_games_per_hour: int = IMPORTED_GAMES_PER_HOUR
     import_max_games: int = 500
+    #: games created per minute from one client address (any mode)
+    games_per_minute: int = GAMES_PER_MINUTE
+    #: engine games one client (account, or address signed out) creates per minute,
+    #: and has in play at once (a game untouched for ten minutes stops counting)
+    engine_games_per_minute: int = ENGINE_GAMES_PER_MINUTE
+    engine_games_at_once: int = ENGINE_GAMES_AT_ONCE
     #: database threads with PostgreSQL (SQLite uses one)
     db_threads: int = 8
     #: run the (short) database work on the event loop itself; None: with SQLite
@@ -73,8 +91,10 @@ class Settings:
     signin_user_failure_limit: tuple[int, float] = (100, 3600.0)
     #: sign-ins waiting for a password-hash thread at most (per process); past it 503
     hash_queue: int = 8
-    #: PDN readings for the analysis board running at once in one process (503 beyond)
+    #: PDN readings for the analysis board running at once in one process (503 beyond),
+    #: and per client address per minute (across processes; 429 beyond)
     pdn_analyses_at_once: int = 2
+    pdn_analyses_per_minute: int = 30
     #: sockets on one game (players and spectators) from one client address, counted
     #: across server processes; the extra ones are closed with 1008
     spectators_per_game_per_address: int = 4

@@ -24,17 +24,10 @@ True
 from __future__ import annotations
 
 import ipaddress
-import threading
-import time
-from collections import OrderedDict, deque
-from collections.abc import Callable
 
 from starlette.requests import HTTPConnection
 
 from poolcheckers.server.quotas import Decision, Quotas, Rate
-
-#: a function returning seconds (injectable: tests move time by hand)
-Now = Callable[[], float]
 
 #: Every sign-in attempt from one address (an IPv6 /64 counts as one).
 ADDRESS_LIMIT = Rate("signin:address", 20, 600)
@@ -47,13 +40,11 @@ SIGNUP_LIMIT = Rate("signup:address", 5, 3600)
 
 __all__ = [
     "ADDRESS_LIMIT",
-    "MAX_ADDRESSES",
     "SIGNUP_LIMIT",
     "USERNAME_ADDRESS_FAILURE_LIMIT",
     "USERNAME_FAILURE_LIMIT",
     "Decision",
     "SignInLimits",
-    "SlidingWindow",
     "address_key",
     "client_address",
 ]
@@ -124,50 +115,3 @@ def address_key(address: str) -> str:
 def client_address(conn: HTTPConnection) -> str:
     """The address a request or WebSocket came from (the peer of the TCP connection)."""
     return conn.client.host if conn.client is not None else "unknown"
-
-
-#: Addresses a per-address window remembers at most (the least recently seen
-#: are forgotten first).
-MAX_ADDRESSES = 10_000
-
-
-class SlidingWindow:
-    """At most ``limit`` events per key in any ``window`` seconds, in this process only.
-
-    Kept only for the PDN import limit until it counts in :class:`Quotas` like the
-    others; nothing new may use it (a per-process count is one limit per process).
-    """
-
-    def __init__(
-        self,
-        limit: int,
-        window: float,
-        *,
-        clock: Now = time.monotonic,
-        max_keys: int = 100_000,
-    ) -> None:
-        if limit < 1 or window <= 0 or max_keys < 1:
-            raise ValueError(
-                f"limit and max_keys must be at least 1 and window positive, not "
-                f"{limit!r}, {max_keys!r}, {window!r}"
-            )
-        self.limit, self.window, self.max_keys = limit, window, max_keys
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._events: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def hit(self, key: str) -> Decision:
-        """Count one event for ``key`` now when the limit allows it."""
-        now = self._clock()
-        with self._lock:
-            events = self._events.get(key) or deque(maxlen=self.limit)
-            while events and events[0] <= now - self.window:
-                events.popleft()
-            if len(events) >= self.limit:
-                return Decision(False, events[0] + self.window - now)
-            events.append(now)
-            self._events[key] = events
-            self._events.move_to_end(key)
-            while len(self._events) > self.max_keys:
-                self._events.popitem(last=False)
-            return Decision(True)

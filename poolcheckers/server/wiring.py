@@ -29,17 +29,17 @@ from poolcheckers.server.database.engine import (
 )
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.games.admission import CreationLimits
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.lobby.service import LobbyService
-from poolcheckers.server.quotas import Quotas
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.realtime.fanout import Fanout
 from poolcheckers.server.realtime.pglisten import PgListener
 from poolcheckers.server.settings import Settings
-from poolcheckers.server.throttle import MAX_ADDRESSES, SlidingWindow
 
 log = logging.getLogger("poolcheckers.server")
 
@@ -51,6 +51,8 @@ class Services:
         self.settings = settings
         #: the analysis board's PDN readings running now (bounded per process)
         self.pdn_analyses = threading.BoundedSemaphore(max(1, settings.pdn_analyses_at_once))
+        #: PDN readings for the analysis board per client address, across processes
+        self.pdn_analysis_rate = Rate("analysis:pdn", settings.pdn_analyses_per_minute, 60)
         self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)
@@ -63,6 +65,14 @@ class Services:
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
         self.accounts = AccountService(settings, self.db, self.executor, self.quotas)
+        #: how many games one client may start and import, for every process
+        self.creation = CreationLimits(
+            self.quotas,
+            games_per_minute=settings.games_per_minute,
+            engine_per_minute=settings.engine_games_per_minute,
+            engine_at_once=settings.engine_games_at_once,
+            imported_per_hour=settings.imported_games_per_hour,
+        )
         self.games = GameService(
             self.db,
             settings.clock,
@@ -70,6 +80,7 @@ class Services:
             usernames=self.accounts.username,
             on_change=self._on_change,
             rated_per_pair_per_day=settings.rated_games_per_pair_per_day,
+            limits=self.creation,
         )
         self.ratings = RatingService(
             self.db, self.executor, self.games.store, min_plies=settings.min_rated_plies
@@ -86,10 +97,9 @@ class Services:
             move_time=settings.engine_move_time,
             hash_mb=settings.engine_hash_mb,
             analysis_max_time=settings.analysis_max_time,
-            analyses_per_address=settings.analyses_per_address,
+            analysis_queue=settings.analysis_queue,
             run_db=self.executor.run,
         )
-        self.imports = SlidingWindow(settings.imports_per_minute, 60.0, max_keys=MAX_ADDRESSES)
         self.listener: PgListener | None = None
         if is_postgres(settings.database_url):
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
@@ -97,11 +107,16 @@ class Services:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def act(
-        self, game_id: str, action: Action, token: str | None, user_id: str | None = None
+        self,
+        game_id: str,
+        action: Action,
+        token: str | None,
+        user_id: str | None = None,
+        address: str | None = None,
     ) -> View:
-        """A player's game action; a draw offered to the engine is answered at once
-        (the engine facade's draw policy)."""
-        view = await self.run(self.games.act, game_id, action, token, user_id)
+        """A player's game action (from the client ``address``); a draw offered to the
+        engine is answered at once (the engine facade's draw policy)."""
+        view = await self.run(self.games.act, game_id, action, token, user_id, address)
         g = view.loaded.game
         if action != "draw-offer" or g.mode != "engine" or g.draw_offer is None:
             return view
@@ -118,6 +133,16 @@ class Services:
 
     def _on_change(self, c: Committed) -> None:
         """Called in the thread that committed a change."""
+        g = c.loaded.game
+        if g.mode == "engine":
+            # an engine game in play counts against its client until it ends or idles
+            try:
+                if g.status == "running":
+                    self.creation.changed(g.id)
+                else:
+                    self.creation.ended(g.id)
+            except Exception:  # the game is stored: a missed count only lapses later
+                log.exception("engine game %s: its count could not be updated", g.id)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self._changed, c)
 

@@ -126,6 +126,14 @@ def running_server(
         "2",
         "--rated-games-per-pair-per-day",
         "1000",
+        # every browser test creates its games from 127.0.0.1 as well: the creation
+        # limits are tested in tests/server/capacity
+        "--games-per-minute",
+        "10000",
+        "--engine-games-per-minute",
+        "10000",
+        "--engine-games-at-once",
+        "10000",
     ]
     with log_path.open("w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -68,13 +68,15 @@ def test_serve_options_set_the_capacity_and_abuse_limits() -> None:
     args = build_parser().parse_args(
         [
             "--engine-threads", "3", "--analysis-threads", "1", "--analysis-max-time", "5",
-            "--analyses-per-address", "4", "--imports-per-minute", "7",
-            "--import-max-games", "9", "--db-threads", "0",
+            "--analyses-per-address", "4", "--imported-games-per-hour", "7",
+            "--import-max-games", "9", "--db-threads", "0", "--games-per-minute", "11",
+            "--engine-games-per-minute", "5", "--engine-games-at-once", "2",
         ]
     )  # fmt: skip
     s = settings_from(args, "sqlite:///x.sqlite3")
     assert (s.engine_threads, s.analysis_threads, s.analysis_max_time) == (3, 1, 5.0)
-    assert (s.analyses_per_address, s.imports_per_minute, s.import_max_games) == (4, 7, 9)
+    assert (s.analyses_per_address, s.imported_games_per_hour, s.import_max_games) == (4, 7, 9)
+    assert (s.games_per_minute, s.engine_games_per_minute, s.engine_games_at_once) == (11, 5, 2)
     assert s.inline_db is True
     defaults = settings_from(build_parser().parse_args([]), "sqlite:///x.sqlite3")
     assert defaults.analyses_per_address == 2 and defaults.inline_db is None

@@ -257,6 +257,7 @@ def test_sqlite_wal_is_checkpointed_in_the_background(
         database_url=f"sqlite:///{path}",
         clock=clock,
         checkpoint_interval=interval,
+        games_per_minute=1000,  # sixty games in a frozen minute
     )
     with TestClient(create_app(settings)) as client:
         time.sleep(0.2)

@@ -1,11 +1,9 @@
-"""The sign-in limits (over the shared quotas) and the per-process sliding window, on a
-hand-moved clock."""
+"""The sign-in limits (over the shared quotas), on a hand-moved clock, and the keys
+addresses are limited by."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.quotas import Quotas, Rate
@@ -13,7 +11,6 @@ from poolcheckers.server.throttle import (
     ADDRESS_LIMIT,
     USERNAME_ADDRESS_FAILURE_LIMIT,
     SignInLimits,
-    SlidingWindow,
     address_key,
 )
 
@@ -24,39 +21,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def test_window_slides() -> None:
-    clock = FakeClock()
-    w = SlidingWindow(3, 10.0, clock=clock)
-    for _ in range(3):
-        assert w.hit("a").allowed
-        clock.now += 1
-    refused = w.hit("a")
-    assert not refused.allowed
-    assert refused.retry_after == pytest.approx(7.0)  # the first hit leaves at 1010
-    assert w.hit("b").allowed  # keys are independent
-    clock.now = 1010.0
-    assert w.hit("a").allowed
-    assert not w.hit("a").allowed
-
-
-def test_bad_parameters() -> None:
-    with pytest.raises(ValueError, match="limit and max_keys"):
-        SlidingWindow(0, 10.0)
-
-
-@given(st.lists(st.floats(0, 100), max_size=60), st.integers(1, 5), st.floats(1, 30))
-def test_never_more_than_limit_in_any_window(steps: list[float], limit: int, window: float) -> None:
-    clock = FakeClock()
-    w = SlidingWindow(limit, window, clock=clock)
-    allowed: list[float] = []
-    for step in steps:
-        clock.now += step
-        if w.hit("k").allowed:
-            allowed.append(clock.now)
-    for i, t in enumerate(allowed):
-        assert sum(1 for u in allowed[i:] if u < t + window) <= limit
 
 
 @pytest.fixture

@@ -4,9 +4,12 @@ Two thread pools, so that an engine game never waits behind an analysis: engine
 games' replies and draw decisions run in the *game* pool, the analysis board's
 searches in the *analysis* pool, whose threads also run at a lower OS priority
 (``nice`` +10 where the system allows it), so a game's search gets the CPU first.
-An analysis is capped in time (``analysis_max_time``) and admitted only while its
-client address has fewer than ``analyses_per_address`` analyses running or waiting
-(:class:`AnalysisSlots`); one socket runs one analysis at a time.  Levels, limits,
+An analysis is capped in time (``analysis_max_time``); the analysis pool serves
+client addresses in turn (:class:`~poolcheckers.server.analysis.fair.FairPool`), and
+holds at most ``analysis_queue`` analyses running or waiting in this process: beyond
+that a request is answered ``busy`` at once (:meth:`EngineRunner.admit_analysis`)
+rather than queued behind minutes of others' searches.  The per-address count is the
+caller's, in the shared quotas, so that it holds across processes.  Levels, limits,
 opening an engine and the draw policy are the engine facade's
 (:mod:`poolcheckers.engine`).
 
@@ -26,7 +29,6 @@ import logging
 import os
 import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from poolcheckers import Board, RuleSet
@@ -49,6 +51,10 @@ log = logging.getLogger("poolcheckers.server.engine")
 
 #: ``nice`` increment of the analysis threads (game replies keep the default)
 ANALYSIS_NICE = 10
+#: analyses running or waiting per analysis thread, by default (the queue's bound)
+ANALYSES_PER_THREAD = 4
+#: seconds after which a ``busy`` analysis request is told to try again
+BUSY_RETRY_S = 5.0
 
 
 def engine_available() -> bool:
@@ -66,39 +72,6 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), ANALYSIS_NICE)
 
 
-class AnalysisSlots:
-    """Analyses running or waiting, per client address, at most ``per_address`` each.
-
-    >>> slots = AnalysisSlots(1)
-    >>> slots.take("a")
-    >>> slots.take("a")
-    Traceback (most recent call last):
-    ...
-    poolcheckers.server.errors.ApiError: at most 1 analyses at a time from one address: ...
-    >>> slots.give_back("a"); slots.take("a")
-    """
-
-    def __init__(self, per_address: int) -> None:
-        self.per_address = per_address
-        self.held: dict[str, int] = {}
-
-    def take(self, address: str) -> None:
-        """One slot of ``address`` (loop thread), or ``rate_limited``."""
-        n = self.held.get(address, 0)
-        if n >= self.per_address:
-            raise errors.rate_limited(
-                f"at most {self.per_address} analyses at a time from one address: stop one first"
-            )
-        self.held[address] = n + 1
-
-    def give_back(self, address: str) -> None:
-        left = self.held.get(address, 0) - 1
-        if left > 0:
-            self.held[address] = left
-        else:
-            self.held.pop(address, None)
-
-
 class EngineRunner:
     """Plays the engine's moves (game pool) and runs analyses (analysis pool)."""
 
@@ -111,7 +84,7 @@ class EngineRunner:
         move_time: float | None = None,
         hash_mb: int = 32,
         analysis_max_time: float = 30.0,
-        analyses_per_address: int = 2,
+        analysis_queue: int | None = None,
         run_db: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.service = service
@@ -123,12 +96,14 @@ class EngineRunner:
         # games do not queue everyone else's reply behind theirs
         self.game_pool = FairPool(threads, name="engine")
         self._clients: dict[str, str] = {}
-        self.analysis_pool = ThreadPoolExecutor(
-            max_workers=analysis_threads,
-            thread_name_prefix="analysis",
-            initializer=_lower_priority,
+        # analyses too: one address's queued searches do not hold back another's
+        self.analysis_pool = FairPool(
+            analysis_threads, name="analysis", initializer=_lower_priority
         )
-        self.slots = AnalysisSlots(analyses_per_address)
+        #: analyses running or waiting in this process at most; more are ``busy``
+        self.analysis_queue = analysis_queue or ANALYSES_PER_THREAD * max(1, analysis_threads)
+        #: analyses admitted and not yet finished (event-loop thread only)
+        self.analyses_in_flight = 0
         self._local = threading.local()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._searching: dict[str, Engine] = {}
@@ -198,23 +173,40 @@ class EngineRunner:
             return sum(1 for k in self._searching if k.startswith(prefix))
 
     # ------------------------------------------------------------ analyses
+    def admit_analysis(self) -> None:
+        """Count one more analysis in this process's queue, or raise ``busy`` (503 with
+        ``Retry-After``) when ``analysis_queue`` are already running or waiting.  Call
+        :meth:`analysis_done` once it has ended (event-loop thread only)."""
+        if self.analyses_in_flight >= self.analysis_queue:
+            raise errors.busy(
+                f"the analysis engine is busy ({self.analysis_queue} analyses running or "
+                f"waiting): try again in {BUSY_RETRY_S:g} s",
+                BUSY_RETRY_S,
+            )
+        self.analyses_in_flight += 1
+
+    def analysis_done(self) -> None:
+        self.analyses_in_flight = max(0, self.analyses_in_flight - 1)
+
     async def analyse(
         self,
         key: str,
+        client: str,
         board: Board,
         seconds: float,
         on_info: Callable[[SearchResult], None] | None = None,
         multipv: int = 1,
     ) -> SearchResult:
-        """An analysis search of at most ``analysis_max_time`` in the analysis pool, with
-        the best ``multipv`` lines (multi-PV) in ``SearchResult.lines`` when > 1."""
+        """An analysis search of at most ``analysis_max_time`` in the analysis pool, in
+        ``client``'s turn, with the best ``multipv`` lines (multi-PV) in
+        ``SearchResult.lines`` when > 1."""
         seconds = min(max(seconds, 0.01), self.analysis_max_time)
-        loop = asyncio.get_running_loop()
         limit = make_limit(time=seconds)
-        return await loop.run_in_executor(
-            self.analysis_pool,
+        future = self.analysis_pool.submit(
+            client,
             lambda: self.search_blocking(key, board, limit, on_info=on_info, multipv=multipv),
         )
+        return await asyncio.wrap_future(future)
 
     # ------------------------------------------------------------ engine games
     def schedule(self, game_id: str, client: str | None = None) -> None:

@@ -1,16 +1,20 @@
 """The one creator of games.  Every way a game begins goes through
 :class:`GameCreator` with a :class:`~poolcheckers.server.games.model.NewGame`
 spec: an open game from ``POST /api/games`` (:meth:`GameCreator.open`), the game
-of a lobby pairing (:meth:`GameCreator.paired`); tournaments and bots are meant
-to start theirs here too, so that the seats, clocks and PDN player tags of a new
-game are decided in one place."""
+of a lobby pairing (:meth:`GameCreator.paired`), a rematch
+(:meth:`GameCreator.rematch_of`); tournaments and bots are meant to start theirs
+here too, so that the seats, clocks and PDN player tags of a new game, and the
+limits on how many one client may start (:mod:`.admission`), are decided in one
+place."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from poolcheckers import RuleSet
 from poolcheckers.server import errors
 from poolcheckers.server.games import model
+from poolcheckers.server.games.admission import CreationLimits, client_key
 from poolcheckers.server.games.flow import Seat, player_tags
 from poolcheckers.server.games.model import GameRec, Loaded, NewGame
 from poolcheckers.server.games.repository import Committed, GameStore
@@ -35,8 +39,12 @@ class GameCreator:
         engine_available: Callable[[], bool],
         usernames: Callable[[str], str | None],
         rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
+        limits: CreationLimits | None = None,
     ) -> None:
         self.store = store
+        #: how many games a client may start (None: no limit, for tools and tests
+        #: that build a service without a site)
+        self.limits = limits
         self.rated_per_pair_per_day = rated_per_pair_per_day
         self.engine_available = engine_available
         self.usernames = usernames
@@ -46,23 +54,70 @@ class GameCreator:
             raise errors.engine_unavailable()
         return model.new_game(spec, new_game_id(), now)
 
-    def open(self, spec: NewGame, user_id: str | None = None) -> tuple[Committed, str, str | None]:
+    def open(
+        self, spec: NewGame, user_id: str | None = None, address: str | None = None
+    ) -> tuple[Committed, str, str | None]:
         """Create and store a game; returns it, the creator's token and the
         invitation token.  A signed-in creator's seat is also bound to their
-        account ``user_id``, and named in the PDN tags (shown on the game page)."""
+        account ``user_id``, and named in the PDN tags (shown on the game page).
+        A request's client ``address`` is held to the creation limits first
+        (``rate_limited``, nothing stored)."""
         now = self.store.clock.now_ms()
         game = self._new(spec, now)
+        limits = self.limits if address is not None else None
+        if limits is not None and address is not None:
+            limits.admit(spec.mode, address, client_key(address, user_id), game.id)
         token = new_token()
         give_seats(game, token, spec.color, user_id)
-        name = None if user_id is None or spec.mode == "local" else self.usernames(user_id)
-        if name is not None:
-            game.tags = {spec.color.capitalize(): name}
+        if spec.mode != "local":
+            self.name_player(game, spec.color, user_id, both=False)
         invite = new_token() if spec.mode == "online" else None
         if invite is not None:
             game.invite_hash = hash_token(invite)
         loaded = Loaded(game, [], model.replay(game, []))
-        self.store.insert(loaded)
+        try:
+            self.store.insert(loaded)
+        except BaseException:
+            if limits is not None and spec.mode == "engine":
+                limits.ended(game.id)
+            raise
         return Committed(loaded, now, game.engine_to_move(loaded.board)), token, invite
+
+    def name_player(self, game: GameRec, side: str, user_id: str | None, *, both: bool) -> None:
+        """Name the player of ``side`` in the PDN tags (shown on the game page) when
+        they play on an account.  With ``both`` (the second player has come), once
+        either player is named the other is too, ``Anonymous`` when signed out."""
+        name = None if user_id is None else self.usernames(user_id)
+        if name is None and not (both and game.tags):
+            return
+        game.tags = {**(game.tags or {}), side.capitalize(): name or "Anonymous"}
+        if both:
+            game.tags.setdefault(model.other(side).capitalize(), "Anonymous")
+
+    def admit_rematch(self, g: GameRec, address: str, user_id: str | None, new_id: str) -> None:
+        """A rematch against the engine is a new engine game: the client's limits
+        hold for it as for one created anew (other rematches need both players)."""
+        if self.limits is not None and g.mode == "engine":
+            self.limits.admit("engine", address, client_key(address, user_id), new_id)
+
+    @staticmethod
+    def rematch_of(g: GameRec, game_id: str, now: int) -> GameRec:
+        """The rematch of ``g``: colours swapped (the seats' tokens and the engine's
+        side), the same rules, start position, level and clock, nothing played."""
+        game = model.blank_record(game_id, g.mode, RuleSet.from_dict(g.rules), g.start_fen, now)
+        game.level = g.level
+        game.engine_color = model.other(g.engine_color) if g.engine_color is not None else None
+        game.black_token_hash, game.white_token_hash = g.white_token_hash, g.black_token_hash
+        game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
+        game.rematch_of = g.id
+        if g.tags and g.mode != "imported":  # the players' names change sides too
+            names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
+            game.tags = {k: v for k, v in names.items() if v is not None} or None
+        # a rematch is casual: rated games start in the lobby (docs/CONTRACTS.md §3.1)
+        game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
+        game.clock_increment_ms = g.clock_increment_ms
+        game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too
+        return game
 
     def _rated_allowed(self, pairing: Pairing, now: int) -> bool:
         """Whether the pair may start one more rated game today (the count is the

@@ -23,6 +23,7 @@ checked by :meth:`poolcheckers.Board.parse_move`, the one rules authority.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -650,30 +651,13 @@ def end_unplayed(game: GameRec, why: str) -> None:
     game.invite_hash = None  # a cancelled invitation cannot be taken any more
 
 
-def rematch_record(g: GameRec, game_id: str, now: int) -> GameRec:
-    """The rematch of ``g``: colours swapped (the seats' tokens and the engine's side),
-    the same rules, start position, level and clock, nothing played."""
-    game = blank_record(game_id, g.mode, RuleSet.from_dict(g.rules), g.start_fen, now)
-    game.level = g.level
-    game.engine_color = other(g.engine_color) if g.engine_color is not None else None
-    game.black_token_hash, game.white_token_hash = g.white_token_hash, g.black_token_hash
-    game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
-    game.rematch_of = g.id
-    if g.tags and g.mode != "imported":  # the players' names change sides too
-        names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
-        game.tags = {k: v for k, v in names.items() if v is not None} or None
-    # rated, category and the ratings at the start are the community layer's to set
-    # (a rematch is casual here: docs/CONTRACTS.md §3.1)
-    game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
-    game.clock_increment_ms = g.clock_increment_ms
-    game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too
-    return game
-
-
-def rematch(loaded: Loaded, seat: str, side: str, new_id: str, now: int) -> Change | None:
+def rematch(
+    loaded: Loaded, seat: str, side: str, new: Callable[[GameRec], GameRec]
+) -> Change | None:
     """``side`` asks for a rematch of the game that is over.  Online, it is an offer
-    until the opponent asks too; against the engine or on one screen, the new game
-    starts at once.  None when nothing changes (already offered, already started)."""
+    until the opponent asks too; against the engine or on one screen, the new game,
+    built by ``new`` from this one, starts at once.  None when nothing changes
+    (already offered, already started)."""
     g = loaded.game
     if g.status == "running":
         raise errors.conflict("a rematch is for a game that is over: finish or abort it first")
@@ -687,10 +671,10 @@ def rematch(loaded: Loaded, seat: str, side: str, new_id: str, now: int) -> Chan
     if g.mode == "online" and seat != "both" and g.rematch_offer != other(side):
         game.rematch_offer = side
         return Change(game, loaded.board, loaded.moves)
-    new = rematch_record(g, new_id, now)
+    spawned = new(g)
     game.rematch_offer = None
-    game.rematch_id = new_id
-    spawn = Loaded(new, [], replay(new, []))
+    game.rematch_id = spawned.id
+    spawn = Loaded(spawned, [], replay(spawned, []))
     return Change(game, loaded.board, loaded.moves, spawn=spawn)
 
 

@@ -6,6 +6,7 @@ import datetime
 import hashlib
 import json
 import re
+from collections.abc import Callable
 
 from poolcheckers import Board, PdnError, RuleSet
 from poolcheckers.pdn import (
@@ -97,12 +98,49 @@ def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def import_text(service: GameService, text: str, max_games: int) -> ImportResult:
+#: tags an imported game may carry, and the longest tag name and value: a game's
+#: tags are stored with it and sent with its every state
+MAX_TAGS = 64
+MAX_TAG_NAME = 64
+MAX_TAG_VALUE = 256
+
+
+def tags_problem(tags: dict[str, str]) -> str | None:
+    """Why an imported game's ``tags`` are refused, or None when they are within the caps.
+
+    >>> tags_problem({"Event": "Club night"}) is None
+    True
+    >>> tags_problem({"Event": "x" * 300})
+    'tag Event has 300 characters; at most 256 are kept'
+    """
+    if len(tags) > MAX_TAGS:
+        return f"{len(tags)} tags; at most {MAX_TAGS} are kept per game"
+    for name, value in tags.items():
+        if len(name) > MAX_TAG_NAME:
+            return (
+                f"tag {name[:20]}... has a name of {len(name)} characters; at most {MAX_TAG_NAME}"
+            )
+        if len(value) > MAX_TAG_VALUE:
+            return f"tag {name} has {len(value)} characters; at most {MAX_TAG_VALUE} are kept"
+    return None
+
+
+def import_text(
+    service: GameService,
+    text: str,
+    max_games: int,
+    admit: Callable[[int], None] | None = None,
+) -> ImportResult:
     """Store every game of a PDN text (at most ``max_games``, else nothing is stored:
     413); a bad game is reported (1-based number, line, column, reason) and the
     others are still imported.  A game already stored (the same digest, see
     :func:`game_digest`), or twice in the text, is not stored again: it is listed in
-    ``duplicates`` with the stored game's id."""
+    ``duplicates`` with the stored game's id.
+
+    ``admit`` is told how many distinct games the text holds before any is stored,
+    and may refuse them all by raising (the per-address import limit): counted by
+    games, not by requests, so that editing one tag to pass the duplicate check
+    still costs every game."""
     problems: list[ImportError_] = []
 
     def on_error(exc: PdnError) -> None:
@@ -110,25 +148,30 @@ def import_text(service: GameService, text: str, max_games: int) -> ImportResult
             ImportError_(game=exc.game, line=exc.line, column=exc.column, message=str(exc))
         )
 
-    games: list[tuple[int, Board, dict[str, str], str]] = []
+    games: list[tuple[int, Board, dict[str, str], str, str]] = []
     for game in iter_games(text, on_error=on_error):
         if len(games) + len(problems) >= max_games:
             raise ApiError(
                 413, "too_large", f"at most {max_games} games per import: split the file"
             )
+        tags = {k: v for k, v in game.tags.items() if k != "GameId"}
+        refused = tags_problem(tags)
         try:
+            if refused is not None:
+                raise ValueError(refused)
             board = game.board()
         except ValueError as exc:  # MoveError is a ValueError
             problems.append(
                 ImportError_(game=game.number, line=game.line, column=1, message=str(exc))
             )
             continue
-        tags = {k: v for k, v in game.tags.items() if k != "GameId"}
-        games.append((game.number, board, tags, normalize_result(game.result)))
+        result = normalize_result(game.result)
+        games.append((game.number, board, tags, result, game_digest(board, tags, result)))
+    if admit is not None:
+        admit(len({digest for *_, digest in games}))
     imported: list[str] = []
     duplicates: list[ImportDuplicate] = []
-    for number, board, tags, result in games:
-        digest = game_digest(board, tags, result)
+    for number, board, tags, result, digest in games:
         gid, stored = service.import_game(board, tags, result, digest)
         if stored:
             imported.append(gid)

@@ -18,8 +18,9 @@ from poolcheckers import Board
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import Action, GameSummary, TimeControlInfo
 from poolcheckers.server.games import model
+from poolcheckers.server.games.admission import CreationLimits
 from poolcheckers.server.games.creator import RATED_PER_PAIR_PER_DAY, GameCreator
-from poolcheckers.server.games.model import Change, Loaded, color_name
+from poolcheckers.server.games.model import Change, GameRec, Loaded, color_name
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import (
     account_seat,
@@ -47,17 +48,17 @@ class GameService:
         on_change: Callable[[Committed], None] | None = None,
         cache_size: int = 4096,
         rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
+        limits: CreationLimits | None = None,
     ) -> None:
         self.clock: TimeSource = clock or SystemTime()
         self.store = GameStore(db, self.clock, cache_size=cache_size, on_change=on_change)
-        #: the username of an account id (names in the PDN tags)
-        self.usernames = usernames
         #: the one creator of games (open games here, paired games for the lobby)
         self.creator = GameCreator(
             self.store,
             engine_available=engine_available,
             usernames=usernames,
             rated_per_pair_per_day=rated_per_pair_per_day,
+            limits=limits,
         )
         self.engine_available = engine_available
 
@@ -77,10 +78,7 @@ class GameService:
             side = "black" if g.black_token_hash == h else "white"
             if user_id is not None:
                 setattr(g, f"{side}_user_id", user_id)
-            name = None if user_id is None else self.usernames(user_id)
-            if name is not None or g.tags:  # someone plays on an account: name both
-                g.tags = {**(g.tags or {}), side.capitalize(): name or "Anonymous"}
-                g.tags.setdefault(model.other(side).capitalize(), "Anonymous")
+            self.creator.name_player(g, side, user_id, both=True)
             return change
 
         def answer(loaded: Loaded, now: int) -> View:
@@ -141,11 +139,22 @@ class GameService:
 
     # ------------------------------------------------------------------ actions
     def act(
-        self, game_id: str, action: Action, token: str | None, user_id: str | None = None
+        self,
+        game_id: str,
+        action: Action,
+        token: str | None,
+        user_id: str | None = None,
+        address: str | None = None,
     ) -> View:
         """A player's game action (R17 draws, R20 resignation, takeback, abort,
-        rematch); the token's seat is checked before anything else."""
+        rematch); the token's seat is checked before anything else.  A rematch
+        against the engine from a client ``address`` is held to the creation limits."""
         rematch_id = new_game_id()
+        admitted = (
+            action == "rematch"
+            and address is not None
+            and self._admit_rematch(game_id, rematch_id, address, token, user_id)
+        )
 
         def op(loaded: Loaded, now: int) -> Change | None:
             seat = require_seat(loaded.game, token, user_id)
@@ -156,7 +165,9 @@ class GameService:
             if action == "rematch":
                 if loaded.game.mode == "engine" and not self.engine_available():
                     raise errors.engine_unavailable()
-                return model.rematch(loaded, seat, side, rematch_id, now)
+                return model.rematch(
+                    loaded, seat, side, lambda g: self.creator.rematch_of(g, rematch_id, now)
+                )
             if action == "rematch-decline":
                 return model.decline_rematch(loaded)
             if action == "resign":
@@ -167,9 +178,39 @@ class GameService:
                 return model.takeback(loaded, seat, now)
             return model.answer_draw(loaded, seat, action == "draw-accept", now)
 
-        return self.store.run(
-            game_id, op, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
-        )
+        started = False
+        try:
+            view = self.store.run(
+                game_id, op, lambda g, now: View(g, now, seat_of(g.game, token, user_id))
+            )
+            started = view.loaded.game.rematch_id == rematch_id
+            return view
+        finally:
+            if admitted and not started and self.creator.limits is not None:
+                self.creator.limits.ended(rematch_id)
+
+    def _admit_rematch(
+        self,
+        game_id: str,
+        rematch_id: str,
+        address: str,
+        token: str | None,
+        user_id: str | None,
+    ) -> bool:
+        """Hold a rematch that would start a new engine game to the creation limits,
+        before the game's own transaction (the limits are stored apart); whether a
+        lease was taken for it.  Only a player of the game is counted (anyone else
+        is refused by the action itself)."""
+
+        def seated(loaded: Loaded, _now: int) -> GameRec:
+            require_seat(loaded.game, token, user_id)
+            return loaded.game
+
+        g = self.store.read(game_id, seated)
+        if g.mode != "engine" or g.status == "running" or g.rematch_id is not None:
+            return False
+        self.creator.admit_rematch(g, address, user_id, rematch_id)
+        return self.creator.limits is not None
 
     def engine_answers_draw(self, game_id: str, accept: bool) -> View:
         """The engine's answer to the draw offer made to it (R17)."""

@@ -44,11 +44,16 @@ class Slots:
     def _now_ms(self) -> int:
         return math.floor(self.clock() * 1000)
 
-    def take(self, name: str, limit: int, seconds: float) -> str | None:
+    def take(
+        self, name: str, limit: int, seconds: float, *, lease: str | None = None
+    ) -> str | None:
         """A lease on one of ``limit`` slots of ``name`` for ``seconds``, or None when
-        all are held."""
+        all are held.  ``lease`` names it (at most 32 characters, unique: a game's
+        lease is found again by its game); by default a random one."""
         name = bounded_name(name)
-        lease = secrets.token_hex(16)
+        lease = lease if lease is not None else secrets.token_hex(16)
+        if not 0 < len(lease) <= 32:
+            raise ValueError(f"a lease is named by 1 to 32 characters, not {lease!r}")
         now = self._now_ms()
         c = SLOT_LEASES.c
         with self.engine.begin() as conn:

@@ -31,6 +31,7 @@ from poolcheckers.server.games import timecontrol
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
 from poolcheckers.server.settings import Settings
+from poolcheckers.server.throttle import address_key, client_address
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -74,6 +75,14 @@ async def analysis_position(body: PositionRequest) -> Response:
 async def analysis_pdn(request: Request, ctx: Ctx) -> Response:
     body = pdn_request(request)
     rules = parse_rules(body.rules)
+    where = address_key(client_address(request))
+    decision = await ctx.run(ctx.quotas.hit, ctx.pdn_analysis_rate, where)
+    if not decision.allowed:
+        raise errors.rate_limited(
+            f"at most {ctx.pdn_analysis_rate.limit} PDN readings a minute from one address; "
+            f"try again in {int(decision.retry_after) + 1} s",
+            decision.retry_after,
+        )
     # a few readings at once per process; beyond, "busy" at once rather than a queue
     if not ctx.pdn_analyses.acquire(blocking=False):
         busy = errors.ApiError(503, "overloaded", "busy reading other PDN: try again shortly")

@@ -1,8 +1,9 @@
-"""The archive as PDN: one game, every game, and importing games (rate-limited)."""
+"""The archive as PDN: one game, every game, and importing games (limited per
+address by the games stored, :mod:`poolcheckers.server.games.admission`)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import PlainTextResponse
 
 from poolcheckers.server import errors
@@ -38,16 +39,6 @@ def pdn_request(request: Request) -> PdnRequest:
         raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
 
 
-def import_allowed(request: Request, ctx: Ctx) -> None:
-    """At most ``imports_per_minute`` imports per client address (429 beyond)."""
-    decision = ctx.imports.hit(client_address(request))
-    if not decision.allowed:
-        raise errors.rate_limited(
-            f"at most {ctx.imports.limit} imports per minute from one address; "
-            f"try again in {int(decision.retry_after) + 1} s"
-        )
-
-
 @router.get(
     "/api/games/{game_id}/pdn",
     response_class=PlainTextResponse,
@@ -78,12 +69,16 @@ async def export_all(ctx: Ctx) -> Response:
     "/api/import",
     response_model=ImportResult,
     openapi_extra=PDN_BODY,
-    dependencies=[Depends(import_allowed)],
     summary="Store the games of a PDN text",
 )
 @body_limit(MAX_PDN)
 async def import_pdn(request: Request, ctx: Ctx) -> Response:
     text = pdn_request(request).pdn
     limit = ctx.settings.import_max_games
-    result = await ctx.run(stored_pdn.import_text, ctx.games, text, limit)
+    address = client_address(request)
+
+    def admit(games: int) -> None:
+        ctx.creation.admit_import(address, games)
+
+    result = await ctx.run(stored_pdn.import_text, ctx.games, text, limit, admit)
     return json_response(result.model_dump_json())

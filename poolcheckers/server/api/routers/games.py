@@ -59,10 +59,11 @@ async def create_game(body: CreateGame, ctx: Ctx, user: UserId, request: Request
         clock_initial=clock.initial if clock else None,
         clock_increment=clock.increment if clock else 0.0,
     )
-    committed, token, invite = await ctx.run(ctx.games.creator.open, spec, user)
+    address = client_address(request)
+    committed, token, invite = await ctx.run(ctx.games.creator.open, spec, user, address)
     game = committed.loaded.game
     if committed.engine_to_move:
-        ctx.runner.schedule(game.id, client=address_key(client_address(request)))
+        ctx.runner.schedule(game.id, client=address_key(address))
     view = View(committed.loaded, committed.now, "both" if body.mode == "local" else body.color)
     answer = CreatedGame(
         game=view.state(),
@@ -100,9 +101,15 @@ async def move(
 
 def _action_route(action: Action) -> None:
     async def game_action(
-        game_id: str, body: TokenRequest, ctx: Ctx, user: UserId, header: HeaderToken
+        game_id: str,
+        body: TokenRequest,
+        ctx: Ctx,
+        user: UserId,
+        header: HeaderToken,
+        request: Request,
     ) -> Response:
-        view = await ctx.act(game_id, action, one_token(body.token, header), user)
+        token = one_token(body.token, header)
+        view = await ctx.act(game_id, action, token, user, client_address(request))
         return json_response(view.json())
 
     game_action.__name__ = "game_" + action.replace("-", "_")

@@ -70,6 +70,8 @@ async def refuse(ws: WebSocket, exc: ApiError) -> None:
 
 
 # ---------------------------------------------------------------- socket leases
+#: an analysis place lapses this long after the longest its analysis could take
+ANALYSIS_LEASE_MARGIN_S = 60.0
 #: a socket's lease lasts this long and is extended at a third of it while open, so
 #: the sockets of a process that died stop counting by themselves
 SOCKET_LEASE_SECONDS = 60.0
@@ -241,13 +243,22 @@ class GameReader:
                 view = await self.ctx.run(self.ctx.games.view, self.game_id, self.token, self.user)
                 self.sub.send(state_message(view.base_json(), self.sub.color))
             return
-        await self.ctx.act(self.game_id, data.type, self.token, self.user)
+        address = client_address(self.ws)
+        await self.ctx.act(self.game_id, data.type, self.token, self.user, address)
 
 
 # ---------------------------------------------------------------- analysis
 @router.websocket("/ws/analysis")
 async def ws_analysis(ws: WebSocket, ctx: Ctx) -> None:
     await ws.accept()
+    limit = ctx.settings.analysis_sockets_per_address
+    name = f"ws-analysis:{address_key(client_address(ws))}"
+    async with socket_lease(ws, ctx, name, limit, "analysis sockets") as held:
+        if held:
+            await analysis_socket(ws, ctx)
+
+
+async def analysis_socket(ws: WebSocket, ctx: Ctx) -> None:
     session = AnalysisSession(ws, ctx)
     send_task = asyncio.create_task(session.sender())
     try:
@@ -298,7 +309,7 @@ class AnalysisSession:
         self.ws, self.ctx = ws, ctx
         self.out = Outbox(MAX_PENDING)
         self.key = f"analysis:{id(ws)}"
-        self.address = client_address(ws)
+        self.client = address_key(client_address(ws))
         self.search: asyncio.Task[None] | None = None
 
     async def sender(self) -> None:
@@ -334,12 +345,43 @@ class AnalysisSession:
         if board.is_game_over():
             raise errors.bad_request("the game is over in this position")
         await self.halt()  # one search per socket: the new one replaces the old
-        self.ctx.runner.slots.take(self.address)
+        runner = self.ctx.runner
+        runner.admit_analysis()  # this process's queue first: "busy" costs no database work
+        try:
+            lease = await self.take_place()
+        except BaseException:
+            runner.analysis_done()
+            raise
         seconds = req.time if req.time is not None else 2.0
-        self.search = asyncio.create_task(self.analyse(board, seconds, req.id, req.multipv))
+        self.search = asyncio.create_task(self.analyse(board, seconds, req.id, req.multipv, lease))
+
+    async def take_place(self) -> str | None:
+        """One of the client address's analysis places, counted in the database so that
+        every server process shares the limit (None: the database is down, and the
+        process's own queue bound still holds); ``rate_limited`` when all are held."""
+        per_address = self.ctx.settings.analyses_per_address
+        # a place outlives its analysis only when the process dies: then it lapses
+        seconds = ANALYSIS_LEASE_MARGIN_S + self.ctx.runner.analysis_max_time * (
+            1 + self.ctx.runner.analysis_queue
+        )
+        slots = self.ctx.quotas.slots
+        try:
+            lease = await self.ctx.run(slots.take, f"analysis:{self.client}", per_address, seconds)
+        except DATABASE_DOWN:
+            return None
+        if lease is None:
+            raise errors.rate_limited(
+                f"at most {per_address} analyses at a time from one address: stop one first"
+            )
+        return lease
 
     async def analyse(
-        self, board: Board, seconds: float, req_id: str | int | None, multipv: int = 1
+        self,
+        board: Board,
+        seconds: float,
+        req_id: str | int | None,
+        multipv: int,
+        lease: str | None,
     ) -> None:
         loop = asyncio.get_running_loop()
 
@@ -349,7 +391,7 @@ class AnalysisSession:
 
         try:
             result = await self.ctx.runner.analyse(
-                self.key, board, seconds, on_info, multipv=multipv
+                self.key, self.client, board, seconds, on_info, multipv=multipv
             )
             done = info_message("done", board, result, req_id, multipv)
             done.best = board.notation(result.move)
@@ -358,7 +400,10 @@ class AnalysisSession:
             log.exception("analysis failed")
             self.out.put(error_message(errors.bad_request(str(exc)), req_id))
         finally:
-            self.ctx.runner.slots.give_back(self.address)
+            self.ctx.runner.analysis_done()
+            if lease is not None:
+                with contextlib.suppress(Exception):
+                    await self.ctx.run(self.ctx.quotas.slots.give_back, lease)
 
     async def halt(self) -> None:
         """Stop the running search and wait for its end; the stop is repeated, as one

@@ -1,0 +1,138 @@
+"""The analysis board is shared fairly: a bounded queue per process that answers
+"busy" at once beyond it, addresses served in turn, a few analyses and sockets per
+address counted across server processes, and a rate on PDN readings."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+from starlette.websockets import WebSocketDisconnect
+
+from poolcheckers import Board
+from poolcheckers.engine import native_available
+from poolcheckers.server.analysis.runner import EngineRunner
+from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games.service import GameService
+
+from ..conftest import AppFactory
+from ..helpers import error_code
+
+engine_only = pytest.mark.skipif(not native_available(), reason="needs the native core")
+GAME = '[Event "x"]\n[Result "*"]\n\n1. 11-15 23-19 *\n'
+
+
+def until_done(ws: WebSocketTestSession) -> dict[str, Any]:
+    while True:
+        msg: dict[str, Any] = ws.receive_json()
+        if msg["type"] != "info":
+            return msg
+
+
+@engine_only
+@pytest.mark.timeout(60)
+def test_beyond_the_analysis_queue_a_request_is_told_busy_at_once(
+    make_client: AppFactory,
+) -> None:
+    client = make_client(
+        analysis_threads=1, analysis_queue=2, analyses_per_address=9, analysis_max_time=60
+    )
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(client.websocket_connect("/ws/analysis")) for _ in range(3)]
+        for i, ws in enumerate(sockets[:2]):
+            ws.send_json({"type": "analyse", "id": i, "time": 60})
+        assert sockets[0].receive_json()["type"] == "info"  # one runs, one waits
+        sockets[2].send_json({"type": "analyse", "id": "late", "time": 60})
+        refused = sockets[2].receive_json()
+        assert refused["type"] == "error" and refused["id"] == "late"
+        assert refused["error"]["code"] == "busy"
+        assert "try again" in refused["error"]["message"]
+        for ws in sockets[:2]:
+            ws.send_json({"type": "stop"})
+            assert until_done(ws)["type"] == "done"
+        # the queue has room again
+        sockets[2].send_json({"type": "analyse", "id": "now", "time": 0.1})
+        assert until_done(sockets[2])["id"] == "now"
+
+
+@engine_only
+@pytest.mark.timeout(60)
+def test_analyses_are_served_address_by_address(db_url: str) -> None:
+    """One address's three queued analyses do not hold back another's one."""
+    engine = make_engine(db_url)
+    run_migrations(engine)
+    runner = EngineRunner(GameService(engine), analysis_threads=1, analysis_max_time=5)
+    finished: list[str] = []
+
+    async def one(client: str, n: int) -> None:
+        await runner.analyse(f"{client}{n}", client, Board(), 0.3)
+        finished.append(f"{client}{n}")
+
+    async def main() -> None:
+        tasks = [asyncio.create_task(one("a", n)) for n in range(3)]
+        await asyncio.sleep(0.05)  # a0 runs; a1 and a2 wait
+        tasks.append(asyncio.create_task(one("b", 0)))
+        await asyncio.gather(*tasks)
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.close()
+        engine.dispose()
+    assert finished.index("b0") <= 2  # after a0 and at most a1, never behind both
+
+
+@engine_only
+@pytest.mark.timeout(60)
+def test_two_server_processes_share_the_analyses_of_an_address(make_client: AppFactory) -> None:
+    first = make_client(analyses_per_address=1, analysis_max_time=60)
+    second = make_client(analyses_per_address=1, analysis_max_time=60)
+    with (
+        first.websocket_connect("/ws/analysis") as one,
+        second.websocket_connect("/ws/analysis") as other,
+    ):
+        one.send_json({"type": "analyse", "id": "a", "time": 60})
+        assert one.receive_json()["type"] == "info"
+        other.send_json({"type": "analyse", "id": "b", "time": 60})
+        refused = other.receive_json()
+        assert refused["type"] == "error" and refused["error"]["code"] == "rate_limited"
+        one.send_json({"type": "stop"})
+        assert until_done(one)["id"] == "a"
+        other.send_json({"type": "analyse", "id": "c", "time": 0.1})
+        assert until_done(other)["id"] == "c"  # the place was given back across processes
+
+
+def test_one_address_gets_a_few_analysis_sockets_not_thousands(make_client: AppFactory) -> None:
+    first = make_client(analysis_sockets_per_address=2)
+    second = make_client(analysis_sockets_per_address=2)
+    with first.websocket_connect("/ws/analysis"), second.websocket_connect("/ws/analysis"):
+        with (
+            first.websocket_connect("/ws/analysis") as extra,
+            pytest.raises(WebSocketDisconnect) as closed,
+        ):
+            extra.receive_json()
+        assert closed.value.code == 1008
+        assert "analysis sockets" in (closed.value.reason or "")
+
+
+def read_pdn(client: TestClient) -> Any:
+    return client.post(
+        "/api/analysis/pdn", content=GAME, headers={"content-type": "application/x-pdn"}
+    )
+
+
+def test_pdn_readings_are_limited_per_address_across_processes(
+    make_client: AppFactory,
+) -> None:
+    first = make_client(pdn_analyses_per_minute=3)
+    second = make_client(pdn_analyses_per_minute=3)
+    for client in (first, second, first):
+        assert read_pdn(client).status_code == 200
+    refused = read_pdn(second)
+    assert refused.status_code == 429 and error_code(refused) == "rate_limited"
+    assert "3 PDN readings a minute" in refused.json()["error"]["message"]
+    assert 0 < int(refused.headers["retry-after"]) <= 60
