@@ -13,11 +13,11 @@ import asyncio
 import contextlib
 import gc
 import logging
-import threading
 
 from starlette.requests import HTTPConnection
 
 from poolcheckers.server.accounts.service import AccountService
+from poolcheckers.server.analysis.readings import PdnReadings
 from poolcheckers.server.analysis.runner import EngineRunner, engine_available
 from poolcheckers.server.api.schemas import Action
 from poolcheckers.server.database.engine import (
@@ -34,7 +34,7 @@ from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.lobby.service import LobbyService
-from poolcheckers.server.quotas import Quotas, Rate
+from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.realtime.fanout import Fanout
@@ -49,10 +49,6 @@ class Services:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        #: the analysis board's PDN readings running now (bounded per process)
-        self.pdn_analyses = threading.BoundedSemaphore(max(1, settings.pdn_analyses_at_once))
-        #: PDN readings for the analysis board per client address, across processes
-        self.pdn_analysis_rate = Rate("analysis:pdn", settings.pdn_analyses_per_minute, 60)
         self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)
@@ -62,6 +58,13 @@ class Services:
         #: rates and holdings counted in the database: one limit for every process
         clock = settings.clock
         self.quotas = Quotas(self.db, clock=lambda: clock.now_ms() / 1000)
+        #: the analysis board's PDN readings, per address and per process
+        self.pdn_readings = PdnReadings(
+            self.quotas,
+            self.run,
+            at_once=settings.pdn_analyses_at_once,
+            per_minute=settings.pdn_analyses_per_minute,
+        )
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
         self.accounts = AccountService(settings, self.db, self.executor, self.quotas)

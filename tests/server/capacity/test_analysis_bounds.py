@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from poolcheckers import Board
 from poolcheckers.engine import native_available
 from poolcheckers.server.analysis.runner import EngineRunner
 from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games.service import GameService
 
 from ..conftest import AppFactory
@@ -136,3 +138,29 @@ def test_pdn_readings_are_limited_per_address_across_processes(
     assert refused.status_code == 429 and error_code(refused) == "rate_limited"
     assert "3 PDN readings a minute" in refused.json()["error"]["message"]
     assert 0 < int(refused.headers["retry-after"]) <= 60
+
+
+def test_one_address_reads_one_pdn_at_a_time_so_others_find_a_place(
+    make_client: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = make_client(pdn_analyses_at_once=2)
+    entered, release = threading.Event(), threading.Event()
+    real = stored_pdn.read_for_analysis
+
+    def slow(*args: Any) -> Any:
+        entered.set()
+        release.wait(10)
+        return real(*args)
+
+    monkeypatch.setattr(stored_pdn, "read_for_analysis", slow)
+    first = threading.Thread(target=read_pdn, args=(client,))
+    first.start()
+    try:
+        assert entered.wait(10)
+        second = read_pdn(client)  # the same address, while its first is read
+        assert second.status_code == 429 and error_code(second) == "rate_limited"
+        assert "one PDN reading at a time" in second.json()["error"]["message"]
+    finally:
+        release.set()
+        first.join(10)
+    assert read_pdn(client).status_code == 200

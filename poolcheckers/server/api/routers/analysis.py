@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import anyio.to_thread
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 
 from poolcheckers import Board, RuleSet
 from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
@@ -26,20 +25,17 @@ from poolcheckers.server.api.schemas import (
     RequestLimits,
     RulesInfo,
 )
-from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games import timecontrol
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
 from poolcheckers.server.settings import Settings
-from poolcheckers.server.throttle import address_key, client_address
+from poolcheckers.server.throttle import client_address
 
 router = APIRouter(tags=["analysis"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
 #: the analysis board's PDN body: a few games, read in well under a second (the
 #: archive import keeps MAX_PDN; a 1 MiB reading here held a thread for seconds)
 MAX_ANALYSIS_PDN = 256 * 1024
-#: seconds a client told "busy" waits before trying again
-BUSY_RETRY_AFTER = 2
 
 
 def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
@@ -75,24 +71,7 @@ async def analysis_position(body: PositionRequest) -> Response:
 async def analysis_pdn(request: Request, ctx: Ctx) -> Response:
     body = pdn_request(request)
     rules = parse_rules(body.rules)
-    where = address_key(client_address(request))
-    decision = await ctx.run(ctx.quotas.hit, ctx.pdn_analysis_rate, where)
-    if not decision.allowed:
-        raise errors.rate_limited(
-            f"at most {ctx.pdn_analysis_rate.limit} PDN readings a minute from one address; "
-            f"try again in {int(decision.retry_after) + 1} s",
-            decision.retry_after,
-        )
-    # a few readings at once per process; beyond, "busy" at once rather than a queue
-    if not ctx.pdn_analyses.acquire(blocking=False):
-        busy = errors.ApiError(503, "overloaded", "busy reading other PDN: try again shortly")
-        return JSONResponse(
-            busy.body(), status_code=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)}
-        )
-    try:
-        result = await anyio.to_thread.run_sync(stored_pdn.read_for_analysis, body.pdn, rules)
-    finally:
-        ctx.pdn_analyses.release()
+    result = await ctx.pdn_readings.read(client_address(request), body.pdn, rules)
     return json_response(result.model_dump_json())
 
 
