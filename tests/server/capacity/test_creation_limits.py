@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from poolcheckers.engine import native_available
+from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.games.admission import ENGINE_GAME_IDLE_S
 from poolcheckers.server.timesource import ManualTime
 
@@ -188,3 +189,25 @@ def test_an_imported_game_with_thousands_of_tags_is_refused_by_itself(
     assert "tag Event has 5000 characters; at most 256" in messages[2]
     (gid,) = body["imported"]
     assert client.get(f"/api/games/{gid}").json()["tags"]["Event"] == "Fine"
+
+
+@pytest.mark.postgres
+@engine_only
+def test_two_servers_over_postgres_share_the_creation_limits(pg_url: str) -> None:
+    def app() -> TestClient:
+        settings = Settings(
+            allowed_hosts=("testserver",),
+            database_url=pg_url,
+            clock=ManualTime(),
+            games_per_minute=5,
+            engine_games_at_once=2,
+        )
+        return TestClient(create_app(settings))
+
+    with app() as one, app() as two:
+        assert engine_game(one).status_code == 200
+        assert engine_game(two).status_code == 200
+        assert engine_game(one).status_code == 429  # two in play from this address already
+        for client in (one, two, one):
+            assert create(client).status_code == 200
+        assert create(two).status_code == 429  # five games this minute on the two servers
