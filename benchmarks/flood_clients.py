@@ -8,7 +8,7 @@ the visitor's: attempts, how many succeeded, how many were answered "busy" or "t
 many", and the latencies (p50/p95/max) of the successful ones.
 
 - engine: one address creates level-10 engine games as fast as it is answered; the
-  visitor creates a level-1 engine game and waits for the engine's first reply;
+  visitor plays a level-1 engine game, a move at a time, each to the engine's reply;
 - sockets: one address opens 4,000 lobby and spectator sockets; the visitor opens a
   lobby socket (its first message) and reads a game's state;
 - pdn: one address reads 256 KiB of PDN for the analysis board, four at a time, back
@@ -20,8 +20,10 @@ many", and the latencies (p50/p95/max) of the successful ones.
 - headers: one address sends 8 requests at a time with an 8 MiB header; the visitor
   asks ``GET /api/health``.
 
-Each scenario runs twice: "before", the server with that scenario's guards switched
-off (the options in ``GUARDS_OFF``), and "after", the server with its defaults.
+Each scenario runs three times: "quiet", the visitor alone on a server with its
+defaults; "before", with the flood, the server with that scenario's guards switched
+off (the options in ``GUARDS_OFF``); and "after", with the flood, the server with its
+defaults.
 
     .venv/bin/python benchmarks/flood_clients.py                      # ~4 minutes
     .venv/bin/python benchmarks/flood_clients.py --only engine --hold 10
@@ -76,6 +78,8 @@ GUARDS_OFF: dict[str, list[str]] = {
     "signins": ["--hash-queue", "1000000"],
     "headers": ["--max-header-bytes", "0"],
 }  # fmt: skip
+#: the visitor alone, then with the flood and the guards off, then with the defaults
+RUNS = ["quiet", "before", "after"]
 #: options of every run: sign-ins and sign-ups from one address are not what is measured
 COMMON = ["--signin-limit", "1000000", "--signup-limit", "1000000", "--log-level", "warning"]
 
@@ -176,17 +180,34 @@ class EngineFlood(Scenario):
 
         await self.loop("127.0.0.2", create)
 
+    async def setup(self) -> None:
+        self.game: tuple[str, str] | None = None
+
     async def attempt(self) -> None:
+        """One move in the visitor's level-1 engine game, to the engine's reply (a new
+        game when the last one has ended)."""
         async with client(self.base, VISITOR) as http:
-            r = await http.post("/api/games", json={"mode": "engine", "level": 1, "color": "white"})
+            if self.game is None:
+                body = {"mode": "engine", "level": 1, "color": "black"}  # black moves first
+                r = await http.post("/api/games", json=body)
+                if r.status_code != 200:
+                    raise Outcome(status_outcome(r))
+                self.game = (r.json()["game"]["id"], r.json()["token"])
+            gid, token = self.game
+            state = (await http.get(f"/api/games/{gid}")).json()
+            if state["status"] != "running" or not state["legal_moves"]:
+                self.game = None
+                raise Outcome("game over: a new one")
+            mv = state["legal_moves"][0]["notation"]
+            body = {"move": mv, "ply": state["ply"], "token": token}
+            r = await http.post(f"/api/games/{gid}/move", json=body)
             if r.status_code != 200:
                 raise Outcome(status_outcome(r))
-            gid, token = r.json()["game"]["id"], r.json()["token"]
-            try:
-                while (await http.get(f"/api/games/{gid}")).json()["ply"] < 1:
-                    await asyncio.sleep(0.01)
-            finally:
-                await http.post(f"/api/games/{gid}/resign", json={"token": token})
+            while (state := (await http.get(f"/api/games/{gid}")).json())["turn"] != "black":
+                if state["status"] != "running":
+                    self.game = None
+                    return
+                await asyncio.sleep(0.01)
 
 
 class SocketFlood(Scenario):
@@ -227,7 +248,10 @@ class SocketFlood(Scenario):
 
 
 def big_pdn(size: int) -> str:
-    game = '[Event "Flood"]\n\n1. 11-15 23-19 2. 8-11 22-17 3. 9-13 17x10 4. 7x14 *\n\n'
+    game = (
+        '[Event "Flood"]\n\n1. 9-13 21-17 2. 5-9 17-14 3. 9x18 23x14 4. 10x17 24-19 '
+        "5. 1-5 28-24 6. 12-16 19x12 7. 5-9 22-18 8. 6-10 25-22 *\n\n"
+    )
     return game * (size // len(game))
 
 
@@ -375,7 +399,8 @@ def start_server(options: list[str], tmp: Path) -> tuple[subprocess.Popen[bytes]
 
 async def measure(scenario: Scenario, run: Run, hold: float, timeout: float) -> None:
     await scenario.setup()
-    flood = asyncio.ensure_future(scenario.flood_task())
+    quiet = run.name == "quiet"  # the visitor alone: what the others are compared with
+    flood = asyncio.ensure_future(scenario.stop.wait() if quiet else scenario.flood_task())
     await asyncio.sleep(min(2.0, hold / 4))  # the flood builds up first
     deadline = time.monotonic() + hold
     total = round(hold)
@@ -447,15 +472,17 @@ def plot(runs: list[Run], path: Path) -> None:
 
     scenarios = list(dict.fromkeys(r.scenario for r in runs))
     fig, (lat, ok) = plt.subplots(1, 2, figsize=(11, 4))
-    width = 0.38
-    for i, name in enumerate(("before", "after")):
-        xs = [k + (i - 0.5) * width for k in range(len(scenarios))]
+    width = 0.27
+    for i, name in enumerate(RUNS):
+        xs = [k + (i - 1) * width for k in range(len(scenarios))]
         mine = {r.scenario: r for r in runs if r.name == name}
         p95 = [mine[s].visitor.summary()["p95_ms"] if s in mine else 0 for s in scenarios]
         rate = [
             100 * mine[s].visitor.summary()["success_rate"] if s in mine else 0 for s in scenarios
         ]
-        label = "guards off" if name == "before" else "defaults"
+        label = {"quiet": "no flood", "before": "flood, guards off", "after": "flood, defaults"}[
+            name
+        ]
         lat.bar(xs, p95, width, label=label)
         ok.bar(xs, rate, width, label=label)
     for ax, title in (
@@ -474,7 +501,7 @@ def plot(runs: list[Run], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--only", choices=list(SCENARIOS), action="append", help="one scenario")
-    p.add_argument("--runs", choices=["before", "after"], action="append", help="one run")
+    p.add_argument("--runs", choices=RUNS, action="append", help="one run (all three)")
     p.add_argument("--hold", type=float, default=20.0, help="seconds the visitor measures (20)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per visitor attempt (30)")
     p.add_argument("--json", type=Path, default=None, help="write the figures here (and .md)")
@@ -485,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 20000), hard))
     runs: list[Run] = []
     for scenario in args.only or list(SCENARIOS):
-        for name in args.runs or ["before", "after"]:
+        for name in args.runs or RUNS:
             options = GUARDS_OFF[scenario] if name == "before" else []
             runs.append(one_run(name, scenario, options, args))
             print(table(runs[-1:]).splitlines()[-1], flush=True)

@@ -189,10 +189,12 @@ class _Guard:
         self.headers = _Deadline(loop, limits.header_timeout, self._headers_too_slow)
         self.body = _Deadline(loop, limits.body_timeout, self._body_too_slow)
         #: bytes received since the current request's headers began, the size of
-        #: the headers parsed so far, and the requests whose headers are in
+        #: the headers parsed so far, the requests whose headers are in, and the
+        #: requests whose bodies are in
         self.head_bytes = 0
         self.head_size = 0
         self.heads = 0
+        self.messages = 0
         self.awaiting_head = True
 
     def live(self) -> bool:
@@ -228,10 +230,15 @@ class _Guard:
         message = f"the request body did not arrive within {seconds} s"
         self.refuse(raw_error(408, "Request Timeout", "bad_request", message))
 
-    def received(self, size: int, heads_before: int) -> None:
+    def received(self, size: int, heads_before: int, messages_before: int) -> None:
         """After the parser took ``size`` bytes in which no request's headers ended:
-        refuse unfinished headers beyond the limit (before they are all in memory)."""
-        if self.heads != heads_before or not self.awaiting_head:
+        refuse unfinished headers beyond the limit (before they are all in memory).
+        A read in which a request's body ended is not counted: most of it was body
+        (a large upload ends in a large read), and what follows the body in it is at
+        most one read of the next request's headers, counted from the next read on."""
+        if self.heads != heads_before or self.messages != messages_before:
+            return
+        if not self.awaiting_head:
             return
         self.head_bytes += size
         if self.limits.max_header_bytes and self.head_bytes > self.limits.max_header_bytes:
@@ -251,6 +258,7 @@ class _Guard:
     def message_complete(self) -> None:
         self.body.disarm()
         self.awaiting_head = True
+        self.messages += 1
 
     def response_complete(self) -> None:
         """The next request's headers have their deadline (unless the connection closes)."""
@@ -340,9 +348,9 @@ class GuardedHttpToolsProtocol(_GuardedProtocol, HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if not self._guard.live():
             return
-        heads = self._guard.heads
+        heads, messages = self._guard.heads, self._guard.messages
         super().data_received(data)
-        self._guard.received(len(data), heads)
+        self._guard.received(len(data), heads, messages)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

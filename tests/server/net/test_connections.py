@@ -27,13 +27,19 @@ def status_of(answer: bytes) -> int:
 
 def one_answer(s: socket.socket) -> bytes:
     """One whole answer (headers and a Content-Length body) on a kept-alive connection."""
+
+    def more() -> bytes:
+        chunk = s.recv(65536)
+        assert chunk, "the server closed the connection without a whole answer"
+        return chunk
+
     data = b""
     while b"\r\n\r\n" not in data:
-        data += s.recv(65536)
+        data += more()
     head, _, body = data.partition(b"\r\n\r\n")
     length = int(head.lower().split(b"content-length: ", 1)[1].split(b"\r\n", 1)[0])
     while len(body) < length:
-        body += s.recv(65536)
+        body += more()
     return head + b"\r\n\r\n" + body
 
 
@@ -168,6 +174,25 @@ def test_an_oversized_request_header_is_refused_with_431(serve: ServerFactory) -
     # big but within the limit (a browser's long cookie)
     with server.connect() as s:
         s.sendall(HEALTH[:-2] + b"X-Big: " + b"a" * 20_000 + b"\r\n\r\n")
+        answer, closed = read_answer(s, 10)
+    assert closed and status_of(answer) == 200, answer[:300]
+
+
+def test_a_large_request_body_is_not_taken_for_headers(serve: ServerFactory) -> None:
+    """A PDN file of hundreds of KiB is imported; the end of its body, read at once, is
+    not counted against the next request's header limit."""
+    game = '[Event "Club"]\n\n1. 9-13 21-17 2. 5-9 17-14 3. 9x18 23x14 *\n\n'
+    body = (game * (900_000 // len(game))).encode()
+    server = serve("--import-max-games", "100000", "--imported-games-per-hour", "100000")
+    with server.connect(timeout=60) as s:
+        head = (
+            "POST /api/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/x-pdn\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        s.sendall(head.encode() + body)
+        answer = one_answer(s)
+        assert status_of(answer) == 200, answer[:300]
+        s.sendall(HEALTH)  # the connection is still good for the next request
         answer, closed = read_answer(s, 10)
     assert closed and status_of(answer) == 200, answer[:300]
 
