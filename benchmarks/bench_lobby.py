@@ -58,6 +58,7 @@ def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
         sys.executable, "-m", "poolcheckers.server", "--port", str(port),
         "--database-url", url, "--log-level", "warning",
         "--signin-limit", str(10 * players), "--signup-limit", str(2 * players),
+        "--signin-burst-limit", str(10 * players),
         # a player's keep-alive connection may idle while the others' games run
         "--header-timeout", "600",
         # every player connects from 127.0.0.1

@@ -7,7 +7,8 @@ ordinary thing again and again, each attempt bounded by a timeout.  The figures 
 the visitor's: attempts, how many succeeded, how many were answered "busy" or "too
 many", and the latencies (p50/p95/max) of the successful ones.
 
-- engine: one address creates level-10 engine games as fast as it is answered; the
+- engine: one address creates level-10 engine games (from a middle game, past the
+  opening book, the engine to move) as fast as it is answered; the
   visitor plays a level-1 engine game, a move at a time, each to the engine's reply;
 - sockets: one address opens 4,000 lobby and spectator sockets; the visitor opens a
   lobby socket (its first message) and reads a game's state;
@@ -15,15 +16,16 @@ many", and the latencies (p50/p95/max) of the successful ones.
   to back; the visitor reads one short game;
 - analysis: 20 addresses keep two 30 s analyses each; the visitor's 0.5 s analysis,
   to its end;
-- signins: 50 addresses guess the visitor's password at once, again and again; the
+- signins: 50 addresses sign in with wrong passwords at once, again and again; the
   visitor signs in;
 - headers: one address sends 8 requests at a time with an 8 MiB header; the visitor
   asks ``GET /api/health``.
 
 Each scenario runs three times: "quiet", the visitor alone on a server with its
 defaults; "before", with the flood, the server with that scenario's guards switched
-off (the options in ``GUARDS_OFF``); and "after", with the flood, the server with its
-defaults.
+off (the options in ``GUARDS_OFF``) or another checkout's server with its own
+defaults (``--before-python ../old/.venv/bin/python``); and "after", with the flood,
+the server with its defaults.
 
     .venv/bin/python benchmarks/flood_clients.py                      # ~4 minutes
     .venv/bin/python benchmarks/flood_clients.py --only engine --hold 10
@@ -62,6 +64,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serverproc import first_health, free_port
 
 VISITOR = "127.0.0.1"
+#: a middle game, black (the engine) to move: past the opening book, so that each of the
+#: flood's games costs a full search
+OUT_OF_BOOK = "B:W12,18,22,24,26,27,29,30,31,32:B2,3,4,7,8,9,10,11,13,17"
 PASSWORD = "a long visitor passphrase"
 #: each scenario's guards, switched off for the "before" run
 GUARDS_OFF: dict[str, list[str]] = {
@@ -75,13 +80,16 @@ GUARDS_OFF: dict[str, list[str]] = {
     ],
     "pdn": ["--pdn-analyses-per-minute", "1000000", "--pdn-analyses-at-once", "1000"],
     "analysis": ["--analysis-queue", "1000000"],
-    "signins": ["--hash-queue", "1000000"],
+    "signins": [
+        "--hash-queue", "1000000", "--signin-limit", "1000000",
+        "--signin-burst-limit", "1000000",
+    ],
     "headers": ["--max-header-bytes", "0"],
 }  # fmt: skip
 #: the visitor alone, then with the flood and the guards off, then with the defaults
 RUNS = ["quiet", "before", "after"]
-#: options of every run: sign-ins and sign-ups from one address are not what is measured
-COMMON = ["--signin-limit", "1000000", "--signup-limit", "1000000", "--log-level", "warning"]
+#: options of every run: the visitor's one sign-up is not what is measured
+COMMON = ["--signup-limit", "1000000", "--log-level", "warning"]
 
 
 @dataclass
@@ -142,6 +150,10 @@ async def ws_open(base: str, path: str, source: str, **kw: Any) -> Any:
 class Scenario:
     """A flood and a visitor's attempt, over one server at ``base``."""
 
+    #: seconds between the visitor's attempts: a person's pace, within the site's own
+    #: limits for one address when nobody floods
+    pause = 0.2
+
     def __init__(self, base: str, flood: Counter[str]) -> None:
         self.base = base
         self.flood = flood
@@ -171,9 +183,8 @@ class Scenario:
 class EngineFlood(Scenario):
     async def flood_task(self) -> None:
         async def create(http: httpx2.AsyncClient) -> str:
-            r = await http.post(
-                "/api/games", json={"mode": "engine", "level": 10, "color": "white"}
-            )
+            body = {"mode": "engine", "level": 10, "color": "white", "fen": OUT_OF_BOOK}
+            r = await http.post("/api/games", json=body)
             if r.status_code == 429:
                 await asyncio.sleep(0.2)  # a script that is told to wait, waits a little
             return "created" if r.status_code == 200 else status_outcome(r)
@@ -256,6 +267,8 @@ def big_pdn(size: int) -> str:
 
 
 class PdnFlood(Scenario):
+    pause = 2.5  # within 30 readings a minute
+
     async def flood_task(self) -> None:
         text = big_pdn(250 * 1024)
 
@@ -315,6 +328,8 @@ class AnalysisFlood(Scenario):
 
 
 class SignInFlood(Scenario):
+    pause = 2.5  # within 20 sign-ins from one address in 10 minutes
+
     async def setup(self) -> None:
         async with client(self.base, VISITOR) as http:
             r = await http.post(
@@ -324,8 +339,12 @@ class SignInFlood(Scenario):
                 raise SystemExit(f"the visitor could not sign up: {r.text}")
 
     async def flood_task(self) -> None:
+        names = iter(range(10**9))
+
         async def guess(http: httpx2.AsyncClient) -> str:
-            body = {"username": "Visitor", "password": "not the password at all"}
+            # other names each time: the hashing queue is measured, not the visitor's
+            # own account locked by failures counted against its name
+            body = {"username": f"guess{next(names)}", "password": "not the password at all"}
             r = await http.post("/api/account/login", json=body)
             if r.status_code in (429, 503):
                 await asyncio.sleep(0.5)
@@ -386,12 +405,18 @@ SCENARIOS: dict[str, type[Scenario]] = {
 
 
 # ---------------------------------------------------------------- running
-def start_server(options: list[str], tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    options: list[str], tmp: Path, python: str | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A server of this checkout, or of the checkout whose virtual environment holds
+    ``python`` (run from that checkout, so that it imports its own package)."""
     port = free_port()
-    command = [sys.executable, "-m", "poolcheckers.server", "--port", str(port), *COMMON]
-    command += ["--database-url", f"sqlite:///{tmp / f'flood{port}.sqlite3'}", *options]
+    command = [python or sys.executable, "-m", "poolcheckers.server", "--port", str(port)]
+    command += [*COMMON, "--database-url", f"sqlite:///{tmp / f'flood{port}.sqlite3'}"]
+    command += options
+    cwd = Path(python).absolute().parents[2] if python else None
     log = (tmp / f"server{port}.log").open("wb")
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
     base = f"http://127.0.0.1:{port}"
     first_health(proc, base)
     return proc, base
@@ -421,7 +446,7 @@ async def measure(scenario: Scenario, run: Run, hold: float, timeout: float) -> 
             run.visitor.outcomes["ok"] += 1
             run.visitor.latencies_ms.append((time.perf_counter() - start) * 1000)
         bar.update(min(total, round(time.monotonic() - began)) - bar.n)
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(scenario.pause)
     bar.close()
     scenario.stop.set()
     with contextlib.suppress(TimeoutError):
@@ -429,9 +454,11 @@ async def measure(scenario: Scenario, run: Run, hold: float, timeout: float) -> 
     run.flood = scenario.flood
 
 
-def one_run(name: str, scenario: str, options: list[str], args: argparse.Namespace) -> Run:
+def one_run(
+    name: str, scenario: str, options: list[str], args: argparse.Namespace, python: str | None
+) -> Run:
     tmp = Path(tempfile.mkdtemp(prefix="flood-clients-"))
-    proc, base = start_server(options, tmp)
+    proc, base = start_server(options, tmp, python)
     run = Run(scenario, name, options)
     try:
         asyncio.run(measure(SCENARIOS[scenario](base, Counter()), run, args.hold, args.timeout))
@@ -504,6 +531,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", choices=RUNS, action="append", help="one run (all three)")
     p.add_argument("--hold", type=float, default=20.0, help="seconds the visitor measures (20)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per visitor attempt (30)")
+    p.add_argument(
+        "--before-python",
+        default=None,
+        help="for 'before', another checkout's virtual environment's python, run with its "
+        "own defaults (e.g. a checkout from before the guards)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the figures here (and .md)")
     p.add_argument("--plot", type=Path, default=None, help="write a bar chart here (PNG)")
     args = p.parse_args(argv)
@@ -513,8 +546,10 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[Run] = []
     for scenario in args.only or list(SCENARIOS):
         for name in args.runs or RUNS:
-            options = GUARDS_OFF[scenario] if name == "before" else []
-            runs.append(one_run(name, scenario, options, args))
+            before = name == "before"
+            python = args.before_python if before else None
+            options = GUARDS_OFF[scenario] if before and python is None else []
+            runs.append(one_run(name, scenario, options, args, python))
             print(table(runs[-1:]).splitlines()[-1], flush=True)
     print(table(runs))
     if args.json is not None:

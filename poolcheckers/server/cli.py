@@ -110,6 +110,12 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
         f"({d.signin_limit[0]})",
     )
     limits.add_argument(
+        "--signin-burst-limit",
+        type=int,
+        default=d.signin_burst_limit[0],
+        help=f"sign-in attempts per client address per minute ({d.signin_burst_limit[0]})",
+    )
+    limits.add_argument(
         "--signup-limit",
         type=int,
         default=d.signup_limit[0],
@@ -369,6 +375,10 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         allowed_hosts=(*DEFAULT_ALLOWED_HOSTS, args.host, *args.allowed_host),
     )
     settings.signin_limit = (max(1, args.signin_limit), settings.signin_limit[1])
+    settings.signin_burst_limit = (
+        max(1, args.signin_burst_limit),
+        settings.signin_burst_limit[1],
+    )
     settings.signup_limit = (max(1, args.signup_limit), settings.signup_limit[1])
     settings.signin_user_failure_limit = (
         max(1, args.signin_user_limit),

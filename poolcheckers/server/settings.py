@@ -64,6 +64,9 @@ class Settings:
     #: sign-in attempts per client address per window (count, seconds), failed
     #: sign-ins per username, and sign-ups per address (a benchmark raises them)
     signin_limit: tuple[int, float] = (20, 600.0)
+    #: sign-in attempts per client address per minute: fifty addresses signing in at
+    #: once cannot fill the hashing queue for long
+    signin_burst_limit: tuple[int, float] = (5, 60.0)
     signin_failure_limit: tuple[int, float] = (10, 900.0)
     signup_limit: tuple[int, float] = (5, 3600.0)
     #: Argon2id password hashes computed at once (64 MiB and ~80 ms each)

@@ -4,7 +4,10 @@ address requests are limited by.
 Every count lives in the database (:mod:`poolcheckers.server.quotas`), so every server
 process of a site enforces one limit.  A sign-in attempt is counted three ways:
 
-- every attempt per address (an IPv6 /64 counts as one): guessing from one address stops;
+- every attempt per address (an IPv6 /64 counts as one), over ten minutes and, more
+  tightly, over one minute: guessing from one address stops, and a burst from many
+  addresses at once is spread out instead of filling the password-hashing queue that
+  everyone's sign-in waits in;
 - failures per (username, address): guessing one account from one address stops, while
   the owner, from their own address, still signs in (an attacker who could lock an
   account by failing ten times would lock its owner out);
@@ -31,6 +34,8 @@ from poolcheckers.server.quotas import Decision, Quotas, Rate
 
 #: Every sign-in attempt from one address (an IPv6 /64 counts as one).
 ADDRESS_LIMIT = Rate("signin:address", 20, 600)
+#: ... and within one minute (a person retrying a mistyped password needs a few).
+ADDRESS_BURST_LIMIT = Rate("signin:address-minute", 5, 60)
 #: Failed sign-ins for one username from one address.
 USERNAME_ADDRESS_FAILURE_LIMIT = Rate("signin:failed", 10, 900)
 #: Failed sign-ins for one username from anywhere.
@@ -39,6 +44,7 @@ USERNAME_FAILURE_LIMIT = Rate("signin:failed-user", 100, 3600)
 SIGNUP_LIMIT = Rate("signup:address", 5, 3600)
 
 __all__ = [
+    "ADDRESS_BURST_LIMIT",
     "ADDRESS_LIMIT",
     "SIGNUP_LIMIT",
     "USERNAME_ADDRESS_FAILURE_LIMIT",
@@ -65,11 +71,13 @@ class SignInLimits:
         quotas: Quotas,
         *,
         per_address: Rate = ADDRESS_LIMIT,
+        per_address_burst: Rate = ADDRESS_BURST_LIMIT,
         per_username_address: Rate = USERNAME_ADDRESS_FAILURE_LIMIT,
         per_username: Rate = USERNAME_FAILURE_LIMIT,
     ) -> None:
         self.quotas = quotas
         self.per_address = per_address
+        self.per_address_burst = per_address_burst
         self.per_username_address = per_username_address
         self.per_username = per_username
 
@@ -82,6 +90,9 @@ class SignInLimits:
         ):
             if not decision.allowed:
                 return decision
+        burst = self.quotas.hit(self.per_address_burst, where)
+        if not burst.allowed:
+            return burst
         return self.quotas.hit(self.per_address, where)
 
     def failed(self, username: str, address: str) -> None:

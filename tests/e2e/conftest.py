@@ -119,6 +119,8 @@ def running_server(
         "1000",
         "--signin-limit",
         "1000",
+        "--signin-burst-limit",
+        "1000",
         # a rated game is rated after two plies here (the minimum and the per-pair
         # daily limit are tested in tests/server); games resigned before both sides
         # moved are aborted whatever the setting

@@ -8,6 +8,7 @@ import pytest
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.throttle import (
+    ADDRESS_BURST_LIMIT,
     ADDRESS_LIMIT,
     USERNAME_ADDRESS_FAILURE_LIMIT,
     SignInLimits,
@@ -31,15 +32,33 @@ def quotas() -> tuple[Quotas, FakeClock]:
     return Quotas(engine, clock=clock), clock
 
 
+#: no per-minute limit, for the tests of the others
+NO_BURST = Rate("no-burst", 999, 60)
+
+
 def test_guessing_from_one_address_is_stopped(quotas: tuple[Quotas, FakeClock]) -> None:
     q, clock = quotas
-    limiter = SignInLimits(q)
+    limiter = SignInLimits(q, per_address_burst=NO_BURST)
     for i in range(ADDRESS_LIMIT.limit):
         assert limiter.attempt(f"user{i}", "198.51.100.9").allowed
     refused = limiter.attempt("someone", "198.51.100.9")
     assert not refused.allowed and 0 < refused.retry_after <= ADDRESS_LIMIT.seconds
     assert limiter.attempt("someone", "198.51.100.10").allowed
     clock.now += 2 * ADDRESS_LIMIT.seconds
+    assert limiter.attempt("someone", "198.51.100.9").allowed
+
+
+def test_a_burst_from_one_address_waits_a_minute(quotas: tuple[Quotas, FakeClock]) -> None:
+    """Fifty addresses signing in at once each get a few attempts a minute, so that
+    their hashes cannot fill the queue everyone's sign-in waits in for long."""
+    q, clock = quotas
+    limiter = SignInLimits(q)
+    for i in range(ADDRESS_BURST_LIMIT.limit):
+        assert limiter.attempt(f"user{i}", "198.51.100.9").allowed
+    refused = limiter.attempt("someone", "198.51.100.9")
+    assert not refused.allowed and 0 < refused.retry_after <= 60
+    assert limiter.attempt("someone", "198.51.100.10").allowed
+    clock.now += 120
     assert limiter.attempt("someone", "198.51.100.9").allowed
 
 
@@ -54,7 +73,7 @@ def test_ipv6_neighbours_share_a_limit(quotas: tuple[Quotas, FakeClock]) -> None
 def test_failures_from_one_address_stop_only_that_address(
     quotas: tuple[Quotas, FakeClock],
 ) -> None:
-    limiter = SignInLimits(quotas[0])
+    limiter = SignInLimits(quotas[0], per_address_burst=NO_BURST)
     for _ in range(USERNAME_ADDRESS_FAILURE_LIMIT.limit):
         assert limiter.attempt("ann", "203.0.113.7").allowed
         limiter.failed("ann", "203.0.113.7")

@@ -59,6 +59,7 @@ class AccountService:
             limiter=SignInLimits(
                 quotas,
                 per_address=rate("signin:address", settings.signin_limit),
+                per_address_burst=rate("signin:address-minute", settings.signin_burst_limit),
                 per_username_address=rate("signin:failed", settings.signin_failure_limit),
                 per_username=rate("signin:failed-user", settings.signin_user_failure_limit),
             ),

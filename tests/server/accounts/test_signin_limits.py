@@ -41,7 +41,8 @@ def signed_up(client: TestClient, name: str = "Ann") -> None:
 
 @pytest.fixture
 def app(make_client: AppFactory) -> TestClient:
-    client = make_client(password_parameters=CHEAPEST)
+    # many attempts in one (frozen) minute: the per-minute limit is tested apart
+    client = make_client(password_parameters=CHEAPEST, signin_burst_limit=(99, 60.0))
     signed_up(client)
     return client
 
@@ -92,8 +93,12 @@ def alternate_attempts(one: TestClient, two: TestClient, limit: int) -> list[int
 
 
 def test_two_servers_over_one_database_share_the_limit(make_client: AppFactory) -> None:
-    one = make_client(password_parameters=CHEAPEST, signin_limit=(6, 600.0))
-    two = make_client(password_parameters=CHEAPEST, signin_limit=(6, 600.0))
+    one = make_client(
+        password_parameters=CHEAPEST, signin_limit=(6, 600.0), signin_burst_limit=(99, 60.0)
+    )
+    two = make_client(
+        password_parameters=CHEAPEST, signin_limit=(6, 600.0), signin_burst_limit=(99, 60.0)
+    )
     signed_up(one)
     assert alternate_attempts(one, two, 6) == [401] * 6 + [429] * 4
 
@@ -107,6 +112,7 @@ def test_two_servers_over_postgres_share_the_limit(pg_url: str) -> None:
             clock=ManualTime(),
             password_parameters=CHEAPEST,
             signin_limit=(6, 600.0),
+            signin_burst_limit=(99, 60.0),
         )
         return TestClient(create_app(settings))
 
@@ -119,7 +125,11 @@ def test_a_flood_of_sign_ins_past_the_queue_is_answered_503_at_once(
     make_client: AppFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = make_client(
-        password_parameters=CHEAPEST, hash_concurrency=1, hash_queue=2, signin_limit=(999, 600.0)
+        password_parameters=CHEAPEST,
+        hash_concurrency=1,
+        hash_queue=2,
+        signin_limit=(999, 600.0),
+        signin_burst_limit=(999, 60.0),
     )
     signed_up(client)
     accounts = server_context(client).accounts.accounts
