@@ -215,6 +215,13 @@ def add_client_caps(limits: argparse._ArgumentGroup, d: Settings) -> None:
         help="analyses running or waiting in one process, busy beyond (4 per analysis thread)",
     )
     limits.add_argument(
+        "--analysis-turn",
+        type=float,
+        default=d.analysis_turn,
+        help="seconds an analysis runs while others wait for a thread; it then ends "
+        f"with its best line so far ({d.analysis_turn:g})",
+    )
+    limits.add_argument(
         "--analysis-sockets-per-address",
         type=int,
         default=d.analysis_sockets_per_address,
@@ -359,6 +366,7 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         pdn_analyses_per_minute=max(1, args.pdn_analyses_per_minute),
         analysis_queue=None if args.analysis_queue is None else max(1, args.analysis_queue),
         analysis_sockets_per_address=max(1, args.analysis_sockets_per_address),
+        analysis_turn=max(0.1, args.analysis_turn),
         spectators_per_game_per_address=max(1, args.spectators_per_game_per_address),
         lobby_sockets_per_client=max(1, args.lobby_sockets_per_client),
         site_origins=tuple(args.site_origin),

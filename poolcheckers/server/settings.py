@@ -39,6 +39,9 @@ class Settings:
     #: analyses running or waiting in one process at most (None: 4 per analysis
     #: thread); beyond it a request is answered busy at once
     analysis_queue: int | None = None
+    #: seconds an analysis runs while others wait for a thread (it then ends with its
+    #: best line so far)
+    analysis_turn: float = 5.0
     #: analysis sockets open at once from one client address (across processes)
     analysis_sockets_per_address: int = 4
     #: games stored by PDN imports per client address per hour (an import counts its

@@ -101,6 +101,7 @@ class Services:
             hash_mb=settings.engine_hash_mb,
             analysis_max_time=settings.analysis_max_time,
             analysis_queue=settings.analysis_queue,
+            analysis_turn=settings.analysis_turn,
             run_db=self.executor.run,
         )
         self.listener: PgListener | None = None

@@ -39,7 +39,9 @@ def ctx_of(client: TestClient) -> Services:
 def test_an_engine_reply_does_not_wait_behind_analyses(make_client: AppFactory) -> None:
     """Every analysis thread busy and more analyses waiting: the engine still replies
     to a move, while the analyses are still running and waiting."""
-    client = make_client(analysis_threads=1, analyses_per_address=4, analysis_max_time=60)
+    client = make_client(
+        analysis_threads=1, analyses_per_address=4, analysis_max_time=60, analysis_turn=60
+    )
     ctx = ctx_of(client)
     created = new_game(client, mode="engine", level=2, color="black")
     gid, token = created["game"]["id"], created["token"]

@@ -8,7 +8,9 @@ An analysis is capped in time (``analysis_max_time``); the analysis pool serves
 client addresses in turn (:class:`~poolcheckers.server.analysis.fair.FairPool`), and
 holds at most ``analysis_queue`` analyses running or waiting in this process: beyond
 that a request is answered ``busy`` at once (:meth:`EngineRunner.admit_analysis`)
-rather than queued behind minutes of others' searches.  The per-address count is the
+rather than queued behind minutes of others' searches, the last places kept for
+clients with none queued; and while analyses wait, a running one ends after its turn
+(``analysis_turn`` seconds) with its best line so far.  The per-address count is the
 caller's, in the shared quotas, so that it holds across processes.  Levels, limits,
 opening an engine and the draw policy are the engine facade's
 (:mod:`poolcheckers.engine`).
@@ -28,6 +30,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -55,6 +58,10 @@ ANALYSIS_NICE = 10
 ANALYSES_PER_THREAD = 4
 #: seconds after which a ``busy`` analysis request is told to try again
 BUSY_RETRY_S = 5.0
+#: seconds an analysis runs while others wait for a thread, by default
+ANALYSIS_TURN_S = 5.0
+#: how often the analyses' turns are checked (seconds)
+TURN_CHECK_S = 0.25
 
 
 def engine_available() -> bool:
@@ -85,6 +92,7 @@ class EngineRunner:
         hash_mb: int = 32,
         analysis_max_time: float = 30.0,
         analysis_queue: int | None = None,
+        analysis_turn: float = ANALYSIS_TURN_S,
         run_db: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.service = service
@@ -102,8 +110,15 @@ class EngineRunner:
         )
         #: analyses running or waiting in this process at most; more are ``busy``
         self.analysis_queue = analysis_queue or ANALYSES_PER_THREAD * max(1, analysis_threads)
-        #: analyses admitted and not yet finished (event-loop thread only)
+        self.analysis_threads = max(1, analysis_threads)
+        #: analyses admitted and not yet finished, in all and per client (event-loop
+        #: thread only)
         self.analyses_in_flight = 0
+        self._client_analyses: dict[str, int] = {}
+        #: seconds an analysis runs while others wait; when each running one began
+        self.analysis_turn = analysis_turn
+        self._turn_began: dict[str, float] = {}
+        self._turns: asyncio.Task[None] | None = None
         self._local = threading.local()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._searching: dict[str, Engine] = {}
@@ -116,6 +131,8 @@ class EngineRunner:
                 eng.stop()
         for task in self._tasks.values():
             task.cancel()
+        if self._turns is not None:
+            self._turns.cancel()
         self.analysis_pool.shutdown(wait=True, cancel_futures=True)
         self.game_pool.shutdown(wait=True, cancel_futures=True)
 
@@ -173,20 +190,30 @@ class EngineRunner:
             return sum(1 for k in self._searching if k.startswith(prefix))
 
     # ------------------------------------------------------------ analyses
-    def admit_analysis(self) -> None:
-        """Count one more analysis in this process's queue, or raise ``busy`` (503 with
-        ``Retry-After``) when ``analysis_queue`` are already running or waiting.  Call
-        :meth:`analysis_done` once it has ended (event-loop thread only)."""
-        if self.analyses_in_flight >= self.analysis_queue:
+    def admit_analysis(self, client: str) -> None:
+        """Count one more analysis of ``client`` in this process's queue, or raise
+        ``busy`` (503 with ``Retry-After``) when ``analysis_queue`` are already running
+        or waiting.  The last places (one per analysis thread) are kept for clients
+        with no analysis in the queue: a newcomer gets in while the clients already
+        served keep asking.  Call :meth:`analysis_done` once it has ended (event-loop
+        thread only)."""
+        full = self.analysis_queue
+        if self._client_analyses.get(client, 0) > 0:
+            full = max(1, full - self.analysis_threads)
+        if self.analyses_in_flight >= full:
             raise errors.busy(
-                f"the analysis engine is busy ({self.analysis_queue} analyses running or "
-                f"waiting): try again in {BUSY_RETRY_S:g} s",
+                f"the analysis engine is busy ({self.analyses_in_flight} analyses running "
+                f"or waiting): try again in {BUSY_RETRY_S:g} s",
                 BUSY_RETRY_S,
             )
         self.analyses_in_flight += 1
+        self._client_analyses[client] = self._client_analyses.get(client, 0) + 1
 
-    def analysis_done(self) -> None:
+    def analysis_done(self, client: str) -> None:
         self.analyses_in_flight = max(0, self.analyses_in_flight - 1)
+        left = self._client_analyses.pop(client, 0) - 1
+        if left > 0:
+            self._client_analyses[client] = left
 
     async def analyse(
         self,
@@ -199,14 +226,36 @@ class EngineRunner:
     ) -> SearchResult:
         """An analysis search of at most ``analysis_max_time`` in the analysis pool, in
         ``client``'s turn, with the best ``multipv`` lines (multi-PV) in
-        ``SearchResult.lines`` when > 1."""
+        ``SearchResult.lines`` when > 1.  While other analyses wait, it ends after
+        ``analysis_turn`` seconds with its best line so far (:meth:`_share_turns`)."""
         seconds = min(max(seconds, 0.01), self.analysis_max_time)
         limit = make_limit(time=seconds)
-        future = self.analysis_pool.submit(
-            client,
-            lambda: self.search_blocking(key, board, limit, on_info=on_info, multipv=multipv),
-        )
-        return await asyncio.wrap_future(future)
+        if self._turns is None or self._turns.done():
+            self._turns = asyncio.get_running_loop().create_task(self._share_turns())
+
+        def job() -> SearchResult:
+            with self._searching_lock:
+                self._turn_began[key] = time.monotonic()
+            try:
+                return self.search_blocking(key, board, limit, on_info=on_info, multipv=multipv)
+            finally:
+                with self._searching_lock:
+                    self._turn_began.pop(key, None)
+
+        return await asyncio.wrap_future(self.analysis_pool.submit(client, job))
+
+    async def _share_turns(self) -> None:
+        """While analyses wait for a thread, stop those that have had their turn: with
+        twenty clients and two threads, each waits seconds, not minutes."""
+        while True:
+            await asyncio.sleep(TURN_CHECK_S)
+            if not self.analysis_pool.pending():
+                continue
+            now = time.monotonic()
+            with self._searching_lock:
+                over = [k for k, t in self._turn_began.items() if now - t >= self.analysis_turn]
+            for key in over:
+                self.stop(key)
 
     # ------------------------------------------------------------ engine games
     def schedule(self, game_id: str, client: str | None = None) -> None:

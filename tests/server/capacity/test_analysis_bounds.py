@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from poolcheckers import Board
 from poolcheckers.engine import native_available
 from poolcheckers.server.analysis.runner import EngineRunner
 from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games.service import GameService
 
@@ -40,8 +42,13 @@ def until_done(ws: WebSocketTestSession) -> dict[str, Any]:
 def test_beyond_the_analysis_queue_a_request_is_told_busy_at_once(
     make_client: AppFactory,
 ) -> None:
+    # one thread, three places: this address gets two (the last is kept for newcomers)
     client = make_client(
-        analysis_threads=1, analysis_queue=2, analyses_per_address=9, analysis_max_time=60
+        analysis_threads=1,
+        analysis_queue=3,
+        analyses_per_address=9,
+        analysis_max_time=60,
+        analysis_turn=60,
     )
     with contextlib.ExitStack() as stack:
         sockets = [stack.enter_context(client.websocket_connect("/ws/analysis")) for _ in range(3)]
@@ -86,6 +93,46 @@ def test_analyses_are_served_address_by_address(db_url: str) -> None:
         runner.close()
         engine.dispose()
     assert finished.index("b0") <= 2  # after a0 and at most a1, never behind both
+
+
+def test_the_last_places_of_the_queue_are_kept_for_newcomers(db_url: str) -> None:
+    engine = make_engine(db_url)
+    run_migrations(engine)
+    runner = EngineRunner(GameService(engine), analysis_threads=2, analysis_queue=6)
+    try:
+        for client in ("a", "a", "b", "b"):
+            runner.admit_analysis(client)
+        with pytest.raises(ApiError) as busy:
+            runner.admit_analysis("a")  # four of six taken: the last two are for newcomers
+        assert busy.value.code == "busy" and busy.value.retry_after
+        runner.admit_analysis("c")
+        runner.admit_analysis("d")
+        with pytest.raises(ApiError):
+            runner.admit_analysis("e")  # full
+        runner.analysis_done("c")
+        runner.admit_analysis("e")
+        assert runner.analyses_in_flight == 6
+    finally:
+        runner.close()
+        engine.dispose()
+
+
+@engine_only
+@pytest.mark.timeout(60)
+def test_a_waiting_analysis_gets_its_turn_in_seconds(make_client: AppFactory) -> None:
+    client = make_client(analysis_threads=1, analysis_max_time=60, analysis_turn=0.5)
+    with (
+        client.websocket_connect("/ws/analysis") as long,
+        client.websocket_connect("/ws/analysis") as short,
+    ):
+        long.send_json({"type": "analyse", "id": "long", "time": 60})
+        assert long.receive_json()["type"] == "info"  # the only thread is taken
+        began = time.monotonic()
+        short.send_json({"type": "analyse", "id": "short", "time": 0.2})
+        assert until_done(short)["id"] == "short"
+        assert time.monotonic() - began < 20
+        ended = until_done(long)  # its turn ended: its best line so far
+        assert ended["type"] == "done" and ended["best"]
 
 
 @engine_only

@@ -346,11 +346,12 @@ class AnalysisSession:
             raise errors.bad_request("the game is over in this position")
         await self.halt()  # one search per socket: the new one replaces the old
         runner = self.ctx.runner
-        runner.admit_analysis()  # this process's queue first: "busy" costs no database work
+        # this process's queue first: "busy" costs no database work
+        runner.admit_analysis(self.client)
         try:
             lease = await self.take_place()
         except BaseException:
-            runner.analysis_done()
+            runner.analysis_done(self.client)
             raise
         seconds = req.time if req.time is not None else 2.0
         self.search = asyncio.create_task(self.analyse(board, seconds, req.id, req.multipv, lease))
@@ -400,7 +401,7 @@ class AnalysisSession:
             log.exception("analysis failed")
             self.out.put(error_message(errors.bad_request(str(exc)), req_id))
         finally:
-            self.ctx.runner.analysis_done()
+            self.ctx.runner.analysis_done(self.client)
             if lease is not None:
                 with contextlib.suppress(Exception):
                     await self.ctx.run(self.ctx.quotas.slots.give_back, lease)
