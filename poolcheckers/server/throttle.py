@@ -62,8 +62,9 @@ def rate(name: str, limit: tuple[int, float]) -> Rate:
 
 
 class SignInLimits:
-    """Sign-in attempts counted in ``quotas``.  Call :meth:`attempt` before checking
-    the password, then :meth:`failed` or :meth:`succeeded`.  ``username`` is the
+    """Sign-in attempts counted in ``quotas``.  Call :meth:`burst` before queueing for a
+    password-hashing thread, :meth:`attempt` before checking the password, then
+    :meth:`failed` or :meth:`succeeded`.  ``username`` is the
     normalised key.  Blocking database work: run it off the event loop."""
 
     def __init__(
@@ -90,10 +91,14 @@ class SignInLimits:
         ):
             if not decision.allowed:
                 return decision
-        burst = self.quotas.hit(self.per_address_burst, where)
-        if not burst.allowed:
-            return burst
         return self.quotas.hit(self.per_address, where)
+
+    def burst(self, address: str) -> Decision:
+        """May ``address`` try once more this minute?  Asked before the sign-in waits
+        for a password-hashing thread, and counted even when the queue then answers
+        busy: a flood told to wait spends its minute's attempts instead of keeping
+        the queue full."""
+        return self.quotas.hit(self.per_address_burst, address_key(address))
 
     def failed(self, username: str, address: str) -> None:
         """The password was wrong (or the user unknown)."""

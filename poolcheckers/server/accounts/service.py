@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Final, ParamSpec, TypeVar
 
@@ -79,6 +80,21 @@ class AccountService:
         ``/players/{name}``, ``/openapi.json``...)."""
         firsts = {path.strip("/").split("/", 1)[0].lower() for path in paths}
         self.accounts.reserved = frozenset(f for f in firsts if f and "{" not in f)
+
+    async def sign_in_burst(self, address: str) -> None:
+        """``rate_limited`` when ``address`` has had its sign-in attempts of this minute
+        (asked before :meth:`hashing`, so that a refusal there counts too)."""
+        limiter = self.accounts.limiter
+        if limiter is None:
+            return
+        decision = await self.executor.run(limiter.burst, address)
+        if not decision.allowed:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
+                decision.retry_after,
+            )
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at

@@ -171,3 +171,19 @@ def test_serve_options_set_the_per_username_ceiling_and_the_hash_queue() -> None
     d = settings_from(build_parser().parse_args([]), "sqlite:///x.sqlite3")
     assert d.signin_user_failure_limit == (100, 3600.0) and d.hash_queue == 8
     assert "(100)" in build_parser().format_help()
+
+
+def test_an_address_gets_a_few_sign_ins_a_minute_before_any_password_is_checked(
+    make_client: AppFactory, clock: ManualTime
+) -> None:
+    client = make_client(password_parameters=CHEAPEST, signin_burst_limit=(3, 60.0))
+    signed_up(client)
+    attacker = device(client, ATTACKER)
+    for _ in range(3):
+        assert login(attacker, "not the password").status_code == 401
+    r = login(attacker, PASSWORD)
+    assert r.status_code == 429 and error_code(r) == "rate_limited"
+    assert 0 < int(r.headers["retry-after"]) <= 60
+    assert login(device(client, OWNER), PASSWORD).status_code == 200
+    clock.advance(121)
+    assert login(attacker, PASSWORD).status_code == 200

@@ -46,9 +46,9 @@ async def signup(body: Credentials, request: Request, ctx: Ctx) -> Response:
 @router.post("/login", response_model=AccountInfo, summary="Sign in (a new session)")
 async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
     c = ctx.accounts
-    done = await c.hashing(
-        c.accounts.login, body.username, body.password, address=client_address(request)
-    )
+    address = client_address(request)
+    await c.sign_in_burst(address)
+    done = await c.hashing(c.accounts.login, body.username, body.password, address=address)
     info = done.user.private(done.token)
     return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
 
