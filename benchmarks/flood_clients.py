@@ -31,6 +31,8 @@ the server with its defaults.
     .venv/bin/python benchmarks/flood_clients.py --only engine --hold 10
     .venv/bin/python benchmarks/flood_clients.py \
         --json benchmarks/results/flood_clients.json --plot benchmarks/results/flood_clients.png
+    .venv/bin/python benchmarks/flood_clients.py --replot benchmarks/results/flood_clients.json \
+        --plot benchmarks/results/flood_clients.png
 
 All traffic goes to 127.0.0.1..127.0.0.255; every run is bounded by ``--hold`` and
 timeouts.
@@ -493,37 +495,44 @@ def table(runs: list[Run]) -> str:
     return "\n".join(rows)
 
 
-def plot(runs: list[Run], path: Path) -> None:
+def plot(records: list[dict[str, Any]], path: Path, timeout: float, before: str) -> None:
+    """Bars of the visitor's p95 latency and success rate per scenario and run, from the
+    JSON ``runs`` records; a run without one success is drawn hatched at the timeout."""
+    import math
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scenarios = list(dict.fromkeys(r.scenario for r in runs))
-    fig, (lat, ok) = plt.subplots(1, 2, figsize=(11, 4))
+    scenarios = list(dict.fromkeys(r["scenario"] for r in records))
+    fig, (lat, ok) = plt.subplots(1, 2, figsize=(12, 4.5))
     width = 0.27
+    labels = {"quiet": "no flood", "before": f"flood, {before}", "after": "flood, defaults"}
     for i, name in enumerate(RUNS):
         xs = [k + (i - 1) * width for k in range(len(scenarios))]
-        mine = {r.scenario: r for r in runs if r.name == name}
-        p95 = [mine[s].visitor.summary()["p95_ms"] if s in mine else 0 for s in scenarios]
-        rate = [
-            100 * mine[s].visitor.summary()["success_rate"] if s in mine else 0 for s in scenarios
+        mine = {r["scenario"]: r["summary"] for r in records if r["name"] == name}
+        figures = [mine.get(s, {}) for s in scenarios]
+        p95 = [f.get("p95_ms", math.nan) for f in figures]
+        none = [math.isnan(v) and bool(f) for v, f in zip(p95, figures, strict=True)]
+        heights = [
+            timeout * 1000 if n else (0.0 if math.isnan(v) else v)
+            for v, n in zip(p95, none, strict=True)
         ]
-        label = {"quiet": "no flood", "before": "flood, guards off", "after": "flood, defaults"}[
-            name
-        ]
-        lat.bar(xs, p95, width, label=label)
-        ok.bar(xs, rate, width, label=label)
-    for ax, title in (
-        (lat, "visitor's p95 latency, ms (log)"),
-        (ok, "visitor's attempts that succeeded, %"),
-    ):
+        bars = lat.bar(xs, heights, width, label=labels[name], color=f"C{i}")
+        for bar, n in zip(bars, none, strict=True):
+            if n:
+                bar.set_hatch("//")
+                bar.set_alpha(0.5)
+        ok.bar(xs, [100 * f.get("success_rate", 0.0) for f in figures], width, color=f"C{i}")
+    lat.set_title(f"visitor's p95 latency, ms (log; hatched: none within {timeout:g} s)")
+    ok.set_title("visitor's attempts that succeeded, %")
+    for ax in (lat, ok):
         ax.set_xticks(range(len(scenarios)), scenarios)
-        ax.set_title(title)
-        ax.legend()
     lat.set_yscale("log")
+    fig.legend(loc="lower center", ncol=3)
     fig.suptitle("Another client during one client's flood")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=120)
 
 
@@ -541,19 +550,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--json", type=Path, default=None, help="write the figures here (and .md)")
     p.add_argument("--plot", type=Path, default=None, help="write a bar chart here (PNG)")
+    p.add_argument("--replot", type=Path, default=None, help="only draw --plot from this JSON")
     args = p.parse_args(argv)
+    before = "another checkout" if args.before_python else "guards off"
+    if args.replot is not None:
+        saved = json.loads(args.replot.read_text())
+        if args.plot is None:
+            p.error("--replot needs --plot")
+        settings = saved["settings"]
+        label = "another checkout" if settings.get("before_python") != "None" else "guards off"
+        plot(saved["runs"], args.plot, float(settings["timeout"]), label)
+        return 0
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < min(hard, 20000):
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 20000), hard))
     runs: list[Run] = []
     for scenario in args.only or list(SCENARIOS):
         for name in args.runs or RUNS:
-            before = name == "before"
-            python = args.before_python if before else None
-            options = GUARDS_OFF[scenario] if before and python is None else []
+            python = args.before_python if name == "before" else None
+            options = GUARDS_OFF[scenario] if name == "before" and python is None else []
             runs.append(one_run(name, scenario, options, args, python))
             print(table(runs[-1:]).splitlines()[-1], flush=True)
     print(table(runs))
+    records = [
+        {**asdict(r), "summary": r.visitor.summary(), "visitor": None,
+         "visitor_outcomes": dict(r.visitor.outcomes), "flood": dict(r.flood)}
+        for r in runs
+    ]  # fmt: skip
     if args.json is not None:
         record = {
             "command": " ".join(sys.argv),
@@ -561,16 +584,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{platform.python_implementation()} {platform.python_version()}",
             "load_average": os.getloadavg(),
             "settings": {k: str(v) for k, v in vars(args).items()},
-            "runs": [
-                {**asdict(r), "summary": r.visitor.summary(), "visitor": None,
-                 "visitor_outcomes": dict(r.visitor.outcomes), "flood": dict(r.flood)}
-                for r in runs
-            ],
-        }  # fmt: skip
+            "runs": records,
+        }
         args.json.write_text(json.dumps(record, indent=2) + "\n")
         args.json.with_suffix(".md").write_text(table(runs) + "\n")
     if args.plot is not None:
-        plot(runs, args.plot)
+        plot(records, args.plot, args.timeout, before)
     return 0
 
 
