@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from poolcheckers.server.text import clean_text
 
 CODES = frozenset(
     {
@@ -50,7 +49,7 @@ class ApiError(Exception):
 
     def body(self) -> dict[str, Any]:
         # a message may quote the input, which may hold a lone surrogate (not UTF-8)
-        return {"error": {"code": self.code, "message": _SURROGATE.sub("\ufffd", self.message)}}
+        return {"error": {"code": self.code, "message": clean_text(self.message)}}
 
 
 def not_found(game_id: str) -> ApiError:

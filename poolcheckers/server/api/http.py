@@ -24,8 +24,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from poolcheckers.server import errors
-from poolcheckers.server.api.schemas import ErrorBody, clean_text, error_code, loads
+from poolcheckers.server.api.schemas import ErrorBody, error_code, loads
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.text import clean_text
 
 log = logging.getLogger("poolcheckers.server")
 

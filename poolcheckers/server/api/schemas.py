@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
@@ -32,6 +31,7 @@ from pydantic_core import PydanticCustomError
 
 from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
 from poolcheckers.server import errors
+from poolcheckers.server.text import SURROGATE, clean_text
 
 #: Longest game replayed for the analysis board (plies).
 MAX_ANALYSIS_MOVES = 2000
@@ -42,8 +42,6 @@ MAX_CLOCK_S = 24 * 3600
 MAX_INCREMENT_S = 3600
 #: the shortest time per side of a clock (seconds): less is no game of checkers
 MIN_CLOCK_S = 1.0
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_utf8(text: str) -> str:
@@ -56,7 +54,7 @@ def check_utf8(text: str) -> str:
     ...
     pydantic_core._pydantic_core.PydanticCustomError: text with a lone surrogate (U+D800) ...
     """
-    bad = _SURROGATE.search(text)
+    bad = SURROGATE.search(text)
     if bad is not None:
         raise PydanticCustomError(
             "not_utf8",
@@ -64,16 +62,6 @@ def check_utf8(text: str) -> str:
             {"code": f"{ord(bad.group()):04X}"},
         )
     return text
-
-
-def clean_text(text: str) -> str:
-    """``text`` with any lone surrogate replaced by U+FFFD (for rows stored before
-    such text was refused, and for error messages that quote the input).
-
-    >>> clean_text("a\\ud800b")
-    'a\\ufffdb'
-    """
-    return _SURROGATE.sub("\ufffd", text)
 
 
 #: A string that can be stored as UTF-8.

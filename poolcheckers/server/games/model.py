@@ -43,8 +43,8 @@ from poolcheckers import (
 )
 from poolcheckers.engine import DEFAULT_LEVEL
 from poolcheckers.server import errors
-from poolcheckers.server.api.schemas import clean_text
 from poolcheckers.server.games.flow import ABORTABLE_PLIES, abort_refusal, clock_runs
+from poolcheckers.server.text import clean_text
 
 #: Terminations decided by the board (a takeback against the engine may reopen them).
 BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})

@@ -33,13 +33,13 @@ from poolcheckers.server.api.schemas import (
     WsAnalyse,
     WsMove,
     WsPing,
-    clean_text,
     loads,
     parse_ws,
 )
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
+from poolcheckers.server.text import clean_text
 from poolcheckers.server.throttle import address_key, client_address
 from poolcheckers.server.wiring import Services
 
