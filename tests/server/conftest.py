@@ -165,3 +165,21 @@ def pg_url(pg_cluster: PgCluster, request: pytest.FixtureRequest) -> str:
     name = "t_" + "".join(ch if ch.isalnum() else "_" for ch in request.node.name)[:50].lower()
     name += f"_{int(time.time() * 1000) % 100000}"
     return pg_cluster.create_database(name)
+
+
+@pytest.fixture
+def pg_app(pg_url: str) -> AppFactory:
+    """Apps over the test's PostgreSQL database, not started (enter them as context
+    managers: two of them stand for two server processes of one site); keyword
+    arguments are :class:`Settings` fields."""
+
+    def make(**overrides: Any) -> TestClient:
+        kwargs: dict[str, Any] = {
+            "allowed_hosts": ("testserver",),
+            "database_url": pg_url,
+            "clock": ManualTime(),
+        }
+        kwargs.update(overrides)
+        return TestClient(create_app(Settings(**kwargs)))
+
+    return make

@@ -17,7 +17,6 @@ from sqlalchemy import func, inspect, select
 
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.repository import DbUserStore
-from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.database.tables import MOVES, RATING_UPDATES
 from poolcheckers.server.games.model import NewGame
@@ -30,6 +29,7 @@ from poolcheckers.server.ratings.repository import DbRatingStore
 from poolcheckers.server.ratings.service import MIN_RATED_PLIES
 from poolcheckers.server.timesource import ManualTime
 
+from .conftest import AppFactory
 from .helpers import play_plies, server_context, state_of
 from .test_migration_community import GAMES_0001, copy_0001_rows, make_games, migrate
 
@@ -104,18 +104,11 @@ def test_one_winner_per_seek_and_per_rating_between_engines(pg_url: str) -> None
     assert ratings[0].perf("a", Category.BLITZ).games == 1
 
 
-def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
+def test_rated_game_between_two_apps_is_rated_once(pg_app: AppFactory) -> None:
     clock = ManualTime()
 
     def app() -> TestClient:
-        settings = Settings(
-            allowed_hosts=("testserver",),
-            database_url=pg_url,
-            clock=clock,
-            sweep_interval=0.05,
-            password_parameters=CHEAPEST,
-        )
-        return TestClient(create_app(settings))
+        return pg_app(clock=clock, sweep_interval=0.05, password_parameters=CHEAPEST)
 
     with app() as one, app() as two:
         for client, name in ((one, "Ann"), (two, "Bob")):
@@ -144,19 +137,12 @@ def test_rated_game_between_two_apps_is_rated_once(pg_url: str) -> None:
         assert page["ratings"]["blitz"]["games"] == 1
 
 
-def test_lobby_changes_and_game_starts_cross_processes(pg_url: str) -> None:
+def test_lobby_changes_and_game_starts_cross_processes(pg_app: AppFactory) -> None:
     """Ann watches the lobby on one server; Bob posts and takes seeks on another."""
     clock = ManualTime()
 
     def app() -> TestClient:
-        settings = Settings(
-            allowed_hosts=("testserver",),
-            database_url=pg_url,
-            clock=clock,
-            sweep_interval=0.05,
-            password_parameters=CHEAPEST,
-        )
-        return TestClient(create_app(settings))
+        return pg_app(clock=clock, sweep_interval=0.05, password_parameters=CHEAPEST)
 
     with app() as one, app() as two:
         for client, name in ((one, "Ann"), (two, "Bob")):

@@ -13,10 +13,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.tables import GAMES
 from poolcheckers.server.games import creator as creator_module
-from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import server_context
@@ -87,16 +85,9 @@ def test_one_taker_wins_across_two_apps(make_client: AppFactory) -> None:
 
 
 @pytest.mark.postgres
-def test_one_taker_wins_across_two_apps_on_postgres(pg_url: str) -> None:
+def test_one_taker_wins_across_two_apps_on_postgres(pg_app: AppFactory) -> None:
     def app() -> TestClient:
-        settings = Settings(
-            allowed_hosts=("testserver",),
-            database_url=pg_url,
-            clock=ManualTime(),
-            password_parameters=CHEAPEST,
-            signup_limit=(100, 3600.0),
-        )
-        return TestClient(create_app(settings))
+        return pg_app(password_parameters=CHEAPEST, signup_limit=(100, 3600.0))
 
     with app() as one, app() as two:
         race_takers(one, two)

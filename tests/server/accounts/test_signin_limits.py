@@ -13,7 +13,6 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.accounts.model import SignedIn
-from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.timesource import ManualTime
 
 from ..conftest import AppFactory
@@ -104,17 +103,11 @@ def test_two_servers_over_one_database_share_the_limit(make_client: AppFactory) 
 
 
 @pytest.mark.postgres
-def test_two_servers_over_postgres_share_the_limit(pg_url: str) -> None:
+def test_two_servers_over_postgres_share_the_limit(pg_app: AppFactory) -> None:
     def app() -> TestClient:
-        settings = Settings(
-            allowed_hosts=("testserver",),
-            database_url=pg_url,
-            clock=ManualTime(),
-            password_parameters=CHEAPEST,
-            signin_limit=(6, 600.0),
-            signin_burst_limit=(99, 60.0),
+        return pg_app(
+            password_parameters=CHEAPEST, signin_limit=(6, 600.0), signin_burst_limit=(99, 60.0)
         )
-        return TestClient(create_app(settings))
 
     with app() as one, app() as two:
         signed_up(one)

@@ -11,7 +11,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from poolcheckers.engine import native_available
-from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.games.admission import ENGINE_GAME_IDLE_S
 from poolcheckers.server.timesource import ManualTime
 
@@ -193,16 +192,9 @@ def test_an_imported_game_with_thousands_of_tags_is_refused_by_itself(
 
 @pytest.mark.postgres
 @engine_only
-def test_two_servers_over_postgres_share_the_creation_limits(pg_url: str) -> None:
+def test_two_servers_over_postgres_share_the_creation_limits(pg_app: AppFactory) -> None:
     def app() -> TestClient:
-        settings = Settings(
-            allowed_hosts=("testserver",),
-            database_url=pg_url,
-            clock=ManualTime(),
-            games_per_minute=5,
-            engine_games_at_once=2,
-        )
-        return TestClient(create_app(settings))
+        return pg_app(games_per_minute=5, engine_games_at_once=2)
 
     with app() as one, app() as two:
         assert engine_game(one).status_code == 200
