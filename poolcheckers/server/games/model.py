@@ -378,12 +378,38 @@ def blank_record(game_id: str, mode: str, rules: RuleSet, start_fen: str, now: i
     )
 
 
+def already_decided(board: Board) -> str | None:
+    """Why a start position leaves no game to play, or None.  Besides a side to move
+    that cannot (R16), a side with no pieces at all: whatever its opponent plays, it
+    cannot move when its turn comes, so the game would only show "your turn" for a
+    result already known.
+
+    >>> already_decided(Board("B:W:B1"))
+    'White has no pieces: it loses as soon as its turn comes (R16)'
+    >>> already_decided(Board("W:W32:B27,28,23"))
+    'White has no legal move (R16)'
+    >>> already_decided(Board()) is None
+    True
+    """
+    reason = board.outcome_reason()
+    if reason is not None:
+        return reason
+    for color in Color:
+        if not board.pieces(color):
+            name = color.name.capitalize()
+            return f"{name} has no pieces: it loses as soon as its turn comes (R16)"
+    return None
+
+
 def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
     """A new running game (no seats yet: see :mod:`poolcheckers.server.games.seats`)."""
     rules = parse_rules(spec.rules)
     board = parse_board(spec.fen, rules)
-    if board.is_game_over():
-        raise errors.bad_request("the position is already decided: no game to play")
+    decided = already_decided(board)
+    if decided is not None:
+        raise errors.bad_request(
+            f"the position is already decided: {decided}; set up pieces that can play"
+        )
     game = blank_record(game_id, spec.mode, rules, board.fen(), now)
     if spec.mode == "engine":
         game.level = spec.level or DEFAULT_LEVEL

@@ -77,3 +77,23 @@ def test_clocks_in_whole_or_tenths_of_seconds_are_accepted(
     r = client.post("/api/games", json={"mode": "online", "clock": clock})
     assert r.status_code == 200, r.text
     assert r.json()["game"]["clock"]["initial"] == initial
+
+
+@pytest.mark.parametrize(
+    ("fen", "why"),
+    [
+        ("B:W:B1", "White has no pieces"),  # black to move, but white can never answer
+        ("W:W:B1", "White has no pieces left"),
+        ("W:WK5:B", "Black has no pieces"),
+        ("W:W32:B27,28,23", "White has no legal move"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["local", "engine", "online"])
+def test_a_start_position_already_over_is_refused_naming_the_side_and_rule(
+    client: TestClient, fen: str, why: str, mode: str
+) -> None:
+    r = client.post("/api/games", json={"mode": mode, "fen": fen, "color": "black"})
+    assert r.status_code == 400, r.text
+    message = r.json()["error"]["message"]
+    assert why in message and "(R16)" in message
+    assert client.get("/api/games").json()["games"] == []  # nothing stored
