@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from fastapi.testclient import TestClient
 
+from poolcheckers.engine import native_available
 from poolcheckers.pdn import read_games
 
 from .helpers import error_code, move, new_game, online_game
@@ -131,3 +135,24 @@ def test_export_all_then_import_roundtrip(client: TestClient) -> None:
         text = client.get(f"/api/games/{g['id']}/pdn").text
         (back,) = read_games(text)
         assert back.moves == original.moves and back.result == original.result
+
+
+ENGINE_2 = "poolcheckers engine level 2"
+
+
+@pytest.mark.parametrize(
+    ("body", "black", "white"),
+    [
+        ({"mode": "engine", "level": 2, "color": "black"}, "Anonymous", ENGINE_2),
+        ({"mode": "online", "color": "black"}, "Anonymous", "Anonymous"),
+        ({"mode": "local"}, "Black", "White"),
+    ],
+)
+def test_a_player_without_an_account_is_anonymous_in_the_pdn(
+    client: TestClient, body: dict[str, Any], black: str, white: str
+) -> None:
+    if body["mode"] == "engine" and not native_available():
+        pytest.skip("needs the native core")
+    gid = new_game(client, **body)["game"]["id"]
+    (game,) = read_games(client.get(f"/api/games/{gid}/pdn").text)
+    assert (game.tags["Black"], game.tags["White"]) == (black, white)

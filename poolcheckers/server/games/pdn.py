@@ -40,12 +40,15 @@ def game_tags(g: GameRec) -> dict[str, str]:
         tags = dict(g.tags)
     else:
         date = datetime.datetime.fromtimestamp(g.created_ms / 1000, tz=datetime.UTC)
+        # a player without an account is "Anonymous", as on lichess; on one screen
+        # the two players are told apart by their colours
+        unnamed = ("Black", "White") if g.mode == "local" else ("Anonymous", "Anonymous")
         tags = {
             "Event": f"poolcheckers {g.mode} game",
             "Site": "poolcheckers",
             "Date": date.strftime("%Y.%m.%d"),
-            "Black": "Black",
-            "White": "White",
+            "Black": unnamed[0],
+            "White": unnamed[1],
         }
         if g.engine_color is not None:
             tags[g.engine_color.capitalize()] = f"poolcheckers engine level {g.level}"
