@@ -93,6 +93,12 @@ def rate_limited(message: str, retry_after: float | None = None) -> ApiError:
     return ApiError(429, "rate_limited", message, retry_after)
 
 
+def limit_reached(what: str, retry_after: float) -> ApiError:
+    """429 ``rate_limited`` for a rate ``what`` whose next place comes in ``retry_after``
+    seconds, said in the message too."""
+    return rate_limited(f"{what}; try again in {int(retry_after) + 1} s", retry_after)
+
+
 def engine_unavailable() -> ApiError:
     return ApiError(503, "engine_unavailable", "the engine (native core) is not available")
 

@@ -52,7 +52,7 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.quotas import Quotas, Rate
+from poolcheckers.server.quotas import Decision, Quotas, Rate
 from poolcheckers.server.throttle import SignInLimits, address_key
 
 USERNAME_MIN: Final = 2
@@ -375,6 +375,14 @@ class SignedIn:
 _WRONG: Final = "wrong username or password"
 
 
+def _sign_in_allowed(decision: Decision) -> None:
+    if not decision.allowed:
+        raise RateLimitedError(
+            f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
+            decision.retry_after,
+        )
+
+
 class Accounts:
     """Sign-up, sign-in, sign-out and password change over a :class:`UserStore`.
 
@@ -438,14 +446,17 @@ class Accounts:
         token, _ = self.sessions.start(user.id, now)
         return SignedIn(user, token)
 
+    def admit_sign_in(self, address: str) -> None:
+        """Count a sign-in from ``address`` against its attempts of this minute before
+        it waits for a password-hashing thread (:meth:`SignInLimits.burst`), or raise
+        :class:`RateLimitedError`."""
+        if self.limiter is not None:
+            _sign_in_allowed(self.limiter.burst(address))
+
     def _check_password(self, key: str, password: object, address: str) -> User:
         limiter = self.limiter
-        decision = limiter.attempt(key, address) if limiter is not None else None
-        if decision is not None and not decision.allowed:
-            raise RateLimitedError(
-                f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
-                decision.retry_after,
-            )
+        if limiter is not None:
+            _sign_in_allowed(limiter.attempt(key, address))
         user = self.users.by_key(key) if key else None
         if not isinstance(password, str):
             password = ""

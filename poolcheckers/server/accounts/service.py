@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Final, ParamSpec, TypeVar
 
@@ -84,17 +83,7 @@ class AccountService:
     async def sign_in_burst(self, address: str) -> None:
         """``rate_limited`` when ``address`` has had its sign-in attempts of this minute
         (asked before :meth:`hashing`, so that a refusal there counts too)."""
-        limiter = self.accounts.limiter
-        if limiter is None:
-            return
-        decision = await self.executor.run(limiter.burst, address)
-        if not decision.allowed:
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
-                decision.retry_after,
-            )
+        await self.executor.run(self.accounts.admit_sign_in, address)
 
     async def hashing(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``fn`` (which hashes or verifies a password) in a worker thread, with at

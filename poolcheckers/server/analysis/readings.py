@@ -52,9 +52,8 @@ class PdnReadings:
         where = address_key(address)
         decision = await self.run_db(self.quotas.hit, self.rate, where)
         if not decision.allowed:
-            raise errors.rate_limited(
-                f"at most {self.rate.limit} PDN readings a minute from one address; "
-                f"try again in {int(decision.retry_after) + 1} s",
+            raise errors.limit_reached(
+                f"at most {self.rate.limit} PDN readings a minute from one address",
                 decision.retry_after,
             )
         slots = self.quotas.slots

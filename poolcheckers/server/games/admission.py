@@ -40,7 +40,7 @@ Every call here does database work: call it from the database executor.
 from __future__ import annotations
 
 from poolcheckers.server import errors
-from poolcheckers.server.quotas import Decision, Quotas, Rate
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.throttle import address_key
 
 #: seconds without a change after which an engine game stops counting as in play
@@ -64,11 +64,6 @@ def client_key(address: str, user_id: str | None) -> str:
 def lease_of(game_id: str) -> str:
     """The lease an engine game in play holds (one per game)."""
     return "game:" + game_id
-
-
-def _refuse(decision: Decision, what: str) -> errors.ApiError:
-    wait = int(decision.retry_after) + 1
-    return errors.rate_limited(f"{what}; try again in {wait} s", decision.retry_after)
 
 
 class CreationLimits:
@@ -99,16 +94,17 @@ class CreationLimits:
             decision = self.quotas.hit(self.engine_games, client)
             if not decision.allowed:
                 self.ended(game_id)
-                raise _refuse(
-                    decision,
+                raise errors.limit_reached(
                     f"at most {self.engine_games.limit} engine games a minute from one player",
+                    decision.retry_after,
                 )
         decision = self.quotas.hit(self.games, address_key(address))
         if not decision.allowed:
             if mode == "engine":
                 self.ended(game_id)
-            raise _refuse(
-                decision, f"at most {self.games.limit} new games a minute from one address"
+            raise errors.limit_reached(
+                f"at most {self.games.limit} new games a minute from one address",
+                decision.retry_after,
             )
 
     def _take_engine_lease(self, client: str, game_id: str) -> None:
@@ -148,8 +144,8 @@ class CreationLimits:
             )
         decision = self.quotas.hit(self.imported, address_key(address), cost=games)
         if not decision.allowed:
-            raise _refuse(
-                decision,
+            raise errors.limit_reached(
                 f"at most {self.imported.limit} imported games an hour from one address "
                 f"(this import has {games})",
+                decision.retry_after,
             )
