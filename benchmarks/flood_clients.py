@@ -63,7 +63,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serverproc import first_health, free_port
+from serverproc import first_health, free_port, percentile, stop_server
 
 VISITOR = "127.0.0.1"
 #: a middle game, black (the engine) to move: past the opening book, so that each of the
@@ -120,12 +120,6 @@ class Run:
     options: list[str]
     visitor: Visitor = field(default_factory=Visitor)
     flood: Counter[str] = field(default_factory=Counter)
-
-
-def percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 class Outcome(Exception):
@@ -467,12 +461,7 @@ def one_run(
     try:
         asyncio.run(measure(SCENARIOS[scenario](base, Counter()), run, args.hold, args.timeout))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_server(proc)
     return run
 
 

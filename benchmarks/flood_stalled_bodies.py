@@ -47,7 +47,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serverproc import first_health, free_port
+from serverproc import first_health, free_port, percentile, stop_server
 
 STALLED = (
     b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -86,12 +86,6 @@ class Run:
             "p95_ms": percentile(lat, 95),
             "max_ms": lat[-1] if lat else float("nan"),
         }
-
-
-def percentile(ordered: list[float], q: float) -> float:
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 def start_server(
@@ -211,12 +205,7 @@ def one_run(name: str, python: str, options: list[str], args: argparse.Namespace
 
         asyncio.run(measure())
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_server(proc)
     text = log.read_text(errors="replace")
     run.log_lines = text.count("\n")
     run.log_tracebacks = text.count("Traceback")

@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serverproc import free_port
+from serverproc import free_port, percentile
 
 
 @dataclass
@@ -193,14 +193,6 @@ class Game:
         self.sent_at[state["ply"]] = time.perf_counter()
         msg = {"type": "move", "move": choice["notation"], "ply": state["ply"]}
         await ws.send(json.dumps(msg))
-
-
-def percentile(data: list[float], q: float) -> float:
-    ordered = sorted(data)
-    if not ordered:
-        return float("nan")
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 async def main_async(args: argparse.Namespace) -> int:

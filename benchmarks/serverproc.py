@@ -1,5 +1,5 @@
-"""What the server benchmarks share: a free local port, and waiting for a started
-``python -m poolcheckers.server`` to answer."""
+"""What the server benchmarks share: a free local port, waiting for a started
+``python -m poolcheckers.server`` to answer, stopping it, and percentiles."""
 
 from __future__ import annotations
 
@@ -33,3 +33,21 @@ def first_health(
             if time.monotonic() > deadline:
                 raise SystemExit(f"the server did not answer within {timeout:g} s") from None
             time.sleep(0.1)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a started server, killed if it has not ended within 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100) of ``values`` by nearest rank; NaN when empty."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
