@@ -60,6 +60,8 @@ class Settings:
     inline_db: bool | None = None
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25
+    #: seconds between the sweeps that move tournaments on (arena pairings, rounds)
+    tournament_sweep_interval: float = 2.0
     #: how often the SQLite WAL is checkpointed in the background (seconds)
     checkpoint_interval: float = 1.0
     static_dir: Path = STATIC_DIR

@@ -40,6 +40,7 @@ from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.realtime.fanout import Fanout
 from poolcheckers.server.realtime.pglisten import PgListener
 from poolcheckers.server.settings import Settings
+from poolcheckers.server.tournaments.service import TournamentService
 
 log = logging.getLogger("poolcheckers.server")
 
@@ -90,6 +91,14 @@ class Services:
         )
         self.lobby = LobbyService(
             settings, self.db, self.executor, self.games.creator, self.ratings
+        )
+        self.tournaments = TournamentService(
+            self.db,
+            self.executor,
+            settings.clock,
+            self.games.creator,
+            self.games.store,
+            self.ratings,
         )
         self.players = PlayerPages(self.db, self.accounts.users, self.ratings.store)
         self.fanout = Fanout(loader=self._load_state)
@@ -154,6 +163,7 @@ class Services:
         g = c.loaded.game
         self.fanout.publish(g.id, g.version, base_json(c.loaded, c.now))
         self.ratings.game_changed(c)
+        self.tournaments.game_changed(c)
         if c.engine_to_move:
             self.runner.schedule(g.id)
         elif g.mode == "engine":
@@ -168,6 +178,7 @@ class Services:
         await self.lobby.start()
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(self.loop.create_task(self.ratings.sweeper()))
+        self._tasks.append(self.loop.create_task(self._tournament_sweeper()))
         if self.db.dialect.name == "sqlite":
             self._tasks.append(self.loop.create_task(self._checkpointer()))
         # the start-up objects (modules, metadata) live forever: keep them out of the
@@ -201,6 +212,20 @@ class Services:
             except Exception:
                 if not failing:  # once per outage, not four times a second
                     log.exception("clock sweep failed")
+                failing = True
+
+    async def _tournament_sweeper(self) -> None:
+        """Move the running tournaments on (rounds, arena pairings, no-shows, start
+        times) even when no game ends; every process does, by compare-and-set."""
+        failing = False
+        while True:
+            await asyncio.sleep(self.settings.tournament_sweep_interval)
+            try:
+                await self.run(self.tournaments.sweep)
+                failing = False
+            except Exception:
+                if not failing:
+                    log.exception("tournament sweep failed")
                 failing = True
 
     async def _checkpointer(self) -> None:

@@ -84,6 +84,14 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/users/{username}/head-to-head": {"get"},
         "/api/users/{username}/rating-history.svg": {"get"},
         "/api/leaderboard/{category}": {"get"},
+        "/api/users/{username}/tournaments": {"get"},
+        "/api/tournaments": {"get", "post"},
+        "/api/tournaments/{tid}": {"get"},
+        **{
+            f"/api/tournaments/{{tid}}/{action}": {"post"}
+            for action in ("join", "withdraw", "start", "pause", "remove", "forfeit", "berserk")
+        },
+        **{f"/api/tournaments/{{tid}}/{kind}": {"get"} for kind in ("pdn", "csv", "trf")},
     }
     for action in (
         "resign",

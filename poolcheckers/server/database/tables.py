@@ -73,6 +73,8 @@ GAMES = Table(
     # game flow (migration 0003): a standing rematch offer, the rematch once started
     Column("rematch_offer", String(8), nullable=True),
     Column("rematch_id", String(32), nullable=True),
+    # tournaments (migration 0006): the event whose game it is
+    Column("tournament_id", String(16), nullable=True),
     Index("ix_games_status_created", "status", "created_ms"),
     Index("ix_games_deadline", "deadline_ms"),
     Index("ix_games_black_user", "black_user_id", "created_ms"),
@@ -189,6 +191,84 @@ SEEKS = Table(
     Index("ix_seeks_created", "created_ms"),
 )
 
+
+#: One tournament (docs/TOURNAMENTS.md): its settings, its state (``round`` moves on
+#: by compare-and-set: one process starts each round), who made it.
+TOURNAMENTS = Table(
+    "tournaments",
+    METADATA,
+    Column("id", String(16), primary_key=True),
+    Column("name", String(60), nullable=False),
+    Column("system", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("creator_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("creator_name", String(20), nullable=False),
+    Column("settings", JSON, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rounds", Integer, nullable=True),
+    Column("games_per_pairing", Integer, nullable=False),
+    Column("double", Boolean, nullable=False),
+    Column("duration_minutes", Integer, nullable=True),
+    Column("starts_at_ms", BigInteger, nullable=True),
+    Column("max_players", Integer, nullable=True),
+    Column("password_hash", String(64), nullable=True),
+    Column("round", Integer, nullable=False),
+    Column("paused", Boolean, nullable=False),
+    Column("started_ms", BigInteger, nullable=True),
+    Column("finished_ms", BigInteger, nullable=True),
+    Column("created_ms", BigInteger, nullable=False),
+    Index("ix_tournaments_status", "status", "created_ms"),
+)
+
+#: The players of a tournament; ``busy_game`` is an arena player's game in play (set
+#: by compare-and-set from NULL: no player is paired twice at once).
+TOURNAMENT_PLAYERS = Table(
+    "tournament_players",
+    METADATA,
+    Column(
+        "tournament_id",
+        String(16),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("username", String(20), nullable=False),
+    Column("rating", Integer, nullable=False),
+    Column("seed", Integer, nullable=True),
+    Column("joined_ms", BigInteger, nullable=False),
+    Column("withdrawn_ms", BigInteger, nullable=True),
+    Column("busy_game", String(32), nullable=True),
+    Column("seen_ms", BigInteger, nullable=False),
+    Index("ix_tournament_players_user", "user_id", "joined_ms"),
+)
+
+#: The games of a tournament, one row per game (a leg of a match, a bye, a forfeit);
+#: ``(tournament_id, round, board, leg)`` is unique, so no pairing is stored twice
+#: (an arena's rows have no board: round 0, numbered by ``id``).
+TOURNAMENT_GAMES = Table(
+    "tournament_games",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "tournament_id",
+        String(16),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("round", Integer, nullable=False),
+    Column("board", Integer, nullable=True),
+    Column("leg", Integer, nullable=False),
+    Column("black_id", String(16), nullable=False),
+    Column("white_id", String(16), nullable=True),
+    Column("game_id", String(32), ForeignKey("games.id", ondelete="SET NULL"), nullable=True),
+    Column("bye_points", Float, nullable=True),
+    # a result given without play: "black", "white" (the winner) or "none" (both lose)
+    Column("forfeit", String(8), nullable=True),
+    Column("berserk", String(16), nullable=True),
+    Column("created_ms", BigInteger, nullable=False),
+    Index("ux_tournament_games_board", "tournament_id", "round", "board", "leg", unique=True),
+    Index("ix_tournament_games_game", "game_id"),
+)
 
 #: The counters of the site's rates (:mod:`poolcheckers.server.quotas`): a count per
 #: name until it expires, shared by every server process.

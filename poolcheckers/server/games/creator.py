@@ -19,7 +19,12 @@ from poolcheckers.server.games.flow import Seat, player_tags
 from poolcheckers.server.games.model import GameRec, Loaded, NewGame
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import give_seats, hash_token, new_game_id, new_token
-from poolcheckers.server.games.timecontrol import Clock, Correspondence
+from poolcheckers.server.games.timecontrol import (
+    Clock,
+    Correspondence,
+    TimeControl,
+    category_of,
+)
 from poolcheckers.server.lobby.model import Pairing
 from poolcheckers.server.ratings.model import Perf
 
@@ -131,30 +136,54 @@ class GameCreator:
         the ratings at the start (``black``, ``white``), its clock running from now,
         so that it starts for both at once."""
         spec = pairing.spec
-        tc = spec.time_control
+        now = self.store.clock.now_ms()
+        return self.between(
+            (pairing.black.id, pairing.black.name, black),
+            (pairing.white.id, pairing.white.name, white),
+            spec.time_control,
+            spec.rules,
+            rated=spec.rated and self._rated_allowed(pairing, now),
+        )
+
+    def between(
+        self,
+        black: tuple[str, str | None, Perf | None],
+        white: tuple[str, str | None, Perf | None],
+        tc: TimeControl,
+        rules: RuleSet,
+        *,
+        rated: bool,
+        tags: dict[str, str] | None = None,
+        tournament_id: str | None = None,
+    ) -> Committed:
+        """A game between two accounts (id, name, rating at the start), not stored
+        yet: a lobby pairing's or a tournament's, its clock running from now so that
+        it starts for both at once; ``tags`` are added to the players' (a
+        tournament's ``Event``, ``Round``, ``Board``)."""
         clock = tc if isinstance(tc, Clock) else None
         new = NewGame(
             mode="online",
-            rules=spec.rules.to_dict(),
+            rules=rules.to_dict(),
             clock_initial=None if clock is None else float(clock.initial),
             clock_increment=0.0 if clock is None else float(clock.increment),
         )
         now = self.store.clock.now_ms()
         game = self._new(new, now)
-        game.black_user_id, game.white_user_id = pairing.black.id, pairing.white.id
-        game.rated = spec.rated and self._rated_allowed(pairing, now)
-        game.category = None if spec.category is None else spec.category.value
+        game.black_user_id, game.white_user_id = black[0], white[0]
+        game.rated = rated
+        category = category_of(tc)
+        game.category = None if category is None else category.value
+        game.tournament_id = tournament_id
         if isinstance(tc, Correspondence):
             game.days_per_move = tc.days
-        if black is not None:
-            game.black_rating = int(black.glicko.rating)
-        if white is not None:
-            game.white_rating = int(white.glicko.rating)
-        game.tags = player_tags(
-            Seat(pairing.black.name, game.black_rating),
-            Seat(pairing.white.name, game.white_rating),
-            tc,
-        )
+        if black[2] is not None:
+            game.black_rating = int(black[2].glicko.rating)
+        if white[2] is not None:
+            game.white_rating = int(white[2].glicko.rating)
+        game.tags = {
+            **(tags or {}),
+            **player_tags(Seat(black[1], game.black_rating), Seat(white[1], game.white_rating), tc),
+        }
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))
         return Committed(loaded, now, False)

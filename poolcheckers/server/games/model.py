@@ -96,6 +96,8 @@ class GameRec:
     #: game flow (migration 0003): the side offering a rematch, and the rematch's id
     rematch_offer: str | None = None
     rematch_id: str | None = None
+    #: tournaments (migration 0006): the event whose game it is (no abort, no rematch)
+    tournament_id: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> GameRec:
@@ -649,6 +651,8 @@ def abort(loaded: Loaded, side: str, now: int) -> Change:
     result, unrated; also cancels an online game nobody joined."""
     g = loaded.game
     refusal = abort_refusal(g.ply, finished=g.status != "running")
+    if refusal is None and g.tournament_id is not None:
+        refusal = "a tournament game cannot be aborted: resign instead (it counts as a loss)"
     if refusal is not None:
         if g.status != "running":
             raise errors.game_over(f"game {g.id} is over: {refusal}")
@@ -689,6 +693,8 @@ def rematch(
         raise errors.conflict("a rematch is for a game that is over: finish or abort it first")
     if g.mode == "imported":
         raise errors.conflict("an imported game has no players to play a rematch")
+    if g.tournament_id is not None:
+        raise errors.conflict("a tournament game has no rematch: the event pairs the next one")
     if g.rematch_id is not None or g.rematch_offer == side:
         return None  # asked again (a retry, or both at once): the answer says where it is
     if awaiting_player(g):

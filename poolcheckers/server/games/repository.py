@@ -64,6 +64,10 @@ MAX_ATTEMPTS = 8
 Op = Callable[[Loaded, int], Change | None]
 
 
+class _Lost(Exception):
+    """A claim lost to another caller: its transaction is rolled back."""
+
+
 class _Conflict(Exception):
     """The compare-and-set lost against a concurrent change: reload and retry."""
 
@@ -317,6 +321,28 @@ class GameStore:
                 g = loaded.game
                 conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
         self._cache_put(loaded)
+        return True
+
+    def insert_many(
+        self,
+        games: list[Loaded],
+        claim: Callable[[Connection], bool],
+        then: Callable[[Connection], None] = lambda _conn: None,
+    ) -> bool:
+        """Store new games in one transaction with ``claim`` before them (a
+        tournament's compare-and-set of its round) and ``then`` after them (the
+        rows that name them): all commit, or nothing (False when ``claim`` says so)."""
+        try:
+            with self.db.begin() as conn:
+                if not claim(conn):
+                    raise _Lost
+                if games:
+                    conn.execute(insert(GAMES), [loaded.game.values() for loaded in games])
+                then(conn)
+        except _Lost:
+            return False
+        for loaded in games:
+            self._cache_put(loaded)
         return True
 
     @staticmethod

@@ -163,7 +163,7 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         correspondence=corr,
         counters=counters(board),
         draw_offer=g.draw_offer,
-        can_abort=can_abort(g.ply, finished=g.status != "running"),
+        can_abort=g.tournament_id is None and can_abort(g.ply, finished=g.status != "running"),
         rematch_offer=g.rematch_offer,
         rematch_game=g.rematch_id,
         level=g.level,

@@ -1,0 +1,761 @@
+"""Tournaments as the server runs them (``ctx.tournaments``): create, join, withdraw,
+start, pause, remove a player, forfeit a game nobody started; and :meth:`advance`,
+which moves an event on from what is stored: the second game of a match once the
+first is over, the next round once every game of this one is decided, an arena's
+pairings of the players free now, the end.  ``advance`` is called after every
+tournament game's end and by a sweep every few seconds, by any number of server
+processes at once: each step is a compare-and-set in the database (one process
+starts each round; nobody is paired twice; each result is read from its game, so
+it counts once), so the callers may race.
+
+The no-show rule: a game in which a side has not made its first move within the
+event's ``forfeit_minutes`` (3 minutes on the clock, the days per move by
+correspondence, unless the director chose) ends, and that side loses by forfeit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import random
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, Engine, insert, update
+
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.database.executor import DbExecutor
+from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
+from poolcheckers.server.games import model as games_model
+from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.model import Change, Loaded
+from poolcheckers.server.games.repository import Committed, GameStore
+from poolcheckers.server.games.seats import hash_token
+from poolcheckers.server.games.timecontrol import Correspondence
+from poolcheckers.server.ratings.service import RatingService
+from poolcheckers.server.timesource import TimeSource
+from poolcheckers.server.tournaments import standings as st
+from poolcheckers.server.tournaments.model import (
+    Entrant,
+    TourGame,
+    Tournament,
+    TournamentConflict,
+    TournamentForbidden,
+    TournamentGone,
+    TournamentSpec,
+)
+from poolcheckers.server.tournaments.repository import DbTournamentStore
+from poolcheckers.server.tournaments.systems import (
+    ArenaPlayer,
+    NoPairing,
+    Pair,
+    PairResult,
+    arena_pairs,
+    round_robin_schedule,
+    swiss_round,
+)
+
+log = logging.getLogger("poolcheckers.server")
+
+#: a side that has not moved this long after its game began loses it (on the clock)
+NO_SHOW_MINUTES = 3
+#: an arena pairs the players whose event page has been open within this time
+ARENA_PRESENCE_MS = 45_000
+#: a rating for a player with none in the event's category (Glicko-2's start)
+DEFAULT_RATING = 1500
+_G, _P = TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(6)[:8]
+
+
+class TournamentService:
+    """Events and the games they start (through the one game creator)."""
+
+    def __init__(
+        self,
+        db: Engine,
+        executor: DbExecutor,
+        clock: TimeSource,
+        creator: GameCreator,
+        games: GameStore,
+        ratings: RatingService,
+        *,
+        on_update: Callable[[str], None] | None = None,
+    ) -> None:
+        self.db = db
+        self.executor = executor
+        self.clock = clock
+        self.creator = creator
+        self.games = games
+        self.ratings = ratings
+        self.store = DbTournamentStore(db)
+        #: told the id of an event whose standings or pairings may have changed
+        self.on_update = on_update
+        self.rng = random.Random()
+        self._pending: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ helpers
+    def _now(self) -> int:
+        return self.clock.now_ms()
+
+    def _get(self, tid: str, conn: Connection | None = None) -> Tournament:
+        t = self.store.get(tid, conn)
+        if t is None:
+            raise TournamentGone(f"no tournament with id {tid!r}")
+        return t
+
+    def _changed(self, tid: str) -> None:
+        if self.on_update is not None:
+            self.on_update(tid)
+
+    def _lock(self, conn: Connection, tid: str) -> None:
+        """Hold the event's row for this transaction (PostgreSQL: a row lock; SQLite:
+        the writer's lock), so that counts read next cannot change under it."""
+        self.store.set_state(conn, tid, {})
+
+    def _rating(self, user_id: str, t: Tournament) -> int:
+        perf = self.ratings.perf(user_id, t.category)
+        return DEFAULT_RATING if perf is None else int(perf.glicko.rating)
+
+    # ------------------------------------------------------------------ settings
+    def create(self, user: User, data: Any) -> Tournament:
+        """A new event made by ``user`` (``POST /api/tournaments``)."""
+        now = self._now()
+        spec = TournamentSpec.from_dict(data, now / 1000)
+        tid = _new_id()
+        self.store.insert(
+            {
+                "id": tid,
+                "name": spec.name,
+                "system": spec.system,
+                "status": "created",
+                "creator_id": user.id,
+                "creator_name": user.username,
+                "settings": spec.settings(),
+                "rated": spec.rated,
+                "rounds": spec.rounds,
+                "games_per_pairing": spec.games_per_pairing,
+                "double": spec.double,
+                "duration_minutes": spec.duration_minutes,
+                "starts_at_ms": None if spec.starts_at is None else spec.starts_at * 1000,
+                "max_players": spec.max_players,
+                "password_hash": None if spec.password is None else hash_token(spec.password),
+                "round": 0,
+                "paused": False,
+                "started_ms": None,
+                "finished_ms": None,
+                "created_ms": now,
+            }
+        )
+        return self._get(tid)
+
+    def join(self, tid: str, user: User, password: str | None = None) -> Entrant:
+        """``user`` joins (or comes back to) the event: before it starts, or a Swiss
+        event or an arena while it runs (a late joiner); a round robin's pairings
+        are fixed at the start."""
+        t = self._get(tid)
+        if t.status == "finished":
+            raise TournamentConflict(f"{t.name} is over")
+        if t.status == "running" and t.system == "round_robin":
+            raise TournamentConflict("a round robin cannot be joined once it has started")
+        stored = self.store.password_hash(tid)
+        if stored is not None and not hmac.compare_digest(stored, hash_token(password or "")):
+            raise TournamentForbidden("this club event needs its password to join")
+        rating = self._rating(user.id, t)
+        if t.rating_range is not None and not t.rating_range[0] <= rating <= t.rating_range[1]:
+            low, high = t.rating_range
+            raise TournamentForbidden(
+                f"this event is for ratings {low} to {high}; your {t.category.value} rating "
+                f"is {rating}"
+            )
+        now = self._now()
+        with self.db.begin() as conn:
+            self._lock(conn, tid)
+            players = self.store.players(tid, conn)
+            mine = next((p for p in players if p.user_id == user.id), None)
+            if mine is not None and not mine.withdrawn:
+                return mine
+            active = sum(not p.withdrawn for p in players)
+            if t.max_players is not None and active >= t.max_players:
+                raise TournamentConflict(f"{t.name} is full ({t.max_players} players)")
+            if mine is not None:
+                conn.execute(
+                    update(_P)
+                    .where(_P.c.tournament_id == tid, _P.c.user_id == user.id)
+                    .values(withdrawn_ms=None, seen_ms=now)
+                )
+            else:
+                conn.execute(
+                    insert(_P).values(
+                        tournament_id=tid,
+                        user_id=user.id,
+                        username=user.username,
+                        rating=rating,
+                        seed=None,
+                        joined_ms=now,
+                        withdrawn_ms=None,
+                        busy_game=None,
+                        seen_ms=now,
+                    )
+                )
+        self._changed(tid)
+        return next(p for p in self.store.players(tid) if p.user_id == user.id)
+
+    def withdraw(self, tid: str, user_id: str) -> None:
+        """The player leaves: before the start, off the list; once it runs, paired no
+        more (an arena player may come back), and the games of theirs nobody has
+        started yet are lost by forfeit; a game in play goes on."""
+        t = self._get(tid)
+        if t.status == "finished":
+            raise TournamentConflict(f"{t.name} is over")
+        with self.db.begin() as conn:
+            done = conn.execute(
+                update(_P)
+                .where(
+                    _P.c.tournament_id == tid,
+                    _P.c.user_id == user_id,
+                    _P.c.withdrawn_ms.is_(None),
+                )
+                .values(withdrawn_ms=self._now())
+            ).rowcount
+            if not done:
+                raise TournamentConflict("you are not playing in this event")
+            self._forfeit_pending(conn, tid, user_id)
+        self._changed(tid)
+        self.advance(tid)
+
+    @staticmethod
+    def _forfeit_pending(conn: Connection, tid: str, user_id: str) -> None:
+        """The games of ``user_id`` not started yet (a match's second game) are lost
+        by forfeit; the opponent wins them."""
+        for side, winner in (("black_id", "white"), ("white_id", "black")):
+            conn.execute(
+                update(_G)
+                .where(
+                    _G.c.tournament_id == tid,
+                    _G.c[side] == user_id,
+                    _G.c.game_id.is_(None),
+                    _G.c.forfeit.is_(None),
+                    _G.c.bye_points.is_(None),
+                    _G.c.white_id.isnot(None),
+                )
+                .values(forfeit=winner)
+            )
+
+    def _director(self, tid: str, user_id: str) -> Tournament:
+        t = self._get(tid)
+        if t.creator_id != user_id:
+            raise TournamentForbidden("only the event's creator may do this")
+        return t
+
+    def start(self, tid: str, user_id: str) -> Tournament:
+        """The creator starts the event now (before its start time, if it has one)."""
+        t = self._director(tid, user_id)
+        self._start(t)
+        return self._get(tid)
+
+    def _start(self, t: Tournament) -> bool:
+        if t.status != "created":
+            raise TournamentConflict(f"{t.name} has already started")
+        now = self._now()
+        with self.db.begin() as conn:
+            players = [p for p in self.store.players(t.id, conn) if not p.withdrawn]
+            if len(players) < 2:
+                raise TournamentConflict("an event needs at least 2 players to start")
+            if t.system == "round_robin" and len(players) > 24:
+                raise TournamentConflict("a round robin has at most 24 players")
+            if not self.store.set_state(
+                conn, t.id, {"status": "created"}, status="running", started_ms=now
+            ):
+                return False
+            seeded = sorted(players, key=lambda p: (-p.rating, p.joined_ms, p.user_id))
+            for seed, p in enumerate(seeded, start=1):
+                conn.execute(
+                    update(_P)
+                    .where(_P.c.tournament_id == t.id, _P.c.user_id == p.user_id)
+                    .values(seed=seed, seen_ms=max(p.seen_ms, now))
+                )
+        self._changed(t.id)
+        self.advance(t.id)
+        return True
+
+    def pause(self, tid: str, user_id: str, paused: bool) -> Tournament:
+        """The creator pauses the event (no new round, no new arena pairing; games in
+        play go on) or resumes it."""
+        t = self._director(tid, user_id)
+        with self.db.begin() as conn:
+            self.store.set_state(conn, tid, {}, paused=paused)
+        self._changed(tid)
+        if not paused:
+            self.advance(tid)
+        return self._get(t.id)
+
+    def remove(self, tid: str, user_id: str, username: str) -> None:
+        """The creator removes a player (as if they had withdrawn)."""
+        self._director(tid, user_id)
+        player = next(
+            (p for p in self.store.players(tid) if p.username.lower() == username.lower()), None
+        )
+        if player is None:
+            raise TournamentGone(f"{username!r} is not in this event")
+        self.withdraw(tid, player.user_id)
+
+    def forfeit(self, tid: str, user_id: str, game_id: str) -> None:
+        """The creator ends a game of the event in which a side has not moved yet: the
+        side to move loses by forfeit."""
+        self._director(tid, user_id)
+        row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
+        if row is None:
+            raise TournamentGone(f"no game {game_id!r} in this event")
+        if not self._end_no_show(game_id, "the director"):
+            raise TournamentConflict(
+                "only a game in which a side has not made its first move can be forfeited"
+            )
+        self.advance(tid)
+
+    def touch(self, tid: str, user_id: str) -> None:
+        """The player has the event's page open (an arena pairs those present)."""
+        with self.db.begin() as conn:
+            conn.execute(
+                update(_P)
+                .where(_P.c.tournament_id == tid, _P.c.user_id == user_id)
+                .values(seen_ms=self._now())
+            )
+
+    def berserk(self, tid: str, user_id: str, game_id: str) -> None:
+        """An arena player halves their own clock before their first move: a win then
+        earns an extra point (:data:`standings.BERSERK_MIN_PLIES`)."""
+        t = self._get(tid)
+        if t.system != "arena":
+            raise TournamentConflict("berserk is for arenas")
+        row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
+        if row is None or user_id not in (row.black, row.white):
+            raise TournamentForbidden("you are not playing this game of the event")
+        side = "black" if user_id == row.black else "white"
+
+        def op(loaded: Loaded, _now: int) -> Change | None:
+            g = loaded.game
+            first_ply = 0 if side == "black" else 1
+            if g.status != "running" or g.ply > first_ply or g.clock_initial_ms is None:
+                raise TournamentConflict("berserk is only possible before your first move")
+            half = g.clock_initial_ms // 2
+            if (g.black_ms if side == "black" else g.white_ms) == half:
+                return None
+            game = g.copy()
+            if side == "black":
+                game.black_ms = half
+            else:
+                game.white_ms = half
+            return Change(game, loaded.board, loaded.moves)
+
+        self.games.run(game_id, op, lambda *_: None)
+        marks = {m for p, m in ((row.black, "b"), (row.white, "w")) if p in row.berserk}
+        marks.add(side[0])
+        with self.db.begin() as conn:
+            conn.execute(update(_G).where(_G.c.id == row.id).values(berserk="".join(sorted(marks))))
+        self._changed(tid)
+
+    # ------------------------------------------------------------------ moving on
+    def game_changed(self, c: Committed) -> None:
+        """On the event loop after every stored change: a tournament game that has
+        just ended moves its event on (on the database executor)."""
+        g = c.loaded.game
+        if g.tournament_id is None:
+            return
+        if g.status == "running" and g.ply > 0:
+            return
+        task = asyncio.get_running_loop().create_task(self._advance_soon(g.tournament_id))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _advance_soon(self, tid: str) -> None:
+        try:
+            await self.executor.run(self.advance, tid)
+        except Exception:  # the sweep tries again
+            log.exception("tournament %s could not move on", tid)
+
+    def sweep(self) -> int:
+        """Move every running event on (and start those whose time has come)."""
+        moved = 0
+        for tid in self.store.active_ids():
+            try:
+                self.advance(tid)
+                moved += 1
+            except Exception:
+                log.exception("tournament %s could not move on", tid)
+        return moved
+
+    def advance(self, tid: str) -> None:
+        """Move the event on from what is stored (see the module's docstring)."""
+        t = self._get(tid)
+        now = self._now()
+        if t.status == "created":
+            if t.starts_at_ms is not None and now >= t.starts_at_ms:
+                try:
+                    self._start(t)
+                except TournamentConflict:
+                    self._finish(t)  # nobody came: the event ends without games
+            return
+        if t.status != "running":
+            return
+        rows = self.store.games(tid)
+        if self._no_shows(t, rows, now):
+            rows = self.store.games(tid)
+        if t.system == "arena":
+            self._arena(t, rows, now)
+            return
+        if self._second_games(t, rows):
+            rows = self.store.games(tid)
+        current = [r for r in rows if r.round == t.round]
+        if t.round > 0 and any(r.outcome is None for r in current):
+            return
+        if t.paused:
+            return
+        players = self.store.players(tid)
+        seeded = sorted((p for p in players if p.seed is not None), key=lambda p: p.seed or 0)
+        total = t.total_rounds(len(seeded)) or 0
+        if t.round >= total:
+            self._finish(t)
+            return
+        try:
+            pairs = self._pairs(t, players, seeded, rows)
+        except NoPairing as error:
+            log.info("tournament %s ends early: %s", tid, error)
+            self._finish(t)
+            return
+        self._begin_round(t, t.round + 1, pairs, {p.user_id: p for p in players})
+
+    def _pairs(
+        self, t: Tournament, players: list[Entrant], seeded: list[Entrant], rows: list[TourGame]
+    ) -> list[Pair]:
+        number = t.round + 1
+        if t.system == "round_robin":
+            return round_robin_schedule([p.user_id for p in seeded], double=t.double)[number - 1]
+        active = sorted(
+            (p for p in players if not p.withdrawn),
+            key=lambda p: (p.seed is None, p.seed or 0, -p.rating, p.joined_ms),
+        )
+        history: dict[tuple[int, int], PairResult] = {}
+        for r in rows:
+            key = (r.round, r.board or 0)
+            points = {"black": (1.0, 0.0), "white": (0.0, 1.0), "draw": (0.5, 0.5)}
+            if r.white is None:
+                history[key] = PairResult(r.round, r.black, None, r.bye_points or 0.0, 0.0)
+                continue
+            got = points.get(r.outcome or "", (0.0, 0.0))
+            if r.leg == 2:
+                got = (got[1], got[0])  # the second game's Black is the pairing's second
+            old = history.get(key)
+            if old is None:
+                first, second = (r.black, r.white) if r.leg == 1 else (r.white, r.black)
+                history[key] = PairResult(r.round, first, second, got[0], got[1], not r.forfeit)
+            else:
+                history[key] = PairResult(
+                    r.round,
+                    old.first,
+                    old.second,
+                    old.first_points + got[0],
+                    old.second_points + got[1],
+                    old.played and not r.forfeit,
+                )
+        return swiss_round(
+            [p.user_id for p in active],
+            {p.user_id: p.rating for p in active},
+            list(history.values()),
+            round_number=number,
+            total_rounds=t.rounds or number,
+            bye_points=float(t.games_per_pairing),
+        )
+
+    def _tags(self, t: Tournament, number: int | None, board: int | None) -> dict[str, str]:
+        tags = {"Event": t.name, "Site": "poolcheckers", "EventId": t.id}
+        if number is not None:
+            tags["Round"] = str(number)
+        if board is not None:
+            tags["Board"] = str(board)
+        return tags
+
+    def _new_game(
+        self,
+        t: Tournament,
+        black: Entrant,
+        white: Entrant,
+        number: int | None,
+        board: int | None,
+    ) -> Committed:
+        return self.creator.between(
+            (black.user_id, black.username, self.ratings.perf(black.user_id, t.category)),
+            (white.user_id, white.username, self.ratings.perf(white.user_id, t.category)),
+            t.time_control,
+            t.rules,
+            rated=t.rated,
+            tags=self._tags(t, number, board),
+            tournament_id=t.id,
+        )
+
+    def _begin_round(
+        self, t: Tournament, number: int, pairs: list[Pair], who: dict[str, Entrant]
+    ) -> bool:
+        """Store round ``number``: its games (first legs), second legs to come, byes
+        and forfeits, all in the transaction that moves the event's round from
+        ``number - 1`` (one process does it)."""
+        now = self._now()
+        started: list[Committed] = []
+        rows: list[dict[str, Any]] = []
+        base = {"tournament_id": t.id, "round": number, "created_ms": now, "berserk": None}
+        for board, pair in enumerate(pairs, start=1):
+            row = {**base, "board": board, "black_id": pair.first, "white_id": pair.second}
+            if pair.second is None:
+                points = float(t.games_per_pairing)
+                rows.append(
+                    {**row, "leg": 1, "game_id": None, "bye_points": points, "forfeit": None}
+                )
+                continue
+            black, white = who[pair.first], who[pair.second]
+            gone = [p for p in (black, white) if p.withdrawn]
+            for leg in range(1, t.games_per_pairing + 1):
+                b, w = (pair.first, pair.second) if leg == 1 else (pair.second, pair.first)
+                leg_row = {**row, "leg": leg, "black_id": b, "white_id": w, "bye_points": None}
+                if gone:
+                    winner = (
+                        "none" if len(gone) == 2
+                        else "white" if gone[0].user_id == b else "black"
+                    )  # fmt: skip
+                    rows.append({**leg_row, "game_id": None, "forfeit": winner})
+                elif leg == 1:
+                    c = self._new_game(t, black, white, number, board)
+                    started.append(c)
+                    rows.append({**leg_row, "game_id": c.loaded.game.id, "forfeit": None})
+                else:
+                    rows.append({**leg_row, "game_id": None, "forfeit": None})
+
+        def claim(conn: Connection) -> bool:
+            return self.store.set_state(
+                conn, t.id, {"round": number - 1, "status": "running"}, round=number
+            )
+
+        def then(conn: Connection) -> None:
+            if rows:
+                conn.execute(insert(_G), rows)
+
+        if not self.games.insert_many([c.loaded for c in started], claim, then):
+            return False
+        self._announce(started)
+        self._changed(t.id)
+        return True
+
+    def _announce(self, started: list[Committed]) -> None:
+        if self.games.on_change is not None:
+            for c in started:
+                self.games.on_change(c)
+
+    def _second_games(self, t: Tournament, rows: list[TourGame]) -> bool:
+        """Start every match's second game whose first game is decided."""
+        firsts = {(r.round, r.board): r for r in rows if r.leg == 1}
+        who = {p.user_id: p for p in self.store.players(t.id)}
+        started = False
+        for r in rows:
+            if r.leg != 2 or r.game_id is not None or r.outcome is not None or r.white is None:
+                continue
+            first = firsts.get((r.round, r.board))
+            if first is None or first.outcome is None:
+                continue
+            c = self._new_game(t, who[r.black], who[r.white], r.round, r.board)
+            row_id, game_id = r.id, c.loaded.game.id
+
+            def then(conn: Connection, row_id: int = row_id, game_id: str = game_id) -> None:
+                done = conn.execute(
+                    update(_G)
+                    .where(_G.c.id == row_id, _G.c.game_id.is_(None), _G.c.forfeit.is_(None))
+                    .values(game_id=game_id)
+                ).rowcount
+                if done != 1:
+                    raise _Claimed
+
+            try:
+                self.games.insert_many([c.loaded], lambda _conn: True, then)
+            except _Claimed:
+                continue  # another process started it
+            self._announce([c])
+            started = True
+        if started:
+            self._changed(t.id)
+        return started
+
+    def _no_show_ms(self, t: Tournament) -> int:
+        if t.forfeit_minutes is not None:
+            return t.forfeit_minutes * 60_000
+        if isinstance(t.time_control, Correspondence):
+            return t.time_control.days * games_model.DAY_MS
+        return NO_SHOW_MINUTES * 60_000
+
+    def _no_shows(self, t: Tournament, rows: list[TourGame], now: int) -> bool:
+        limit = self._no_show_ms(t)
+        ended = False
+        for r in rows:
+            if r.game_id is None or r.status != "running" or r.plies >= 2:
+                continue
+            if now - r.ended_ms >= limit:  # ended_ms: the last change, here the start or 1st move
+                ended |= self._end_no_show(r.game_id, f"{limit // 60_000} minutes")
+        return ended
+
+    def _end_no_show(self, game_id: str, within: str) -> bool:
+        """End a game in which a side has not made its first move: that side loses by
+        forfeit (the tournament reads it from the ended game).  False when the game
+        has moved on meanwhile."""
+
+        def op(loaded: Loaded, _now: int) -> Change | None:
+            g = loaded.game
+            if g.status != "running" or g.ply >= 2:
+                return None
+            side = "Black" if g.ply == 0 else "White"
+            why = (
+                f"Forfeit: {side} did not make a first move (tournament rule, ended by {within})"
+                if within == "the director"
+                else f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
+            )
+            game = g.copy()
+            games_model.settle_clock(game, _now)
+            games_model.end_unplayed(game, why)
+            return Change(game, loaded.board, loaded.moves)
+
+        def ended(loaded: Loaded, _now: int) -> bool:
+            return loaded.game.status == "aborted" and loaded.game.ply < 2
+
+        return self.games.run(game_id, op, ended)
+
+    def _finish(self, t: Tournament) -> None:
+        with self.db.begin() as conn:
+            done = self.store.set_state(
+                conn, t.id, {"status": t.status}, status="finished", finished_ms=self._now()
+            )
+        if done:
+            self._changed(t.id)
+
+    # ------------------------------------------------------------------ arena
+    def _arena(self, t: Tournament, rows: list[TourGame], now: int) -> None:
+        with self.db.begin() as conn:  # players whose game is over are free again
+            over = [r.game_id for r in rows if r.game_id is not None and r.outcome is not None]
+            if over:
+                conn.execute(
+                    update(_P)
+                    .where(_P.c.tournament_id == t.id, _P.c.busy_game.in_(over))
+                    .values(busy_game=None)
+                )
+        ends = t.ends_ms
+        if ends is not None and now >= ends:
+            self._finish(t)
+            return
+        if t.paused:
+            return
+        players = self.store.players(t.id)
+        results = _results(rows)
+        ranked = st.standings("arena", [p.user_id for p in players], results)
+        rank = {s.player: s.rank for s in ranked}
+        recent: dict[str, list[str]] = {}
+        firsts: dict[str, int] = {}
+        for r in sorted(rows, key=lambda r: -r.id):
+            if r.white is None:
+                continue
+            recent.setdefault(r.black, []).append(r.white)
+            recent.setdefault(r.white, []).append(r.black)
+            firsts[r.black] = firsts.get(r.black, 0) + 1
+            firsts[r.white] = firsts.get(r.white, 0) - 1
+        free = [
+            ArenaPlayer(
+                p.user_id,
+                rank.get(p.user_id, len(players)),
+                p.rating,
+                tuple(recent.get(p.user_id, [])[:3]),
+                firsts.get(p.user_id, 0),
+            )
+            for p in players
+            if not p.withdrawn and p.busy_game is None and now - p.seen_ms <= ARENA_PRESENCE_MS
+        ]
+        if len(free) < 2:
+            return
+        who = {p.user_id: p for p in players}
+        for pair in arena_pairs(free, self.rng):
+            assert pair.second is not None
+            self._arena_game(t, who[pair.first], who[pair.second])
+
+    def _arena_game(self, t: Tournament, black: Entrant, white: Entrant) -> bool:
+        c = self._new_game(t, black, white, None, None)
+        game_id = c.loaded.game.id
+
+        def claim(conn: Connection) -> bool:
+            busy = conn.execute(
+                update(_P)
+                .where(
+                    _P.c.tournament_id == t.id,
+                    _P.c.user_id.in_((black.user_id, white.user_id)),
+                    _P.c.busy_game.is_(None),
+                    _P.c.withdrawn_ms.is_(None),
+                )
+                .values(busy_game=game_id)
+            ).rowcount
+            running = self.store.set_state(conn, t.id, {"status": "running"})
+            return busy == 2 and running
+
+        def then(conn: Connection) -> None:
+            conn.execute(
+                insert(_G).values(
+                    tournament_id=t.id,
+                    round=0,
+                    board=None,
+                    leg=1,
+                    black_id=black.user_id,
+                    white_id=white.user_id,
+                    game_id=game_id,
+                    bye_points=None,
+                    forfeit=None,
+                    berserk=None,
+                    created_ms=self._now(),
+                )
+            )
+
+        if not self.games.insert_many([c.loaded], claim, then):
+            return False
+        self._announce([c])
+        self._changed(t.id)
+        return True
+
+    # ------------------------------------------------------------------ reading
+    def event(self, tid: str) -> tuple[Tournament, list[Entrant], list[TourGame]]:
+        t = self._get(tid)
+        return t, self.store.players(tid), self.store.games(tid)
+
+
+class _Claimed(Exception):
+    """Another process claimed the row first."""
+
+
+def _results(rows: list[TourGame]) -> list[st.GameResult]:
+    out: list[st.GameResult] = []
+    for r in rows:
+        if r.white is None or r.outcome == "none":
+            continue
+        outcome = r.outcome if r.outcome in ("black", "white", "draw") else None
+        out.append(
+            st.GameResult(
+                r.round,
+                r.black,
+                r.white,
+                outcome,  # type: ignore[arg-type]
+                forfeit=r.forfeit,
+                ended_ms=r.ended_ms,
+                plies=r.plies,
+                berserk=r.berserk,
+            )
+        )
+    return out
+
+
+def results_of(rows: list[TourGame]) -> tuple[list[st.GameResult], list[st.Bye]]:
+    """The games and byes of an event as the standings count them."""
+    byes = [st.Bye(r.round, r.black, r.bye_points or 0.0) for r in rows if r.white is None]
+    return _results(rows), byes

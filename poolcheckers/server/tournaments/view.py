@@ -1,0 +1,197 @@
+"""A tournament as the API answers it (``GET /api/tournaments/{id}``) and its
+exports: the standings as CSV, a Swiss event as FIDE TRF (TRF16, caissify-pairings'
+writer).  Players are named by their usernames, never by account ids."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from caissify_pairings.trf import write_trf
+
+from poolcheckers.server.games.timecontrol import time_control_to_dict
+from poolcheckers.server.tournaments import standings as st
+from poolcheckers.server.tournaments.model import Entrant, TourGame, Tournament
+from poolcheckers.server.tournaments.service import results_of
+
+RESULT_TEXT = {"black": "2-0", "white": "0-2", "draw": "1-1", "none": "0-0", "bye": "bye"}
+
+
+def summary(t: Tournament, players: int) -> dict[str, Any]:
+    """An event as the list shows it."""
+    return {
+        "id": t.id,
+        "name": t.name,
+        "system": t.system,
+        "status": t.status,
+        "round": t.round,
+        "rounds": t.rounds,
+        "clock": time_control_to_dict(t.time_control),
+        "category": t.category.value,
+        "rated": t.rated,
+        "rules": t.rules.to_dict(),
+        "games_per_pairing": t.games_per_pairing,
+        "double": t.double,
+        "duration_minutes": t.duration_minutes,
+        "starts_at": None if t.starts_at_ms is None else t.starts_at_ms // 1000,
+        "started_at": None if t.started_ms is None else t.started_ms // 1000,
+        "ends_at": None if t.ends_ms is None else t.ends_ms // 1000,
+        "max_players": t.max_players,
+        "rating_range": None if t.rating_range is None else list(t.rating_range),
+        "private": t.has_password,
+        "paused": t.paused,
+        "creator": t.creator_name,
+        "players": players,
+    }
+
+
+def table(t: Tournament, players: list[Entrant], games: list[TourGame]) -> list[st.Standing]:
+    results, byes = results_of(games)
+    return st.standings(t.system, [p.user_id for p in players], results, byes)
+
+
+def event_json(
+    t: Tournament, players: list[Entrant], games: list[TourGame], viewer: str | None
+) -> dict[str, Any]:
+    """The whole event: settings, standings, pairings (with their games), the
+    crosstable of a round robin, the podium once it is over, and the viewer's own
+    part (joined, their game in play)."""
+    name = {p.user_id: p.username for p in players}
+    rows = table(t, players, games)
+    entrant = {p.user_id: p for p in players}
+    standings = [
+        {
+            "rank": s.rank,
+            "username": name[s.player],
+            "score": s.score,
+            "games": s.games,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "match_points": s.match_points,
+            "tiebreaks": {k: s.tiebreaks[k] for k in st.TIEBREAKS[t.system]},
+            "rating": entrant[s.player].rating,
+            "withdrawn": entrant[s.player].withdrawn,
+            **({"fire": s.fire, "sheet": s.sheet} if t.system == "arena" else {}),
+        }
+        for s in rows
+    ]
+    pairings = [
+        {
+            "round": g.round,
+            "board": g.board,
+            "leg": g.leg,
+            "black": name.get(g.black, "?"),
+            "white": None if g.white is None else name.get(g.white, "?"),
+            "game": g.game_id,
+            "result": None if g.outcome is None else RESULT_TEXT[g.outcome],
+            "forfeit": g.forfeit,
+            "bye": g.white is None,
+            "bye_points": g.bye_points,
+            "berserk": sorted(name.get(p, "?") for p in g.berserk),
+        }
+        for g in games
+    ]
+    out = summary(t, sum(not p.withdrawn for p in players))
+    out["total_rounds"] = t.total_rounds(sum(p.seed is not None for p in players) or len(players))
+    out["standings"] = standings
+    out["pairings"] = pairings
+    out["tiebreak_order"] = list(st.TIEBREAKS[t.system])
+    if t.system == "round_robin":
+        order = (
+            sorted((p for p in players if p.seed is not None), key=lambda p: p.seed or 0) or players
+        )
+        results, _byes = results_of(games)
+        out["crosstable"] = {
+            "players": [p.username for p in order],
+            "rows": st.crosstable([p.user_id for p in order], results),
+        }
+    if t.status == "finished" and rows:
+        out["podium"] = [name[s.player] for s in rows[:3] if s.games or s.score]
+        out["winner"] = out["podium"][0] if out["podium"] else None
+    if viewer is not None:
+        me = entrant.get(viewer)
+        playing = [
+            g.game_id
+            for g in games
+            if g.game_id is not None and g.outcome is None and viewer in (g.black, g.white)
+        ]
+        out["you"] = {
+            "joined": me is not None and not me.withdrawn,
+            "creator": viewer == t.creator_id,
+            "game": playing[-1] if playing else None,
+        }
+    return out
+
+
+def standings_csv(t: Tournament, players: list[Entrant], games: list[TourGame]) -> str:
+    """The standings as CSV: rank, player, rating, score, games, wins, draws, losses,
+    match points and the tie-breaks in the system's order."""
+    name = {p.user_id: p.username for p in players}
+    order = st.TIEBREAKS[t.system]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    head = ["rank", "player", "rating", "score", "games", "wins", "draws", "losses"]
+    writer.writerow([*head, "match_points", *order])
+    rating = {p.user_id: p.rating for p in players}
+    for s in table(t, players, games):
+        writer.writerow(
+            [s.rank, name[s.player], rating[s.player], s.score, s.games, s.wins, s.draws]
+            + [s.losses, s.match_points]
+            + [s.tiebreaks[k] for k in order]
+        )
+    return out.getvalue()
+
+
+def trf(t: Tournament, players: list[Entrant], games: list[TourGame]) -> str:
+    """The event as FIDE TRF16: one 001 line per player with their round results.
+    The side that moves first (Black in pool, R3) is TRF's ``w``; a two-game match is
+    one round entry with the match's result (``1``, ``=``, ``0``; ``+``/``-`` when
+    decided by forfeit); a bye is ``0000 - U``."""
+    seeded = sorted(players, key=lambda p: (p.seed is None, p.seed or 0, p.joined_ms))
+    number = {p.user_id: i for i, p in enumerate(seeded, start=1)}
+    ranks = {s.player: s for s in table(t, players, games)}
+    matches: dict[tuple[int, int | None], list[TourGame]] = {}
+    for g in games:
+        matches.setdefault((g.round, g.board), []).append(g)
+    results: dict[str, dict[int, dict[str, Any]]] = {p.user_id: {} for p in players}
+    for (rnd, _board), legs in matches.items():
+        first = min(legs, key=lambda g: g.leg)
+        if first.white is None:
+            results[first.black][rnd] = {"opponent": None, "result": "U"}
+            continue
+        if any(g.outcome is None for g in legs):
+            continue
+        a, b = first.black, first.white
+        pa = sum(_points(g, a) for g in legs)
+        pb = sum(_points(g, b) for g in legs)
+        forfeit = all(g.forfeit for g in legs)
+        for p, o, mine, theirs, color in ((a, b, pa, pb, "w"), (b, a, pb, pa, "b")):
+            code = "1" if mine > theirs else "0" if mine < theirs else "="
+            if forfeit:
+                code = "+" if mine > theirs else "-"
+            results[p][rnd] = {"opponent": number[o], "color": color, "result": code}
+    entries = [
+        {
+            "starting_number": number[p.user_id],
+            "name": p.username,
+            "rating": p.rating,
+            "score": ranks[p.user_id].score,
+            "rank": ranks[p.user_id].rank,
+            "results": results[p.user_id],
+        }
+        for p in seeded
+    ]
+    total = t.total_rounds(len(seeded)) or t.round
+    head = {"name": t.name, "system": {"swiss": "Dutch"}.get(t.system, t.system)}
+    text: str = write_trf(head, entries, max(total, t.round))
+    return text + "\n"
+
+
+def _points(g: TourGame, player: str) -> float:
+    if g.outcome == "draw":
+        return 0.5
+    if g.outcome in ("black", "white"):
+        return 1.0 if (g.outcome == "black") == (player == g.black) else 0.0
+    return 0.0

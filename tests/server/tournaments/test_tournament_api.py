@@ -1,0 +1,249 @@
+"""Tournaments over HTTP: a round robin of two-game matches played to the end (the
+crosstable, the winner, the event's PDN, CSV and TRF), a Swiss event, an arena with
+berserk, the director's powers, and the checks on joining."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from argon2.profiles import CHEAPEST
+from fastapi.testclient import TestClient
+
+from poolcheckers.server.timesource import ManualTime
+
+from ..conftest import AppFactory
+from ..helpers import error_code, play_plies, server_context
+
+PASSWORD = "correct horse battery"
+RAPID = {"initial": 600, "increment": 5}
+
+
+def sign_up(app: TestClient, name: str) -> TestClient:
+    client = TestClient(app.app)
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    return client
+
+
+@pytest.fixture
+def site(make_client: AppFactory) -> TestClient:
+    return make_client(
+        password_parameters=CHEAPEST, tournament_sweep_interval=0.05, signup_limit=(100, 3600.0)
+    )
+
+
+def wait_for(check: Callable[[], Any], seconds: float = 10.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def event(client: TestClient, tid: str) -> dict[str, Any]:
+    r = client.get(f"/api/tournaments/{tid}")
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def in_play(client: TestClient, tid: str) -> list[dict[str, Any]]:
+    return [
+        p for p in event(client, tid)["pairings"] if p["game"] is not None and p["result"] is None
+    ]
+
+
+def finish(players: dict[str, TestClient], pairing: dict[str, Any], winner: str) -> None:
+    """Play two plies and have the loser resign (a resignation before both sides moved
+    would end the game with no result)."""
+    play_plies(players[pairing["black"]], players[pairing["white"]], pairing["game"], 2)
+    loser = pairing["white"] if winner == pairing["black"] else pairing["black"]
+    r = players[loser].post(f"/api/games/{pairing['game']}/resign", json={})
+    assert r.status_code == 200, r.text
+
+
+def play_out(
+    site: TestClient,
+    tid: str,
+    players: dict[str, TestClient],
+    winner: Callable[[dict[str, Any]], str],
+) -> int:
+    """Play every game of the event as it starts, until it is over; how many."""
+    done: set[str] = set()
+    deadline = time.monotonic() + 60
+    while event(site, tid)["status"] != "finished":
+        assert time.monotonic() < deadline, "the event did not finish"
+        for pairing in in_play(site, tid):
+            if pairing["game"] not in done:
+                finish(players, pairing, winner(pairing))
+                done.add(pairing["game"])
+        time.sleep(0.02)
+    return len(done)
+
+
+def test_a_round_robin_of_two_game_matches_is_played_to_its_crosstable_and_winner(
+    site: TestClient,
+) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid")}
+    r = players["ann"].post(
+        "/api/tournaments",
+        json={"name": "Division 1", "system": "round_robin", "clock": RAPID,
+              "games_per_pairing": 2},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    for client in players.values():
+        assert client.post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    r = players["bob"].post(f"/api/tournaments/{tid}/start")
+    assert error_code(r) == "forbidden"  # only the creator starts it
+    assert players["ann"].post(f"/api/tournaments/{tid}/start").status_code == 200
+    # ann wins every game; between the others, the side that began wins
+    played = play_out(site, tid, players, lambda p: "ann" if "ann" in (p["black"], p["white"])
+                      else p["black"])  # fmt: skip
+    final = event(site, tid)
+    assert played == 6  # 3 matches of 2 games
+    assert final["winner"] == "ann"
+    rows = {s["username"]: s for s in final["standings"]}
+    # each player sat out one round: a bye is worth a match won (2 points)
+    assert (rows["ann"]["score"], rows["bob"]["score"], rows["cid"]["score"]) == (6, 3, 3)
+    assert rows["bob"]["rank"] == rows["cid"]["rank"] == 2  # level on every tie-break
+    cross = final["crosstable"]
+    at = {name: i for i, name in enumerate(cross["players"])}
+    assert cross["rows"][at["ann"]][at["bob"]] == "2"
+    assert cross["rows"][at["bob"]][at["cid"]] == "1"
+    assert {(p["round"], p["leg"]) for p in final["pairings"] if not p["bye"]} == {
+        (r, leg) for r in (1, 2, 3) for leg in (1, 2)
+    }
+    # the second game of each match swaps who begins
+    legs = [p for p in final["pairings"] if not p["bye"]]
+    for one in (p for p in legs if p["leg"] == 1):
+        two = next(p for p in legs if p["leg"] == 2 and p["round"] == one["round"])
+        assert (two["black"], two["white"]) == (one["white"], one["black"])
+    pdn = site.get(f"/api/tournaments/{tid}/pdn").text
+    assert pdn.count('[Event "Division 1"]') == 6
+    assert '[Round "1"]' in pdn and '[Board "1"]' in pdn
+    csv = site.get(f"/api/tournaments/{tid}/csv").text.splitlines()
+    assert csv[0].startswith("rank,player,rating,score") and csv[1].startswith("1,ann,")
+
+
+def test_a_swiss_event_pairs_its_rounds_gives_a_bye_and_exports_trf(site: TestClient) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan", "eve")}
+    tid = (
+        players["ann"]
+        .post(
+            "/api/tournaments",
+            json={"name": "Club Swiss", "system": "swiss", "clock": RAPID, "rounds": 3},
+        )
+        .json()["id"]
+    )
+    for client in players.values():
+        client.post(f"/api/tournaments/{tid}/join", json={})
+    players["ann"].post(f"/api/tournaments/{tid}/start")
+    assert play_out(site, tid, players, lambda p: p["black"]) == 6
+    final = event(site, tid)
+    met = [frozenset((p["black"], p["white"])) for p in final["pairings"] if not p["bye"]]
+    assert len(met) == len(set(met)) == 6
+    byes = [p["black"] for p in final["pairings"] if p["bye"]]
+    assert len(byes) == len(set(byes)) == 3
+    assert sum(s["score"] for s in final["standings"]) == 6 + 3
+    trf = site.get(f"/api/tournaments/{tid}/trf").text
+    assert trf.startswith("012 Club Swiss")
+    assert sum(line.startswith("001 ") for line in trf.splitlines()) == 5
+    assert "0000 - U" in trf
+
+
+def test_an_arena_pairs_present_players_and_berserk_halves_the_clock(
+    site: TestClient, clock: ManualTime
+) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan")}
+    tid = players["ann"].post(
+        "/api/tournaments",
+        json={"name": "Blitz Arena", "system": "arena", "clock": {"initial": 180,
+              "increment": 2}, "duration_minutes": 30},
+    ).json()["id"]  # fmt: skip
+    for client in players.values():
+        client.post(f"/api/tournaments/{tid}/join", json={})
+    players["ann"].post(f"/api/tournaments/{tid}/start")
+    games = wait_for(lambda: len(in_play(site, tid)) == 2 and in_play(site, tid))
+    seated = [p for g in games for p in (g["black"], g["white"])]
+    assert sorted(seated) == ["ann", "bob", "cid", "dan"]
+    first = games[0]
+    r = players[first["black"]].post(
+        f"/api/tournaments/{tid}/berserk", json={"game": first["game"]}
+    )
+    assert r.status_code == 200, r.text
+    state = site.get(f"/api/games/{first['game']}").json()
+    assert state["clock"]["black"] == pytest.approx(90, abs=0.5)
+    finish(players, first, first["black"])
+    # both players of that game are free again and paired anew (with each other: the
+    # others are busy) once the sweep runs
+    wait_for(lambda: len(in_play(site, tid)) == 2 and {g["game"] for g in in_play(site, tid)}
+             != {g["game"] for g in games})  # fmt: skip
+    rows = {s["username"]: s for s in event(site, tid)["standings"]}
+    assert rows[first["black"]]["sheet"] == [2]  # a berserk win under 14 plies: no bonus
+    clock.advance(31 * 60)
+    wait_for(lambda: event(site, tid)["status"] == "finished")
+
+
+def test_joining_is_refused_when_full_with_a_wrong_password_or_after_a_round_robin_began(
+    site: TestClient,
+) -> None:
+    ann, bob, cid = (sign_up(site, n) for n in ("ann", "bob", "cid"))
+    tid = ann.post(
+        "/api/tournaments",
+        json={"name": "Club night", "system": "round_robin", "clock": RAPID,
+              "max_players": 2, "password": "kings row"},
+    ).json()["id"]  # fmt: skip
+    assert error_code(bob.post(f"/api/tournaments/{tid}/join", json={"password": "x"})) == (
+        "forbidden"
+    )
+    for c in (ann, bob):
+        assert c.post(f"/api/tournaments/{tid}/join", json={"password": "kings row"}).is_success
+    r = cid.post(f"/api/tournaments/{tid}/join", json={"password": "kings row"})
+    assert error_code(r) == "conflict" and "full" in r.json()["error"]["message"]
+    ann.post(f"/api/tournaments/{tid}/start")
+    assert bob.post(f"/api/tournaments/{tid}/withdraw").is_success
+    r = cid.post(f"/api/tournaments/{tid}/join", json={"password": "kings row"})
+    assert error_code(r) == "conflict"
+
+
+def test_a_player_who_never_moves_loses_by_forfeit(site: TestClient, clock: ManualTime) -> None:
+    ann, bob = sign_up(site, "ann"), sign_up(site, "bob")
+    tid = ann.post(
+        "/api/tournaments",
+        json={"name": "Quick", "system": "round_robin", "clock": RAPID, "forfeit_minutes": 2},
+    ).json()["id"]
+    ann.post(f"/api/tournaments/{tid}/join", json={})
+    bob.post(f"/api/tournaments/{tid}/join", json={})
+    ann.post(f"/api/tournaments/{tid}/start")
+    game = wait_for(lambda: in_play(site, tid))[0]
+    assert ann.post(f"/api/games/{game['game']}/abort", json={}).status_code == 409
+    clock.advance(121)
+    final = wait_for(lambda: (e := event(site, tid))["status"] == "finished" and e)
+    assert final["winner"] == game["white"]  # Black never moved
+    state = site.get(f"/api/games/{game['game']}").json()
+    assert "did not make a first move" in str(state["outcome"])
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"system": "swiss"}, "needs rounds"),
+        ({"system": "arena"}, "duration_minutes"),
+        ({"system": "round_robin", "rules": {"repetition_draw": True}}, "APCA"),
+        ({"system": "round_robin", "max_players": 30}, "2 to 24"),
+    ],
+)
+def test_a_bad_event_is_refused_naming_the_setting(
+    site: TestClient, body: dict[str, Any], words: str
+) -> None:
+    ann = sign_up(site, "ann")
+    r = ann.post("/api/tournaments", json={"name": "Bad", "clock": RAPID, **body})
+    assert error_code(r) == "bad_request" and words in r.json()["error"]["message"]
+    assert server_context(site).tournaments.store.listed(None) == []
