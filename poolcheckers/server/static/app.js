@@ -18,6 +18,8 @@ const routes = [
   { pattern: /^\/account\/?$/, module: "./account.js", title: "Account" },
   { pattern: /^\/players\/([^/]+)\/?$/, module: "./player.js", title: "Player" },
   { pattern: /^\/leaderboard\/?$/, module: "./leaderboard.js", title: "Leaderboards" },
+  { pattern: /^\/tournaments\/?$/, module: "./tournaments.js", title: "Tournaments" },
+  { pattern: /^\/tournaments\/([^/]+)\/?$/, module: "./tournament.js", title: "Tournament" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

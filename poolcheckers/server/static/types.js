@@ -421,4 +421,76 @@
  * @property {number} games
  */
 
+/**
+ * An event as the list shows it (GET /api/tournaments).
+ * @typedef {object} TournamentSummary
+ * @property {string} id
+ * @property {string} name
+ * @property {"round_robin" | "swiss" | "arena"} system
+ * @property {"created" | "running" | "finished"} status
+ * @property {number} round
+ * @property {number | null} rounds
+ * @property {SeekClock} clock
+ * @property {string} category
+ * @property {boolean} rated
+ * @property {number} games_per_pairing
+ * @property {boolean} double
+ * @property {number | null} duration_minutes
+ * @property {number | null} starts_at
+ * @property {number | null} started_at
+ * @property {number | null} ends_at
+ * @property {number | null} max_players
+ * @property {boolean} private
+ * @property {boolean} paused
+ * @property {string} creator
+ * @property {number} players
+ */
+
+/**
+ * A line of an event's standings.
+ * @typedef {object} StandingRow
+ * @property {number} rank
+ * @property {string} username
+ * @property {number} score
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} draws
+ * @property {number} losses
+ * @property {number} match_points
+ * @property {Record<string, number>} tiebreaks
+ * @property {number} rating
+ * @property {boolean} withdrawn
+ * @property {boolean} [fire]
+ * @property {number[]} [sheet]
+ */
+
+/**
+ * A game (or bye) of an event.
+ * @typedef {object} TournamentPairing
+ * @property {number} round
+ * @property {number | null} board
+ * @property {number} leg
+ * @property {string} black
+ * @property {string | null} white
+ * @property {string | null} game
+ * @property {string | null} result
+ * @property {string | null} forfeit
+ * @property {boolean} bye
+ * @property {string[]} berserk
+ */
+
+/**
+ * The whole event (GET /api/tournaments/{id}).
+ * @typedef {TournamentSummary & {
+ *   total_rounds: number | null,
+ *   standings: StandingRow[],
+ *   pairings: TournamentPairing[],
+ *   tiebreak_order: string[],
+ *   crosstable?: {players: string[], rows: string[][]},
+ *   podium?: string[],
+ *   winner?: string | null,
+ *   you?: {joined: boolean, creator: boolean, game: string | null},
+ * }} TournamentEvent
+ */
+
 export {};

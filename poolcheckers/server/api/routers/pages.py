@@ -27,6 +27,8 @@ PAGES = (
     "/account",
     "/players/{name}",
     "/leaderboard",
+    "/tournaments",
+    "/tournaments/{tid}",
 )
 
 
