@@ -258,30 +258,42 @@ export async function render(root, id) {
   const url = `/api/tournaments/${encodeURIComponent(id)}`;
   /** @type {string | null} */
   let seenGame = null;
+  let shown = "";
+  /** @type {number | undefined} */
+  let timer;
   const draw = async () => {
     /** @type {TournamentEvent} */
     const t = await request("GET", url);
-    document.title = `${t.name} · Pool Checkers`;
     const mine = t.you?.game ?? null;
     if (mine && seenGame !== null && mine !== seenGame) {
       window.location.assign(`/play/${encodeURIComponent(mine)}`); // your next game starts by itself
       return;
     }
     seenGame = mine ?? "";
+    if (t.status === "finished") window.clearInterval(timer);
+    // the countdown changes every second; the rest only when the event does: the page
+    // is drawn again only then, so that a click or a focused field is not lost
+    const text = JSON.stringify(t);
+    if (text === shown) {
+      root.querySelector(".when")?.replaceWith(header(t).querySelector(".when") ?? "");
+      return;
+    }
+    shown = text;
+    document.title = `${t.name} · Pool Checkers`;
     root.replaceChildren(
       header(t),
       actions(t, draw),
       mine ? h("p", { class: "your-game" }, h("a", { href: `/play/${encodeURIComponent(mine)}` }, "Your game is on: play it")) : "",
       podium(t),
+      downloads(t),
       h("section", { class: "card", "aria-label": "Standings" }, h("h2", {}, "Standings"), standingsTable(t)),
       t.crosstable ? h("section", { class: "card", "aria-label": "Crosstable" }, h("h2", {}, "Crosstable"), crosstable(t.crosstable)) : "",
       pairingsSection(t),
-      downloads(t),
     );
   };
-  await draw();
-  const timer = window.setInterval(() => {
+  timer = window.setInterval(() => {
     if (!root.isConnected) window.clearInterval(timer);
     else draw().catch(() => undefined); // a missed refresh is retried on the next tick
   }, REFRESH_MS);
+  await draw();
 }

@@ -20,8 +20,7 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("tournament_id", sa.String(16), nullable=True))
+    op.add_column("games", sa.Column("tournament_id", sa.String(16), nullable=True))
     _tournaments()
     _players()
     _games()
@@ -121,5 +120,6 @@ def downgrade() -> None:
     op.drop_table("tournament_games")
     op.drop_table("tournament_players")
     op.drop_table("tournaments")
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("tournament_id")
+    # SQLite 3.35+: ALTER TABLE DROP COLUMN (a batch copy of games would drop the
+    # table, and its moves with it, by ON DELETE CASCADE)
+    op.drop_column("games", "tournament_id")
