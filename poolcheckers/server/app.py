@@ -28,6 +28,7 @@ from poolcheckers.server.api.routers import (
     account,
     analysis,
     archive,
+    challenges,
     games,
     lobby,
     pages,
@@ -129,7 +130,8 @@ def create_app(settings: Settings) -> FastAPI:
     index = settings.static_dir / "index.html"
     shell = index.read_text("utf-8") if index.is_file() else ""
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
-    for module in (games, archive, analysis, pages, ws, account, lobby, players, tournaments):
+    routers = (games, archive, analysis, pages, ws, account, lobby, players, tournaments)
+    for module in (*routers, challenges):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]

@@ -20,6 +20,8 @@ from poolcheckers.server.accounts.service import AccountService
 from poolcheckers.server.analysis.readings import PdnReadings
 from poolcheckers.server.analysis.runner import EngineRunner, engine_available
 from poolcheckers.server.api.schemas import Action
+from poolcheckers.server.challenges.repository import DbChallengeStore
+from poolcheckers.server.challenges.service import ChallengeService
 from poolcheckers.server.database.engine import (
     checkpoint,
     is_postgres,
@@ -99,6 +101,14 @@ class Services:
             self.games.creator,
             self.games.store,
             self.ratings,
+        )
+        self.challenges = ChallengeService(
+            DbChallengeStore(self.db),
+            self.accounts.users,
+            self.games.creator,
+            self.ratings,
+            settings.clock,
+            announce=self.lobby.announce,
         )
         self.players = PlayerPages(self.db, self.accounts.users, self.ratings.store)
         self.fanout = Fanout(loader=self._load_state)

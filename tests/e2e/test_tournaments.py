@@ -106,3 +106,81 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
         ann.click("text=All games (PDN)")
     pdn = download.value.path().read_text(encoding="utf-8")
     assert pdn.count(f'[Event "Division {size}"]') == 6
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_direct_challenge_declined_then_accepted(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
+    ann_name, bob_name = f"Ann_ch_{size}", f"Bob_ch_{size}"
+    ann, bob = new_page(**SIZES[size]), new_page(**SIZES[size])
+    sign_up(ann, server, ann_name)
+    sign_up(bob, server, bob_name)  # Bob waits in the lobby
+    bob.wait_for_selector('section[aria-label="Challenges"] li')
+    ann.goto(server.url(f"/players/{bob_name}"))
+    form = ann.locator('section[aria-label="Challenge"]')
+    form.locator('select[name="clock"]').select_option(label="3+2")
+    form.locator('button:text-is("Challenge")').click()
+    ann.wait_for_selector(f"text=Challenge sent to {bob_name}")
+    received = bob.locator('section[aria-label="Challenges"] li', has_text=ann_name)
+    received.locator('button:text-is("Accept")').wait_for()  # live, by the lobby socket
+    shot(bob, f"challenge-received-{size}")
+    received.locator('select[aria-label="Reason"]').select_option("too_fast")
+    received.locator('button:text-is("Decline")').click()
+    ann.goto(server.url("/lobby"))
+    declined = ann.locator('section[aria-label="Challenges"] li[data-status="declined"]')
+    declined.wait_for()
+    assert "too fast" in declined.inner_text()
+    # a second challenge, from the lobby's player page link, accepted: both go to the game
+    ann.goto(server.url(f"/players/{bob_name}"))
+    ann.locator('section[aria-label="Challenge"] button:text-is("Challenge")').click()
+    ann.wait_for_selector(f"text=Challenge sent to {bob_name}")
+    ann.goto(server.url("/lobby"))
+    ann.wait_for_selector('section[aria-label="Challenges"] li')
+    open_one = bob.locator('section[aria-label="Challenges"] li', has=bob.locator("button"))
+    open_one.locator('button:text-is("Accept")').click()
+    for page in (ann, bob):
+        page.wait_for_url(re.compile(r"/play/[^/?]+$"))
+        page.wait_for_selector("svg.board .piece")
+    assert ann.url == bob.url
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_an_arena_pairs_its_players_who_may_berserk(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
+    names = [f"Ann_ar_{size}", f"Bob_ar_{size}"]
+    pages = {name: new_page(**SIZES[size]) for name in names}
+    for name, page in pages.items():
+        sign_up(page, server, name)
+    ann = pages[names[0]]
+    ann.goto(server.url("/tournaments"))
+    form = ann.locator('form[aria-label="New tournament"]')
+    form.locator('input[name="name"]').fill(f"Arena {size}")
+    form.locator('select[name="system"]').select_option("arena")
+    form.locator('input[name="minutes"]').fill("3")
+    form.locator('input[name="increment"]').fill("2")
+    form.locator('button[type="submit"]').click()
+    ann.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+    event_url = ann.url
+    for page in pages.values():
+        if page is not ann:
+            page.goto(event_url)
+        page.locator('.actions button:text-is("Join")').click()
+        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    ann.locator('.actions button:text-is("Start now")').click()
+    for page in pages.values():  # paired at once, and taken to the game
+        page.wait_for_url(re.compile(r"/play/[^/?]+$"), timeout=15_000)
+        page.wait_for_selector("svg.board .piece")
+    game_id = ann.url.rsplit("/", 1)[1]
+    state = ann.evaluate("async (id) => (await fetch('/api/games/' + id)).json()", game_id)
+    berserker = pages[names[0]] if state["your_color"] == "black" else pages[names[1]]
+    berserker.click("#berserk")
+    berserker.wait_for_selector("text=Berserk: your clock is halved")
+    after = berserker.evaluate("async (id) => (await fetch('/api/games/' + id)).json()", game_id)
+    mine = after["your_color"]
+    assert after["clock"][mine] == pytest.approx(90, abs=1)
+    shot(berserker, f"arena-berserk-{size}")
+    tid = event_url.rsplit("/", 1)[1]
+    pairing = event(ann, tid)["pairings"][0]
+    assert pairing["berserk"]

@@ -92,6 +92,10 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
             for action in ("join", "withdraw", "start", "pause", "remove", "forfeit", "berserk")
         },
         **{f"/api/tournaments/{{tid}}/{kind}": {"get"} for kind in ("pdn", "csv", "trf")},
+        "/api/challenges": {"get", "post"},
+        **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
+        "/api/blocks": {"get", "post"},
+        "/api/blocks/{username}": {"delete"},
     }
     for action in (
         "resign",

@@ -270,6 +270,35 @@ TOURNAMENT_GAMES = Table(
     Index("ix_tournament_games_game", "game_id"),
 )
 
+#: Direct challenges (migration 0006): one player asks a named other; the status moves
+#: from ``open`` by compare-and-set (accepted once: its game is stored in that commit).
+CHALLENGES = Table(
+    "challenges",
+    METADATA,
+    Column("id", String(16), primary_key=True),
+    Column("challenger_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("challenger", String(20), nullable=False),
+    Column("challenged_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("challenged", String(20), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("reason", String(16), nullable=True),
+    Column("game_id", String(32), nullable=True),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+    Index("ix_challenges_challenged", "challenged_id", "status"),
+    Index("ix_challenges_challenger", "challenger_id", "status"),
+)
+
+#: Who blocks whom: a blocked player cannot challenge the one who blocked them.
+BLOCKS = Table(
+    "blocks",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("blocked_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("created_ms", BigInteger, nullable=False),
+)
+
 #: The counters of the site's rates (:mod:`poolcheckers.server.quotas`): a count per
 #: name until it expires, shared by every server process.
 RATE_COUNTERS = Table(

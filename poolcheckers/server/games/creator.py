@@ -124,10 +124,10 @@ class GameCreator:
         game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too
         return game
 
-    def _rated_allowed(self, pairing: Pairing, now: int) -> bool:
+    def rated_allowed(self, black_id: str, white_id: str, now: int) -> bool:
         """Whether the pair may start one more rated game today (the count is the
         database's, so every server process sees the same)."""
-        played = self.store.rated_between(pairing.black.id, pairing.white.id, now - DAY_MS)
+        played = self.store.rated_between(black_id, white_id, now - DAY_MS)
         return played < self.rated_per_pair_per_day
 
     def paired(self, pairing: Pairing, black: Perf | None, white: Perf | None) -> Committed:
@@ -142,7 +142,7 @@ class GameCreator:
             (pairing.white.id, pairing.white.name, white),
             spec.time_control,
             spec.rules,
-            rated=spec.rated and self._rated_allowed(pairing, now),
+            rated=spec.rated and self.rated_allowed(pairing.black.id, pairing.white.id, now),
         )
 
     def between(

@@ -7,6 +7,7 @@
  */
 
 import { LiveSocket, errorText } from "./api.js";
+import { challengesSection } from "./challenges.js";
 import { clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { announce, h } from "./util.js";
@@ -40,6 +41,8 @@ class LobbyPage {
     this.seeks = new Map();
     this.error = h("p", { class: "error", role: "alert" });
     this.list = h("tbody");
+    // direct challenges sent and received, refreshed by the socket's challenge messages
+    this.challenges = challengesSection();
     /** @type {LiveSocket<LobbyMessage> | null} */
     this.socket = null;
     this.rated = h("input", { type: "checkbox", name: "rated", checked: true });
@@ -119,6 +122,8 @@ class LobbyPage {
         ),
       ),
     );
+    this.root.append(this.challenges.section);
+    this.challenges.refresh().catch((err) => (this.error.textContent = errorText(err)));
     this.showRules();
     this.socket = new LiveSocket("/ws/lobby", { onMessage: (m) => this.onMessage(m) });
   }
@@ -183,6 +188,11 @@ class LobbyPage {
       this.seeks.delete(m.id);
     } else if (m.type === "game") {
       window.location.assign(`/play/${encodeURIComponent(m.id)}`);
+      return;
+    } else if (m.type.startsWith("challenge")) {
+      this.challenges.refresh().catch(() => undefined); // shown again on the next message
+      return;
+    } else if (m.type === "pong") {
       return;
     }
     this.draw();

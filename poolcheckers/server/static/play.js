@@ -6,7 +6,7 @@
  */
 /** @import { MoveCell } from "./util.js" */
 
-import { ApiError, LiveSocket, api, errorText, seatProtocols } from "./api.js";
+import { ApiError, LiveSocket, api, errorText, request, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
 import {
   COLOR_NAME,
@@ -740,6 +740,7 @@ class GamePage {
         // No draw to offer before the opponent has joined.
         buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
       }
+      buttons.push(...this.berserkButton(s, mine));
       // Takeback needs a move of ours to undo (the engine may have moved first).
       const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
       if (s.mode === "engine" && s.ply >= firstOwnPly) {
@@ -756,6 +757,11 @@ class GamePage {
    */
   endActions(s) {
     const mine = this.myColors();
+    const event = s.tags.EventId;
+    if (event) {
+      // a tournament game has no rematch: the event pairs the next game
+      return [h("a", { class: "button", id: "back-to-event", href: `/tournaments/${encodeURIComponent(event)}` }, "Back to the tournament")];
+    }
     const buttons = [...this.rematchControls(), h("a", { class: "button", href: "/" }, "New game")];
     // Against the engine, a game ended by the rules (R16, R18, R19) can be
     // reopened by taking the last move back; resignation, agreement and time cannot.
@@ -765,6 +771,32 @@ class GamePage {
       buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
     }
     return buttons;
+  }
+
+  /**
+   * An arena player may halve their own clock before their first move (berserk): a
+   * win then earns an extra point.
+   * @param {GameState} s
+   * @param {Color[]} mine
+   * @returns {HTMLElement[]}
+   */
+  berserkButton(s, mine) {
+    const event = s.tags.EventId;
+    if (!event || s.tags.EventType !== "arena" || mine.length !== 1 || !s.clock) return [];
+    const firstPly = mine[0] === s.start_turn ? 0 : 1;
+    if (s.ply > firstPly) return [];
+    const url = `/api/tournaments/${encodeURIComponent(event)}/berserk`;
+    return [
+      this.actionButton("berserk", "Berserk (half your time)", async () => {
+        try {
+          await request("POST", url, { game: this.id });
+          this.applyState(await this.fetchState(), { force: true });
+          this.showNotice("Berserk: your clock is halved; a win earns an extra point.");
+        } catch (err) {
+          this.showError(errorText(err));
+        }
+      }),
+    ];
   }
 
   /** Rematch (colours swapped): one click against the engine or on one screen, an

@@ -4,10 +4,12 @@
 // page live in the URL query (?result=&category=&rated=&page=), so a filtered view
 // can be shared and reloaded. Display only: every game fact comes from the server.
 
-/** @import { HeadToHeadRow, PlayerGame, PlayerPage } from "./types.js" */
+/** @import { HeadToHeadRow, PlayerGame, PlayerPage, TournamentSummary } from "./types.js" */
 
 import { request } from "./api.js";
-import { playerLink, ratingText } from "./community.js";
+import { challengeForm } from "./challenges.js";
+import { currentAccount, playerLink, ratingText } from "./community.js";
+import { describe } from "./tournaments.js";
 import { h } from "./util.js";
 
 /** @type {Record<string, string>} */
@@ -237,14 +239,34 @@ function rivalsSection(rivals) {
 }
 
 /**
+ * The events the player joined, newest first.
+ * @param {TournamentSummary[]} events
+ * @returns {HTMLElement | null}
+ */
+function eventsSection(events) {
+  if (!events.length) return null;
+  return h(
+    "section",
+    { class: "card", "aria-label": "Tournaments" },
+    h("h2", {}, "Tournaments"),
+    h(
+      "ul",
+      { class: "events" },
+      ...events.map((t) => h("li", {}, h("a", { href: `/tournaments/${encodeURIComponent(t.id)}` }, t.name), ` — ${describe(t)} · ${t.status}`)),
+    ),
+  );
+}
+
+/**
  * Show the player's page for `view`, asked of the server (a later view wins).
  * @param {HTMLElement} root
  * @param {string} name
  * @param {View} view
  * @param {HeadToHeadRow[]} rivals
+ * @param {TournamentSummary[]} events
  * @returns {Promise<void>}
  */
-async function draw(root, name, view, rivals) {
+async function draw(root, name, view, rivals, events) {
   const who = encodeURIComponent(name);
   const q = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String((view.page - 1) * PAGE_SIZE) });
   for (const key of FILTERS) if (view[key]) q.set(key, view[key]);
@@ -256,14 +278,23 @@ async function draw(root, name, view, rivals) {
     // past the last page (a shared link, games since removed): show the last one
     const lastPage = { ...view, page: Math.ceil(page.total / PAGE_SIZE) };
     window.history.replaceState(null, "", window.location.pathname + queryString(lastPage));
-    return draw(root, name, lastPage, rivals);
+    return draw(root, name, lastPage, rivals, events);
   }
   /** @type {Go} */
   const go = (next) => {
     window.history.pushState(null, "", window.location.pathname + queryString(next));
-    draw(root, name, next, rivals);
+    draw(root, name, next, rivals, events);
   };
-  const sections = [currentSection(page), ratingsSection(page), rivalsSection(rivals), gamesSection(page, view, go)];
+  const account = await currentAccount();
+  const canChallenge = account !== null && account.username.toLowerCase() !== page.username.toLowerCase();
+  const sections = [
+    canChallenge ? challengeForm(page.username) : null,
+    currentSection(page),
+    ratingsSection(page),
+    rivalsSection(rivals),
+    eventsSection(events),
+    gamesSection(page, view, go),
+  ];
   // replaceChildren would write a missing section (null) as the text "null".
   root.replaceChildren(h("h1", {}, page.username), ...sections.filter((s) => s !== null));
 }
@@ -275,7 +306,9 @@ async function draw(root, name, view, rivals) {
 export async function render(root, name) {
   /** @type {HeadToHeadRow[]} */
   const rivals = await request("GET", `/api/users/${encodeURIComponent(name)}/head-to-head`);
-  const show = () => draw(root, name, readQuery(window.location.search), rivals);
+  /** @type {TournamentSummary[]} */
+  const events = await request("GET", `/api/users/${encodeURIComponent(name)}/tournaments`);
+  const show = () => draw(root, name, readQuery(window.location.search), rivals, events);
   window.addEventListener("popstate", show);
   await show();
 }

@@ -372,7 +372,7 @@
 /**
  * What /ws/lobby sends: the open seeks, then each change, and the game of an
  * accepted seek.
- * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string}} LobbyMessage
+ * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string} | {type: "challenge" | "challenge_accepted" | "challenge_declined" | "challenge_cancelled", challenge: ChallengeInfo} | {type: "pong"}} LobbyMessage
  */
 
 /**
@@ -491,6 +491,22 @@
  *   winner?: string | null,
  *   you?: {joined: boolean, creator: boolean, game: string | null},
  * }} TournamentEvent
+ */
+
+/**
+ * A direct challenge (GET /api/challenges).
+ * @typedef {object} ChallengeInfo
+ * @property {string} id
+ * @property {string} challenger
+ * @property {string} challenged
+ * @property {SeekClock | null} clock
+ * @property {string | null} category
+ * @property {boolean} rated
+ * @property {"black" | "white" | "random"} color
+ * @property {"open" | "accepted" | "declined" | "cancelled" | "expired"} status
+ * @property {string | null} reason
+ * @property {string | null} game
+ * @property {number} expires
  */
 
 export {};

@@ -472,7 +472,9 @@ class TournamentService:
         )
 
     def _tags(self, t: Tournament, number: int | None, board: int | None) -> dict[str, str]:
-        tags = {"Event": t.name, "Site": "poolcheckers", "EventId": t.id}
+        # EventType as PGN's supplemental tag (round robin "tourn", "swiss"; and "arena")
+        kind = {"round_robin": "tourn"}.get(t.system, t.system)
+        tags = {"Event": t.name, "Site": "poolcheckers", "EventId": t.id, "EventType": kind}
         if number is not None:
             tags["Round"] = str(number)
         if board is not None:

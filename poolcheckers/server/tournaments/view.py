@@ -47,8 +47,11 @@ def summary(t: Tournament, players: int) -> dict[str, Any]:
 
 
 def table(t: Tournament, players: list[Entrant], games: list[TourGame]) -> list[st.Standing]:
+    """The standings; players sharing a rank are listed by name."""
     results, byes = results_of(games)
-    return st.standings(t.system, [p.user_id for p in players], results, byes)
+    name = {p.user_id: p.username.lower() for p in players}
+    rows = st.standings(t.system, [p.user_id for p in players], results, byes)
+    return sorted(rows, key=lambda s: (s.rank, name[s.player]))
 
 
 def event_json(

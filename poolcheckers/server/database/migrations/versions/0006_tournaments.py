@@ -1,4 +1,5 @@
-"""Tournaments: ``tournaments``, ``tournament_players``, ``tournament_games``.
+"""Tournaments: ``tournaments``, ``tournament_players``, ``tournament_games``, and
+the direct challenges with the blocks that stop them: ``challenges``, ``blocks``.
 
 The games of an event are ordinary rows of ``games``; ``tournament_games`` says which
 game is which round, board and leg, with byes and forfeits beside them.
@@ -24,6 +25,7 @@ def upgrade() -> None:
     _tournaments()
     _players()
     _games()
+    _challenges()
 
 
 def _tournaments() -> None:
@@ -116,7 +118,43 @@ def _games() -> None:
     op.create_index("ix_tournament_games_game", "tournament_games", ["game_id"])
 
 
+def _challenges() -> None:
+    users = "users.id"
+    op.create_table(
+        "challenges",
+        sa.Column("id", sa.String(16), primary_key=True),
+        sa.Column(
+            "challenger_id", sa.String(16), sa.ForeignKey(users, ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column("challenger", sa.String(20), nullable=False),
+        sa.Column(
+            "challenged_id", sa.String(16), sa.ForeignKey(users, ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column("challenged", sa.String(20), nullable=False),
+        sa.Column("spec", sa.JSON, nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("reason", sa.String(16), nullable=True),
+        sa.Column("game_id", sa.String(32), nullable=True),
+        sa.Column("created_ms", sa.BigInteger, nullable=False),
+        sa.Column("expires_ms", sa.BigInteger, nullable=False),
+    )
+    op.create_index("ix_challenges_challenged", "challenges", ["challenged_id", "status"])
+    op.create_index("ix_challenges_challenger", "challenges", ["challenger_id", "status"])
+    op.create_table(
+        "blocks",
+        sa.Column(
+            "user_id", sa.String(16), sa.ForeignKey(users, ondelete="CASCADE"), primary_key=True
+        ),
+        sa.Column(
+            "blocked_id", sa.String(16), sa.ForeignKey(users, ondelete="CASCADE"), primary_key=True
+        ),
+        sa.Column("created_ms", sa.BigInteger, nullable=False),
+    )
+
+
 def downgrade() -> None:
+    op.drop_table("blocks")
+    op.drop_table("challenges")
     op.drop_table("tournament_games")
     op.drop_table("tournament_players")
     op.drop_table("tournaments")

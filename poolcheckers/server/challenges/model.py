@@ -1,0 +1,97 @@
+"""A direct challenge (plain code: no web server, no database): what is asked
+(:class:`~poolcheckers.server.lobby.model.SeekSpec`: clock, colour, rated, rules),
+between whom, and its life: ``open`` until accepted (the game starts), declined with
+a reason, cancelled by its author, or expired."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.games.timecontrol import Category, time_control_to_dict
+from poolcheckers.server.lobby.model import SeekSpec
+
+Status = Literal["open", "accepted", "declined", "cancelled", "expired"]
+
+#: what a declined challenge tells its author (lichess's reasons, pool's words)
+DECLINE_REASONS: dict[str, str] = {
+    "generic": "I'm not accepting challenges at the moment.",
+    "later": "This is not the right time for me, please ask again later.",
+    "too_fast": "This time control is too fast for me, please challenge again with a slower game.",
+    "too_slow": "This time control is too slow for me, please challenge again with a faster game.",
+    "time_control": "I'm not accepting challenges with this time control.",
+    "rated": "Please send me a rated challenge instead.",
+    "casual": "Please send me a casual challenge instead.",
+    "rules": "I'm only accepting games on the APCA rules.",
+}
+#: an open challenge on the clock lapses after this long (a correspondence one: a week)
+CLOCK_TTL_MS = 10 * 60_000
+CORRESPONDENCE_TTL_MS = 7 * 24 * 3600_000
+#: open challenges one player may have sent at once
+MAX_OPEN = 10
+
+
+class ChallengeError(CommunityError):
+    """A challenge that cannot be made or answered as asked; nothing changes."""
+
+    field = "challenge"
+
+
+class ChallengeForbidden(ChallengeError):
+    code = "forbidden"
+
+
+class ChallengeGone(ChallengeError):
+    code = "not_found"
+
+
+class ChallengeConflict(ChallengeError):
+    code = "conflict"
+
+
+def spec_of(data: Any) -> SeekSpec:
+    """The game asked for, from ``POST /api/challenges`` (``clock``, ``color``,
+    ``rated``, ``rules``)."""
+    if not isinstance(data, dict):
+        raise ChallengeError(f"a challenge must be an object, not {data!r}")
+    return SeekSpec.from_dict({k: v for k, v in data.items() if k != "username"})
+
+
+def ttl_ms(spec: SeekSpec) -> int:
+    return CORRESPONDENCE_TTL_MS if spec.category is Category.CORRESPONDENCE else CLOCK_TTL_MS
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: str
+    challenger_id: str
+    challenger: str
+    challenged_id: str
+    challenged: str
+    spec: SeekSpec
+    status: Status
+    reason: str | None
+    game_id: str | None
+    created_ms: int
+    expires_ms: int
+
+    def shown_status(self, now_ms: int) -> Status:
+        return "expired" if self.status == "open" and now_ms >= self.expires_ms else self.status
+
+    def to_dict(self, now_ms: int) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "challenger": self.challenger,
+            "challenged": self.challenged,
+            "clock": time_control_to_dict(self.spec.time_control),
+            "category": None if self.spec.category is None else self.spec.category.value,
+            "rated": self.spec.rated,
+            "color": self.spec.color,
+            "rules": self.spec.rules.to_dict(),
+            "status": self.shown_status(now_ms),
+            "reason": None if self.reason is None else DECLINE_REASONS.get(self.reason),
+            "game": self.game_id,
+            "created": self.created_ms // 1000,
+            "expires": self.expires_ms // 1000,
+        }

@@ -1,0 +1,182 @@
+"""Direct challenges as the server runs them (``ctx.challenges``): send one to a named
+player, accept it (the game starts for both, through the one game creator, in the
+commit that settles the challenge), decline it with a reason, cancel it; block a
+player (their challenges stop, and those open between you are cancelled).  Both
+players' lobby sockets, in every server process, hear of each change."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+
+from poolcheckers.server.accounts.model import User, username_key
+from poolcheckers.server.accounts.repository import DbUserStore
+from poolcheckers.server.challenges.model import (
+    DECLINE_REASONS,
+    MAX_OPEN,
+    Challenge,
+    ChallengeConflict,
+    ChallengeError,
+    ChallengeForbidden,
+    ChallengeGone,
+    spec_of,
+    ttl_ms,
+)
+from poolcheckers.server.challenges.repository import DbChallengeStore
+from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.repository import Committed
+from poolcheckers.server.ratings.service import RatingService
+from poolcheckers.server.timesource import TimeSource
+
+#: answered challenges stay listed this long (so that an author reads the reason)
+SHOWN_MS = 24 * 3600_000
+
+
+class ChallengeService:
+    def __init__(
+        self,
+        store: DbChallengeStore,
+        users: DbUserStore,
+        creator: GameCreator,
+        ratings: RatingService,
+        clock: TimeSource,
+        announce: Callable[[str, set[str]], None],
+    ) -> None:
+        self.store = store
+        self.users = users
+        self.creator = creator
+        self.ratings = ratings
+        self.clock = clock
+        #: a message to the lobby sockets of some accounts (in every process)
+        self.announce = announce
+
+    def _tell(self, c: Challenge, kind: str, **extra: object) -> None:
+        now = self.clock.now_ms()
+        message = {"type": kind, "challenge": c.to_dict(now), **extra}
+        self.announce(json.dumps(message), {c.challenger_id, c.challenged_id})
+
+    def _user(self, username: object) -> User:
+        if not isinstance(username, str):
+            raise ChallengeError(f"username must be text, not {username!r}")
+        user = self.users.by_key(username_key(username))
+        if user is None:
+            raise ChallengeGone(f"no player named {username!r}")
+        return user
+
+    def create(self, me: User, data: dict[str, object]) -> Challenge:
+        target = self._user(data.get("username"))
+        if target.id == me.id:
+            raise ChallengeError("you cannot challenge yourself")
+        if self.store.blocks(target.id, me.id):
+            raise ChallengeForbidden(f"{target.username} does not accept challenges from you")
+        spec = spec_of(data)
+        now = self.clock.now_ms()
+        if self.store.open_from(me.id, now) >= MAX_OPEN:
+            raise ChallengeConflict(
+                f"you have {MAX_OPEN} challenges waiting for an answer: cancel one first"
+            )
+        c = Challenge(
+            id=secrets.token_urlsafe(6)[:8],
+            challenger_id=me.id,
+            challenger=me.username,
+            challenged_id=target.id,
+            challenged=target.username,
+            spec=spec,
+            status="open",
+            reason=None,
+            game_id=None,
+            created_ms=now,
+            expires_ms=now + ttl_ms(spec),
+        )
+        self.store.insert(c)
+        self._tell(c, "challenge")
+        return c
+
+    def _open(self, cid: str) -> Challenge:
+        c = self.store.get(cid)
+        if c is None:
+            raise ChallengeGone(f"no challenge with id {cid!r}")
+        status = c.shown_status(self.clock.now_ms())
+        if status != "open":
+            raise ChallengeConflict(f"this challenge is {status}")
+        return c
+
+    def accept(self, me: User, cid: str) -> Committed:
+        """The challenged player accepts: the game starts for both (Black moves first,
+        R3; the challenger's colour as asked, or drawn by lot)."""
+        c = self._open(cid)
+        if c.challenged_id != me.id:
+            raise ChallengeForbidden("only the challenged player may accept")
+        first = c.spec.color
+        if first == "random":
+            first = secrets.choice(("black", "white"))
+        challenger = (c.challenger_id, c.challenger)
+        challenged = (c.challenged_id, c.challenged)
+        black, white = (challenger, challenged) if first == "black" else (challenged, challenger)
+        category = c.spec.category
+        now = self.clock.now_ms()
+        committed = self.creator.between(
+            (*black, self.ratings.perf(black[0], category)),
+            (*white, self.ratings.perf(white[0], category)),
+            c.spec.time_control,
+            c.spec.rules,
+            rated=c.spec.rated and self.creator.rated_allowed(black[0], white[0], now),
+        )
+        game_id = committed.loaded.game.id
+        won = self.creator.store.insert_many(
+            [committed.loaded],
+            lambda conn: self.store.settle(conn, cid, now, "accepted", game_id=game_id),
+        )
+        if not won:
+            raise ChallengeConflict("this challenge was answered or cancelled meanwhile")
+        if self.creator.store.on_change is not None:
+            self.creator.store.on_change(committed)
+        accepted = self.store.get(cid)
+        assert accepted is not None
+        self._tell(accepted, "challenge_accepted")
+        self.announce(json.dumps({"type": "game", "id": game_id}), {c.challenger_id})
+        return committed
+
+    def decline(self, me: User, cid: str, reason: str = "generic") -> Challenge:
+        if reason not in DECLINE_REASONS:
+            raise ChallengeError(
+                f"reason must be one of {', '.join(sorted(DECLINE_REASONS))}, not {reason!r}"
+            )
+        c = self._open(cid)
+        if c.challenged_id != me.id:
+            raise ChallengeForbidden("only the challenged player may decline")
+        if not self.store.settle_now(cid, self.clock.now_ms(), "declined", reason=reason):
+            raise ChallengeConflict("this challenge was answered or cancelled meanwhile")
+        answered = self.store.get(cid)
+        assert answered is not None
+        self._tell(answered, "challenge_declined")
+        return answered
+
+    def cancel(self, me: User, cid: str) -> Challenge:
+        c = self._open(cid)
+        if c.challenger_id != me.id:
+            raise ChallengeForbidden("only the challenger may cancel")
+        if not self.store.settle_now(cid, self.clock.now_ms(), "cancelled"):
+            raise ChallengeConflict("this challenge was answered meanwhile")
+        done = self.store.get(cid)
+        assert done is not None
+        self._tell(done, "challenge_cancelled")
+        return done
+
+    def listed(self, me: User) -> list[Challenge]:
+        return self.store.of(me.id, self.clock.now_ms() - SHOWN_MS)
+
+    def block(self, me: User, username: str) -> None:
+        target = self._user(username)
+        if target.id == me.id:
+            raise ChallengeError("you cannot block yourself")
+        self.store.block(me.id, target.id, self.clock.now_ms())
+        self.store.cancel_between(me.id, target.id)
+
+    def unblock(self, me: User, username: str) -> None:
+        self.store.unblock(me.id, self._user(username).id)
+
+    def blocked(self, me: User) -> list[str]:
+        names = self.users.names(set(self.store.blocked_by(me.id)))
+        return sorted(names.values(), key=str.lower)
