@@ -62,6 +62,9 @@ class Settings:
     sweep_interval: float = 0.25
     #: seconds between the sweeps that move tournaments on (arena pairings, rounds)
     tournament_sweep_interval: float = 2.0
+    #: seconds a read of an event serves the pages asking again (0: none; two apps over
+    #: one SQLite file, as tests run them, hear nothing of each other's changes)
+    tournament_read_cache: float = 1.0
     #: how often the SQLite WAL is checkpointed in the background (seconds)
     checkpoint_interval: float = 1.0
     static_dir: Path = STATIC_DIR

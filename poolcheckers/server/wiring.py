@@ -41,6 +41,7 @@ from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.realtime.fanout import Fanout
 from poolcheckers.server.realtime.pglisten import PgListener
+from poolcheckers.server.realtime.topics import TopicFeed
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.tournaments.service import TournamentService
 
@@ -94,22 +95,7 @@ class Services:
         self.lobby = LobbyService(
             settings, self.db, self.executor, self.games.creator, self.ratings
         )
-        self.tournaments = TournamentService(
-            self.db,
-            self.executor,
-            settings.clock,
-            self.games.creator,
-            self.games.store,
-            self.ratings,
-        )
-        self.challenges = ChallengeService(
-            DbChallengeStore(self.db),
-            self.accounts.users,
-            self.games.creator,
-            self.ratings,
-            settings.clock,
-            announce=self.lobby.announce,
-        )
+        self._events(settings)
         self.players = PlayerPages(self.db, self.accounts.users, self.ratings.store)
         self.fanout = Fanout(loader=self._load_state)
         self.runner = EngineRunner(
@@ -128,6 +114,38 @@ class Services:
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+
+    def _events(self, settings: Settings) -> None:
+        """Tournaments, their pages' change notices, and direct challenges."""
+        postgres = is_postgres(settings.database_url)
+        #: "this event changed" notices for the event pages' sockets, in every process
+        self.topics = TopicFeed(
+            self.db if postgres else None,
+            libpq_conninfo(settings.database_url) if postgres else None,
+            # another process changed an event: this process's last read of it is old
+            on_remote=lambda topic: self.tournaments.forget(topic.removeprefix("tournament:")),
+        )
+        self.tournaments = TournamentService(
+            self.db,
+            # the tournaments' own thread: an event's advance (a big Swiss pairing, an
+            # arena's matching) never waits behind, nor holds, the routes' database work
+            DbExecutor(self.db, threads=1, inline=False),
+            settings.clock,
+            self.games.creator,
+            self.games.store,
+            self.ratings,
+            on_update=lambda tid: self.topics.publish(f"tournament:{tid}"),
+            slots=self.quotas.slots,
+            read_cache=settings.tournament_read_cache,
+        )
+        self.challenges = ChallengeService(
+            DbChallengeStore(self.db),
+            self.accounts.users,
+            self.games.creator,
+            self.ratings,
+            settings.clock,
+            announce=self.lobby.announce,
+        )
 
     async def act(
         self,
@@ -186,6 +204,8 @@ class Services:
             self.listener.start()
             await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
         await self.lobby.start()
+        await self.topics.start()
+        self.tournaments.start_loop()
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(self.loop.create_task(self.ratings.sweeper()))
         self._tasks.append(self.loop.create_task(self._tournament_sweeper()))
@@ -205,6 +225,9 @@ class Services:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.lobby.stop()
+        await self.topics.stop()
+        self.tournaments.executor.shutdown()
+        self.tournaments.close()
         if self.listener is not None:
             await self.listener.stop()
         await asyncio.get_running_loop().run_in_executor(None, self.runner.close)
@@ -231,7 +254,7 @@ class Services:
         while True:
             await asyncio.sleep(self.settings.tournament_sweep_interval)
             try:
-                await self.run(self.tournaments.sweep)
+                await self.tournaments.executor.run(self.tournaments.sweep)
                 failing = False
             except Exception:
                 if not failing:

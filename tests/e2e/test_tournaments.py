@@ -72,6 +72,10 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
     shot(ann, f"tournament-joined-{size}", full_page=True)
     ann.locator('.actions button:text-is("Start now")').click()
     # the two players of round 1 are taken to their game by their event page
+    ann.wait_for_function(
+        "async (id) => (await (await fetch('/api/tournaments/' + id)).json()).pairings.length",
+        arg=tid,
+    )
     first = next(p for p in event(ann, tid)["pairings"] if p["game"] is not None)
     for name in (first["black"], first["white"]):
         pages[name].wait_for_url(re.compile(r"/play/[^/?]+$"), timeout=15_000)

@@ -71,6 +71,21 @@ class DbRatingStore:
             )
         return self.system.new_perf() if row is None else perf_of_row(row)
 
+    def perfs_of(self, players: list[str], category: Category) -> dict[str, Perf]:
+        """The ratings of many players in one category, in one query (a player with
+        none has the starting rating)."""
+        found: dict[str, Perf] = {}
+        with self.db.connect() as conn:
+            for start in range(0, len(players), 500):
+                rows = conn.execute(
+                    select(RATINGS).where(
+                        RATINGS.c.user_id.in_(players[start : start + 500]),
+                        RATINGS.c.category == category.value,
+                    )
+                ).mappings()
+                found.update({r["user_id"]: perf_of_row(r) for r in rows})
+        return {p: found.get(p) or self.system.new_perf() for p in players}
+
     def perfs(self, player: str) -> dict[Category, Perf]:
         """Every category the player has a rating in."""
         with self.db.connect() as conn:

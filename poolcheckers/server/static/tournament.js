@@ -4,13 +4,14 @@
 
 /** @import { StandingRow, TournamentEvent, TournamentPairing } from "./types.js" */
 
-import { errorText, request } from "./api.js";
+import { LiveSocket, errorText, request } from "./api.js";
 import { currentAccount, playerLink, send } from "./community.js";
 import { describe } from "./tournaments.js";
 import { h } from "./util.js";
 
-/** How often the page reads the event again (it also marks you present for an arena). */
-const REFRESH_MS = 3000;
+/** The page reads the event when its socket says it changed, and every 10 s anyway
+ * (that read also marks you present for an arena's pairings). */
+const REFRESH_MS = 10000;
 const TIEBREAK_NAMES = {
   head_to_head: "Head-to-head",
   sonneborn_berger: "Sonneborn–Berger",
@@ -261,6 +262,13 @@ export async function render(root, id) {
   let shown = "";
   /** @type {number | undefined} */
   let timer;
+  /** @type {TournamentEvent | null} */
+  let latest = null;
+  // the countdown to the start (or an arena's end) ticks every second
+  const ticker = window.setInterval(() => {
+    if (!root.isConnected) window.clearInterval(ticker);
+    else if (latest) root.querySelector(".when")?.replaceWith(header(latest).querySelector(".when") ?? "");
+  }, 1000);
   const draw = async () => {
     /** @type {TournamentEvent} */
     const t = await request("GET", url);
@@ -271,13 +279,11 @@ export async function render(root, id) {
     }
     seenGame = mine ?? "";
     if (t.status === "finished") window.clearInterval(timer);
+    latest = t;
     // the countdown changes every second; the rest only when the event does: the page
     // is drawn again only then, so that a click or a focused field is not lost
     const text = JSON.stringify(t);
-    if (text === shown) {
-      root.querySelector(".when")?.replaceWith(header(t).querySelector(".when") ?? "");
-      return;
-    }
+    if (text === shown) return;
     shown = text;
     document.title = `${t.name} · Pool Checkers`;
     root.replaceChildren(
@@ -291,9 +297,12 @@ export async function render(root, id) {
       pairingsSection(t),
     );
   };
+  const refresh = () => draw().catch(() => undefined); // a missed read is retried later
   timer = window.setInterval(() => {
     if (!root.isConnected) window.clearInterval(timer);
-    else draw().catch(() => undefined); // a missed refresh is retried on the next tick
+    else refresh();
   }, REFRESH_MS);
+  const socket = new LiveSocket(`/ws/tournaments/${encodeURIComponent(id)}`, { onMessage: refresh });
+  window.addEventListener("pagehide", () => socket.close());
   await draw();
 }

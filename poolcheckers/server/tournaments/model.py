@@ -87,6 +87,9 @@ class TournamentSpec:
     rating_range: tuple[int, int] | None = None
     password: str | None = None
     forfeit_minutes: int | None = None
+    #: Swiss: pairs of usernames who must not meet (FIDE's forbidden pairings: a family,
+    #: club mates travelling together)
+    forbidden: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], now_s: float) -> TournamentSpec:
@@ -106,7 +109,7 @@ class TournamentSpec:
         known = {
             "name", "system", "clock", "rated", "rules", "rounds", "games_per_pairing",
             "double", "duration_minutes", "starts_at", "max_players", "rating_range",
-            "password", "forfeit_minutes",
+            "password", "forfeit_minutes", "forbidden",
         }  # fmt: skip
         unknown = sorted(set(data) - known)
         if unknown:
@@ -129,6 +132,7 @@ class TournamentSpec:
         if password is not None and (not isinstance(password, str) or not 4 <= len(password) <= 64):
             raise TournamentError("password must be 4 to 64 characters or null")
         forfeit = _whole(data, "forfeit_minutes", 1, 7 * 24 * 60)
+        forbidden = _forbidden(data.get("forbidden"), system)
         return cls(
             name=name,
             system=system,
@@ -144,6 +148,7 @@ class TournamentSpec:
             rating_range=rating_range,
             password=password or None,
             forfeit_minutes=forfeit,
+            forbidden=forbidden,
         )
 
     @property
@@ -159,7 +164,27 @@ class TournamentSpec:
             "rules": self.rules.to_dict(),
             "rating_range": None if self.rating_range is None else list(self.rating_range),
             "forfeit_minutes": self.forfeit_minutes,
+            "forbidden": [list(p) for p in self.forbidden],
         }
+
+
+def _forbidden(value: object, system: System) -> tuple[tuple[str, str], ...]:
+    if value is None or value == []:
+        return ()
+    if system != "swiss":
+        raise TournamentError("forbidden pairings are for Swiss events")
+    if (
+        not isinstance(value, list)
+        or len(value) > 200
+        or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(n, str) and n for n in p)
+            for p in value
+        )
+    ):
+        raise TournamentError(
+            f"forbidden must be a list of [username, username] pairs, not {value!r}"
+        )
+    return tuple((str(a).lower(), str(b).lower()) for a, b in value)
 
 
 def _rating_range(value: object) -> tuple[int, int] | None:
@@ -201,6 +226,7 @@ class Tournament:
     rating_range: tuple[int, int] | None
     has_password: bool
     forfeit_minutes: int | None
+    forbidden: tuple[tuple[str, str], ...] = ()
     round: int = 0
     paused: bool = False
     started_ms: int | None = None

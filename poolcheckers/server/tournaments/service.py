@@ -20,7 +20,10 @@ import hmac
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, update
@@ -34,6 +37,8 @@ from poolcheckers.server.games.model import Change, Loaded
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.games.timecontrol import Correspondence
+from poolcheckers.server.quotas.slots import Slots
+from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
 from poolcheckers.server.tournaments import standings as st
@@ -63,6 +68,16 @@ log = logging.getLogger("poolcheckers.server")
 NO_SHOW_MINUTES = 3
 #: an arena pairs the players whose event page has been open within this time
 ARENA_PRESENCE_MS = 45_000
+#: a Swiss field this big is paired in a worker process
+PROCESS_PAIRING_FROM = 40
+#: a Swiss pairing that takes longer fails (the sweep tries again; the director sees it)
+SWISS_PAIRING_TIMEOUT_S = 600.0
+#: how long one process may hold an arena's pairing before another may take it over
+ARENA_PAIRING_LEASE_S = 30.0
+#: how long a read of an event serves the pages that ask for it again
+READ_CACHE_S = 1.0
+#: a present arena player's mark is written again only once it is this old
+PRESENCE_REFRESH_MS = 15_000
 #: a rating for a player with none in the event's category (Glicko-2's start)
 DEFAULT_RATING = 1500
 _G, _P = TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
@@ -85,6 +100,8 @@ class TournamentService:
         ratings: RatingService,
         *,
         on_update: Callable[[str], None] | None = None,
+        slots: Slots | None = None,
+        read_cache: float = READ_CACHE_S,
     ) -> None:
         self.db = db
         self.executor = executor
@@ -96,7 +113,19 @@ class TournamentService:
         #: told the id of an event whose standings or pairings may have changed
         self.on_update = on_update
         self.rng = random.Random()
+        #: leases shared by every process: one process pairs an arena at a time (the
+        #: others would compute the same matching and lose every compare-and-set)
+        self.slots = slots
+        self.read_cache = read_cache
         self._pending: set[asyncio.Task[None]] = set()
+        #: events with an advance running in this process, and those changed since
+        self._advancing: set[str] = set()
+        self._again: set[str] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        #: Swiss pairings of big fields run in a worker process of their own
+        self._pairing_pool: ProcessPoolExecutor | None = None
+        #: the last read of each event (shared by every page reading it within a second)
+        self._reads: dict[str, tuple[float, tuple[Tournament, list[Entrant], list[TourGame]]]] = {}
 
     # ------------------------------------------------------------------ helpers
     def _now(self) -> int:
@@ -108,7 +137,12 @@ class TournamentService:
             raise TournamentGone(f"no tournament with id {tid!r}")
         return t
 
+    def forget(self, tid: str) -> None:
+        """The event changed elsewhere (another process): read it again next time."""
+        self._reads.pop(tid, None)
+
     def _changed(self, tid: str) -> None:
+        self._reads.pop(tid, None)
         if self.on_update is not None:
             self.on_update(tid)
 
@@ -226,7 +260,7 @@ class TournamentService:
                 raise TournamentConflict("you are not playing in this event")
             self._forfeit_pending(conn, tid, user_id)
         self._changed(tid)
-        self.advance(tid)
+        self.kick(tid)
 
     @staticmethod
     def _forfeit_pending(conn: Connection, tid: str, user_id: str) -> None:
@@ -280,7 +314,7 @@ class TournamentService:
                     .values(seed=seed, seen_ms=max(p.seen_ms, now))
                 )
         self._changed(t.id)
-        self.advance(t.id)
+        self.kick(t.id)
         return True
 
     def pause(self, tid: str, user_id: str, paused: bool) -> Tournament:
@@ -291,7 +325,7 @@ class TournamentService:
             self.store.set_state(conn, tid, {}, paused=paused)
         self._changed(tid)
         if not paused:
-            self.advance(tid)
+            self.kick(tid)
         return self._get(t.id)
 
     def remove(self, tid: str, user_id: str, username: str) -> None:
@@ -315,15 +349,21 @@ class TournamentService:
             raise TournamentConflict(
                 "only a game in which a side has not made its first move can be forfeited"
             )
-        self.advance(tid)
+        self.kick(tid)
 
     def touch(self, tid: str, user_id: str) -> None:
-        """The player has the event's page open (an arena pairs those present)."""
+        """The player has the event's page open (an arena pairs those present); the
+        mark is written only when it is getting old, not at every read."""
+        now = self._now()
         with self.db.begin() as conn:
             conn.execute(
                 update(_P)
-                .where(_P.c.tournament_id == tid, _P.c.user_id == user_id)
-                .values(seen_ms=self._now())
+                .where(
+                    _P.c.tournament_id == tid,
+                    _P.c.user_id == user_id,
+                    _P.c.seen_ms < now - PRESENCE_REFRESH_MS,
+                )
+                .values(seen_ms=now)
             )
 
     def berserk(self, tid: str, user_id: str, game_id: str) -> None:
@@ -360,23 +400,52 @@ class TournamentService:
         self._changed(tid)
 
     # ------------------------------------------------------------------ moving on
+    def start_loop(self) -> None:
+        """From now on, events are moved on in the background of the running loop."""
+        self.loop = asyncio.get_running_loop()
+
+    def kick(self, tid: str) -> None:
+        """Move the event on soon, in the tournaments' own thread (a Swiss pairing may
+        take long: it never runs on the event loop nor holds the database executor);
+        at once, here, when no loop runs (tools, tests of the service alone)."""
+        loop = self.loop
+        if loop is None:
+            self.advance(tid)
+        else:
+            loop.call_soon_threadsafe(self._schedule, tid)
+
     def game_changed(self, c: Committed) -> None:
         """On the event loop after every stored change: a tournament game that has
-        just ended moves its event on (on the database executor)."""
+        just ended moves its event on."""
         g = c.loaded.game
         if g.tournament_id is None:
             return
         if g.status == "running" and g.ply > 0:
             return
-        task = asyncio.get_running_loop().create_task(self._advance_soon(g.tournament_id))
+        self._reads.pop(g.tournament_id, None)
+        self._schedule(g.tournament_id)
+
+    def _schedule(self, tid: str) -> None:
+        if tid in self._advancing:  # many games ending at once: one more advance after
+            self._again.add(tid)
+            return
+        self._advancing.add(tid)
+        task = asyncio.get_running_loop().create_task(self._advance_soon(tid))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
     async def _advance_soon(self, tid: str) -> None:
         try:
-            await self.executor.run(self.advance, tid)
-        except Exception:  # the sweep tries again
-            log.exception("tournament %s could not move on", tid)
+            while True:
+                self._again.discard(tid)
+                try:
+                    await self.executor.run(self.advance, tid)
+                except Exception:  # the sweep tries again
+                    log.exception("tournament %s could not move on", tid)
+                if tid not in self._again:
+                    return
+        finally:
+            self._advancing.discard(tid)
 
     def sweep(self) -> int:
         """Move every running event on (and start those whose time has come)."""
@@ -439,6 +508,7 @@ class TournamentService:
             (p for p in players if not p.withdrawn),
             key=lambda p: (p.seed is None, p.seed or 0, -p.rating, p.joined_ms),
         )
+        by_name = {p.username.lower(): p.user_id for p in players}
         history: dict[tuple[int, int], PairResult] = {}
         for r in rows:
             key = (r.round, r.board or 0)
@@ -462,14 +532,50 @@ class TournamentService:
                     old.second_points + got[1],
                     old.played and not r.forfeit,
                 )
-        return swiss_round(
+        pair = swiss_round if len(active) < PROCESS_PAIRING_FROM else self._swiss_in_process
+        return pair(
             [p.user_id for p in active],
             {p.user_id: p.rating for p in active},
             list(history.values()),
             round_number=number,
             total_rounds=t.rounds or number,
+            forbidden=[
+                (by_name[a], by_name[b]) for a, b in t.forbidden if a in by_name and b in by_name
+            ],
             bye_points=float(t.games_per_pairing),
         )
+
+    def _swiss_in_process(
+        self,
+        players: list[str],
+        ratings: dict[str, int],
+        history: list[PairResult],
+        *,
+        round_number: int,
+        total_rounds: int,
+        forbidden: list[tuple[str, str]],
+        bye_points: float,
+    ) -> list[Pair]:
+        """:func:`swiss_round` in the worker process: a big field's pairing is pure
+        Python for seconds or minutes, and would hold the interpreter's lock (every
+        request of this process waiting) if it ran in a thread."""
+        if self._pairing_pool is None:
+            self._pairing_pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"))
+        future = self._pairing_pool.submit(
+            swiss_round,
+            players,
+            ratings,
+            history,
+            round_number=round_number,
+            total_rounds=total_rounds,
+            forbidden=forbidden,
+            bye_points=bye_points,
+        )
+        return future.result(timeout=SWISS_PAIRING_TIMEOUT_S)
+
+    def close(self) -> None:
+        if self._pairing_pool is not None:
+            self._pairing_pool.shutdown(cancel_futures=True)
 
     def _tags(self, t: Tournament, number: int | None, board: int | None) -> dict[str, str]:
         # EventType as PGN's supplemental tag (round robin "tourn", "swiss"; and "arena")
@@ -488,10 +594,16 @@ class TournamentService:
         white: Entrant,
         number: int | None,
         board: int | None,
+        perfs: dict[str, Perf] | None = None,
     ) -> Committed:
+        def perf(user_id: str) -> Perf | None:
+            if perfs is not None and user_id in perfs:
+                return perfs[user_id]
+            return self.ratings.perf(user_id, t.category)
+
         return self.creator.between(
-            (black.user_id, black.username, self.ratings.perf(black.user_id, t.category)),
-            (white.user_id, white.username, self.ratings.perf(white.user_id, t.category)),
+            (black.user_id, black.username, perf(black.user_id)),
+            (white.user_id, white.username, perf(white.user_id)),
             t.time_control,
             t.rules,
             rated=t.rated,
@@ -680,13 +792,25 @@ class TournamentService:
         ]
         if len(free) < 2:
             return
-        who = {p.user_id: p for p in players}
-        for pair in arena_pairs(free, self.rng):
-            assert pair.second is not None
-            self._arena_game(t, who[pair.first], who[pair.second])
+        lease = None
+        if self.slots is not None:
+            lease = self.slots.take(f"arena-pairing:{t.id}", 1, ARENA_PAIRING_LEASE_S)
+            if lease is None:
+                return  # another process is pairing this arena now
+        try:
+            who = {p.user_id: p for p in players}
+            perfs = self.ratings.store.perfs_of([p.key for p in free], t.category)
+            for pair in arena_pairs(free, self.rng):
+                assert pair.second is not None
+                self._arena_game(t, who[pair.first], who[pair.second], perfs)
+        finally:
+            if lease is not None and self.slots is not None:
+                self.slots.give_back(lease)
 
-    def _arena_game(self, t: Tournament, black: Entrant, white: Entrant) -> bool:
-        c = self._new_game(t, black, white, None, None)
+    def _arena_game(
+        self, t: Tournament, black: Entrant, white: Entrant, perfs: dict[str, Perf]
+    ) -> bool:
+        c = self._new_game(t, black, white, None, None, perfs)
         game_id = c.loaded.game.id
 
         def claim(conn: Connection) -> bool:
@@ -728,8 +852,18 @@ class TournamentService:
 
     # ------------------------------------------------------------------ reading
     def event(self, tid: str) -> tuple[Tournament, list[Entrant], list[TourGame]]:
+        """An event with its players and games; a read less than a second old is
+        served again (hundreds of players' pages read a big event at once)."""
+        now = time.monotonic()
+        cached = self._reads.get(tid)
+        if cached is not None and now - cached[0] < self.read_cache:
+            return cached[1]
         t = self._get(tid)
-        return t, self.store.players(tid), self.store.games(tid)
+        got = (t, self.store.players(tid), self.store.games(tid))
+        if len(self._reads) > 1000:
+            self._reads.clear()
+        self._reads[tid] = (now, got)
+        return got
 
 
 class _Claimed(Exception):

@@ -15,6 +15,8 @@ from poolcheckers.server.tournaments import standings as st
 from poolcheckers.server.tournaments.model import Entrant, TourGame, Tournament
 from poolcheckers.server.tournaments.service import results_of
 
+#: the most arena games listed on the event's page
+ARENA_GAMES_SHOWN = 200
 RESULT_TEXT = {"black": "2-0", "white": "0-2", "draw": "1-1", "none": "0-0", "bye": "bye"}
 
 
@@ -80,6 +82,13 @@ def event_json(
         }
         for s in rows
     ]
+    shown = games
+    if t.system == "arena" and len(games) > ARENA_GAMES_SHOWN:
+        # a long arena has thousands of games: the page shows those in play and the
+        # latest ones (every game stays in the event's PDN)
+        playing = [g for g in games if g.outcome is None]
+        latest = sorted((g for g in games if g.outcome is not None), key=lambda g: -g.id)
+        shown = playing + latest[: max(0, ARENA_GAMES_SHOWN - len(playing))]
     pairings = [
         {
             "round": g.round,
@@ -94,9 +103,10 @@ def event_json(
             "bye_points": g.bye_points,
             "berserk": sorted(name.get(p, "?") for p in g.berserk),
         }
-        for g in games
+        for g in shown
     ]
     out = summary(t, sum(not p.withdrawn for p in players))
+    out["games_total"] = sum(g.white is not None for g in games)
     out["total_rounds"] = t.total_rounds(sum(p.seed is not None for p in players) or len(players))
     out["standings"] = standings
     out["pairings"] = pairings
@@ -115,7 +125,7 @@ def event_json(
         out["winner"] = out["podium"][0] if out["podium"] else None
     if viewer is not None:
         me = entrant.get(viewer)
-        playing = [
+        mine = [
             g.game_id
             for g in games
             if g.game_id is not None and g.outcome is None and viewer in (g.black, g.white)
@@ -123,7 +133,7 @@ def event_json(
         out["you"] = {
             "joined": me is not None and not me.withdrawn,
             "creator": viewer == t.creator_id,
-            "game": playing[-1] if playing else None,
+            "game": mine[-1] if mine else None,
         }
     return out
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from argon2.profiles import CHEAPEST
+from caissify_pairings.trf import parse_trf
 from fastapi.testclient import TestClient
 
 from poolcheckers.server.timesource import ManualTime
@@ -156,6 +157,18 @@ def test_a_swiss_event_pairs_its_rounds_gives_a_bye_and_exports_trf(site: TestCl
     assert trf.startswith("012 Club Swiss")
     assert sum(line.startswith("001 ") for line in trf.splitlines()) == 5
     assert "0000 - U" in trf
+    # the file reads back with a FIDE TRF16 reader: the same players, scores and meetings
+    parsed = parse_trf(trf)
+    scores = {s["username"]: s["score"] for s in final["standings"]}
+    assert {p["name"]: p["score"] for p in parsed["players"]} == scores
+    number = {p["starting_number"]: p["name"] for p in parsed["players"]}
+    read_back = {
+        frozenset((p["name"], number[r["opponent"]]))
+        for p in parsed["players"]
+        for r in p["results"].values()
+        if r["opponent"] is not None
+    }
+    assert read_back == set(met)
 
 
 def test_an_arena_pairs_present_players_and_berserk_halves_the_clock(
@@ -247,3 +260,25 @@ def test_a_bad_event_is_refused_naming_the_setting(
     r = ann.post("/api/tournaments", json={"name": "Bad", "clock": RAPID, **body})
     assert error_code(r) == "bad_request" and words in r.json()["error"]["message"]
     assert server_context(site).tournaments.store.listed(None) == []
+
+
+def test_a_swiss_forbidden_pair_never_meets(site: TestClient) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan")}
+    r = players["ann"].post(
+        "/api/tournaments",
+        json={"name": "Family Swiss", "system": "swiss", "clock": RAPID, "rounds": 2,
+              "forbidden": [["Ann", "cid"]]},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    for client in players.values():
+        client.post(f"/api/tournaments/{tid}/join", json={})
+    players["ann"].post(f"/api/tournaments/{tid}/start")
+    assert play_out(site, tid, players, lambda p: p["black"]) == 4
+    met = {frozenset((p["black"], p["white"])) for p in event(site, tid)["pairings"]}
+    assert frozenset(("ann", "cid")) not in met
+    bad = players["ann"].post(
+        "/api/tournaments",
+        json={"name": "RR", "system": "round_robin", "clock": RAPID, "forbidden": [["a", "b"]]},
+    )
+    assert error_code(bad) == "bad_request"

@@ -22,7 +22,7 @@ from poolcheckers.server.tournaments.service import TournamentService
 
 from ..conftest import AppFactory
 from ..helpers import server_context
-from .test_tournament_api import event, finish, in_play, play_out, sign_up
+from .test_tournament_api import event, finish, in_play, play_out, sign_up, wait_for
 
 Pair = tuple[TestClient, TestClient]
 
@@ -35,6 +35,8 @@ def two_processes(request: pytest.FixtureRequest) -> Iterator[Pair]:
         "password_parameters": CHEAPEST,
         "signup_limit": (100, 3600.0),  # a dozen players sign up from one address
         "tournament_sweep_interval": 0.05,
+        # two apps over one SQLite file hear nothing of each other's changes
+        "tournament_read_cache": 0.0,
         "sweep_interval": 0.05,
         "clock": clock,
     }
@@ -144,7 +146,8 @@ def test_an_arena_on_two_processes_never_pairs_a_player_twice_at_once(
     services[0].start(tid, services[0].store.get(tid).creator_id)  # type: ignore[union-attr]
     for _ in range(3):
         race(services, lambda s: s.advance(tid))
-        games = in_play(one, tid)
+        # one process at a time pairs (its lease), maybe a sweep's in the background
+        games = wait_for(lambda: len(in_play(one, tid)) == 6 and in_play(one, tid))
         busy = [name for g in games for name in (g["black"], g["white"])]
         assert len(busy) == len(set(busy)) == 12
         for pairing in games:
@@ -171,7 +174,7 @@ def test_a_withdrawal_racing_the_next_round_leaves_consistent_pairings(
         c.post(f"/api/tournaments/{tid}/join", json={})
     services = [server_context(one).tournaments, server_context(two).tournaments]
     players["ann"].post(f"/api/tournaments/{tid}/start")
-    games = in_play(one, tid)
+    games = wait_for(lambda: in_play(one, tid))
     for pairing in games[1:]:
         finish(players, pairing, pairing["black"])
     last = games[0]

@@ -1,21 +1,27 @@
 """Tournaments: round robins of one- or two-game matches, Swiss events and arenas
 (docs/TOURNAMENTS.md).  Making, joining and directing an event need an account;
 reading one does not.  Every game of an event is an ordinary game of the site
-(``/game/{id}``, its clocks, PDN and ratings)."""
+(``/game/{id}``, its clocks, PDN and ratings).  ``WS /ws/tournaments/{id}`` tells an
+event's page, in any server process, that the event changed."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response, WebSocket
 from pydantic import Field
+from starlette.websockets import WebSocketDisconnect
 
 from poolcheckers.server.accounts.model import username_key
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.routers.ws import socket_lease
 from poolcheckers.server.api.schemas import Request as Body
 from poolcheckers.server.api.schemas import Text
 from poolcheckers.server.games import pdn as stored_pdn
+from poolcheckers.server.throttle import address_key, client_address
 from poolcheckers.server.tournaments import view
 
 router = APIRouter(tags=["tournaments"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -40,6 +46,9 @@ class TournamentRequest(Body):
     password: Text | None = Field(None, description="a club event: needed to join")
     forfeit_minutes: int | None = Field(
         None, description="a side that has not moved this long after its game began loses it"
+    )
+    forbidden: list[list[Text]] | None = Field(
+        None, description="Swiss: [[username, username], ...] pairs who must not meet"
     )
 
 
@@ -177,3 +186,44 @@ async def of_player(username: str, ctx: Ctx) -> Response:
     user = await ctx.run(ctx.accounts.users.by_key, username_key(username))
     events = [] if user is None else await ctx.run(ctx.tournaments.store.events_of, user.id)
     return json_response([view.summary(t, 0) for t in events])
+
+
+#: the most notices an event page gets a second (a round's start is many commits)
+NOTICE_INTERVAL_S = 0.5
+
+
+@router.websocket("/ws/tournaments/{tid}")
+async def live(ws: WebSocket, tid: str, ctx: Ctx) -> None:
+    """``{"type": "update"}`` whenever the event's standings or pairings changed (in
+    any server process), at most twice a second; the page then reads
+    ``GET /api/tournaments/{id}``."""
+    await ws.accept()
+    who = address_key(client_address(ws))
+    limit = ctx.settings.lobby_sockets_per_client
+    async with socket_lease(ws, ctx, f"ws-tournament:{who}", limit, "event sockets") as held:
+        if held:
+            await _event_socket(ws, ctx, tid)
+
+
+async def _event_socket(ws: WebSocket, ctx: Ctx, tid: str) -> None:
+    topic = f"tournament:{tid}"
+    queue = ctx.topics.subscribe(topic)
+
+    async def send_notices() -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # the page left
+            while True:
+                await queue.get()
+                await ws.send_text('{"type":"update"}')
+                await asyncio.sleep(NOTICE_INTERVAL_S)
+
+    sender = asyncio.create_task(send_notices())
+    try:
+        while True:  # the client says nothing that matters: read until it leaves
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+    except WebSocketDisconnect:
+        pass
+    finally:
+        sender.cancel()
+        ctx.topics.unsubscribe(topic, queue)
