@@ -4,8 +4,9 @@ own small interface (players are keys, a pairing is a :class:`Pair`).
 - Round robin: the FIDE Berger tables (caissify-pairings' ``berger_round``), odd
   fields with a bye a round, double round robin with colours reversed.
 - Swiss: the FIDE Dutch system (caissify-pairings' ``dutch`` engine, checked by its
-  authors against bbpPairings); this module only derives the history the engine
-  asks for (scores, colours, floats, byes, who has met) from the results.
+  authors against bbpPairings; pairing-core's Dutch kernel first in big fields, see
+  :func:`swiss_round`); this module only derives the history the engines ask for
+  (scores, colours, floats, byes, who has met) from the results.
 - Arena: a maximum-weight matching (networkx) of the players free at the moment,
   near in rank and rating, away from their last opponents.
 
@@ -19,10 +20,20 @@ import random
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
 from caissify_pairings.engines.round_robin import berger_round
+from pairing_core import (
+    DUTCH_TILL2026_COMPAT,
+    CanonicalPlayer,
+    CanonicalRequest,
+    ConstraintSet,
+    ExecutionBudgets,
+    PairingError,
+    pair_canonical,
+)
 
 #: the largest round robin (a division of the APCA national has far fewer)
 MAX_ROUND_ROBIN = 24
@@ -116,7 +127,7 @@ def _swiss_entries(
     ratings: Mapping[str, int],
     history: Sequence[PairResult],
     rounds_before: int,
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     seeds = {p: i for i, p in enumerate(players, start=1)}
     score = dict.fromkeys(players, 0.0)
     colors = {p: ["none"] * rounds_before for p in players}
@@ -173,10 +184,126 @@ def swiss_round(
     """The pairings of Swiss round ``round_number`` (of ``total_rounds``) among
     ``players`` (those still in, in seeding order), by the FIDE Dutch system: no
     pair meets twice, the ``forbidden`` pairs never meet (FIDE's forbidden
-    pairings: given to the engine as if they had met), each player's score,
-    colours, floats and byes come from ``history`` (late joiners have none).  An
-    odd field gives one bye of ``bye_points`` (listed last), not twice to one
-    player.  :class:`NoPairing` when no pairing exists."""
+    pairings), each player's score, colours, floats and byes come from ``history``
+    (late joiners have none).  An odd field gives one bye of ``bye_points`` (listed
+    last), not twice to one player.  :class:`NoPairing` when no pairing exists.
+
+    Two implementations of the Dutch system are used: caissify-pairings (checked
+    by its authors against bbpPairings) pairs fields below :data:`LARGE_FIELD`; in
+    bigger fields its hundred-odd weighted matchings in pure Python take minutes a
+    round (200 players: 140 to 300 s, benchmarks/README.md), so pairing-core's Dutch
+    kernel pairs them first (a fraction of a second), its answer checked against the
+    absolute criteria below, and caissify-pairings pairs the round if it fails."""
+    forbidden = list(forbidden)
+    if len(players) >= LARGE_FIELD:
+        try:
+            pairs = _pairing_core_round(players, ratings, history, round_number, forbidden)
+            if _absolute_criteria_hold(pairs, players, history, forbidden):
+                return pairs
+        except NoPairing:
+            pass  # pairing-core found none within its budget: the other engine looks
+    return _caissify_round(
+        players,
+        ratings,
+        history,
+        round_number=round_number,
+        total_rounds=total_rounds,
+        forbidden=forbidden,
+        bye_points=bye_points,
+    )
+
+
+#: a Swiss field this big is paired by pairing-core first (see :func:`swiss_round`)
+LARGE_FIELD = 40
+#: the time pairing-core may take on a big field before the other engine is asked
+PAIRING_CORE_SECONDS = 20.0
+
+
+def _absolute_criteria_hold(
+    pairs: list[Pair],
+    players: Sequence[str],
+    history: Sequence[PairResult],
+    forbidden: Sequence[tuple[str, str]],
+) -> bool:
+    """FIDE C.04.1's absolute criteria on a round: everyone once, no second meeting
+    (nor a forbidden one), one bye at most and only for an odd field, not to a
+    player who already had one."""
+    seen = [p for pair in pairs for p in pair.players()]
+    if sorted(seen) != sorted(players):
+        return False
+    met = {frozenset((r.first, r.second)) for r in history if r.second is not None}
+    met |= {frozenset(f) for f in forbidden}
+    if any(frozenset(p.players()) in met for p in pairs if p.second is not None):
+        return False
+    byes = [p.first for p in pairs if p.second is None]
+    had = {r.first for r in history if r.second is None}
+    return len(byes) == len(players) % 2 and not set(byes) & had
+
+
+def _pairing_core_round(
+    players: Sequence[str],
+    ratings: Mapping[str, int],
+    history: Sequence[PairResult],
+    round_number: int,
+    forbidden: Sequence[tuple[str, str]],
+) -> list[Pair]:
+    seeds = {p: i for i, p in enumerate(players, start=1)}
+    entries = _swiss_entries(players, ratings, history, round_number - 1)
+    code = {"white": "w", "black": "b", "none": "-", "up": "U", "down": "D"}
+    met: dict[str, set[int]] = {p: set() for p in players}
+    for r in history:
+        if r.second is not None and r.first in seeds and r.second in seeds:
+            met[r.first].add(seeds[r.second])
+            met[r.second].add(seeds[r.first])
+    request = CanonicalRequest(
+        players=tuple(
+            CanonicalPlayer(
+                id=int(e["id"]),
+                pairing_no=int(e["id"]),
+                rating=int(e["rating"]),
+                points=float(e["score"]),
+                color_hist="".join(code[c] for c in e["color_hist"]),
+                opponents=tuple(sorted(met[str(e["name"])])),
+                received_bye=int(e["bye_count"]) > 0,
+                float_hist="".join(code[f] for f in e["float_history"]),
+            )
+            for e in entries
+        ),
+        ruleset=DUTCH_TILL2026_COMPAT,
+        round_number=round_number,
+        constraints=ConstraintSet(
+            forbidden_pairs=tuple(
+                (seeds[a], seeds[b]) for a, b in forbidden if a in seeds and b in seeds
+            )
+        ),
+        budgets=ExecutionBudgets(wall_clock_seconds=PAIRING_CORE_SECONDS),
+    )
+    try:
+        result = pair_canonical(request)
+    except PairingError as error:
+        raise NoPairing(str(error)) from error
+    by_seed = {i: p for p, i in seeds.items()}
+    games = [
+        Pair(by_seed[b.white_id], by_seed[b.black_id])
+        for b in result.pairings
+        if b.black_id is not None
+    ]
+    byes = [Pair(by_seed[b.white_id], None) for b in result.pairings if b.black_id is None]
+    return games + byes
+
+
+def _caissify_round(
+    players: Sequence[str],
+    ratings: Mapping[str, int],
+    history: Sequence[PairResult],
+    *,
+    round_number: int,
+    total_rounds: int,
+    forbidden: Iterable[tuple[str, str]] = (),
+    bye_points: float = 1.0,
+) -> list[Pair]:
+    """caissify-pairings' Dutch round (the forbidden pairs are given to the engine
+    as if they had met)."""
     if len(players) < 2:
         raise NoPairing("a Swiss round needs at least 2 players")
     seeds = {p: i for i, p in enumerate(players, start=1)}

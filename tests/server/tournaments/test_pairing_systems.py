@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from poolcheckers.server.tournaments import systems
 from poolcheckers.server.tournaments.systems import (
     ArenaPlayer,
     NoPairing,
@@ -172,3 +173,31 @@ def test_an_arena_matching_pairs_everyone_but_at_most_one_and_nobody_twice(
     seen = [p for pair in pairs for p in pair.players()]
     assert len(seen) == len(set(seen))
     assert len(seen) == len(free) - len(free) % 2
+
+
+def test_a_big_swiss_field_is_paired_quickly_and_within_the_absolute_criteria() -> None:
+    # 60 players: pairing-core's kernel pairs first; the criteria are checked each round
+    rounds = play_swiss(60, 6, seed=3)
+    met: set[frozenset[str]] = set()
+    for r in rounds:
+        assert sorted(p for pair in r for p in pair.players()) == names(60)
+        for pair in r:
+            key = frozenset(pair.players())
+            assert pair.bye or key not in met
+            met.add(key)
+
+
+def test_a_big_field_answer_that_breaks_a_criterion_is_paired_again_by_the_other_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    players = names(40)
+    history = [PairResult(1, "p01", "p02", 1.0, 0.0)]
+
+    def rematch(*_args: object) -> list[Pair]:  # a broken answer: p01 meets p02 again
+        rest = zip(players[2::2], players[3::2], strict=True)
+        return [Pair("p01", "p02")] + [Pair(a, b) for a, b in rest]
+
+    monkeypatch.setattr(systems, "_pairing_core_round", rematch)
+    pairs = swiss_round(players, {}, history, round_number=2, total_rounds=5)
+    assert frozenset(("p01", "p02")) not in {frozenset(p.players()) for p in pairs}
+    assert sorted(p for pair in pairs for p in pair.players()) == sorted(players)
