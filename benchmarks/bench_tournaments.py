@@ -78,7 +78,11 @@ class Player:
         self.http.headers["X-CSRF-Token"] = r.json()["csrf_token"]
 
     async def post(self, path: str, body: Any = None) -> Any:
-        r = await self.http.post(path, json=body if body is not None else {})
+        try:
+            r = await self.http.post(path, json=body if body is not None else {})
+        except (httpx2.ReadError, httpx2.RemoteProtocolError):
+            # a kept-alive connection the server closed as the request left: once more
+            r = await self.http.post(path, json=body if body is not None else {})
         if r.status_code != 200:
             raise RuntimeError(f"{self.name} {path}: {r.status_code} {r.text[:200]}")
         return r.json()
@@ -128,7 +132,8 @@ async def arena(bases: list[str], url: str, players: int) -> dict[str, Any]:
 
     async def present(p: Player) -> None:  # the event page open: read every 10 s
         while not stop.is_set():
-            await p.http.get(f"/api/tournaments/{tid}")
+            with contextlib.suppress(httpx2.ReadError, httpx2.RemoteProtocolError):
+                await p.http.get(f"/api/tournaments/{tid}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 10 + random.random())
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .conftest import PageFactory, Server
-from .helpers import click_path, shot, wait_moves
+from .helpers import SCREENSHOTS, click_path, shot, wait_moves
 from .test_community import SIZES, sign_up
 
 if TYPE_CHECKING:
@@ -105,6 +105,9 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
     cross = ann.locator("table.crosstable")
     cross_text = cross.inner_text()
     assert "2" in cross_text and "1" in cross_text
+    (SCREENSHOTS.parent / f"tournament-crosstable-{size}.txt").write_text(
+        cross_text + "\n", encoding="utf-8"
+    )
     shot(ann, f"tournament-finished-{size}", full_page=True)
     with ann.expect_download() as download:
         ann.click("text=All games (PDN)")
@@ -188,3 +191,66 @@ def test_an_arena_pairs_its_players_who_may_berserk(
     tid = event_url.rsplit("/", 1)[1]
     pairing = event(ann, tid)["pairings"][0]
     assert pairing["berserk"]
+
+
+def api_play(page: Page, game: str, moves: list[str], start: int) -> None:
+    for ply, move in enumerate(moves, start=start):
+        status = page.evaluate(
+            "async ([g, m, p]) => (await fetch('/api/games/' + g + '/move', {method: 'POST',"
+            " headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({move: m, ply: p})})).status",
+            [game, move, ply],
+        )
+        assert status == 200
+
+
+def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
+    server: Server, new_page: PageFactory
+) -> None:
+    names = [f"Swiss{i}_e2e" for i in range(1, 6)]
+    pages = {name: new_page(**SIZES["laptop"]) for name in names}
+    for name, page in pages.items():
+        sign_up(page, server, name)
+    ann = pages[names[0]]
+    ann.goto(server.url("/tournaments"))
+    form = ann.locator('form[aria-label="New tournament"]')
+    form.locator('input[name="name"]').fill("Club Swiss e2e")
+    form.locator('select[name="system"]').select_option("swiss")
+    form.locator('select[name="games"]').select_option("1")
+    form.locator('input[name="rounds"]').fill("3")
+    form.locator('button[type="submit"]').click()
+    ann.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+    tid = ann.url.rsplit("/", 1)[1]
+    for page in pages.values():
+        if page is not ann:
+            page.goto(ann.url)
+        page.locator('.actions button:text-is("Join")').click()
+        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    ann.locator('.actions button:text-is("Start now")').click()
+    done: set[str] = set()
+    while event(ann, tid)["status"] != "finished":
+        for p in event(ann, tid)["pairings"]:
+            if p["game"] and not p["result"] and p["game"] not in done:
+                # both sides move (by the API, from their own browsers), then White resigns
+                api_play(pages[p["black"]], p["game"], ["11-15"], 0)
+                api_play(pages[p["white"]], p["game"], ["23-19"], 1)
+                pages[p["white"]].evaluate(
+                    "async (g) => fetch('/api/games/' + g + '/resign', {method: 'POST',"
+                    " headers: {'Content-Type': 'application/json'}, body: '{}'})",
+                    p["game"],
+                )
+                done.add(p["game"])
+        ann.wait_for_timeout(200)
+    assert len(done) == 6  # 3 rounds of 2 games, a bye each round
+    ann.goto(server.url(f"/tournaments/{tid}"))
+    ann.wait_for_selector(".podium h2")
+    table = ann.locator("table.standings")
+    rows = table.locator("tbody tr")
+    assert rows.count() == 5
+    text = table.inner_text()
+    assert "Buchholz cut-1" in text and "Sonneborn–Berger" in text
+    final = event(ann, tid)
+    assert sum(s["score"] for s in final["standings"]) == 6 + 3  # games + byes
+    shot(ann, "tournament-swiss-finished-laptop", full_page=True)
+    artifacts = SCREENSHOTS.parent
+    (artifacts / "tournament-swiss-standings.txt").write_text(text + "\n", encoding="utf-8")

@@ -27,6 +27,7 @@ from poolcheckers.server.games.timecontrol import (
     parse_time_control,
     time_control_to_dict,
 )
+from poolcheckers.server.tournaments.standings import Bye, GameResult
 from poolcheckers.server.tournaments.systems import MAX_ROUND_ROBIN, round_robin_rounds
 
 System = Literal["round_robin", "swiss", "arena"]
@@ -350,3 +351,30 @@ def _shape(
     if double and system != "round_robin":
         raise TournamentError("double is for round robins only")
     return gpp, double, rounds, duration
+
+
+def _results(rows: list[TourGame]) -> list[GameResult]:
+    out: list[GameResult] = []
+    for r in rows:
+        if r.white is None or r.outcome == "none":
+            continue
+        outcome = r.outcome if r.outcome in ("black", "white", "draw") else None
+        out.append(
+            GameResult(
+                r.round,
+                r.black,
+                r.white,
+                outcome,  # type: ignore[arg-type]
+                forfeit=r.forfeit,
+                ended_ms=r.ended_ms,
+                plies=r.plies,
+                berserk=r.berserk,
+            )
+        )
+    return out
+
+
+def results_of(rows: list[TourGame]) -> tuple[list[GameResult], list[Bye]]:
+    """The games and byes of an event as the standings count them."""
+    byes = [Bye(r.round, r.black, r.bye_points or 0.0) for r in rows if r.white is None]
+    return _results(rows), byes

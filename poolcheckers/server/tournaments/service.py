@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import random
 import secrets
@@ -42,6 +43,7 @@ from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
 from poolcheckers.server.tournaments import standings as st
+from poolcheckers.server.tournaments import view
 from poolcheckers.server.tournaments.model import (
     Entrant,
     TourGame,
@@ -50,6 +52,7 @@ from poolcheckers.server.tournaments.model import (
     TournamentForbidden,
     TournamentGone,
     TournamentSpec,
+    results_of,
 )
 from poolcheckers.server.tournaments.repository import DbTournamentStore
 from poolcheckers.server.tournaments.systems import (
@@ -63,11 +66,15 @@ from poolcheckers.server.tournaments.systems import (
 )
 
 log = logging.getLogger("poolcheckers.server")
+#: an event with its players and games, as read together
+EventRead = tuple[Tournament, list[Entrant], list[TourGame]]
 
 #: a side that has not moved this long after its game began loses it (on the clock)
 NO_SHOW_MINUTES = 3
 #: an arena pairs the players whose event page has been open within this time
 ARENA_PRESENCE_MS = 45_000
+#: how long an arena's advance waits for the pairing lease another process holds
+ARENA_LEASE_WAIT_S = 5.0
 #: a Swiss field this big is paired in a worker process
 PROCESS_PAIRING_FROM = 40
 #: a Swiss pairing that takes longer fails (the sweep tries again; the director sees it)
@@ -125,7 +132,7 @@ class TournamentService:
         #: Swiss pairings of big fields run in a worker process of their own
         self._pairing_pool: ProcessPoolExecutor | None = None
         #: the last read of each event (shared by every page reading it within a second)
-        self._reads: dict[str, tuple[float, tuple[Tournament, list[Entrant], list[TourGame]]]] = {}
+        self._reads: dict[str, tuple[float, EventRead, str]] = {}
 
     # ------------------------------------------------------------------ helpers
     def _now(self) -> int:
@@ -767,7 +774,7 @@ class TournamentService:
         if t.paused:
             return
         players = self.store.players(t.id)
-        results = _results(rows)
+        results = results_of(rows)[0]
         ranked = st.standings("arena", [p.user_id for p in players], results)
         rank = {s.player: s.rank for s in ranked}
         recent: dict[str, list[str]] = {}
@@ -794,9 +801,16 @@ class TournamentService:
             return
         lease = None
         if self.slots is not None:
-            lease = self.slots.take(f"arena-pairing:{t.id}", 1, ARENA_PAIRING_LEASE_S)
+            lease = self._arena_lease(t.id)
             if lease is None:
-                return  # another process is pairing this arena now
+                return  # another process has paired for long: the next sweep looks again
+            # the players free now, read again: the other process may have paired some
+            players = self.store.players(t.id)
+            idle = {p.user_id for p in players if p.busy_game is None and not p.withdrawn}
+            free = [f for f in free if f.key in idle]
+            if len(free) < 2:
+                self.slots.give_back(lease)
+                return
         try:
             who = {p.user_id: p for p in players}
             perfs = self.ratings.store.perfs_of([p.key for p in free], t.category)
@@ -806,6 +820,18 @@ class TournamentService:
         finally:
             if lease is not None and self.slots is not None:
                 self.slots.give_back(lease)
+
+    def _arena_lease(self, tid: str) -> str | None:
+        """The lease to pair the arena ``tid``, waiting (in the tournaments' thread) while
+        another process holds it: the players freed here are paired as soon as that
+        process is done, not at the next sweep."""
+        assert self.slots is not None
+        deadline = time.monotonic() + ARENA_LEASE_WAIT_S
+        while True:
+            lease = self.slots.take(f"arena-pairing:{tid}", 1, ARENA_PAIRING_LEASE_S)
+            if lease is not None or time.monotonic() > deadline:
+                return lease
+            time.sleep(0.05)
 
     def _arena_game(
         self, t: Tournament, black: Entrant, white: Entrant, perfs: dict[str, Perf]
@@ -851,47 +877,26 @@ class TournamentService:
         return True
 
     # ------------------------------------------------------------------ reading
-    def event(self, tid: str) -> tuple[Tournament, list[Entrant], list[TourGame]]:
-        """An event with its players and games; a read less than a second old is
-        served again (hundreds of players' pages read a big event at once)."""
+    def event(self, tid: str) -> EventRead:
+        """An event with its players and games."""
+        return self.event_view(tid)[0]
+
+    def event_view(self, tid: str) -> tuple[EventRead, str]:
+        """An event with its players and games, and what every reader sees of it as
+        JSON; a read less than a second old is served again (hundreds of players'
+        pages read a big event at once)."""
         now = time.monotonic()
         cached = self._reads.get(tid)
         if cached is not None and now - cached[0] < self.read_cache:
-            return cached[1]
+            return cached[1], cached[2]
         t = self._get(tid)
         got = (t, self.store.players(tid), self.store.games(tid))
+        shared = json.dumps(view.shared_json(*got), separators=(",", ":"))
         if len(self._reads) > 1000:
             self._reads.clear()
-        self._reads[tid] = (now, got)
-        return got
+        self._reads[tid] = (now, got, shared)
+        return got, shared
 
 
 class _Claimed(Exception):
     """Another process claimed the row first."""
-
-
-def _results(rows: list[TourGame]) -> list[st.GameResult]:
-    out: list[st.GameResult] = []
-    for r in rows:
-        if r.white is None or r.outcome == "none":
-            continue
-        outcome = r.outcome if r.outcome in ("black", "white", "draw") else None
-        out.append(
-            st.GameResult(
-                r.round,
-                r.black,
-                r.white,
-                outcome,  # type: ignore[arg-type]
-                forfeit=r.forfeit,
-                ended_ms=r.ended_ms,
-                plies=r.plies,
-                berserk=r.berserk,
-            )
-        )
-    return out
-
-
-def results_of(rows: list[TourGame]) -> tuple[list[st.GameResult], list[st.Bye]]:
-    """The games and byes of an event as the standings count them."""
-    byes = [st.Bye(r.round, r.black, r.bye_points or 0.0) for r in rows if r.white is None]
-    return _results(rows), byes

@@ -12,8 +12,7 @@ from caissify_pairings.trf import write_trf
 
 from poolcheckers.server.games.timecontrol import time_control_to_dict
 from poolcheckers.server.tournaments import standings as st
-from poolcheckers.server.tournaments.model import Entrant, TourGame, Tournament
-from poolcheckers.server.tournaments.service import results_of
+from poolcheckers.server.tournaments.model import Entrant, TourGame, Tournament, results_of
 
 #: the most arena games listed on the event's page
 ARENA_GAMES_SHOWN = 200
@@ -59,9 +58,33 @@ def table(t: Tournament, players: list[Entrant], games: list[TourGame]) -> list[
 def event_json(
     t: Tournament, players: list[Entrant], games: list[TourGame], viewer: str | None
 ) -> dict[str, Any]:
-    """The whole event: settings, standings, pairings (with their games), the
-    crosstable of a round robin, the podium once it is over, and the viewer's own
-    part (joined, their game in play)."""
+    """The whole event: :func:`shared_json` and the viewer's :func:`your_part`."""
+    out = shared_json(t, players, games)
+    if viewer is not None:
+        out["you"] = your_part(t, players, games, viewer)
+    return out
+
+
+def your_part(
+    t: Tournament, players: list[Entrant], games: list[TourGame], viewer: str
+) -> dict[str, Any]:
+    """The viewer's own part of an event: joined, its creator, their game in play."""
+    me = next((p for p in players if p.user_id == viewer), None)
+    mine = [
+        g.game_id
+        for g in games
+        if g.game_id is not None and g.outcome is None and viewer in (g.black, g.white)
+    ]
+    return {
+        "joined": me is not None and not me.withdrawn,
+        "creator": viewer == t.creator_id,
+        "game": mine[-1] if mine else None,
+    }
+
+
+def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) -> dict[str, Any]:
+    """What every reader of an event sees: settings, standings, pairings (with their
+    games), the crosstable of a round robin, the podium once it is over."""
     name = {p.user_id: p.username for p in players}
     rows = table(t, players, games)
     entrant = {p.user_id: p for p in players}
@@ -123,18 +146,6 @@ def event_json(
     if t.status == "finished" and rows:
         out["podium"] = [name[s.player] for s in rows[:3] if s.games or s.score]
         out["winner"] = out["podium"][0] if out["podium"] else None
-    if viewer is not None:
-        me = entrant.get(viewer)
-        mine = [
-            g.game_id
-            for g in games
-            if g.game_id is not None and g.outcome is None and viewer in (g.black, g.white)
-        ]
-        out["you"] = {
-            "joined": me is not None and not me.withdrawn,
-            "creator": viewer == t.creator_id,
-            "game": mine[-1] if mine else None,
-        }
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response, WebSocket
@@ -88,11 +89,14 @@ async def listed(
 @router.get("/api/tournaments/{tid}", summary="An event: standings, pairings, crosstable")
 async def event(tid: str, request: Request, ctx: Ctx) -> Response:
     user = await ctx.accounts.user_of(request)
-    t, players, games = await ctx.run(ctx.tournaments.event, tid)
-    viewer = None if user is None else user.id
-    if viewer is not None and t.status == "running" and any(p.user_id == viewer for p in players):
-        await ctx.run(ctx.tournaments.touch, tid, viewer)
-    return json_response(view.event_json(t, players, games, viewer))
+    (t, players, games), shared = await ctx.run(ctx.tournaments.event_view, tid)
+    if user is None:
+        return json_response(shared)
+    if t.status == "running" and any(p.user_id == user.id for p in players):
+        await ctx.run(ctx.tournaments.touch, tid, user.id)
+    # the shared part is serialised once per read; the viewer's part is added to it
+    you = json.dumps(view.your_part(t, players, games, user.id), separators=(",", ":"))
+    return json_response(f'{shared[:-1]},"you":{you}}}')
 
 
 async def _event_after(ctx: Ctx, tid: str, viewer: str) -> Response:
