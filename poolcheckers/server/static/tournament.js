@@ -209,7 +209,8 @@ function header(t) {
       : t.status === "running"
         ? t.system === "arena"
           ? `Ends in ${countdown(t.ends_at)}`
-          : `Round ${t.round} of ${t.total_rounds}${t.paused ? " (paused)" : ""}`
+          : `Round ${t.round} of ${t.total_rounds}${t.paused ? " (paused)" : ""}` +
+            (t.next_round_at && t.next_round_at > Date.now() / 1000 ? ` · next round in ${countdown(t.next_round_at)}` : "")
         : "Finished";
   return h(
     "header",

@@ -117,6 +117,9 @@ function createForm() {
   const maxPlayers = h("input", { name: "max_players", type: "number", min: "2", max: "1000" });
   const startsAt = h("input", { name: "starts_at", type: "datetime-local" });
   const password = h("input", { name: "password", type: "text", maxlength: "64", autocomplete: "off" });
+  const roundMinutes = h("input", { name: "round_minutes", type: "number", min: "1", max: "20160" });
+  const ratingLow = h("input", { name: "rating_low", type: "number", min: "400", max: "2900" });
+  const ratingHigh = h("input", { name: "rating_high", type: "number", min: "400", max: "2900" });
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
@@ -135,6 +138,9 @@ function createForm() {
     field("Most players", maxPlayers),
     field("Starts at (optional)", startsAt),
     field("Password for a club event (optional)", password),
+    field("Minutes between round starts (optional)", roundMinutes),
+    field("Lowest rating (optional)", ratingLow),
+    field("Highest rating (optional)", ratingHigh),
     h("button", { type: "submit" }, "Create"),
     error,
   );
@@ -153,6 +159,8 @@ function createForm() {
     if (maxPlayers.value) body.max_players = Number(maxPlayers.value);
     if (startsAt.value) body.starts_at = Math.round(new Date(startsAt.value).getTime() / 1000);
     if (password.value) body.password = password.value;
+    if (roundMinutes.value && kind !== "arena") body.round_minutes = Number(roundMinutes.value);
+    if (ratingLow.value || ratingHigh.value) body.rating_range = [Number(ratingLow.value || 400), Number(ratingHigh.value || 2900)];
     try {
       /** @type {TournamentSummary} */
       const made = await send("POST", "/api/tournaments", body);

@@ -439,6 +439,8 @@
  * @property {number | null} starts_at
  * @property {number | null} started_at
  * @property {number | null} ends_at
+ * @property {number | null} [round_minutes]
+ * @property {number | null} [next_round_at]
  * @property {number | null} max_players
  * @property {boolean} private
  * @property {boolean} paused

@@ -91,6 +91,9 @@ class TournamentSpec:
     #: Swiss: pairs of usernames who must not meet (FIDE's forbidden pairings: a family,
     #: club mates travelling together)
     forbidden: tuple[tuple[str, str], ...] = ()
+    #: round robin and Swiss: round n starts no sooner than n - 1 times this after the
+    #: start (a club's weekly evening, a day per round); None: as soon as the last ends
+    round_minutes: int | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], now_s: float) -> TournamentSpec:
@@ -110,7 +113,7 @@ class TournamentSpec:
         known = {
             "name", "system", "clock", "rated", "rules", "rounds", "games_per_pairing",
             "double", "duration_minutes", "starts_at", "max_players", "rating_range",
-            "password", "forfeit_minutes", "forbidden",
+            "password", "forfeit_minutes", "forbidden", "round_minutes",
         }  # fmt: skip
         unknown = sorted(set(data) - known)
         if unknown:
@@ -134,6 +137,9 @@ class TournamentSpec:
             raise TournamentError("password must be 4 to 64 characters or null")
         forfeit = _whole(data, "forfeit_minutes", 1, 7 * 24 * 60)
         forbidden = _forbidden(data.get("forbidden"), system)
+        round_minutes = _whole(data, "round_minutes", 1, 14 * 24 * 60)
+        if round_minutes is not None and system == "arena":
+            raise TournamentError("round_minutes is for round robins and Swiss events")
         return cls(
             name=name,
             system=system,
@@ -150,6 +156,7 @@ class TournamentSpec:
             password=password or None,
             forfeit_minutes=forfeit,
             forbidden=forbidden,
+            round_minutes=round_minutes,
         )
 
     @property
@@ -166,6 +173,7 @@ class TournamentSpec:
             "rating_range": None if self.rating_range is None else list(self.rating_range),
             "forfeit_minutes": self.forfeit_minutes,
             "forbidden": [list(p) for p in self.forbidden],
+            "round_minutes": self.round_minutes,
         }
 
 
@@ -228,6 +236,7 @@ class Tournament:
     has_password: bool
     forfeit_minutes: int | None
     forbidden: tuple[tuple[str, str], ...] = ()
+    round_minutes: int | None = None
     round: int = 0
     paused: bool = False
     started_ms: int | None = None
@@ -245,6 +254,12 @@ class Tournament:
         if self.system == "round_robin":
             return round_robin_rounds(players, double=self.double)
         return self.rounds
+
+    def round_starts_ms(self, number: int) -> int | None:
+        """When round ``number`` may start at the soonest (None: as soon as the last ends)."""
+        if self.round_minutes is None or self.started_ms is None:
+            return None
+        return self.started_ms + (number - 1) * self.round_minutes * 60_000
 
     @property
     def ends_ms(self) -> int | None:

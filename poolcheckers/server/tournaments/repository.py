@@ -49,6 +49,7 @@ def _tournament(row: Any) -> Tournament:
         rating_range=None if rr is None else (int(rr[0]), int(rr[1])),
         has_password=row["password_hash"] is not None,
         forfeit_minutes=settings.get("forfeit_minutes"),
+        round_minutes=settings.get("round_minutes"),
         forbidden=tuple((str(a), str(b)) for a, b in settings.get("forbidden") or ()),
         round=row["round"],
         paused=row["paused"],

@@ -491,6 +491,9 @@ class TournamentService:
             return
         if t.paused:
             return
+        soonest = t.round_starts_ms(t.round + 1)
+        if soonest is not None and now < soonest:
+            return  # the round's set time has not come (the sweep starts it then)
         players = self.store.players(tid)
         seeded = sorted((p for p in players if p.seed is not None), key=lambda p: p.seed or 0)
         total = t.total_rounds(len(seeded)) or 0

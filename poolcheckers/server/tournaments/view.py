@@ -38,6 +38,8 @@ def summary(t: Tournament, players: int) -> dict[str, Any]:
         "starts_at": None if t.starts_at_ms is None else t.starts_at_ms // 1000,
         "started_at": None if t.started_ms is None else t.started_ms // 1000,
         "ends_at": None if t.ends_ms is None else t.ends_ms // 1000,
+        "round_minutes": t.round_minutes,
+        "next_round_at": _next_round_at(t),
         "max_players": t.max_players,
         "rating_range": None if t.rating_range is None else list(t.rating_range),
         "private": t.has_password,
@@ -45,6 +47,13 @@ def summary(t: Tournament, players: int) -> dict[str, Any]:
         "creator": t.creator_name,
         "players": players,
     }
+
+
+def _next_round_at(t: Tournament) -> int | None:
+    if t.status != "running" or t.system == "arena":
+        return None
+    at = t.round_starts_ms(t.round + 1)
+    return None if at is None else at // 1000
 
 
 def table(t: Tournament, players: list[Entrant], games: list[TourGame]) -> list[st.Standing]:

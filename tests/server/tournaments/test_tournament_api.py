@@ -282,3 +282,24 @@ def test_a_swiss_forbidden_pair_never_meets(site: TestClient) -> None:
         json={"name": "RR", "system": "round_robin", "clock": RAPID, "forbidden": [["a", "b"]]},
     )
     assert error_code(bad) == "bad_request"
+
+
+def test_a_round_with_a_set_time_waits_for_it(site: TestClient, clock: ManualTime) -> None:
+    ann, bob = sign_up(site, "ann"), sign_up(site, "bob")
+    tid = ann.post(
+        "/api/tournaments",
+        json={"name": "Weekly", "system": "round_robin", "clock": RAPID, "double": True,
+              "round_minutes": 60},
+    ).json()["id"]  # fmt: skip
+    for c in (ann, bob):
+        c.post(f"/api/tournaments/{tid}/join", json={})
+    ann.post(f"/api/tournaments/{tid}/start")
+    first = wait_for(lambda: in_play(site, tid))[0]
+    finish({"ann": ann, "bob": bob}, first, first["black"])
+    wait_for(lambda: event(site, tid)["pairings"][0]["result"] is not None)
+    time.sleep(0.3)  # a few sweeps: round 2 must wait for its time
+    state = event(site, tid)
+    assert state["round"] == 1 and state["next_round_at"] is not None
+    clock.advance(60 * 60)
+    second = wait_for(lambda: [p for p in in_play(site, tid) if p["round"] == 2])
+    assert (second[0]["black"], second[0]["white"]) == (first["white"], first["black"])

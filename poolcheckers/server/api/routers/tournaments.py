@@ -48,6 +48,9 @@ class TournamentRequest(Body):
     forfeit_minutes: int | None = Field(
         None, description="a side that has not moved this long after its game began loses it"
     )
+    round_minutes: int | None = Field(
+        None, description="round n starts no sooner than (n - 1) × this after the start"
+    )
     forbidden: list[list[Text]] | None = Field(
         None, description="Swiss: [[username, username], ...] pairs who must not meet"
     )
