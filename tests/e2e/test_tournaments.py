@@ -23,7 +23,22 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 
 def event(page: Page, tid: str) -> Any:
-    return page.evaluate("async (id) => (await fetch('/api/tournaments/' + id)).json()", tid)
+    """The event as the page's account reads it (by the browser context's requests, not
+    in the page: an event page may be on its way to a game that just started)."""
+    return page.request.get(f"{origin(page)}/api/tournaments/{tid}").json()
+
+
+def origin(page: Page) -> str:
+    match = re.match(r"https?://[^/]+", page.url)
+    assert match is not None
+    return match.group(0)
+
+
+def post(page: Page, path: str, body: dict[str, Any]) -> int:
+    """A POST by the page's account, from the site's origin (as the page's own would be)."""
+    base = origin(page)
+    r = page.request.post(base + path, data=body, headers={"Origin": base})
+    return r.status
 
 
 def play(pages: dict[str, Page], server: Server, pairing: dict[str, Any], winner: str) -> None:
@@ -72,10 +87,10 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
     shot(ann, f"tournament-joined-{size}", full_page=True)
     ann.locator('.actions button:text-is("Start now")').click()
     # the two players of round 1 are taken to their game by their event page
-    ann.wait_for_function(
-        "async (id) => (await (await fetch('/api/tournaments/' + id)).json()).pairings.length",
-        arg=tid,
-    )
+    for _ in range(100):  # the round is paired in the background
+        if event(ann, tid)["pairings"]:
+            break
+        ann.wait_for_timeout(100)
     first = next(p for p in event(ann, tid)["pairings"] if p["game"] is not None)
     for name in (first["black"], first["white"]):
         pages[name].wait_for_url(re.compile(r"/play/[^/?]+$"), timeout=15_000)
@@ -195,13 +210,7 @@ def test_an_arena_pairs_its_players_who_may_berserk(
 
 def api_play(page: Page, game: str, moves: list[str], start: int) -> None:
     for ply, move in enumerate(moves, start=start):
-        status = page.evaluate(
-            "async ([g, m, p]) => (await fetch('/api/games/' + g + '/move', {method: 'POST',"
-            " headers: {'Content-Type': 'application/json'},"
-            " body: JSON.stringify({move: m, ply: p})})).status",
-            [game, move, ply],
-        )
-        assert status == 200
+        assert post(page, f"/api/games/{game}/move", {"move": move, "ply": ply}) == 200
 
 
 def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
@@ -234,11 +243,7 @@ def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
                 # both sides move (by the API, from their own browsers), then White resigns
                 api_play(pages[p["black"]], p["game"], ["11-15"], 0)
                 api_play(pages[p["white"]], p["game"], ["23-19"], 1)
-                pages[p["white"]].evaluate(
-                    "async (g) => fetch('/api/games/' + g + '/resign', {method: 'POST',"
-                    " headers: {'Content-Type': 'application/json'}, body: '{}'})",
-                    p["game"],
-                )
+                assert post(pages[p["white"]], f"/api/games/{p['game']}/resign", {}) == 200
                 done.add(p["game"])
         ann.wait_for_timeout(200)
     assert len(done) == 6  # 3 rounds of 2 games, a bye each round

@@ -103,7 +103,7 @@ class TournamentSpec:
         ...     "clock": {"initial": 600, "increment": 5}, "games_per_pairing": 2}, 0)
         >>> s.system, s.games_per_pairing, s.category.value
         ('round_robin', 2, 'rapid')
-        >>> TournamentSpec.from_dict({"name": "x", "system": "swiss", "clock": None}, 0)
+        >>> TournamentSpec.from_dict({"name": "Open", "system": "swiss", "clock": None}, 0)
         Traceback (most recent call last):
         ...
         poolcheckers.server.tournaments.model.TournamentError: a tournament needs a clock ...
