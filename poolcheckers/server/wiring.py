@@ -135,7 +135,7 @@ class Services:
             self.games.store,
             self.ratings,
             on_update=lambda tid: self.topics.publish(f"tournament:{tid}"),
-            slots=self.quotas.slots,
+            quotas=self.quotas,
             read_cache=settings.tournament_read_cache,
         )
         self.challenges = ChallengeService(
@@ -145,6 +145,7 @@ class Services:
             self.ratings,
             settings.clock,
             announce=self.lobby.announce,
+            quotas=self.quotas,
         )
 
     async def act(

@@ -10,6 +10,7 @@ import json
 import secrets
 from collections.abc import Callable
 
+from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User, username_key
 from poolcheckers.server.accounts.repository import DbUserStore
 from poolcheckers.server.challenges.model import (
@@ -26,9 +27,12 @@ from poolcheckers.server.challenges.model import (
 from poolcheckers.server.challenges.repository import DbChallengeStore
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.repository import Committed
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
 
+#: challenges one account may send in an hour (each one is a notice to someone)
+SENT_PER_HOUR = Rate("challenges:sent", 30, 3600)
 #: answered challenges stay listed this long (so that an author reads the reason)
 SHOWN_MS = 24 * 3600_000
 
@@ -42,6 +46,7 @@ class ChallengeService:
         ratings: RatingService,
         clock: TimeSource,
         announce: Callable[[str, set[str]], None],
+        quotas: Quotas | None = None,
     ) -> None:
         self.store = store
         self.users = users
@@ -50,6 +55,8 @@ class ChallengeService:
         self.clock = clock
         #: a message to the lobby sockets of some accounts (in every process)
         self.announce = announce
+        #: the rates shared by every process (challenges sent per account)
+        self.quotas = quotas
 
     def _tell(self, c: Challenge, kind: str, **extra: object) -> None:
         now = self.clock.now_ms()
@@ -76,6 +83,13 @@ class ChallengeService:
             raise ChallengeConflict(
                 f"you have {MAX_OPEN} challenges waiting for an answer: cancel one first"
             )
+        if self.quotas is not None:
+            decision = self.quotas.hit(SENT_PER_HOUR, me.id)
+            if not decision.allowed:
+                raise errors.limit_reached(
+                    f"at most {SENT_PER_HOUR.limit} challenges an hour from one account",
+                    decision.retry_after,
+                )
         c = Challenge(
             id=secrets.token_urlsafe(6)[:8],
             challenger_id=me.id,

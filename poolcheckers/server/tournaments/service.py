@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, update
 
+from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
@@ -38,7 +39,7 @@ from poolcheckers.server.games.model import Change, Loaded
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.games.timecontrol import Correspondence
-from poolcheckers.server.quotas.slots import Slots
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
@@ -73,6 +74,8 @@ EventRead = tuple[Tournament, list[Entrant], list[TourGame]]
 NO_SHOW_MINUTES = 3
 #: an arena pairs the players whose event page has been open within this time
 ARENA_PRESENCE_MS = 45_000
+#: events one account may make in a day (the list is everyone's)
+EVENTS_PER_DAY = Rate("tournaments:created", 10, 24 * 3600)
 #: how long an arena's advance waits for the pairing lease another process holds
 ARENA_LEASE_WAIT_S = 5.0
 #: a Swiss field this big is paired in a worker process
@@ -107,7 +110,7 @@ class TournamentService:
         ratings: RatingService,
         *,
         on_update: Callable[[str], None] | None = None,
-        slots: Slots | None = None,
+        quotas: Quotas | None = None,
         read_cache: float = READ_CACHE_S,
     ) -> None:
         self.db = db
@@ -122,7 +125,9 @@ class TournamentService:
         self.rng = random.Random()
         #: leases shared by every process: one process pairs an arena at a time (the
         #: others would compute the same matching and lose every compare-and-set)
-        self.slots = slots
+        self.slots = None if quotas is None else quotas.slots
+        #: the rates shared by every process (events made per account)
+        self.quotas = quotas
         self.read_cache = read_cache
         self._pending: set[asyncio.Task[None]] = set()
         #: events with an advance running in this process, and those changed since
@@ -167,6 +172,13 @@ class TournamentService:
         """A new event made by ``user`` (``POST /api/tournaments``)."""
         now = self._now()
         spec = TournamentSpec.from_dict(data, now / 1000)
+        if self.quotas is not None:
+            decision = self.quotas.hit(EVENTS_PER_DAY, user.id)
+            if not decision.allowed:
+                raise errors.limit_reached(
+                    f"at most {EVENTS_PER_DAY.limit} events a day from one account",
+                    decision.retry_after,
+                )
         tid = _new_id()
         self.store.insert(
             {

@@ -132,3 +132,13 @@ def test_two_processes_accepting_at_once_start_one_game(make_client: AppFactory)
     assert sorted(answers) == [200] + [409] * 5
     with server_context(one).db.connect() as conn:
         assert conn.execute(select(func.count()).select_from(GAMES)).scalar_one() == 1
+
+
+def test_one_account_sends_at_most_thirty_challenges_an_hour(site: TestClient) -> None:
+    ann = sign_up(site, "ann")
+    sign_up(site, "bob")
+    for _ in range(30):
+        sent = challenge(ann, "bob")
+        assert ann.post(f"/api/challenges/{sent['id']}/cancel").status_code == 200
+    r = ann.post("/api/challenges", json={"username": "bob", **BLITZ})
+    assert error_code(r) == "rate_limited" and "30 challenges an hour" in r.text

@@ -303,3 +303,15 @@ def test_a_round_with_a_set_time_waits_for_it(site: TestClient, clock: ManualTim
     clock.advance(60 * 60)
     second = wait_for(lambda: [p for p in in_play(site, tid) if p["round"] == 2])
     assert (second[0]["black"], second[0]["white"]) == (first["white"], first["black"])
+
+
+def test_one_account_makes_at_most_ten_events_a_day(site: TestClient, clock: ManualTime) -> None:
+    ann = sign_up(site, "ann")
+    body = {"name": "Club night", "system": "round_robin", "clock": RAPID}
+    for _ in range(10):
+        assert ann.post("/api/tournaments", json=body).status_code == 200
+    r = ann.post("/api/tournaments", json=body)
+    assert error_code(r) == "rate_limited" and "10 events a day" in r.json()["error"]["message"]
+    assert int(r.headers["Retry-After"]) > 0
+    clock.advance(24 * 3600)
+    assert ann.post("/api/tournaments", json=body).status_code == 200
