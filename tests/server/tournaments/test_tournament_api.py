@@ -315,3 +315,30 @@ def test_one_account_makes_at_most_ten_events_a_day(site: TestClient, clock: Man
     assert int(r.headers["Retry-After"]) > 0
     clock.advance(24 * 3600)
     assert ann.post("/api/tournaments", json=body).status_code == 200
+
+
+def test_a_swiss_of_two_game_matches_swaps_colours_and_counts_matches(site: TestClient) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan", "eve")}
+    tid = players["ann"].post(
+        "/api/tournaments",
+        json={"name": "Match Swiss", "system": "swiss", "clock": RAPID, "rounds": 2,
+              "games_per_pairing": 2},
+    ).json()["id"]  # fmt: skip
+    for client in players.values():
+        client.post(f"/api/tournaments/{tid}/join", json={})
+    players["ann"].post(f"/api/tournaments/{tid}/start")
+    # the side that begins wins each game: every match is drawn 1-1
+    assert play_out(site, tid, players, lambda p: p["black"]) == 2 * 2 * 2
+    final = event(site, tid)
+    games = [p for p in final["pairings"] if not p["bye"]]
+    for one in (g for g in games if g["leg"] == 1):
+        two = next(g for g in games if g["leg"] == 2 and (g["round"], g["board"]) ==
+                   (one["round"], one["board"]))  # fmt: skip
+        assert (two["black"], two["white"]) == (one["white"], one["black"])
+    rows = {s["username"]: s for s in final["standings"]}
+    byes = [p["black"] for p in final["pairings"] if p["bye"]]
+    assert len(byes) == len(set(byes)) == 2
+    for name, row in rows.items():
+        # a drawn match: 1 point and 1 match point; a bye: a match won, 2 and 2
+        expected = 3 if name in byes else 2
+        assert (row["score"], row["match_points"]) == (expected, expected)
