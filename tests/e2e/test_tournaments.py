@@ -41,13 +41,49 @@ def post(page: Page, path: str, body: dict[str, Any]) -> int:
     return r.status
 
 
+def make_and_join(
+    server: Server,
+    creator: Page,
+    pages: dict[str, Page],
+    name: str,
+    system: str,
+    fields: dict[str, str],
+) -> str:
+    """The creator makes an event from the form (``fields``: inputs and selects by
+    name), then every page joins it from the event page; the event's id."""
+    creator.goto(server.url("/tournaments"))
+    form = creator.locator('form[aria-label="New tournament"]')
+    form.locator('input[name="name"]').fill(name)
+    form.locator('select[name="system"]').select_option(system)
+    for field, value in fields.items():
+        control = form.locator(f'[name="{field}"]')
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+    form.locator('button[type="submit"]').click()
+    creator.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+    for page in pages.values():
+        if page is not creator:
+            page.goto(creator.url)
+        page.locator('.actions button:text-is("Join")').click()
+        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    return creator.url.rsplit("/", 1)[1]
+
+
 def play(pages: dict[str, Page], server: Server, pairing: dict[str, Any], winner: str) -> None:
     """Both players open the game, make a move each by clicking, the loser resigns."""
+    from playwright.sync_api import Error as PlaywrightError
+
     black, white = pages[pairing["black"]], pages[pairing["white"]]
     url = server.url(f"/play/{pairing['game']}")
     for page in (black, white):
         if page.url != url:
-            page.goto(url)
+            try:
+                page.goto(url)
+            except PlaywrightError:
+                # the player's event page was already on its way to this game by itself
+                page.wait_for_url(url)
         page.wait_for_selector("svg.board .piece")
     black.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
     click_path(black, [11, 15])
@@ -71,19 +107,7 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
     for name, page in pages.items():
         sign_up(page, server, name)
     ann = pages[names[0]]
-    ann.goto(server.url("/tournaments"))
-    form = ann.locator('form[aria-label="New tournament"]')
-    form.locator('input[name="name"]').fill(f"Division {size}")
-    form.locator('select[name="system"]').select_option("round_robin")
-    form.locator('select[name="games"]').select_option("2")
-    form.locator('button[type="submit"]').click()
-    ann.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
-    tid = ann.url.rsplit("/", 1)[1]
-    for page in pages.values():
-        if page is not ann:
-            page.goto(ann.url)
-        page.locator('.actions button:text-is("Join")').click()
-        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    tid = make_and_join(server, ann, pages, f"Division {size}", "round_robin", {"games": "2"})
     shot(ann, f"tournament-joined-{size}", full_page=True)
     ann.locator('.actions button:text-is("Start now")').click()
     # the two players of round 1 are taken to their game by their event page
@@ -176,20 +200,8 @@ def test_an_arena_pairs_its_players_who_may_berserk(
     for name, page in pages.items():
         sign_up(page, server, name)
     ann = pages[names[0]]
-    ann.goto(server.url("/tournaments"))
-    form = ann.locator('form[aria-label="New tournament"]')
-    form.locator('input[name="name"]').fill(f"Arena {size}")
-    form.locator('select[name="system"]').select_option("arena")
-    form.locator('input[name="minutes"]').fill("3")
-    form.locator('input[name="increment"]').fill("2")
-    form.locator('button[type="submit"]').click()
-    ann.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
-    event_url = ann.url
-    for page in pages.values():
-        if page is not ann:
-            page.goto(event_url)
-        page.locator('.actions button:text-is("Join")').click()
-        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    arena = {"minutes": "3", "increment": "2"}
+    tid = make_and_join(server, ann, pages, f"Arena {size}", "arena", arena)
     ann.locator('.actions button:text-is("Start now")').click()
     for page in pages.values():  # paired at once, and taken to the game
         page.wait_for_url(re.compile(r"/play/[^/?]+$"), timeout=15_000)
@@ -203,7 +215,6 @@ def test_an_arena_pairs_its_players_who_may_berserk(
     mine = after["your_color"]
     assert after["clock"][mine] == pytest.approx(90, abs=1)
     shot(berserker, f"arena-berserk-{size}")
-    tid = event_url.rsplit("/", 1)[1]
     pairing = event(ann, tid)["pairings"][0]
     assert pairing["berserk"]
 
@@ -221,20 +232,8 @@ def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
     for name, page in pages.items():
         sign_up(page, server, name)
     ann = pages[names[0]]
-    ann.goto(server.url("/tournaments"))
-    form = ann.locator('form[aria-label="New tournament"]')
-    form.locator('input[name="name"]').fill("Club Swiss e2e")
-    form.locator('select[name="system"]').select_option("swiss")
-    form.locator('select[name="games"]').select_option("1")
-    form.locator('input[name="rounds"]').fill("3")
-    form.locator('button[type="submit"]').click()
-    ann.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
-    tid = ann.url.rsplit("/", 1)[1]
-    for page in pages.values():
-        if page is not ann:
-            page.goto(ann.url)
-        page.locator('.actions button:text-is("Join")').click()
-        page.wait_for_selector('.actions button:text-is("Withdraw")')
+    swiss = {"games": "1", "rounds": "3"}
+    tid = make_and_join(server, ann, pages, "Club Swiss e2e", "swiss", swiss)
     ann.locator('.actions button:text-is("Start now")').click()
     done: set[str] = set()
     while event(ann, tid)["status"] != "finished":

@@ -42,7 +42,12 @@ from typing import Any, Final, Literal, Protocol, get_args
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.pieces import Color
 from poolcheckers.rules import RuleSet
-from poolcheckers.server.domain_errors import SeekError, SeekForbiddenError, SeekGoneError
+from poolcheckers.server.domain_errors import (
+    CommunityError,
+    SeekError,
+    SeekForbiddenError,
+    SeekGoneError,
+)
 from poolcheckers.server.games.timecontrol import (
     Category,
     TimeControl,
@@ -78,7 +83,11 @@ class LobbyPlayer:
         return self.name if self.name is not None else "Anonymous"
 
 
-def _rating_range(value: object) -> tuple[int, int] | None:
+def rating_range_of(
+    value: object, error: type[CommunityError] = SeekError
+) -> tuple[int, int] | None:
+    """``[low, high]`` of whole ratings within :data:`RATING_RANGE_BOUNDS`, or None;
+    ``error`` (a seek's, a tournament's) names what is wrong otherwise."""
     if value is None:
         return None
     if (
@@ -86,11 +95,11 @@ def _rating_range(value: object) -> tuple[int, int] | None:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise SeekError(f"rating_range must be [low, high] whole ratings or null, not {value!r}")
+        raise error(f"rating_range must be [low, high] whole ratings or null, not {value!r}")
     low, high = value
     lo_bound, hi_bound = RATING_RANGE_BOUNDS
     if not lo_bound <= low <= high <= hi_bound:
-        raise SeekError(
+        raise error(
             f"rating_range must have {lo_bound} <= low <= high <= {hi_bound}, not [{low}, {high}]"
         )
     return (low, high)
@@ -113,7 +122,7 @@ class SeekSpec:
             raise SeekError(f"color must be 'black', 'white' or 'random', not {self.color!r}")
         if not isinstance(self.rules, RuleSet):
             raise SeekError(f"rules must be a RuleSet, not {self.rules!r}")
-        object.__setattr__(self, "rating_range", _rating_range(self.rating_range))
+        object.__setattr__(self, "rating_range", rating_range_of(self.rating_range))
         if self.rated and self.rules != RuleSet.apca():
             raise SeekError(
                 f"rated games use the APCA rules (RULES.md §9); {self.rules.name} is for "

@@ -27,6 +27,7 @@ from poolcheckers.server.games.timecontrol import (
     parse_time_control,
     time_control_to_dict,
 )
+from poolcheckers.server.lobby.model import rating_range_of
 from poolcheckers.server.tournaments.standings import Bye, GameResult
 from poolcheckers.server.tournaments.systems import MAX_ROUND_ROBIN, round_robin_rounds
 
@@ -39,7 +40,6 @@ MAX_PLAYERS = 1000
 MAX_ARENA_MINUTES = 24 * 60
 #: a start time may be set up to this far ahead
 MAX_START_AHEAD_S = 90 * 24 * 3600
-RATING_BOUNDS = (400, 2900)
 _NAME = re.compile(r"^[\w][\w .,'&()#:-]*$")
 
 
@@ -131,7 +131,7 @@ class TournamentSpec:
             )
         largest = MAX_ROUND_ROBIN if system == "round_robin" else MAX_PLAYERS
         max_players = _whole(data, "max_players", 2, largest)
-        rating_range = _rating_range(data.get("rating_range"))
+        rating_range = rating_range_of(data.get("rating_range"), TournamentError)
         password = data.get("password")
         if password is not None and (not isinstance(password, str) or not 4 <= len(password) <= 64):
             raise TournamentError("password must be 4 to 64 characters or null")
@@ -194,23 +194,6 @@ def _forbidden(value: object, system: System) -> tuple[tuple[str, str], ...]:
             f"forbidden must be a list of [username, username] pairs, not {value!r}"
         )
     return tuple((str(a).lower(), str(b).lower()) for a, b in value)
-
-
-def _rating_range(value: object) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise TournamentError(f"rating_range must be [low, high] or null, not {value!r}")
-    low, high = value
-    if not RATING_BOUNDS[0] <= low <= high <= RATING_BOUNDS[1]:
-        raise TournamentError(
-            f"rating_range must have {RATING_BOUNDS[0]} <= low <= high <= {RATING_BOUNDS[1]}"
-        )
-    return (low, high)
 
 
 @dataclass(slots=True)

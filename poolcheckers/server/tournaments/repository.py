@@ -123,14 +123,16 @@ class DbTournamentStore:
         with self.db.begin() as conn:
             conn.execute(insert(_T).values(values))
 
-    def get(self, tid: str, conn: Connection | None = None) -> Tournament | None:
-        query = select(_T).where(_T.c.id == tid)
+    def _rows(self, query: Any, conn: Connection | None) -> list[Any]:
+        """The rows of ``query``, in the caller's transaction ``conn`` or a read of its own."""
         if conn is not None:
-            row = conn.execute(query).mappings().first()
-        else:
-            with self.db.connect() as c:
-                row = c.execute(query).mappings().first()
-        return None if row is None else _tournament(row)
+            return list(conn.execute(query).mappings())
+        with self.db.connect() as c:
+            return list(c.execute(query).mappings())
+
+    def get(self, tid: str, conn: Connection | None = None) -> Tournament | None:
+        rows = self._rows(select(_T).where(_T.c.id == tid), conn)
+        return _tournament(rows[0]) if rows else None
 
     def password_hash(self, tid: str) -> str | None:
         with self.db.connect() as conn:
@@ -177,10 +179,7 @@ class DbTournamentStore:
     # ------------------------------------------------------------------ players
     def players(self, tid: str, conn: Connection | None = None) -> list[Entrant]:
         query = select(_P).where(_P.c.tournament_id == tid).order_by(_P.c.joined_ms, _P.c.user_id)
-        if conn is not None:
-            return [_entrant(r) for r in conn.execute(query).mappings()]
-        with self.db.connect() as c:
-            return [_entrant(r) for r in c.execute(query).mappings()]
+        return [_entrant(r) for r in self._rows(query, conn)]
 
     def events_of(self, user_id: str, limit: int = 50) -> list[Tournament]:
         query = (
@@ -207,10 +206,7 @@ class DbTournamentStore:
             .where(_G.c.tournament_id == tid)
             .order_by(_G.c.round, _G.c.board, _G.c.leg, _G.c.id)
         )
-        if conn is not None:
-            return [_game(r) for r in conn.execute(query).mappings()]
-        with self.db.connect() as c:
-            return [_game(r) for r in c.execute(query).mappings()]
+        return [_game(r) for r in self._rows(query, conn)]
 
     def tournament_of_game(self, game_id: str) -> str | None:
         with self.db.connect() as conn:
