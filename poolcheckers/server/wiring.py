@@ -137,6 +137,7 @@ class Services:
             on_update=lambda tid: self.topics.publish(f"tournament:{tid}"),
             quotas=self.quotas,
             read_cache=settings.tournament_read_cache,
+            users=self.accounts.users,
         )
         self.challenges = ChallengeService(
             DbChallengeStore(self.db),

@@ -87,6 +87,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/users/{username}/tournaments": {"get"},
         "/api/tournaments": {"get", "post"},
         "/api/tournaments/{tid}": {"get"},
+        "/api/tournaments/import": {"post"},
         **{
             f"/api/tournaments/{{tid}}/{action}": {"post"}
             for action in ("join", "withdraw", "start", "pause", "remove", "forfeit", "berserk")

@@ -68,6 +68,14 @@ class DbUserStore:
     def by_id(self, user_id: str) -> User | None:
         return self._one(USERS.c.id == user_id)
 
+    def by_keys(self, keys: set[str]) -> dict[str, User]:
+        """The accounts of many names at once (a tournament's players), by key."""
+        if not keys:
+            return {}
+        with self.db.connect() as conn:
+            rows = conn.execute(select(USERS).where(USERS.c.username_key.in_(sorted(keys))))
+            return {r["username_key"]: self._user(r) for r in rows.mappings()}
+
     def names(self, user_ids: set[str]) -> dict[str, str]:
         """Usernames by account id (for game pages and lists)."""
         if not user_ids:

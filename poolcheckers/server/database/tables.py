@@ -264,6 +264,9 @@ TOURNAMENT_GAMES = Table(
     Column("bye_points", Float, nullable=True),
     # a result given without play: "black", "white" (the winner) or "none" (both lose)
     Column("forfeit", String(8), nullable=True),
+    # a game played elsewhere, read from a TRF file (migration 0007): "black", "white"
+    # or "draw"; counted as played, with no game of the site
+    Column("played", String(8), nullable=True),
     Column("berserk", String(16), nullable=True),
     Column("created_ms", BigInteger, nullable=False),
     Index("ux_tournament_games_board", "tournament_id", "round", "board", "leg", unique=True),

@@ -76,7 +76,9 @@ export async function render(root) {
       "Round robins of two-game matches as in APCA divisions, Swiss events and arenas, all on the APCA rules. " +
         "Every game is an ordinary game of the site, with its clock, its PDN and your rating.",
     ),
-    account ? createForm() : h("p", {}, h("a", { href: "/account" }, "Sign in"), " to make or join an event."),
+    ...(account
+      ? [createForm(), importForm()]
+      : [h("p", {}, h("a", { href: "/account" }, "Sign in"), " to make or join an event.")]),
     ...sections.map(([title, list]) =>
       h(
         "section",
@@ -164,6 +166,58 @@ function createForm() {
     try {
       /** @type {TournamentSummary} */
       const made = await send("POST", "/api/tournaments", body);
+      window.location.assign(`/tournaments/${encodeURIComponent(made.id)}`);
+    } catch (err) {
+      error.textContent = errorText(err);
+    }
+  });
+  return form;
+}
+
+/**
+ * A Swiss event begun elsewhere (a pairing program's FIDE TRF file, whose player
+ * names are the players' usernames here): it goes on from its next round, or is
+ * published when all its rounds are played.
+ * @returns {HTMLElement}
+ */
+function importForm() {
+  const file = h("input", { name: "trf", type: "file", accept: ".trf,.txt,text/plain", required: true });
+  const minutes = h("input", { name: "minutes", type: "number", min: "0.25", step: "0.25", value: "10" });
+  const increment = h("input", { name: "increment", type: "number", min: "0", max: "60", value: "5" });
+  const rated = h("input", { name: "rated", type: "checkbox", checked: true });
+  const error = h("p", { class: "error", role: "alert" });
+  const form = h(
+    "form",
+    { class: "card", "aria-label": "Import a Swiss event" },
+    h("h2", {}, "Import a Swiss event"),
+    h(
+      "p",
+      {},
+      "From a FIDE TRF file of your pairing program, with each player's username as the name. " +
+        "The rounds already played count; the site pairs the rest when you start it.",
+    ),
+    field("TRF file", file),
+    field("Minutes each", minutes),
+    field("Increment (seconds)", increment),
+    field("Rated", rated),
+    h("button", { type: "submit" }, "Import"),
+    error,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const chosen = /** @type {HTMLInputElement} */ (file).files?.[0];
+    if (!chosen) {
+      error.textContent = "Choose a TRF file first.";
+      return;
+    }
+    const body = {
+      trf: await chosen.text(),
+      clock: { initial: Math.round(Number(minutes.value) * 60), increment: Number(increment.value) },
+      rated: rated.checked,
+    };
+    try {
+      /** @type {TournamentSummary} */
+      const made = await send("POST", "/api/tournaments/import", body);
       window.location.assign(`/tournaments/${encodeURIComponent(made.id)}`);
     } catch (err) {
       error.textContent = errorText(err);

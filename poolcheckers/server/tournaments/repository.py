@@ -78,6 +78,8 @@ def _outcome(row: Any) -> tuple[str | None, bool]:
         return "bye", False
     if row["forfeit"] is not None:
         return row["forfeit"], True
+    if row["played"] is not None:
+        return row["played"], False
     status = row["g_status"]
     if status == "finished":
         return (row["winner"] or "draw"), False

@@ -30,26 +30,29 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, update
 
 from poolcheckers.server import errors
-from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.model import User, username_key
+from poolcheckers.server.accounts.repository import DbUserStore
 from poolcheckers.server.database.executor import DbExecutor
-from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
+from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS, TOURNAMENTS
+from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games import model as games_model
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.model import Change, Loaded
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import hash_token
-from poolcheckers.server.games.timecontrol import Correspondence
+from poolcheckers.server.games.timecontrol import Category, Correspondence
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
 from poolcheckers.server.tournaments import standings as st
-from poolcheckers.server.tournaments import view
+from poolcheckers.server.tournaments import trf, view
 from poolcheckers.server.tournaments.model import (
     Entrant,
     TourGame,
     Tournament,
     TournamentConflict,
+    TournamentError,
     TournamentForbidden,
     TournamentGone,
     TournamentSpec,
@@ -90,7 +93,7 @@ READ_CACHE_S = 1.0
 PRESENCE_REFRESH_MS = 15_000
 #: a rating for a player with none in the event's category (Glicko-2's start)
 DEFAULT_RATING = 1500
-_G, _P = TOURNAMENT_GAMES, TOURNAMENT_PLAYERS
+_G, _P, _T = TOURNAMENT_GAMES, TOURNAMENT_PLAYERS, TOURNAMENTS
 
 
 def _new_id() -> str:
@@ -112,6 +115,7 @@ class TournamentService:
         on_update: Callable[[str], None] | None = None,
         quotas: Quotas | None = None,
         read_cache: float = READ_CACHE_S,
+        users: DbUserStore | None = None,
     ) -> None:
         self.db = db
         self.executor = executor
@@ -120,6 +124,8 @@ class TournamentService:
         self.games = games
         self.ratings = ratings
         self.store = DbTournamentStore(db)
+        #: accounts by name (the players of an imported TRF file)
+        self.users = users
         #: told the id of an event whose standings or pairings may have changed
         self.on_update = on_update
         self.rng = random.Random()
@@ -163,8 +169,8 @@ class TournamentService:
         the writer's lock), so that counts read next cannot change under it."""
         self.store.set_state(conn, tid, {})
 
-    def _rating(self, user_id: str, t: Tournament) -> int:
-        perf = self.ratings.perf(user_id, t.category)
+    def _rating(self, user_id: str, category: Category) -> int:
+        perf = self.ratings.perf(user_id, category)
         return DEFAULT_RATING if perf is None else int(perf.glicko.rating)
 
     # ------------------------------------------------------------------ settings
@@ -172,6 +178,12 @@ class TournamentService:
         """A new event made by ``user`` (``POST /api/tournaments``)."""
         now = self._now()
         spec = TournamentSpec.from_dict(data, now / 1000)
+        self._count_event(user)
+        tid = _new_id()
+        self.store.insert(_row(tid, spec, user, now))
+        return self._get(tid)
+
+    def _count_event(self, user: User) -> None:
         if self.quotas is not None:
             decision = self.quotas.hit(EVENTS_PER_DAY, user.id)
             if not decision.allowed:
@@ -179,32 +191,97 @@ class TournamentService:
                     f"at most {EVENTS_PER_DAY.limit} events a day from one account",
                     decision.retry_after,
                 )
+
+    def import_trf(self, user: User, data: Any) -> Tournament:
+        """A Swiss event from a TRF16 file (``POST /api/tournaments/import``): its
+        players are the site's accounts of the same names, seeded in the file's order;
+        its played rounds are stored as results of games played elsewhere, and the
+        site pairs the rounds still to play once the director starts it (an event
+        whose rounds are all played is stored finished: published).  ``data`` holds
+        ``trf`` and the settings of :meth:`create` (name and rounds default to the
+        file's)."""
+        if not isinstance(data, dict) or not isinstance(data.get("trf"), str):
+            raise TournamentError("an import needs the TRF16 file's text in 'trf'")
+        event = trf.read(data["trf"])
+        settings = {k: v for k, v in data.items() if k != "trf"}
+        settings.setdefault("name", event.name or "Imported Swiss")
+        settings.setdefault("rounds", event.total_rounds)
+        settings["system"] = "swiss"
+        now = self._now()
+        spec = TournamentSpec.from_dict(settings, now / 1000)
+        if spec.rounds is not None and spec.rounds < event.played_rounds:
+            raise TournamentError(
+                f"rounds {spec.rounds} is fewer than the {event.played_rounds} the file has played"
+            )
+        if spec.games_per_pairing != 1 and event.played_rounds:
+            raise TournamentError(
+                "a TRF file holds one result per round, not each game of a two-game match: "
+                "an event of two-game matches is imported before its first round"
+            )
+        ids = self._accounts_of(event)
+        self._count_event(user)
         tid = _new_id()
-        self.store.insert(
+        finished = event.played_rounds == spec.rounds
+        values = _row(tid, spec, user, now) | {"round": event.played_rounds}
+        if finished:
+            values |= {"status": "finished", "started_ms": now, "finished_ms": now}
+        elif event.played_rounds:
+            values |= {"starts_at_ms": None}  # a running event goes on when its director says
+        players = [
             {
-                "id": tid,
-                "name": spec.name,
-                "system": spec.system,
-                "status": "created",
-                "creator_id": user.id,
-                "creator_name": user.username,
-                "settings": spec.settings(),
-                "rated": spec.rated,
-                "rounds": spec.rounds,
-                "games_per_pairing": spec.games_per_pairing,
-                "double": spec.double,
-                "duration_minutes": spec.duration_minutes,
-                "starts_at_ms": None if spec.starts_at is None else spec.starts_at * 1000,
-                "max_players": spec.max_players,
-                "password_hash": None if spec.password is None else hash_token(spec.password),
-                "round": 0,
-                "paused": False,
-                "started_ms": None,
-                "finished_ms": None,
-                "created_ms": now,
+                "tournament_id": tid,
+                "user_id": ids[p.number].id,
+                "username": ids[p.number].username,
+                "rating": self._rating(ids[p.number].id, spec.category),
+                "seed": seed,
+                "joined_ms": now,
+                "withdrawn_ms": None,
+                "busy_game": None,
+                "seen_ms": now,
             }
-        )
+            for seed, p in enumerate(event.players, start=1)
+        ]
+        games = _imported_games(tid, event, ids, now)
+        with self.db.begin() as conn:
+            conn.execute(insert(_T).values(values))
+            conn.execute(insert(_P), players)
+            if games:
+                conn.execute(insert(_G), games)
         return self._get(tid)
+
+    def _accounts_of(self, event: trf.TrfEvent) -> dict[int, User]:
+        """The site account of each TRF player, by starting number."""
+        if self.users is None:
+            raise TournamentConflict("this server cannot look players up by name")
+        keys: dict[int, str] = {}
+        bad: list[str] = []
+        for p in event.players:
+            try:
+                keys[p.number] = username_key(p.name)
+            except UsernameError:
+                bad.append(p.name)
+        found = self.users.by_keys(set(keys.values()))
+        missing = bad + [
+            p.name
+            for p in event.players
+            if keys.get(p.number, "") not in found and p.name not in bad
+        ]
+        if missing:
+            shown = ", ".join(repr(n) for n in missing[:10])
+            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+            raise TournamentError(
+                f"the TRF file's players must be the site's usernames: no account named "
+                f"{shown}{more}"
+            )
+        users = {n: found[k] for n, k in keys.items()}
+        seen: dict[str, int] = {}
+        for n, u in users.items():
+            if u.id in seen:
+                raise TournamentError(
+                    f"TRF players {seen[u.id]} and {n} are both the account {u.username}"
+                )
+            seen[u.id] = n
+        return users
 
     def join(self, tid: str, user: User, password: str | None = None) -> Entrant:
         """``user`` joins (or comes back to) the event: before it starts, or a Swiss
@@ -218,7 +295,7 @@ class TournamentService:
         stored = self.store.password_hash(tid)
         if stored is not None and not hmac.compare_digest(stored, hash_token(password or "")):
             raise TournamentForbidden("this club event needs its password to join")
-        rating = self._rating(user.id, t)
+        rating = self._rating(user.id, t.category)
         if t.rating_range is not None and not t.rating_range[0] <= rating <= t.rating_range[1]:
             low, high = t.rating_range
             raise TournamentForbidden(
@@ -293,6 +370,7 @@ class TournamentService:
                     _G.c[side] == user_id,
                     _G.c.game_id.is_(None),
                     _G.c.forfeit.is_(None),
+                    _G.c.played.is_(None),
                     _G.c.bye_points.is_(None),
                     _G.c.white_id.isnot(None),
                 )
@@ -325,7 +403,11 @@ class TournamentService:
                 conn, t.id, {"status": "created"}, status="running", started_ms=now
             ):
                 return False
-            seeded = sorted(players, key=lambda p: (-p.rating, p.joined_ms, p.user_id))
+            # by rating; an imported event keeps the file's order, late joiners after it
+            seeded = sorted(
+                players,
+                key=lambda p: (p.seed is None, p.seed or 0, -p.rating, p.joined_ms, p.user_id),
+            )
             for seed, p in enumerate(seeded, start=1):
                 conn.execute(
                     update(_P)
@@ -911,6 +993,60 @@ class TournamentService:
             self._reads.clear()
         self._reads[tid] = (now, got, shared)
         return got, shared
+
+
+def _row(tid: str, spec: TournamentSpec, user: User, now: int) -> dict[str, Any]:
+    """The ``tournaments`` row of a new event."""
+    return {
+        "id": tid,
+        "name": spec.name,
+        "system": spec.system,
+        "status": "created",
+        "creator_id": user.id,
+        "creator_name": user.username,
+        "settings": spec.settings(),
+        "rated": spec.rated,
+        "rounds": spec.rounds,
+        "games_per_pairing": spec.games_per_pairing,
+        "double": spec.double,
+        "duration_minutes": spec.duration_minutes,
+        "starts_at_ms": None if spec.starts_at is None else spec.starts_at * 1000,
+        "max_players": spec.max_players,
+        "password_hash": None if spec.password is None else hash_token(spec.password),
+        "round": 0,
+        "paused": False,
+        "started_ms": None,
+        "finished_ms": None,
+        "created_ms": now,
+    }
+
+
+def _imported_games(
+    tid: str, event: trf.TrfEvent, ids: dict[int, User], now: int
+) -> list[dict[str, Any]]:
+    """The ``tournament_games`` rows of a TRF file's played rounds."""
+    boards: dict[int, int] = {}
+    games = []
+    for m in event.meetings:
+        boards[m.round] = boards.get(m.round, 0) + 1
+        bye = m.second is None
+        games.append(
+            {
+                "tournament_id": tid,
+                "round": m.round,
+                "board": boards[m.round],
+                "leg": 1,
+                "black_id": ids[m.first].id,
+                "white_id": None if m.second is None else ids[m.second].id,
+                "game_id": None,
+                "bye_points": m.bye_points if bye else None,
+                "forfeit": m.outcome if m.forfeit else None,
+                "played": None if bye or m.forfeit else m.outcome,
+                "berserk": None,
+                "created_ms": now,
+            }
+        )
+    return games
 
 
 class _Claimed(Exception):

@@ -1,14 +1,12 @@
 """A tournament as the API answers it (``GET /api/tournaments/{id}``) and its
-exports: the standings as CSV, a Swiss event as FIDE TRF (TRF16, caissify-pairings'
-writer).  Players are named by their usernames, never by account ids."""
+standings as CSV (a Swiss event's TRF is ``trf.py``).  Players are named by their
+usernames, never by account ids."""
 
 from __future__ import annotations
 
 import csv
 import io
 from typing import Any
-
-from caissify_pairings.trf import write_trf
 
 from poolcheckers.server.games.timecontrol import time_control_to_dict
 from poolcheckers.server.tournaments import standings as st
@@ -175,56 +173,3 @@ def standings_csv(t: Tournament, players: list[Entrant], games: list[TourGame]) 
             + [s.tiebreaks[k] for k in order]
         )
     return out.getvalue()
-
-
-def trf(t: Tournament, players: list[Entrant], games: list[TourGame]) -> str:
-    """The event as FIDE TRF16: one 001 line per player with their round results.
-    The side that moves first (Black in pool, R3) is TRF's ``w``; a two-game match is
-    one round entry with the match's result (``1``, ``=``, ``0``; ``+``/``-`` when
-    decided by forfeit); a bye is ``0000 - U``."""
-    seeded = sorted(players, key=lambda p: (p.seed is None, p.seed or 0, p.joined_ms))
-    number = {p.user_id: i for i, p in enumerate(seeded, start=1)}
-    ranks = {s.player: s for s in table(t, players, games)}
-    matches: dict[tuple[int, int | None], list[TourGame]] = {}
-    for g in games:
-        matches.setdefault((g.round, g.board), []).append(g)
-    results: dict[str, dict[int, dict[str, Any]]] = {p.user_id: {} for p in players}
-    for (rnd, _board), legs in matches.items():
-        first = min(legs, key=lambda g: g.leg)
-        if first.white is None:
-            results[first.black][rnd] = {"opponent": None, "result": "U"}
-            continue
-        if any(g.outcome is None for g in legs):
-            continue
-        a, b = first.black, first.white
-        pa = sum(_points(g, a) for g in legs)
-        pb = sum(_points(g, b) for g in legs)
-        forfeit = all(g.forfeit for g in legs)
-        for p, o, mine, theirs, color in ((a, b, pa, pb, "w"), (b, a, pb, pa, "b")):
-            code = "1" if mine > theirs else "0" if mine < theirs else "="
-            if forfeit:
-                code = "+" if mine > theirs else "-"
-            results[p][rnd] = {"opponent": number[o], "color": color, "result": code}
-    entries = [
-        {
-            "starting_number": number[p.user_id],
-            "name": p.username,
-            "rating": p.rating,
-            "score": ranks[p.user_id].score,
-            "rank": ranks[p.user_id].rank,
-            "results": results[p.user_id],
-        }
-        for p in seeded
-    ]
-    total = t.total_rounds(len(seeded)) or t.round
-    head = {"name": t.name, "system": {"swiss": "Dutch"}.get(t.system, t.system)}
-    text: str = write_trf(head, entries, max(total, t.round))
-    return text + "\n"
-
-
-def _points(g: TourGame, player: str) -> float:
-    if g.outcome == "draw":
-        return 0.5
-    if g.outcome in ("black", "white"):
-        return 1.0 if (g.outcome == "black") == (player == g.black) else 0.0
-    return 0.0

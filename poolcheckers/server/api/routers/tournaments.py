@@ -17,13 +17,13 @@ from starlette.websockets import WebSocketDisconnect
 
 from poolcheckers.server.accounts.model import username_key
 from poolcheckers.server.api.deps import Ctx, json_response
-from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute, body_limit
 from poolcheckers.server.api.routers.ws import socket_lease
 from poolcheckers.server.api.schemas import Request as Body
 from poolcheckers.server.api.schemas import Text
 from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.throttle import address_key, client_address
-from poolcheckers.server.tournaments import view
+from poolcheckers.server.tournaments import trf, view
 
 router = APIRouter(tags=["tournaments"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 PDN_TYPE = "application/x-pdn; charset=utf-8"
@@ -77,6 +77,33 @@ async def create(body: TournamentRequest, request: Request, ctx: Ctx) -> Respons
     user, _token = await ctx.accounts.require_user(request)
     data = body.model_dump(exclude_none=True)
     t = await ctx.run(ctx.tournaments.create, user, data)
+    return json_response(view.summary(t, 0))
+
+
+class ImportRequest(Body):
+    """``POST /api/tournaments/import``: a Swiss event from a FIDE TRF16 file."""
+
+    trf: Text = Field(description="the TRF16 file's text; its 001 names are usernames")
+    clock: dict[Text, Any] = Field(description='{"initial", "increment"} seconds or {"days"}')
+    name: Text | None = Field(None, description="default: the file's 012 line")
+    rounds: int | None = Field(None, description="default: the file's XXR line")
+    rated: bool = True
+    rules: dict[Text, Any] | None = None
+    games_per_pairing: int = 1
+    starts_at: int | None = None
+    max_players: int | None = None
+    rating_range: list[int] | None = None
+    password: Text | None = None
+    forfeit_minutes: int | None = None
+    round_minutes: int | None = None
+    forbidden: list[list[Text]] | None = None
+
+
+@router.post("/api/tournaments/import", summary="Import a Swiss event from FIDE TRF16 (an account)")
+@body_limit(trf.MAX_TRF_BYTES + 16_000)
+async def import_trf(body: ImportRequest, request: Request, ctx: Ctx) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    t = await ctx.run(ctx.tournaments.import_trf, user, body.model_dump(exclude_none=True))
     return json_response(view.summary(t, 0))
 
 
@@ -180,11 +207,11 @@ async def standings_csv(tid: str, ctx: Ctx) -> Response:
 
 
 @router.get("/api/tournaments/{tid}/trf", summary="The event as FIDE TRF16")
-async def trf(tid: str, ctx: Ctx) -> Response:
+async def trf_file(tid: str, ctx: Ctx) -> Response:
     t, players, games = await ctx.run(ctx.tournaments.event, tid)
     headers = {"Content-Disposition": f'attachment; filename="tournament-{tid}.trf"'}
     return Response(
-        view.trf(t, players, games), media_type="text/plain; charset=utf-8", headers=headers
+        trf.write(t, players, games), media_type="text/plain; charset=utf-8", headers=headers
     )
 
 
