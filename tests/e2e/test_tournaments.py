@@ -177,18 +177,27 @@ def test_a_direct_challenge_declined_then_accepted(
     declined = ann.locator('section[aria-label="Challenges"] li[data-status="declined"]')
     declined.wait_for()
     assert "too fast" in declined.inner_text()
-    # a second challenge, from the lobby's player page link, accepted: both go to the game
-    ann.goto(server.url(f"/players/{bob_name}"))
-    ann.locator('section[aria-label="Challenge"] button:text-is("Challenge")').click()
+    # a second challenge, typed in the lobby, casual with a §9 option: accepted, both go
+    # to the game, which is played on the options chosen
+    form = ann.locator('[aria-label="Challenge a player"]')
+    form.locator('input[name="username"]').fill(bob_name)
+    form.locator('input[name="rated"]').uncheck()
+    form.locator("summary", has_text="Rule options").click()
+    form.locator('select[name="crown_during_capture"]').select_option("stop")
+    form.locator('button:text-is("Challenge")').click()
     ann.wait_for_selector(f"text=Challenge sent to {bob_name}")
-    ann.goto(server.url("/lobby"))
-    ann.wait_for_selector('section[aria-label="Challenges"] li')
+    ann.wait_for_selector('section[aria-label="Challenges"] li[data-status="open"]')
     open_one = bob.locator('section[aria-label="Challenges"] li', has=bob.locator("button"))
     open_one.locator('button:text-is("Accept")').click()
     for page in (ann, bob):
         page.wait_for_url(re.compile(r"/play/[^/?]+$"))
         page.wait_for_selector("svg.board .piece")
     assert ann.url == bob.url
+    game_id = ann.url.rsplit("/", 1)[1]
+    game = ann.request.get(server.url(f"/api/games/{game_id}")).json()
+    assert game["rules"]["crown_during_capture"] == "stop"
+    sent = ann.request.get(server.url("/api/challenges")).json()["out"]
+    assert [c["rated"] for c in sent if c["game"] == game_id] == [False]
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -258,3 +267,72 @@ def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
     shot(ann, "tournament-swiss-finished-laptop", full_page=True)
     artifacts = SCREENSHOTS.parent
     (artifacts / "tournament-swiss-standings.txt").write_text(text + "\n", encoding="utf-8")
+    # its TRF file, imported from the tournaments page, is the same finished event
+    trf = ann.request.get(server.url(f"/api/tournaments/{tid}/trf")).text()
+    ann.goto(server.url("/tournaments"))
+    form = ann.locator('form[aria-label="Import a Swiss event"]')
+    form.locator('input[name="trf"]').set_input_files(
+        files=[{"name": "club.trf", "mimeType": "text/plain", "buffer": trf.encode()}]
+    )
+    form.locator('button[type="submit"]').click()
+    ann.wait_for_url(re.compile(r"/tournaments/(?!" + tid + r")[^/]+$"))
+    ann.wait_for_selector(".podium h2")
+    copy = event(ann, ann.url.rsplit("/", 1)[1])
+    assert [(s["username"], s["score"]) for s in copy["standings"]] == [
+        (s["username"], s["score"]) for s in final["standings"]
+    ]
+
+
+def test_a_swiss_of_two_game_matches_swaps_colours_and_scores_matches(
+    server: Server, new_page: PageFactory
+) -> None:
+    """Four players, two rounds of two-game matches on a phone: each match's second
+    game starts when the first ends, with colours swapped; a 2-0 is two match points, a
+    1-1 one each; the page's standings show them."""
+    names = [f"Match{i}_e2e" for i in range(1, 5)]
+    pages = {name: new_page(**SIZES["phone"]) for name in names}
+    for name, page in pages.items():
+        sign_up(page, server, name)
+    ann = pages[names[0]]
+    tid = make_and_join(
+        server, ann, pages, "Swiss matches e2e", "swiss", {"games": "2", "rounds": "2"}
+    )
+    ann.locator('.actions button:text-is("Start now")').click()
+    done: set[str] = set()
+    while event(ann, tid)["status"] != "finished":
+        for p in event(ann, tid)["pairings"]:
+            if p["game"] and not p["result"] and p["game"] not in done:
+                api_play(pages[p["black"]], p["game"], ["11-15"], 0)
+                api_play(pages[p["white"]], p["game"], ["23-19"], 1)
+                # board 1's matches are split 1-1 (each game's White resigns); board 2's
+                # are won 2-0 by the pairing's first player
+                first_leg = p["leg"] == 1
+                loser = p["white"] if p["board"] == 1 or first_leg else p["black"]
+                assert post(pages[loser], f"/api/games/{p['game']}/resign", {}) == 200
+                done.add(p["game"])
+        ann.wait_for_timeout(200)
+    final = event(ann, tid)
+    assert len(done) == 8
+    legs: dict[tuple[int, int], dict[int, tuple[str, str]]] = {}
+    won: dict[tuple[int, int], dict[str, int]] = {}
+    for p in final["pairings"]:
+        key = (p["round"], p["board"])
+        legs.setdefault(key, {})[p["leg"]] = (p["black"], p["white"])
+        winner = p["black"] if p["result"] == "2-0" else p["white"]
+        won.setdefault(key, {p["black"]: 0, p["white"]: 0})[winner] += 1
+    assert len(legs) == 4
+    for match in legs.values():
+        assert match[2] == (match[1][1], match[1][0])  # colours swapped
+    expected = dict.fromkeys(names, 0)
+    for (_rnd, board), games in won.items():
+        assert sorted(games.values()) == ([1, 1] if board == 1 else [0, 2])
+        for player, wins in games.items():
+            expected[player] += 2 if wins == 2 else 1 if wins == 1 else 0
+    assert {s["username"]: s["match_points"] for s in final["standings"]} == expected
+    assert sum(s["score"] for s in final["standings"]) == 8
+    ann.goto(server.url(f"/tournaments/{tid}"))
+    ann.wait_for_selector(".podium h2")
+    table = ann.locator("table.standings")
+    assert "Match points" in table.inner_text()
+    assert table.locator("tbody tr").count() == 4
+    shot(ann, "tournament-swiss-matches-phone", full_page=True)

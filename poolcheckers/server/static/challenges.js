@@ -1,11 +1,13 @@
-// Direct challenges: the form on a player's page (challenge them, or block them),
-// and the lobby's list of challenges sent and received (accept, decline with a
-// reason, cancel), kept live by the lobby socket's challenge messages.
+// Direct challenges: the form on a player's page (challenge them, or block them)
+// and in the lobby (challenge a player by name), and the lobby's list of challenges
+// sent and received (accept, decline with a reason, cancel), kept live by the lobby
+// socket's challenge messages.
 
-/** @import { ChallengeInfo } from "./types.js" */
+/** @import { ChallengeInfo, RulesInfo } from "./types.js" */
 
 import { errorText } from "./api.js";
 import { clockText, playerLink, send } from "./community.js";
+import { ruleFields } from "./rules.js";
 import { h } from "./util.js";
 
 const REASONS = {
@@ -30,11 +32,14 @@ const CLOCKS = [
 ];
 
 /**
- * The "Challenge" form of a player's page, with "Block".
- * @param {string} username
+ * The "Challenge" form: of a player's page (`username` given, with "Block"), or of
+ * the lobby (the player's name typed). Casual challenges may choose the §9 options
+ * (`rules`: the server's description of them; rated games play the APCA rules).
+ * @param {string | null} username
+ * @param {RulesInfo | null} rules
  * @returns {HTMLElement}
  */
-export function challengeForm(username) {
+export function challengeForm(username, rules) {
   const clock = h("select", { name: "clock", "aria-label": "Clock" }, ...CLOCKS.map(([label], i) => h("option", { value: String(i) }, label)));
   clock.value = "2";
   const color = h(
@@ -45,18 +50,30 @@ export function challengeForm(username) {
     h("option", { value: "white" }, "I play White"),
   );
   const rated = h("input", { type: "checkbox", name: "rated", checked: true });
+  const who = h("input", { name: "username", "aria-label": "Player", placeholder: "Username", maxlength: "20", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
+  const options = rules ? ruleFields(rules, { idPrefix: username ? "challenge-rule" : "lobby-challenge-rule" }) : null;
+  const rulesBox = options ? h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...options.fields) : null;
+  const showRules = () => {
+    if (rulesBox) rulesBox.hidden = rated.checked;
+  };
+  rated.addEventListener("change", showRules);
+  showRules();
   const note = h("p", { role: "status" });
   const challenge = async () => {
     note.textContent = "";
+    const target = username ?? who.value.trim();
+    if (!target) {
+      note.textContent = "Type the username of the player to challenge.";
+      return;
+    }
+    /** @type {Record<string, unknown>} */
+    const body = { username: target, clock: CLOCKS[Number(clock.value)][1], color: color.value, rated: rated.checked };
+    if (!rated.checked && options) body.rules = options.read();
     try {
       /** @type {ChallengeInfo} */
-      const sent = await send("POST", "/api/challenges", {
-        username,
-        clock: CLOCKS[Number(clock.value)][1],
-        color: color.value,
-        rated: rated.checked,
-      });
+      const sent = await send("POST", "/api/challenges", body);
       note.textContent = `Challenge sent to ${sent.challenged}: it waits for an answer in your lobby.`;
+      who.value = "";
     } catch (err) {
       note.textContent = errorText(err);
     }
@@ -69,24 +86,36 @@ export function challengeForm(username) {
       note.textContent = errorText(err);
     }
   };
+  const buttons = [h("button", { type: "button", class: "primary", onclick: challenge }, "Challenge")];
+  if (username) buttons.push(h("button", { type: "button", onclick: block }, "Block"));
   return h(
-    "section",
-    { class: "card", "aria-label": "Challenge" },
-    h("h2", {}, `Challenge ${username}`),
-    h("p", {}, clock, " ", color, " ", h("label", {}, rated, " Rated")),
-    h("p", {}, h("button", { type: "button", class: "primary", onclick: challenge }, "Challenge"), " ", h("button", { type: "button", onclick: block }, "Block")),
+    username ? "section" : "div",
+    username ? { class: "card", "aria-label": "Challenge" } : { class: "challenge-form", "aria-label": "Challenge a player" },
+    username ? h("h2", {}, `Challenge ${username}`) : h("h3", {}, "Challenge a player"),
+    h("p", {}, ...(username ? [] : [who, " "]), clock, " ", color, " ", h("label", {}, rated, " Rated")),
+    ...(rulesBox ? [rulesBox] : []),
+    h("p", {}, ...buttons.flatMap((b, i) => (i ? [" ", b] : [b]))),
     note,
   );
 }
 
 /**
- * The lobby's challenges: received (accept, decline with a reason) and sent (cancel).
+ * The lobby's challenges: received (accept, decline with a reason) and sent (cancel),
+ * and (signed in) the form to challenge a player by name.
+ * @param {RulesInfo | null} rules the §9 options (null: the form is not offered)
  * @returns {{section: HTMLElement, refresh: () => Promise<void>}}
  */
-export function challengesSection() {
+export function challengesSection(rules) {
   const list = h("ul", { class: "challenges" });
   const error = h("p", { class: "error", role: "alert" });
-  const section = h("section", { class: "card", "aria-label": "Challenges" }, h("h2", {}, "Challenges"), list, error);
+  const section = h(
+    "section",
+    { class: "card", "aria-label": "Challenges" },
+    h("h2", {}, "Challenges"),
+    list,
+    error,
+    ...(rules ? [challengeForm(null, rules)] : []),
+  );
   /**
    * @param {string} path
    * @param {unknown} [body]
@@ -140,7 +169,7 @@ export function challengesSection() {
     /** @type {{in: ChallengeInfo[], out: ChallengeInfo[]}} */
     const mine = await send("GET", "/api/challenges");
     const items = [...mine.in.map((c) => item(c, true)), ...mine.out.map((c) => item(c, false))];
-    list.replaceChildren(...(items.length ? items : [h("li", {}, "None. Challenge a player from their page.")]));
+    list.replaceChildren(...(items.length ? items : [h("li", {}, "None yet.")]));
   };
   return { section, refresh };
 }

@@ -42,7 +42,7 @@ class LobbyPage {
     this.error = h("p", { class: "error", role: "alert" });
     this.list = h("tbody");
     // direct challenges sent and received, refreshed by the socket's challenge messages
-    this.challenges = challengesSection();
+    this.challenges = challengesSection(rules);
     /** @type {LiveSocket<LobbyMessage> | null} */
     this.socket = null;
     this.rated = h("input", { type: "checkbox", name: "rated", checked: true });

@@ -9,6 +9,7 @@
 import { request } from "./api.js";
 import { challengeForm } from "./challenges.js";
 import { currentAccount, playerLink, ratingText } from "./community.js";
+import { ruleOptions } from "./rules.js";
 import { describe } from "./tournaments.js";
 import { h } from "./util.js";
 
@@ -288,7 +289,7 @@ async function draw(root, name, view, rivals, events) {
   const account = await currentAccount();
   const canChallenge = account !== null && account.username.toLowerCase() !== page.username.toLowerCase();
   const sections = [
-    canChallenge ? challengeForm(page.username) : null,
+    canChallenge ? challengeForm(page.username, await ruleOptions().catch(() => null)) : null,
     currentSection(page),
     ratingsSection(page),
     rivalsSection(rivals),
