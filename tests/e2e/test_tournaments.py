@@ -17,7 +17,7 @@ from .helpers import SCREENSHOTS, click_path, shot, wait_moves
 from .test_community import SIZES, sign_up
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import FilePayload, Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -271,9 +271,8 @@ def test_a_swiss_event_made_and_joined_in_the_browser_ends_with_its_standings(
     trf = ann.request.get(server.url(f"/api/tournaments/{tid}/trf")).text()
     ann.goto(server.url("/tournaments"))
     form = ann.locator('form[aria-label="Import a Swiss event"]')
-    form.locator('input[name="trf"]').set_input_files(
-        files=[{"name": "club.trf", "mimeType": "text/plain", "buffer": trf.encode()}]
-    )
+    upload: FilePayload = {"name": "club.trf", "mimeType": "text/plain", "buffer": trf.encode()}
+    form.locator('input[name="trf"]').set_input_files(files=[upload])
     form.locator('button[type="submit"]').click()
     ann.wait_for_url(re.compile(r"/tournaments/(?!" + tid + r")[^/]+$"))
     ann.wait_for_selector(".podium h2")
