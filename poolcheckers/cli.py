@@ -45,6 +45,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.egdb",
     "poolcheckers.commands.tune",
     "poolcheckers.commands.book",
+    "poolcheckers.commands.puzzles",
 )
 
 

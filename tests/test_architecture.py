@@ -147,3 +147,17 @@ def test_the_endgame_play_hooks_are_reached_through_the_engine_facade() -> None:
         and not name.startswith(("poolcheckers/engine/", "poolcheckers/egdb/"))
     }
     assert not importing, importing
+
+
+def test_puzzles_are_read_and_checked_without_the_engine() -> None:
+    """A puzzle's stored form and its themes need the rules library alone; the web app
+    reads and judges puzzles with them and never loads the generator (the engine)."""
+    layers = ("poolcheckers.engine", "poolcheckers.egdb", "poolcheckers.server",
+              "poolcheckers.commands", "poolcheckers.tooling", "poolcheckers._core")  # fmt: skip
+    for name in ("__init__.py", "record.py", "themes.py"):
+        imported = _imports(PACKAGE / "puzzles" / name)
+        bad = {m for m in imported if m.startswith(layers)}
+        assert not bad, f"poolcheckers/puzzles/{name} imports {bad}"
+    for name, imported in _modules(PACKAGE / "server").items():
+        bad = _within(imported, "poolcheckers.puzzles.generate")
+        assert not bad, f"{name} imports the puzzle generator"

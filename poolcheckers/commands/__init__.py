@@ -1,5 +1,5 @@
 """The engine's sub-commands of ``poolcheckers``: ``play``, ``analyse``, ``bench``,
-``match``, ``ballots``, ``hub``, ``egdb``, ``tune`` and ``book``.
+``match``, ``ballots``, ``hub``, ``egdb``, ``tune``, ``book`` and ``puzzles``.
 
 Each module has ``register(subparsers)``, which adds its sub-command and sets
 ``func`` (taking the parsed :class:`argparse.Namespace`, returning the exit

@@ -33,6 +33,7 @@ from poolcheckers.server.api.routers import (
     lobby,
     pages,
     players,
+    puzzles,
     tournaments,
     ws,
 )
@@ -130,7 +131,9 @@ def create_app(settings: Settings) -> FastAPI:
     index = settings.static_dir / "index.html"
     shell = index.read_text("utf-8") if index.is_file() else ""
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
-    routers = (games, archive, analysis, pages, ws, account, lobby, players, tournaments)
+    routers = (
+        games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
+    )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")

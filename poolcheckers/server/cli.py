@@ -17,6 +17,7 @@ from typing import Any
 
 import uvicorn
 
+from poolcheckers.errors import PoolCheckersError
 from poolcheckers.server.database.engine import default_database_path, make_url_safe
 from poolcheckers.server.net.connections import guarded_protocols, proxy_matcher
 from poolcheckers.server.net.limits import DEFAULT_ALLOWED_HOSTS, ConnectionLimits
@@ -49,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="threads for database work; 0 runs it on the event loop "
         "(default: 0 with SQLite, 8 with PostgreSQL)",
+    )
+    p.add_argument(
+        "--import-puzzles",
+        default=None,
+        metavar="FILE",
+        help="store the puzzles of this JSON-lines file (checked by the rules) before serving",
     )
     p.add_argument(
         "--ws-deflate",
@@ -422,6 +429,15 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         print(f"poolcheckers serve: error: cannot open the database: {exc}", file=sys.stderr)
         return 2
+    if args.import_puzzles:
+        from poolcheckers.puzzles import PuzzleError
+
+        try:
+            added, known = app.state.ctx.puzzles.import_file(args.import_puzzles)
+        except (PuzzleError, PoolCheckersError) as exc:
+            print(f"poolcheckers serve: error: --import-puzzles: {exc}", file=sys.stderr)
+            return 2
+        print(f"poolcheckers: {added} puzzles imported ({known} already stored)", flush=True)
     print(f"poolcheckers: serving on http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(
         app,

@@ -36,6 +36,7 @@ from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.lobby.service import LobbyService
+from poolcheckers.server.puzzles.service import PuzzleService
 from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
@@ -139,6 +140,7 @@ class Services:
             read_cache=settings.tournament_read_cache,
             users=self.accounts.users,
         )
+        self.puzzles = PuzzleService(self.db, settings.clock)
         self.challenges = ChallengeService(
             DbChallengeStore(self.db),
             self.accounts.users,

@@ -93,6 +93,9 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
             for action in ("join", "withdraw", "start", "pause", "remove", "forfeit", "berserk")
         },
         **{f"/api/tournaments/{{tid}}/{kind}": {"get"} for kind in ("pdn", "csv", "trf")},
+        **{f"/api/puzzles/{k}": {"get"} for k in ("next", "daily", "themes", "me", "{pid}")},
+        "/api/puzzles": {"get"},
+        **{f"/api/puzzles/{{pid}}/{a}": {"post"} for a in ("attempt", "vote")},
         "/api/challenges": {"get", "post"},
         **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
         "/api/blocks": {"get", "post"},

@@ -333,3 +333,88 @@ def to_ms(seconds: float) -> int:
 def to_s(ms: int) -> float:
     """The tables' milliseconds as seconds."""
     return ms / 1000
+
+
+#: Puzzles (migration 0008): the shipped set and imported ones; ``rating``,
+#: ``deviation`` and ``volatility`` are the puzzle's Glicko-2 standing, changed by the
+#: first attempt of each signed-in player (compare-and-set on ``plays``).
+PUZZLES = Table(
+    "puzzles",
+    METADATA,
+    Column("id", String(16), primary_key=True),
+    Column("fen", String(120), nullable=False),
+    Column("solution", JSON, nullable=False),
+    Column("goal", String(8), nullable=False),
+    Column("themes", JSON, nullable=False),
+    Column("source", JSON, nullable=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("plays", Integer, nullable=False),
+    Column("solved", Integer, nullable=False),
+    Column("votes_up", Integer, nullable=False),
+    Column("votes_down", Integer, nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Index("ix_puzzles_rating", "rating"),
+    Index("ux_puzzles_fen", "fen", unique=True),
+)
+
+#: A puzzle's themes, one row each (choosing puzzles by theme is an index lookup).
+PUZZLE_THEMES = Table(
+    "puzzle_themes",
+    METADATA,
+    Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), primary_key=True),
+    Column("theme", String(24), primary_key=True),
+    Index("ix_puzzle_themes_theme", "theme", "puzzle_id"),
+)
+
+#: A player's puzzle rating, kept apart from game ratings; ``attempts`` is the row's
+#: version for compare-and-set.
+PUZZLE_PLAYERS = Table(
+    "puzzle_players",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("solved", Integer, nullable=False),
+    Column("last_ms", BigInteger, nullable=True),
+)
+
+#: Every attempt of a signed-in player; only the first at a puzzle is rated (it is
+#: stored in the transaction that moves the player's ``puzzle_players.attempts`` by
+#: compare-and-set, so two first attempts from two tabs cannot both be rated).
+PUZZLE_ATTEMPTS = Table(
+    "puzzle_attempts",
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
+    Column("solved", Boolean, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rating_before", Float, nullable=True),
+    Column("rating_after", Float, nullable=True),
+    Column("puzzle_rating", Float, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Index("ix_puzzle_attempts_user", "user_id", "created_ms"),
+    Index("ix_puzzle_attempts_seen", "user_id", "puzzle_id"),
+)
+
+#: One vote per player and puzzle (+1 or -1).
+PUZZLE_VOTES = Table(
+    "puzzle_votes",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), primary_key=True),
+    Column("vote", Integer, nullable=False),
+)
+
+#: The puzzle of each day, chosen once (the first process to choose it inserts the row).
+PUZZLE_DAILY = Table(
+    "puzzle_daily",
+    METADATA,
+    Column("day", String(10), primary_key=True),
+    Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
+)

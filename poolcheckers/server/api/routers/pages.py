@@ -29,6 +29,8 @@ PAGES = (
     "/leaderboard",
     "/tournaments",
     "/tournaments/{tid}",
+    "/puzzles",
+    "/puzzles/{pid}",
 )
 
 

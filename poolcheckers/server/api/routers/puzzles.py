@@ -1,0 +1,107 @@
+"""Puzzles (docs/PUZZLES.md): the next one for the player, one by id, the puzzle of the
+day, attempts (rated for a signed-in player's first attempt), votes, the player's
+puzzle rating and history, and the stored set page by page (for export)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import Field
+
+from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.schemas import Request as Body
+from poolcheckers.server.api.schemas import Text
+from poolcheckers.server.puzzles.model import GOAL_TEXT
+from poolcheckers.server.puzzles.repository import StoredPuzzle
+
+router = APIRouter(tags=["puzzles"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+class AttemptRequest(Body):
+    """``POST /api/puzzles/{id}/attempt``: the line played from the puzzle's position."""
+
+    moves: list[Text] = Field(
+        description="R4 moves: the solver's first, then the replies and the solver's moves, "
+        "up to the solution's end or the first wrong move",
+        max_length=40,
+    )
+
+
+class VoteRequest(Body):
+    vote: int = Field(description="1 (a good puzzle), -1 (a bad one) or 0 (no vote)")
+
+
+def puzzle_json(p: StoredPuzzle) -> dict[str, Any]:
+    q = p.puzzle
+    return {
+        "id": q.id,
+        "fen": q.fen,
+        "solution": list(q.solution),
+        "goal": q.goal,
+        "goal_text": GOAL_TEXT[q.goal],
+        "rating": int(p.glicko.rating),
+        "themes": list(q.themes),
+        "source": None if q.source is None else dict(q.source),
+        "plays": p.plays,
+        "solved": p.solved,
+        "votes": {"up": p.votes_up, "down": p.votes_down},
+    }
+
+
+@router.get("/api/puzzles/next", summary="The next puzzle for the player (by rating, theme)")
+async def next_puzzle(
+    request: Request,
+    ctx: Ctx,
+    theme: str | None = Query(None, max_length=24),
+    rating: int | None = Query(None, ge=400, le=3000, description="signed out: near this"),
+) -> Response:
+    user = await ctx.accounts.user_of(request)
+    found = await ctx.run(ctx.puzzles.next_for, user, theme, rating)
+    return json_response(puzzle_json(found))
+
+
+@router.get("/api/puzzles/daily", summary="The puzzle of the day")
+async def daily(ctx: Ctx) -> Response:
+    return json_response(puzzle_json(await ctx.run(ctx.puzzles.daily)))
+
+
+@router.get("/api/puzzles/themes", summary="Each theme and how many puzzles have it")
+async def themes(ctx: Ctx) -> Response:
+    return json_response(await ctx.run(ctx.puzzles.themes))
+
+
+@router.get("/api/puzzles/me", summary="Your puzzle rating and your last attempts")
+async def mine(request: Request, ctx: Ctx, limit: int = Query(30, ge=1, le=200)) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    standing = await ctx.run(ctx.puzzles.standing, user.id)
+    history = await ctx.run(ctx.puzzles.history, user.id, limit)
+    return json_response({**standing, "history": history})
+
+
+@router.get("/api/puzzles", summary="The stored puzzles, page by page (for export)")
+async def listed(
+    ctx: Ctx,
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(100, ge=1, le=500),
+) -> Response:
+    found = await ctx.run(ctx.puzzles.listed, offset, limit)
+    return json_response([puzzle_json(p) for p in found])
+
+
+@router.get("/api/puzzles/{pid}", summary="One puzzle")
+async def one(pid: str, ctx: Ctx) -> Response:
+    return json_response(puzzle_json(await ctx.run(ctx.puzzles.get, pid)))
+
+
+@router.post("/api/puzzles/{pid}/attempt", summary="Judge an attempt (rated when signed in)")
+async def attempt(pid: str, body: AttemptRequest, request: Request, ctx: Ctx) -> Response:
+    user = await ctx.accounts.user_of(request)
+    return json_response(await ctx.run(ctx.puzzles.attempt, pid, user, body.moves))
+
+
+@router.post("/api/puzzles/{pid}/vote", summary="Vote for or against a puzzle (an account)")
+async def vote(pid: str, body: VoteRequest, request: Request, ctx: Ctx) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    return json_response(await ctx.run(ctx.puzzles.vote, pid, user, body.vote))

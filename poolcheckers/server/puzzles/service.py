@@ -1,0 +1,239 @@
+"""What the puzzle routes call: the next puzzle for a player, the puzzle of the day,
+attempts (judged by the rules library, rated by Glicko-2 for a signed-in player's
+first attempt), votes, a player's history and rating, and loading puzzle sets (the
+shipped one at start-up, more from a file)."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import random
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from poolcheckers.puzzles import Puzzle, read_puzzles, replay, shipped_puzzles
+from poolcheckers.puzzles.themes import THEMES
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.puzzles.model import (
+    PuzzleGone,
+    PuzzleRequestError,
+    judge,
+    rate,
+)
+from poolcheckers.server.puzzles.repository import DbPuzzleStore, StoredPuzzle
+from poolcheckers.server.ratings.model import LICHESS, Perf
+from poolcheckers.server.timesource import TimeSource
+
+log = logging.getLogger("poolcheckers.server")
+#: how far from the player's rating the next puzzle is looked for first (it widens)
+WINDOW = 100.0
+#: the puzzle of the day: a rating band and at least this many solver moves
+DAILY_BAND = (1100.0, 2000.0)
+DAILY_SOLVER_MOVES = 2
+#: a compare-and-set lost to a racing attempt is tried again this many times
+RETRIES = 5
+
+
+class PuzzleService:
+    def __init__(self, db: Engine, clock: TimeSource) -> None:
+        self.db = db
+        self.clock = clock
+        self.store = DbPuzzleStore(db)
+        self._loaded = False
+        self._shipped_cache: list[Puzzle] | None = None
+
+    def _now_ms(self) -> int:
+        return self.clock.now_ms()
+
+    # ------------------------------------------------------------------ the set
+    def load_shipped(self) -> int:
+        """Store the package's puzzles not stored yet (at start-up; idempotent)."""
+        added = self.load(self._shipped(), "shipped")
+        if added:
+            log.info("puzzles: %d shipped puzzles stored", added)
+        return added
+
+    def load(self, puzzles: Iterable[Puzzle], origin: str) -> int:
+        return self.store.add(puzzles, origin, self._now_ms())
+
+    def import_file(self, path: str | Path) -> tuple[int, int]:
+        """Store the puzzles of a JSON-lines file (``poolcheckers puzzles generate``'s
+        output, or any file of that form), each replayed by the rules library first: a
+        bad line or move stops the import before anything is stored, naming it.  (new,
+        already stored)."""
+        try:
+            puzzles = list(read_puzzles(path))
+        except OSError as error:
+            raise PuzzleRequestError(f"{path}: {error.strerror or error}") from error
+        for puzzle in puzzles:
+            replay(puzzle)
+        self._ready()
+        added = self.load(puzzles, "imported")
+        return added, len(puzzles) - added
+
+    def _ready(self) -> None:
+        """The shipped set is stored on the first puzzle request of a process (a
+        server that never serves puzzles, a test app, never reads it)."""
+        if not self._loaded:
+            if self.store.count() < len(self._shipped()):
+                self.load_shipped()
+            self._loaded = True
+
+    def _shipped(self) -> list[Puzzle]:
+        if self._shipped_cache is None:
+            self._shipped_cache = shipped_puzzles()
+        return self._shipped_cache
+
+    def themes(self) -> dict[str, int]:
+        self._ready()
+        return dict(sorted(self.store.themes().items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def listed(self, offset: int, limit: int) -> list[StoredPuzzle]:
+        self._ready()
+        return self.store.listed(offset, limit)
+
+    def history(self, user_id: str, limit: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "puzzle": r["puzzle_id"],
+                "solved": r["solved"],
+                "rated": r["rated"],
+                "rating_before": None if r["rating_before"] is None else int(r["rating_before"]),
+                "rating_after": None if r["rating_after"] is None else int(r["rating_after"]),
+                "puzzle_rating": int(r["puzzle_rating"]),
+                "goal": r["goal"],
+                "themes": r["themes"],
+                "at": r["created_ms"] / 1000,
+            }
+            for r in self.store.history(user_id, limit)
+        ]
+
+    def get(self, pid: str) -> StoredPuzzle:
+        self._ready()
+        found = self.store.get(pid)
+        if found is None:
+            raise PuzzleGone(f"no puzzle {pid!r}")
+        return found
+
+    # ------------------------------------------------------------------ choosing
+    def next_for(
+        self, user: User | None, theme: str | None, rating: float | None = None
+    ) -> StoredPuzzle:
+        """A puzzle near the player's puzzle rating (a signed-out player: near
+        ``rating``, or 1500), of ``theme``, not tried before by a signed-in player."""
+        if theme is not None and theme not in THEMES and not theme.startswith("shot_"):
+            raise PuzzleRequestError(f"unknown theme {theme!r}; themes: {', '.join(THEMES)}")
+        self._ready()
+        if user is not None:
+            perf = self.store.player(user.id)
+            target = perf.glicko.rating if perf is not None else LICHESS.default.rating
+        else:
+            target = rating if rating is not None else LICHESS.default.rating
+        window = WINDOW
+        while window <= 3200:
+            found = self.store.near(target, window, theme, None if user is None else user.id, 1)
+            if found:
+                return found[0]
+            window *= 2
+        raise PuzzleGone(
+            "no puzzle left to try"
+            + (f" in the theme {theme!r}" if theme else "")
+            + ": you have tried them all"
+        )
+
+    def daily(self, day: datetime.date | None = None) -> StoredPuzzle:
+        """The puzzle of the day: chosen once per day (UTC) for every process."""
+        today = day or datetime.datetime.fromtimestamp(self._now_ms() / 1000, datetime.UTC).date()
+        key = today.isoformat()
+        self._ready()
+        pid = self.store.daily(key)
+        if pid is None:
+            pool = self.store.daily_pool(*DAILY_BAND, DAILY_SOLVER_MOVES) or self.store.daily_pool(
+                0, 10_000, 1
+            )
+            if not pool:
+                raise PuzzleGone("no puzzles are stored")
+            pid = self.store.set_daily(key, random.Random(key).choice(pool))
+        return self.get(pid)
+
+    # ------------------------------------------------------------------ attempts
+    def attempt(self, pid: str, user: User | None, moves: Any) -> dict[str, Any]:
+        """Judge an attempt; rate a signed-in player's first one at this puzzle."""
+        stored = self.get(pid)
+        solved = judge(stored.puzzle, moves)
+        if user is None:
+            return {"solved": solved, "rating": None}
+        self.store.ensure_player(user.id)
+        for _ in range(RETRIES):
+            done = self._record(stored, user.id, solved)
+            if done is not None:
+                return {"solved": solved, "rating": done}
+            stored = self.get(pid)
+        raise PuzzleRequestError(
+            "too many attempts at once: try again",
+        )
+
+    def _record(self, stored: StoredPuzzle, user_id: str, solved: bool) -> dict[str, Any] | None:
+        """Store the attempt (and the ratings); None when a racing attempt changed the
+        player's or the puzzle's row first (nothing is stored: the caller reads again)."""
+        try:
+            return self._store_attempt(stored, user_id, solved)
+        except _Lost:
+            return None
+
+    def _store_attempt(self, stored: StoredPuzzle, user_id: str, solved: bool) -> dict[str, Any]:
+        now = self._now_ms()
+        pid = stored.puzzle.id
+        with self.db.begin() as conn:
+            player = self.store.player(user_id, conn)
+            assert player is not None
+            first = not self.store.tried(conn, user_id, pid)
+            values = {
+                "user_id": user_id, "puzzle_id": pid, "solved": solved, "rated": first,
+                "puzzle_rating": stored.glicko.rating, "created_ms": now,
+                "rating_before": player.glicko.rating,
+            }  # fmt: skip
+            if not first:
+                self.store.count_attempt(conn, user_id, solved, now)
+                self.store.add_attempt(conn, values | {"rating_after": player.glicko.rating})
+                return _rating(player, player, rated=False)
+            live = LICHESS.live(player, now / 1000)
+            after, puzzle_after = rate(live, stored.perf, solved, now / 1000)
+            after = Perf(after.glicko, player.games + 1, now / 1000)
+            if not self.store.set_player(conn, user_id, player, after, solved, now):
+                raise _Lost
+            if not self.store.set_puzzle(conn, pid, stored, puzzle_after.glicko, solved):
+                raise _Lost
+            self.store.add_attempt(conn, values | {"rating_after": after.glicko.rating})
+            return _rating(player, after, rated=True)
+
+    def vote(self, pid: str, user: User, vote: object) -> dict[str, int]:
+        if vote not in (1, -1, 0) or isinstance(vote, bool):
+            raise PuzzleRequestError(f"vote must be 1 (up), -1 (down) or 0 (none), not {vote!r}")
+        self.get(pid)
+        up, down = self.store.vote(user.id, pid, int(vote))
+        return {"up": up, "down": down}
+
+    def standing(self, user_id: str) -> dict[str, Any]:
+        perf = self.store.player(user_id)
+        if perf is None:
+            return {"rating": None, "attempts": 0}
+        live = LICHESS.live(perf, self._now_ms() / 1000)
+        return {"rating": live.to_dict(), "attempts": perf.games}
+
+
+class _Lost(Exception):
+    """A compare-and-set lost to a racing attempt: the transaction is rolled back."""
+
+
+def _rating(before: Perf, after: Perf, *, rated: bool) -> dict[str, Any]:
+    return {
+        "rated": rated,
+        "before": int(before.glicko.rating),
+        "after": int(after.glicko.rating),
+        "diff": int(after.glicko.rating) - int(before.glicko.rating),
+        "provisional": after.provisional,
+    }

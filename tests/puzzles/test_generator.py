@@ -1,0 +1,90 @@
+"""The generator: from the same seed the same game and the same puzzles; every solver
+move of a kept puzzle is the only one that keeps the gain (searched again from an
+empty hash table, or by the tables exactly); a position with two good moves is no
+puzzle; the command writes, resumes and checks a puzzle file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from poolcheckers import Board
+from poolcheckers.cli import main
+from poolcheckers.egdb import Tablebase
+from poolcheckers.puzzles import Puzzle, read_puzzles, replay
+from poolcheckers.puzzles.generate import Candidate, Generator, Settings, verify
+from poolcheckers.puzzles.themes import tag
+
+#: a self-play game of the shipped run (seed 1, game 2) with a puzzle in it
+GAME_SEED = 1 * 1_000_003 + 2
+
+
+@pytest.fixture(scope="module")
+def generator(tables4: Tablebase) -> Generator:
+    return Generator(Settings(), tables4)
+
+
+def test_the_same_seed_gives_the_same_game_and_the_same_puzzles(generator: Generator) -> None:
+    moves = generator.self_play(GAME_SEED)
+    assert generator.self_play(GAME_SEED) == moves
+    first = generator.game(Board(), moves, "g")
+    again = generator.game(Board(), moves, "g")
+    assert first.puzzles and first.puzzles == again.puzzles
+    assert first.candidates >= len(first.puzzles)
+
+
+def test_each_solver_move_of_a_found_puzzle_is_the_only_one_that_keeps_the_gain(
+    generator: Generator,
+) -> None:
+    found = generator.game(Board(), generator.self_play(GAME_SEED), "g").puzzles
+    for puzzle in found:
+        start, line = replay(puzzle)  # legal move by move (R4-R15)
+        assert len(puzzle.solution) % 2 == 1  # it ends on the solver's move
+        assert verify(generator, puzzle) is None
+        assert list(puzzle.themes) == sorted(
+            set(tag(start, line))
+            | ({"endgame_technique"} if "endgame_technique" in puzzle.themes else set())
+        )
+        assert puzzle.source == {"game": "g", "ply": puzzle.source["ply"]}  # type: ignore[index]
+        assert 600 <= puzzle.rating <= 2600
+
+
+def test_a_table_position_with_one_winning_move_is_an_exact_win_puzzle_R16(
+    generator: Generator,
+) -> None:
+    # White's king must leave the corner on the one diagonal that stops Black's man
+    board = Board("W:WK1,12:B25")
+    puzzle = generator.puzzle(Candidate(board, 0, "t"))
+    assert puzzle is not None
+    assert puzzle.goal == "win" and puzzle.solution == ("1-15", "25-29", "15-4")
+    assert "endgame_technique" in puzzle.themes
+    values = generator.table_values(board)
+    assert values is not None and list(values.values()).count("win") == 1
+
+
+def test_a_first_move_with_an_equal_rival_is_no_puzzle(generator: Generator) -> None:
+    # from the start every opening move keeps the balance: nothing is clearly best
+    start = Puzzle("s", Board().fen(), ("11-15",), "material", 1500)
+    problem = verify(generator, start)
+    assert problem is not None and "move 1 11-15" in problem
+    assert generator.puzzle(Candidate(Board(), 0, "t")) is None
+
+
+def test_the_command_writes_resumes_and_checks_a_puzzle_file(tmp_path: Path) -> None:
+    def generate(out: Path, games: int) -> int:
+        return main(["puzzles", "generate", "--out", str(out), "--games", str(games),
+                     "--jobs", "1", "--seed", "1", "--scan-nodes", "20000"])  # fmt: skip
+
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    assert generate(whole, 3) == 0
+    assert generate(parts, 2) == 0
+    assert generate(parts, 3) == 0  # resumed: game 3 only
+    assert parts.read_text() == whole.read_text()
+    state = json.loads((tmp_path / "parts.jsonl.state.json").read_text())
+    assert state["counts"]["next_game"] == 3
+    assert main(["puzzles", "generate", "--out", str(parts), "--games", "3", "--seed", "2",
+                 "--jobs", "1"]) == 2  # fmt: skip
+    assert all(p.source for p in read_puzzles(whole))
+    assert main(["puzzles", "check", str(whole), "--unique", "all"]) == 0
