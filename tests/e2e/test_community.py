@@ -52,9 +52,10 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
     sign_up(bob, server, bob_name)
 
     # The §9 rule options are offered for casual seeks only (rated: APCA rules).
-    assert ann.locator("details.rules").is_hidden()
+    seek_rules = ann.locator('section[aria-label="Post a seek"] details.rules')
+    assert seek_rules.is_hidden()
     ann.uncheck('input[name="rated"]')
-    assert ann.locator("details.rules").is_visible()
+    assert seek_rules.is_visible()
     ann.check('input[name="rated"]')
     # Ann posts a rated 3+2 seek as Black; Bob sees it live and accepts it.
     ann.select_option('select[name="color"]', "black")

@@ -165,7 +165,7 @@ def test_a_direct_challenge_declined_then_accepted(
     bob.wait_for_selector('section[aria-label="Challenges"] li')
     ann.goto(server.url(f"/players/{bob_name}"))
     form = ann.locator('section[aria-label="Challenge"]')
-    form.locator('select[name="clock"]').select_option(label="3+2")
+    form.locator('select[name="challenge-clock"]').select_option(label="3+2")
     form.locator('button:text-is("Challenge")').click()
     ann.wait_for_selector(f"text=Challenge sent to {bob_name}")
     received = bob.locator('section[aria-label="Challenges"] li', has_text=ann_name)
@@ -180,8 +180,8 @@ def test_a_direct_challenge_declined_then_accepted(
     # a second challenge, typed in the lobby, casual with a §9 option: accepted, both go
     # to the game, which is played on the options chosen
     form = ann.locator('[aria-label="Challenge a player"]')
-    form.locator('input[name="username"]').fill(bob_name)
-    form.locator('input[name="rated"]').uncheck()
+    form.locator('input[name="challenge-username"]').fill(bob_name)
+    form.locator('input[name="challenge-rated"]').uncheck()
     form.locator("summary", has_text="Rule options").click()
     form.locator('select[name="crown_during_capture"]').select_option("stop")
     form.locator('button:text-is("Challenge")').click()

@@ -234,7 +234,9 @@ class AnalysisPage {
       ok = await this.loadArchiveGame(game);
     } else if (fen) {
       this.fenInput.value = fen;
-      ok = await this.setup(fen, [], null, "Position from the link");
+      // a puzzle's link carries its solution: the line is on the board, at its start
+      const moves = (params.get("moves") || "").split(" ").filter(Boolean);
+      ok = await this.setup(fen, moves, null, moves.length ? "Puzzle and its solution" : "Position from the link");
     }
     if (!ok) {
       // Nothing (or nothing usable) in the link: the start position, and the error stays.

@@ -20,6 +20,8 @@ const routes = [
   { pattern: /^\/leaderboard\/?$/, module: "./leaderboard.js", title: "Leaderboards" },
   { pattern: /^\/tournaments\/?$/, module: "./tournaments.js", title: "Tournaments" },
   { pattern: /^\/tournaments\/([^/]+)\/?$/, module: "./tournament.js", title: "Tournament" },
+  { pattern: /^\/puzzles\/?$/, module: "./puzzles.js", title: "Puzzles" },
+  { pattern: /^\/puzzles\/([^/]+)\/?$/, module: "./puzzles.js", title: "Puzzle" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

@@ -59,6 +59,8 @@ export class BoardView {
     this.walker = null;
     /** @type {LastMove | null} */
     this.lastMove = null;
+    /** @type {number | null} a square the page points to (a puzzle's hint) */
+    this.hintSquare = null;
     this.cursor = 29;
     /** @type {Drag | null} */
     this.drag = null;
@@ -590,7 +592,8 @@ export class BoardView {
   // ---- highlights --------------------------------------------------------------
 
   /**
-   * Mark square s: "last" (the last move), "picked", "dest", "target" or "threat".
+   * Mark square s: "last" (the last move), "picked", "dest", "target", "threat" or
+   * "hint" (the square a puzzle's hint points to).
    * @param {number} s
    * @param {string} cls
    */
@@ -637,6 +640,7 @@ export class BoardView {
     if (this.lastMove) {
       for (const s of this.lastMove.path) this.mark(s, "last");
     }
+    if (this.hintSquare) this.mark(this.hintSquare, "hint");
     if (this.prefix) {
       for (const s of this.prefix) this.mark(s, "picked");
       const cands = this.candidates(this.prefix);

@@ -40,17 +40,17 @@ const CLOCKS = [
  * @returns {HTMLElement}
  */
 export function challengeForm(username, rules) {
-  const clock = h("select", { name: "clock", "aria-label": "Clock" }, ...CLOCKS.map(([label], i) => h("option", { value: String(i) }, label)));
+  const clock = h("select", { name: "challenge-clock", "aria-label": "Clock" }, ...CLOCKS.map(([label], i) => h("option", { value: String(i) }, label)));
   clock.value = "2";
   const color = h(
     "select",
-    { name: "color", "aria-label": "Your colour" },
+    { name: "challenge-color", "aria-label": "Your colour" },
     h("option", { value: "random" }, "Random colour"),
     h("option", { value: "black" }, "I play Black (I start)"),
     h("option", { value: "white" }, "I play White"),
   );
-  const rated = h("input", { type: "checkbox", name: "rated", checked: true });
-  const who = h("input", { name: "username", "aria-label": "Player", placeholder: "Username", maxlength: "20", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
+  const rated = h("input", { type: "checkbox", name: "challenge-rated", checked: true });
+  const who = h("input", { name: "challenge-username", "aria-label": "Player", placeholder: "Username", maxlength: "20", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const options = rules ? ruleFields(rules, { idPrefix: username ? "challenge-rule" : "lobby-challenge-rule" }) : null;
   const rulesBox = options ? h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...options.fields) : null;
   const showRules = () => {

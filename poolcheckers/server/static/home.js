@@ -6,9 +6,10 @@
  */
 /** @import { RuleForm } from "./rules.js" */
 
-import { api, errorText } from "./api.js";
+import { api, errorText, request } from "./api.js";
+import { BoardView } from "./board.js";
 import { ruleFields, ruleOptions } from "./rules.js";
-import { COLOR_NAME, announce, h, inviteKey, plural, storageSet, tokenKey } from "./util.js";
+import { COLOR_NAME, announce, boardPosition, h, inviteKey, plural, storageSet, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
 const WATCH_POLL_MS = 10_000;
@@ -301,13 +302,40 @@ export async function render(root) {
     h("p", { class: "hint", id: "watch-empty" }, "No online game is being played right now."),
     h("ul", { id: "watch-games", "aria-live": "polite" }),
   );
-  root.replaceChildren(h("div", { class: "home" }, form.form, h("div", {}, mine, watch, moreLinks())));
+  const daily = h("section", { class: "card daily-puzzle", id: "daily-puzzle", "aria-labelledby": "daily-title", hidden: true });
+  root.replaceChildren(h("div", { class: "home" }, form.form, h("div", {}, daily, mine, watch, moreLinks())));
   form.syncMode();
   window.setTimeout(() => {
+    showDailyPuzzle(daily);
     checkEngine(form.engineOptions);
     listMyGames(mine);
     watchGames(watch);
   }, 0);
+}
+
+/**
+ * The puzzle of the day: its position on a small board and a link to solve it.
+ * @param {HTMLElement} section
+ */
+async function showDailyPuzzle(section) {
+  try {
+    /** @type {{id: string, fen: string, goal_text: string}} */
+    const puzzle = await request("GET", "/api/puzzles/daily");
+    const info = await api.position(puzzle.fen, [], null);
+    const box = h("div", { class: "board-box" });
+    const board = new BoardView(box, { label: "The puzzle of the day" });
+    board.setFlipped(info.turn === "black");
+    board.setPosition(boardPosition(info.board, info.turn), { animate: false });
+    const href = `/puzzles/${encodeURIComponent(puzzle.id)}`;
+    section.replaceChildren(
+      h("h2", { id: "daily-title" }, "Puzzle of the day"),
+      h("a", { href, "aria-label": "Solve the puzzle of the day" }, box),
+      h("p", {}, `${COLOR_NAME[info.turn]} to play. ${puzzle.goal_text}. `, h("a", { href, class: "button primary" }, "Solve it")),
+    );
+    section.hidden = false;
+  } catch {
+    section.hidden = true; // no puzzles on this server: the card is not shown
+  }
 }
 
 /**

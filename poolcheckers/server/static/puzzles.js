@@ -1,0 +1,364 @@
+// The puzzle trainer (docs/PUZZLES.md), as on lichess: the position with the solver
+// to move and the goal; the site plays the replies; a wrong move ends the attempt and
+// the solution can then be replayed; a hint marks the piece to move; afterwards the
+// puzzle opens on the analysis board. A signed-in player's first attempt at a puzzle
+// is rated (their puzzle rating, apart from game ratings); signed out, attempts are
+// unrated. The rules are the server's: every position and its legal moves come from
+// it (POST /api/analysis/position), and the attempt is judged there.
+
+/** @import { LegalMove, PositionInfo } from "./types.js" */
+
+import { api, errorText, request } from "./api.js";
+import { BoardView } from "./board.js";
+import { currentAccount, send } from "./community.js";
+import { COLOR_NAME, announce, boardPosition, h } from "./util.js";
+
+/**
+ * A puzzle as GET /api/puzzles/{id} gives it.
+ * @typedef {object} PuzzleInfo
+ * @property {string} id
+ * @property {string} fen
+ * @property {string[]} solution
+ * @property {"material" | "win" | "draw"} goal
+ * @property {string} goal_text
+ * @property {number} rating
+ * @property {string[]} themes
+ * @property {{game: string, ply: number} | null} source
+ * @property {number} plays
+ * @property {{up: number, down: number}} votes
+ */
+
+/**
+ * The answer to an attempt.
+ * @typedef {{solved: boolean, rating: {rated: boolean, before: number, after: number, diff: number, provisional: boolean} | null}} AttemptResult
+ */
+
+/** The words shown for each theme (the server's names are the keys). */
+export const THEME_NAMES = {
+  shot: "Shots",
+  sacrifice: "Sacrifices",
+  forced_capture: "Forced captures",
+  multi_jump: "Multi-jumps",
+  king_row: "To the king row",
+  breakthrough: "Breakthroughs",
+  block: "Blocks",
+  endgame: "Endgames",
+  kings_ending: "Kings endings",
+  three_kings_v_one: "Three kings against one",
+  two_kings_v_one: "Two kings against one",
+  endgame_technique: "Endgame technique (tables)",
+  one_move: "One move",
+  short: "Two moves",
+  long: "Three moves or more",
+};
+const REPLY_DELAY_MS = 450;
+const THEME_KEY = "puzzles:theme";
+
+class PuzzlePage {
+  /**
+   * @param {HTMLElement} root
+   * @param {boolean} signedIn
+   */
+  constructor(root, signedIn) {
+    this.root = root;
+    this.signedIn = signedIn;
+    this.boardBox = h("div", { class: "board-box", id: "board" });
+    this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Puzzle board" });
+    this.title = h("h1", { class: "title" }, "Puzzles");
+    this.status = h("p", { class: "status puzzle-status", id: "status", role: "status" });
+    this.goal = h("p", { class: "puzzle-goal", id: "puzzle-goal" });
+    this.feedback = h("p", { class: "puzzle-feedback", id: "puzzle-feedback" });
+    this.ratingLine = h("p", { class: "puzzle-rating", id: "puzzle-rating" });
+    this.actions = h("div", { class: "actions", id: "puzzle-actions" });
+    this.replay = h("div", { class: "actions", id: "puzzle-replay", hidden: true });
+    this.error = h("p", { class: "error", id: "error", role: "alert" });
+    this.themeSelect = h(
+      "select",
+      { id: "puzzle-theme", "aria-label": "Theme" },
+      h("option", { value: "" }, "All themes"),
+      ...Object.entries(THEME_NAMES).map(([value, text]) => h("option", { value }, text)),
+    );
+    this.themeSelect.value = window.localStorage?.getItem(THEME_KEY) ?? "";
+    this.themeSelect.addEventListener("change", () => {
+      window.localStorage?.setItem(THEME_KEY, this.themeSelect.value);
+      this.next();
+    });
+    this.you = h("p", { class: "hint", id: "puzzle-you" });
+    this.history = h("ol", { class: "puzzle-history", id: "puzzle-history", "aria-label": "Your last puzzles" });
+    /** @type {PuzzleInfo | null} */
+    this.puzzle = null;
+    /** @type {string[]} the moves of the line so far (solver's and replies) */
+    this.played = [];
+    /** @type {"solving" | "solved" | "failed"} */
+    this.state = "solving";
+    /** @type {PositionInfo | null} */
+    this.info = null;
+    this.showPly = 0;
+    this.busy = false;
+  }
+
+  build() {
+    const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Square numbers");
+    numbers.addEventListener("click", () => {
+      this.board.setShowNumbers(!this.board.showNumbers);
+      numbers.setAttribute("aria-pressed", String(this.board.showNumbers));
+    });
+    const tools = h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, "Flip board"), numbers);
+    this.root.replaceChildren(
+      h(
+        "div",
+        { class: "play puzzle" },
+        h("section", { class: "board-col", "aria-label": "Board" }, this.boardBox, tools, this.boardHint),
+        h(
+          "aside",
+          { class: "side" },
+          this.title,
+          h("section", { class: "card puzzle-card", "aria-label": "Puzzle" }, this.status, this.goal, this.feedback, this.ratingLine, this.actions, this.replay),
+          this.error,
+          h("section", { class: "card", "aria-label": "Choose puzzles" }, h("label", { class: "field" }, h("span", { class: "label" }, "Theme"), this.themeSelect), this.you),
+          this.signedIn ? h("section", { class: "card", "aria-label": "Your last puzzles" }, h("h2", {}, "Your last puzzles"), this.history) : "",
+        ),
+      ),
+    );
+  }
+
+  /** @param {string | null} id a puzzle to show, or null: the next one for the player */
+  async start(id) {
+    this.build();
+    await this.refreshYou();
+    await this.load(id);
+  }
+
+  async refreshYou() {
+    if (!this.signedIn) {
+      this.you.textContent = "Signed out, puzzles are not rated. Sign in to keep a puzzle rating.";
+      return;
+    }
+    /** @type {{rating: {rating: number, provisional: boolean} | null, attempts: number, history: {puzzle: string, solved: boolean, rated: boolean, puzzle_rating: number}[]}} */
+    const me = await request("GET", "/api/puzzles/me?limit=10");
+    this.you.textContent = me.rating
+      ? `Your puzzle rating: ${me.rating.rating}${me.rating.provisional ? "?" : ""} (${me.attempts} attempts)`
+      : "Your puzzle rating starts at your first puzzle.";
+    this.history.replaceChildren(
+      ...me.history.map((a) =>
+        h("li", { class: a.solved ? "solved" : "failed" }, h("a", { href: `/puzzles/${encodeURIComponent(a.puzzle)}` }, `${a.solved ? "✓" : "✗"} ${a.puzzle}`), ` (${a.puzzle_rating})`),
+      ),
+    );
+  }
+
+  async next() {
+    window.history.pushState(null, "", "/puzzles");
+    await this.load(null);
+  }
+
+  /** @param {string | null} id */
+  async load(id) {
+    this.error.textContent = "";
+    try {
+      const theme = this.themeSelect.value;
+      /** @type {PuzzleInfo} */
+      const puzzle = id
+        ? await request("GET", `/api/puzzles/${encodeURIComponent(id)}`)
+        : await request("GET", `/api/puzzles/next${theme ? `?theme=${encodeURIComponent(theme)}` : ""}`);
+      this.puzzle = puzzle;
+      this.played = [];
+      this.state = "solving";
+      this.hintShown = false;
+      document.title = `Puzzle ${puzzle.id} · Pool Checkers`;
+      await this.show(0, false);
+      const solver = /** @type {"black" | "white"} */ (this.info?.turn ?? "black");
+      this.solver = solver;
+      this.board.setFlipped(solver === "black");
+      this.status.textContent = `Your turn: you play ${COLOR_NAME[solver]}.`;
+      this.goal.textContent = puzzle.goal_text;
+      this.feedback.textContent = "";
+      this.feedback.className = "puzzle-feedback";
+      this.ratingLine.textContent = "";
+      this.replay.hidden = true;
+      this.renderActions();
+      announce(`Puzzle. ${puzzle.goal_text}. You play ${COLOR_NAME[solver]}.`);
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    }
+  }
+
+  /**
+   * Show the position after `ply` moves of the line (the played moves, or the solution
+   * when replaying it) and let the solver move while solving.
+   * @param {number} ply
+   * @param {boolean} animate
+   */
+  async show(ply, animate) {
+    if (!this.puzzle) return;
+    const line = this.state === "solving" ? this.played : this.puzzle.solution;
+    const info = await api.position(this.puzzle.fen, line.slice(0, ply), null);
+    this.info = info;
+    this.showPly = ply;
+    this.board.hintSquare = null;
+    this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate });
+    const solving = this.state === "solving" && info.turn === this.solver && ply === this.played.length;
+    this.board.setLegalMoves(solving ? info.legal_moves : [], solving);
+  }
+
+  /** @param {LegalMove} move */
+  async userMove(move) {
+    const puzzle = this.puzzle;
+    if (!puzzle || this.state !== "solving" || this.busy) return;
+    this.busy = true;
+    try {
+      const i = this.played.length;
+      this.played.push(move.notation);
+      if (move.notation !== puzzle.solution[i]) {
+        await this.show(this.played.length, false);
+        await this.finish(false);
+        return;
+      }
+      await this.show(this.played.length, false);
+      if (this.played.length === puzzle.solution.length) {
+        await this.finish(true);
+        return;
+      }
+      this.feedback.textContent = "Best move! Keep going…";
+      this.feedback.className = "puzzle-feedback good";
+      await new Promise((resolve) => window.setTimeout(resolve, REPLY_DELAY_MS));
+      this.played.push(puzzle.solution[i + 1]);
+      await this.show(this.played.length, true);
+      this.status.textContent = `Your turn: you play ${COLOR_NAME[this.solver ?? "black"]}.`;
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** @param {boolean} solved */
+  async finish(solved) {
+    const puzzle = this.puzzle;
+    if (!puzzle) return;
+    this.state = solved ? "solved" : "failed";
+    this.board.setLegalMoves([], false);
+    this.status.textContent = solved ? "Solved!" : "That is not the move.";
+    this.feedback.textContent = solved
+      ? `Puzzle rated ${puzzle.rating}.`
+      : `The solution starts ${puzzle.solution.slice(this.played.length - 1, this.played.length).join("")}; see it below.`;
+    this.feedback.className = `puzzle-feedback ${solved ? "good" : "bad"}`;
+    announce(this.status.textContent, !solved);
+    try {
+      /** @type {AttemptResult} */
+      const result = await send("POST", `/api/puzzles/${encodeURIComponent(puzzle.id)}/attempt`, { moves: this.played });
+      const r = result.rating;
+      if (r && r.rated) {
+        const sign = r.diff >= 0 ? "+" : "−";
+        this.ratingLine.textContent = `Your puzzle rating: ${r.after}${r.provisional ? "?" : ""} (${sign}${Math.abs(r.diff)})`;
+      } else if (r) {
+        this.ratingLine.textContent = "Tried before: this attempt is not rated.";
+      } else {
+        this.ratingLine.textContent = "Sign in to rate your attempts.";
+      }
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    }
+    this.renderActions();
+    this.renderReplay();
+    if (this.signedIn) this.refreshYou().catch(() => undefined);
+  }
+
+  renderActions() {
+    const puzzle = this.puzzle;
+    if (!puzzle) return;
+    const buttons = [];
+    if (this.state === "solving") {
+      buttons.push(h("button", { type: "button", id: "puzzle-hint", onclick: () => this.hint() }, "Hint"));
+      buttons.push(h("button", { type: "button", id: "puzzle-give-up", onclick: () => this.giveUp() }, "View the solution"));
+    } else {
+      buttons.push(h("button", { type: "button", class: "primary", id: "puzzle-next", onclick: () => this.next() }, "Next puzzle"));
+      const moves = puzzle.solution.join(" ");
+      buttons.push(h("a", { class: "button", id: "puzzle-analysis", href: `/analysis?fen=${encodeURIComponent(puzzle.fen)}&moves=${encodeURIComponent(moves)}` }, "Analysis board"));
+      if (this.signedIn) {
+        buttons.push(h("button", { type: "button", class: "small", "aria-label": "A good puzzle", onclick: () => this.vote(1) }, "👍"));
+        buttons.push(h("button", { type: "button", class: "small", "aria-label": "A bad puzzle", onclick: () => this.vote(-1) }, "👎"));
+      }
+    }
+    this.actions.replaceChildren(...buttons.flatMap((b, i) => (i ? [" ", b] : [b])));
+  }
+
+  /** The solution, move by move: back and forth over it. */
+  renderReplay() {
+    const puzzle = this.puzzle;
+    if (!puzzle) return;
+    const last = puzzle.solution.length;
+    const where = h("span", { class: "replay-where" });
+    const update = async (/** @type {number} */ ply) => {
+      await this.show(Math.max(0, Math.min(last, ply)), true);
+      where.textContent = this.showPly ? `${this.showPly}/${last}: ${puzzle.solution[this.showPly - 1]}` : `start (0/${last})`;
+    };
+    this.replay.replaceChildren(
+      h("span", {}, "Solution: "),
+      h("button", { type: "button", class: "small", "aria-label": "Back to the start", onclick: () => update(0) }, "⏮"),
+      h("button", { type: "button", class: "small", "aria-label": "One move back", onclick: () => update(this.showPly - 1) }, "◀"),
+      where,
+      h("button", { type: "button", class: "small", "aria-label": "One move on", id: "replay-next", onclick: () => update(this.showPly + 1) }, "▶"),
+      h("button", { type: "button", class: "small", "aria-label": "To the end", onclick: () => update(last) }, "⏭"),
+      h("p", { class: "hint" }, `${puzzle.solution.join(" ")}`),
+    );
+    this.replay.hidden = false;
+    where.textContent = `${this.showPly}/${last}`;
+  }
+
+  hint() {
+    const puzzle = this.puzzle;
+    const info = this.info;
+    if (!puzzle || !info) return;
+    const want = puzzle.solution[this.played.length];
+    const move = info.legal_moves.find((m) => m.notation === want);
+    if (!move) return;
+    this.board.hintSquare = move.path[0];
+    this.board.refreshMarks();
+    this.feedback.textContent = `Move the piece on square ${move.path[0]}.`;
+    this.feedback.className = "puzzle-feedback";
+  }
+
+  async giveUp() {
+    const puzzle = this.puzzle;
+    if (!puzzle || this.state !== "solving") return;
+    // giving up counts as a miss: the attempt is the first solver move left undone
+    const i = this.played.length;
+    const info = this.info;
+    const other = info?.legal_moves.find((m) => m.notation !== puzzle.solution[i]);
+    if (other) {
+      this.played.push(other.notation);
+      await this.finish(false);
+    } else {
+      // a forced move is left: nothing to judge, the solution is shown as it is
+      this.state = "failed";
+      this.board.setLegalMoves([], false);
+      this.renderActions();
+      this.renderReplay();
+    }
+    await this.show(0, false);
+    this.status.textContent = "The solution:";
+  }
+
+  /** @param {number} vote */
+  async vote(vote) {
+    if (!this.puzzle) return;
+    try {
+      /** @type {{up: number, down: number}} */
+      const counts = await send("POST", `/api/puzzles/${encodeURIComponent(this.puzzle.id)}/vote`, { vote });
+      this.ratingLine.textContent += ` Thanks for your vote (${counts.up} 👍, ${counts.down} 👎).`;
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    }
+  }
+}
+
+/**
+ * @param {HTMLElement} root
+ * @param {string} [id]
+ */
+export async function render(root, id) {
+  const account = await currentAccount();
+  const page = new PuzzlePage(root, account !== null);
+  await page.start(id ?? null);
+}
