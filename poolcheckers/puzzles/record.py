@@ -178,7 +178,7 @@ def write_puzzles(path: str | Path, puzzles: Iterable[Puzzle], *, append: bool =
 
 def shipped_puzzles() -> list[Puzzle]:
     """The puzzles shipped in the package (empty if the file is missing)."""
-    source = resources.files("poolcheckers.data").joinpath(SHIPPED)
+    source = resources.files("poolcheckers").joinpath("data", SHIPPED)
     if not source.is_file():
         return []
     with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:

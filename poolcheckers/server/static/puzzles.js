@@ -94,6 +94,9 @@ class PuzzlePage {
     this.state = "solving";
     /** @type {PositionInfo | null} */
     this.info = null;
+    /** @type {"black" | "white"} the side the player solves for */
+    this.solver = "black";
+    this.hintShown = false;
     this.showPly = 0;
     this.busy = false;
   }
@@ -166,10 +169,11 @@ class PuzzlePage {
       this.state = "solving";
       this.hintShown = false;
       document.title = `Puzzle ${puzzle.id} · Pool Checkers`;
-      await this.show(0, false);
-      const solver = /** @type {"black" | "white"} */ (this.info?.turn ?? "black");
+      // the side to move is the FEN's first letter (R5): the solver
+      const solver = puzzle.fen.trim().toUpperCase().startsWith("W") ? "white" : "black";
       this.solver = solver;
       this.board.setFlipped(solver === "black");
+      await this.show(0, false);
       this.status.textContent = `Your turn: you play ${COLOR_NAME[solver]}.`;
       this.goal.textContent = puzzle.goal_text;
       this.feedback.textContent = "";
@@ -224,7 +228,7 @@ class PuzzlePage {
       await new Promise((resolve) => window.setTimeout(resolve, REPLY_DELAY_MS));
       this.played.push(puzzle.solution[i + 1]);
       await this.show(this.played.length, true);
-      this.status.textContent = `Your turn: you play ${COLOR_NAME[this.solver ?? "black"]}.`;
+      this.status.textContent = `Your turn: you play ${COLOR_NAME[this.solver]}.`;
     } catch (err) {
       this.error.textContent = errorText(err);
     } finally {
@@ -241,7 +245,7 @@ class PuzzlePage {
     this.status.textContent = solved ? "Solved!" : "That is not the move.";
     this.feedback.textContent = solved
       ? `Puzzle rated ${puzzle.rating}.`
-      : `The solution starts ${puzzle.solution.slice(this.played.length - 1, this.played.length).join("")}; see it below.`;
+      : `The move was ${puzzle.solution[this.played.length - 1]}: see the whole solution below.`;
     this.feedback.className = `puzzle-feedback ${solved ? "good" : "bad"}`;
     announce(this.status.textContent, !solved);
     try {
@@ -276,8 +280,8 @@ class PuzzlePage {
       const moves = puzzle.solution.join(" ");
       buttons.push(h("a", { class: "button", id: "puzzle-analysis", href: `/analysis?fen=${encodeURIComponent(puzzle.fen)}&moves=${encodeURIComponent(moves)}` }, "Analysis board"));
       if (this.signedIn) {
-        buttons.push(h("button", { type: "button", class: "small", "aria-label": "A good puzzle", onclick: () => this.vote(1) }, "👍"));
-        buttons.push(h("button", { type: "button", class: "small", "aria-label": "A bad puzzle", onclick: () => this.vote(-1) }, "👎"));
+        buttons.push(h("button", { type: "button", class: "small", id: "vote-up", onclick: () => this.vote(1) }, "Good puzzle"));
+        buttons.push(h("button", { type: "button", class: "small", id: "vote-down", onclick: () => this.vote(-1) }, "Bad puzzle"));
       }
     }
     this.actions.replaceChildren(...buttons.flatMap((b, i) => (i ? [" ", b] : [b])));
@@ -295,11 +299,11 @@ class PuzzlePage {
     };
     this.replay.replaceChildren(
       h("span", {}, "Solution: "),
-      h("button", { type: "button", class: "small", "aria-label": "Back to the start", onclick: () => update(0) }, "⏮"),
+      h("button", { type: "button", class: "small", "aria-label": "Back to the start", onclick: () => update(0) }, "«"),
       h("button", { type: "button", class: "small", "aria-label": "One move back", onclick: () => update(this.showPly - 1) }, "◀"),
       where,
       h("button", { type: "button", class: "small", "aria-label": "One move on", id: "replay-next", onclick: () => update(this.showPly + 1) }, "▶"),
-      h("button", { type: "button", class: "small", "aria-label": "To the end", onclick: () => update(last) }, "⏭"),
+      h("button", { type: "button", class: "small", "aria-label": "To the end", onclick: () => update(last) }, "»"),
       h("p", { class: "hint" }, `${puzzle.solution.join(" ")}`),
     );
     this.replay.hidden = false;
@@ -346,7 +350,7 @@ class PuzzlePage {
     try {
       /** @type {{up: number, down: number}} */
       const counts = await send("POST", `/api/puzzles/${encodeURIComponent(this.puzzle.id)}/vote`, { vote });
-      this.ratingLine.textContent += ` Thanks for your vote (${counts.up} 👍, ${counts.down} 👎).`;
+      this.ratingLine.textContent = `${this.ratingLine.textContent.split(" Thanks")[0]} Thanks for your vote (${counts.up} good, ${counts.down} bad).`;
     } catch (err) {
       this.error.textContent = errorText(err);
     }
