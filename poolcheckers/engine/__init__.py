@@ -83,9 +83,11 @@ from .policy import (
 from .protocols import EngineLike, SearchInfo
 from .tables import (
     describe_tables,
+    open_tables,
     search_table_hits,
     table_hits,
     tables_directory,
+    tables_move_values,
     tables_view,
 )
 
@@ -137,6 +139,7 @@ __all__ = [
     "native_available",
     "native_legal_moves",
     "open_engine",
+    "open_tables",
     "perft_divide_native",
     "perft_native",
     "pv_notation",
@@ -145,6 +148,7 @@ __all__ = [
     "search_table_hits",
     "table_hits",
     "tables_directory",
+    "tables_move_values",
     "tables_view",
     "win_in",
 ]

@@ -8,8 +8,15 @@ and importing the facade stays cheap.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from poolcheckers.board import Board
+from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
+
+if TYPE_CHECKING:
+    from poolcheckers.egdb import Tablebase
 
 
 def describe_tables(board: Board) -> str | None:
@@ -49,3 +56,31 @@ def search_table_hits() -> int:
     from poolcheckers.egdb import search_hits
 
     return search_hits()
+
+
+def open_tables(directory: str | Path, *, build_pieces: int = 0) -> Tablebase | None:
+    """The tables of ``directory`` (APCA rules), built there first up to ``build_pieces``
+    pieces when they are missing (4 pieces: seconds); None when there are none."""
+    from poolcheckers.egdb import Tablebase, TablebaseError, build
+
+    path = Path(directory)
+    try:
+        tables: Tablebase | None = Tablebase(path)
+    except TablebaseError:
+        tables = None
+    if build_pieces and (tables is None or tables.max_pieces < build_pieces):
+        build(build_pieces, path)
+        tables = Tablebase(path)
+    return tables
+
+
+def tables_move_values(
+    tables: Tablebase, board: Board
+) -> list[tuple[Move, str, int | None]] | None:
+    """Every legal move with the mover's value after it ("win", "draw", "loss", under
+    the running counts) and its plies to conversion; None when the tables do not
+    cover the board."""
+    from poolcheckers.egdb.play import move_values
+
+    values = move_values(tables, board)
+    return None if values is None else [(v.move, v.value, v.dtz) for v in values]

@@ -33,6 +33,7 @@ from poolcheckers.server.api.routers import (
     lobby,
     pages,
     players,
+    practice,
     puzzles,
     tournaments,
     ws,
@@ -133,6 +134,7 @@ def create_app(settings: Settings) -> FastAPI:
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
+        practice,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

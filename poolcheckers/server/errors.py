@@ -19,6 +19,7 @@ CODES = frozenset(
         "conflict",
         "bad_request",
         "engine_unavailable",
+        "tables_unavailable",
         "database_unavailable",
         "rate_limited",
         "overloaded",

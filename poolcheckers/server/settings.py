@@ -67,6 +67,11 @@ class Settings:
     tournament_read_cache: float = 1.0
     #: how often the SQLite WAL is checkpointed in the background (seconds)
     checkpoint_interval: float = 1.0
+    #: the endgame tables of endgame practice (None: $POOLCHECKERS_EGDB_DIR or the
+    #: default folder, docs/EGDB.md), built there up to ``practice_build_pieces``
+    #: pieces on first use when missing (0: never built by the server)
+    tables_dir: Path | None = None
+    practice_build_pieces: int = 4
     static_dir: Path = STATIC_DIR
     migrate: bool = True
     #: sign-in attempts per client address per window (count, seconds), failed

@@ -36,6 +36,7 @@ from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.lobby.service import LobbyService
+from poolcheckers.server.practice.service import PracticeService
 from poolcheckers.server.puzzles.service import PuzzleService
 from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.ratings.pages import PlayerPages
@@ -141,6 +142,7 @@ class Services:
             users=self.accounts.users,
         )
         self.puzzles = PuzzleService(self.db, settings.clock)
+        self.practice = PracticeService(settings.tables_dir, settings.practice_build_pieces)
         self.challenges = ChallengeService(
             DbChallengeStore(self.db),
             self.accounts.users,

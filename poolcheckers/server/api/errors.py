@@ -19,6 +19,7 @@ STATUS = {
     "not_found": 404,
     "conflict": 409,
     "rate_limited": 429,
+    "tables_unavailable": 503,
 }
 
 

@@ -22,6 +22,7 @@ const routes = [
   { pattern: /^\/tournaments\/([^/]+)\/?$/, module: "./tournament.js", title: "Tournament" },
   { pattern: /^\/puzzles\/?$/, module: "./puzzles.js", title: "Puzzles" },
   { pattern: /^\/puzzles\/([^/]+)\/?$/, module: "./puzzles.js", title: "Puzzle" },
+  { pattern: /^\/practice\/?$/, module: "./practice.js", title: "Endgame practice" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

@@ -31,6 +31,7 @@ PAGES = (
     "/tournaments/{tid}",
     "/puzzles",
     "/puzzles/{pid}",
+    "/practice",
 )
 
 

@@ -1,0 +1,1 @@
+"""Endgame practice against perfect defence from the endgame tables (docs/PRACTICE.md)."""
