@@ -30,6 +30,7 @@ from poolcheckers.server.api.routers import (
     archive,
     challenges,
     games,
+    lessons,
     lobby,
     pages,
     players,
@@ -134,7 +135,7 @@ def create_app(settings: Settings) -> FastAPI:
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
-        practice,
+        practice, lessons,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

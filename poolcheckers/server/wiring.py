@@ -35,6 +35,7 @@ from poolcheckers.server.games.admission import CreationLimits
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
+from poolcheckers.server.lessons.service import LessonService
 from poolcheckers.server.lobby.service import LobbyService
 from poolcheckers.server.practice.service import PracticeService
 from poolcheckers.server.puzzles.service import PuzzleService
@@ -142,6 +143,7 @@ class Services:
             users=self.accounts.users,
         )
         self.puzzles = PuzzleService(self.db, settings.clock)
+        self.lessons = LessonService(self.db, settings.clock)
         self.practice = PracticeService(settings.tables_dir, settings.practice_build_pieces)
         self.challenges = ChallengeService(
             DbChallengeStore(self.db),

@@ -96,6 +96,8 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         **{f"/api/puzzles/{k}": {"get"} for k in ("next", "daily", "themes", "me", "{pid}")},
         "/api/puzzles": {"get"},
         "/api/practice": {"get"},
+        "/api/lessons": {"get"},
+        "/api/lessons/{lesson_id}/answer": {"post"},
         "/api/practice/start": {"post"},
         "/api/practice/move": {"post"},
         **{f"/api/puzzles/{{pid}}/{a}": {"post"} for a in ("attempt", "vote")},

@@ -418,3 +418,15 @@ PUZZLE_DAILY = Table(
     Column("day", String(10), primary_key=True),
     Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
 )
+
+#: A learner's progress in each lesson (migration 0009): the steps done, and when the
+#: lesson was completed.
+LESSON_PROGRESS = Table(
+    "lesson_progress",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("lesson_id", String(24), primary_key=True),
+    Column("steps_done", Integer, nullable=False),
+    Column("completed_ms", BigInteger, nullable=True),
+    Column("updated_ms", BigInteger, nullable=False),
+)

@@ -23,6 +23,7 @@ const routes = [
   { pattern: /^\/puzzles\/?$/, module: "./puzzles.js", title: "Puzzles" },
   { pattern: /^\/puzzles\/([^/]+)\/?$/, module: "./puzzles.js", title: "Puzzle" },
   { pattern: /^\/practice\/?$/, module: "./practice.js", title: "Endgame practice" },
+  { pattern: /^\/learn\/?$/, module: "./learn.js", title: "Learn to play" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

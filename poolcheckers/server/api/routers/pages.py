@@ -32,6 +32,7 @@ PAGES = (
     "/puzzles",
     "/puzzles/{pid}",
     "/practice",
+    "/learn",
 )
 
 

@@ -1,0 +1,1 @@
+"""Lessons for beginners through the rule book (docs/LESSONS.md)."""
