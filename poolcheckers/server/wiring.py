@@ -142,9 +142,11 @@ class Services:
             read_cache=settings.tournament_read_cache,
             users=self.accounts.users,
         )
-        self.puzzles = PuzzleService(self.db, settings.clock)
-        self.lessons = LessonService(self.db, settings.clock)
         self.practice = PracticeService(settings.tables_dir, settings.practice_build_pieces)
+        self.puzzles = PuzzleService(
+            self.db, settings.clock, quotas=self.quotas, tables=self.practice.tables
+        )
+        self.lessons = LessonService(self.db, settings.clock)
         self.challenges = ChallengeService(
             DbChallengeStore(self.db),
             self.accounts.users,

@@ -95,6 +95,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         **{f"/api/tournaments/{{tid}}/{kind}": {"get"} for kind in ("pdn", "csv", "trf")},
         **{f"/api/puzzles/{k}": {"get"} for k in ("next", "daily", "themes", "me", "{pid}")},
         "/api/puzzles": {"get"},
+        "/api/puzzles/propose": {"post"},
         "/api/practice": {"get"},
         "/api/lessons": {"get"},
         "/api/lessons/{lesson_id}/answer": {"post"},

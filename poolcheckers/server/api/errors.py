@@ -20,6 +20,7 @@ STATUS = {
     "conflict": 409,
     "rate_limited": 429,
     "tables_unavailable": 503,
+    "engine_unavailable": 503,
 }
 
 

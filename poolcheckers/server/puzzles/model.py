@@ -53,6 +53,12 @@ class PuzzleGone(PuzzleRequestError):
     code = "not_found"
 
 
+class PuzzleUnavailable(PuzzleRequestError):
+    """The server cannot make puzzles (no native engine)."""
+
+    code = "engine_unavailable"
+
+
 def judge(puzzle: Puzzle, moves: Sequence[object]) -> bool:
     """Whether ``moves`` solve ``puzzle``: each is checked by the rules library; the
     line must be the whole solution, or end at its first wrong move (a line that

@@ -115,6 +115,11 @@ class DbPuzzleStore:
             row = conn.execute(select(_P).where(_P.c.id == pid)).mappings().first()
         return None if row is None else _stored(row)
 
+    def by_fen(self, fen: str) -> StoredPuzzle | None:
+        with self.db.connect() as conn:
+            row = conn.execute(select(_P).where(_P.c.fen == fen)).mappings().first()
+        return None if row is None else _stored(row)
+
     def listed(self, offset: int, limit: int) -> list[StoredPuzzle]:
         query = select(_P).order_by(_P.c.created_ms, _P.c.id).offset(offset).limit(limit)
         with self.db.connect() as conn:

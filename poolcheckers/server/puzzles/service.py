@@ -8,22 +8,28 @@ from __future__ import annotations
 import datetime
 import logging
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 
+from poolcheckers.board import Board
+from poolcheckers.errors import PoolCheckersError
 from poolcheckers.puzzles import Puzzle, read_puzzles, replay, shipped_puzzles
 from poolcheckers.puzzles.themes import THEMES
+from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.puzzles.model import (
     PuzzleGone,
     PuzzleRequestError,
+    PuzzleUnavailable,
     judge,
     rate,
 )
 from poolcheckers.server.puzzles.repository import DbPuzzleStore, StoredPuzzle
+from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import LICHESS, Perf
 from poolcheckers.server.timesource import TimeSource
 
@@ -37,10 +43,23 @@ DAILY_SOLVER_MOVES = 2
 RETRIES = 5
 
 
+#: puzzles one account may ask the engine to make from the board editor, per hour
+PROPOSALS_PER_HOUR = Rate("puzzles:proposed", 20, 3600)
+
+
 class PuzzleService:
-    def __init__(self, db: Engine, clock: TimeSource) -> None:
+    def __init__(
+        self,
+        db: Engine,
+        clock: TimeSource,
+        quotas: Quotas | None = None,
+        tables: Callable[[], Any] | None = None,
+    ) -> None:
         self.db = db
         self.clock = clock
+        self.quotas = quotas
+        #: the endgame tables for exact lines (None, or raising: without them)
+        self.tables = tables
         self.store = DbPuzzleStore(db)
         self._loaded = False
         self._shipped_cache: list[Puzzle] | None = None
@@ -209,6 +228,52 @@ class PuzzleService:
                 raise _Lost
             self.store.add_attempt(conn, values | {"rating_after": after.glicko.rating})
             return _rating(player, after, rated=True)
+
+    def propose(self, fen: str, user: User) -> StoredPuzzle:
+        """A puzzle from a position set up in the board editor: the generator's line
+        (the engine at a fixed node count, the tables where they cover it), kept only
+        if every solver move is the only one that keeps the gain; stored and returned.
+        Runs searches for a second or two: off the event loop, 20 an hour per account."""
+        from poolcheckers.engine import native_available
+        from poolcheckers.puzzles.generate import Candidate, Generator
+
+        if not native_available():
+            raise PuzzleUnavailable("the engine is not built on this server")
+        try:
+            board = Board(fen)
+        except PoolCheckersError as error:
+            raise PuzzleRequestError(str(error)) from error
+        if board.is_game_over() or len(board.legal_moves) < 2:
+            raise PuzzleRequestError(
+                "a puzzle needs a game in progress with at least two moves to choose from"
+            )
+        if self.quotas is not None:
+            decision = self.quotas.hit(PROPOSALS_PER_HOUR, user.id)
+            if not decision.allowed:
+                raise errors.limit_reached(
+                    f"at most {PROPOSALS_PER_HOUR.limit} puzzles an hour from the board editor",
+                    decision.retry_after,
+                )
+        tables = None
+        if self.tables is not None:
+            try:
+                tables = self.tables()
+            except CommunityError:
+                tables = None
+        made = Generator(tables=tables).puzzle(
+            Candidate(board, 0, f"board editor ({user.username})")
+        )
+        if made is None:
+            raise PuzzleRequestError(
+                "no puzzle here: no single move wins material, the game or the draw by a clear "
+                "margin over every other (the engine's two best lines, the endgame tables)"
+            )
+        self._ready()
+        self.load([made], "editor")
+        # the same position may be a puzzle already: that one is the answer
+        stored = self.store.get(made.id) or self.store.by_fen(made.fen)
+        assert stored is not None
+        return stored
 
     def vote(self, pid: str, user: User, vote: object) -> dict[str, int]:
         if vote not in (1, -1, 0) or isinstance(vote, bool):

@@ -24,6 +24,7 @@ const routes = [
   { pattern: /^\/puzzles\/([^/]+)\/?$/, module: "./puzzles.js", title: "Puzzle" },
   { pattern: /^\/practice\/?$/, module: "./practice.js", title: "Endgame practice" },
   { pattern: /^\/learn\/?$/, module: "./learn.js", title: "Learn to play" },
+  { pattern: /^\/editor\/?$/, module: "./editor.js", title: "Board editor" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

@@ -25,7 +25,9 @@ const CROWN = "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z";
 /**
  * What the page gives the board: the move the user made, what to say on the page
  * about a refused or half-made move, and the board's name for screen readers.
- * @typedef {{onMove?: ((move: LegalMove) => void) | null, onHint?: ((text: string) => void) | null, label?: string}} BoardOptions
+ * A page may also take clicks on squares while the board takes no move (`onSquare`:
+ * the board editor places and removes pieces so).
+ * @typedef {{onMove?: ((move: LegalMove) => void) | null, onHint?: ((text: string) => void) | null, onSquare?: ((square: number) => void) | null, label?: string}} BoardOptions
  */
 
 export class BoardView {
@@ -33,9 +35,10 @@ export class BoardView {
    * @param {HTMLElement} container
    * @param {BoardOptions} [options]
    */
-  constructor(container, { onMove = null, onHint = null, label = "Board" } = {}) {
+  constructor(container, { onMove = null, onHint = null, onSquare = null, label = "Board" } = {}) {
     this.container = container;
     this.onMove = onMove;
+    this.onSquare = onSquare;
     this.onHint = onHint; // (text) => void: say on the page what the board refused or asks
 
     this.flipped = false;
@@ -453,6 +456,10 @@ export class BoardView {
    */
   activate(s) {
     if (s === 0) return;
+    if (!this.interactive && this.onSquare) {
+      this.onSquare(s);
+      return;
+    }
     if (!this.interactive) {
       // Say why nothing happens (the page knows: not your turn, watching, ...).
       if (this.idleReason) {

@@ -294,6 +294,13 @@ export async function render(root) {
     rulesError = `The rule options cannot be loaded (${errorText(err)}): the game uses the APCA rules.`;
   }
   const form = new NewGameForm(spec && ruleFields(spec), rulesError, spec && spec.limits);
+  // a position sent here from the board editor (/?fen=…) is the new game's start
+  const sent = new URLSearchParams(window.location.search).get("fen");
+  if (sent) {
+    form.fen.value = sent;
+    const details = form.fen.closest("details");
+    if (details) details.open = true;
+  }
   const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games on this device"));
   const watch = h(
     "section",

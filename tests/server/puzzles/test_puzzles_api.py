@@ -224,3 +224,25 @@ def test_more_puzzles_are_imported_from_a_file_checked_by_the_rules(
     write_puzzles(good, [extra, SET[0]])
     assert service.import_file(good) == (1, 1)
     assert site.get("/api/puzzles/e1").json()["solution"] == ["22x8"]
+
+
+def test_a_position_from_the_board_editor_becomes_a_puzzle_when_one_move_wins(
+    site: TestClient,
+) -> None:
+    ann = sign_up(site, "ann")
+    # a shot of the shipped run, set up by hand: White gives a man and takes three
+    fen = "W:W19,27,28,29,30,31,32:B2,3,4,6,8,9,18,20,21"
+    assert site.post("/api/puzzles/propose", json={"fen": fen}).status_code == 401
+    r = ann.post("/api/puzzles/propose", json={"fen": fen})
+    assert r.status_code == 200, r.text
+    made = r.json()
+    assert made["solution"][0] == "27-24" and made["goal"] == "material"
+    assert made["source"]["game"] == "board editor (ann)"
+    assert site.get(f"/api/puzzles/{made['id']}").json()["fen"] == fen
+    # the same position again: the stored puzzle
+    assert ann.post("/api/puzzles/propose", json={"fen": fen}).json()["id"] == made["id"]
+    # the start position has no single best move: no puzzle, said in words
+    start = ann.post("/api/puzzles/propose", json={"fen": "B:W21-32:B1-12"})
+    assert start.status_code == 400 and "no puzzle here" in start.text
+    bad = ann.post("/api/puzzles/propose", json={"fen": "W:W1:B2"})
+    assert bad.status_code == 400

@@ -33,6 +33,7 @@ PAGES = (
     "/puzzles/{pid}",
     "/practice",
     "/learn",
+    "/editor",
 )
 
 

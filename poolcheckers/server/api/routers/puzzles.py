@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import Field
 
@@ -27,6 +28,10 @@ class AttemptRequest(Body):
         "up to the solution's end or the first wrong move",
         max_length=40,
     )
+
+
+class ProposeRequest(Body):
+    fen: Text = Field(max_length=120, description="a position set up in the board editor (R5)")
 
 
 class VoteRequest(Body):
@@ -88,6 +93,14 @@ async def listed(
 ) -> Response:
     found = await ctx.run(ctx.puzzles.listed, offset, limit)
     return json_response([puzzle_json(p) for p in found])
+
+
+@router.post("/api/puzzles/propose", summary="Make a puzzle of a position (an account)")
+async def propose(body: ProposeRequest, request: Request, ctx: Ctx) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    # searches for a second or two: in a worker thread of its own, not the database's
+    made = await anyio.to_thread.run_sync(ctx.puzzles.propose, body.fen, user)
+    return json_response(puzzle_json(made))
 
 
 @router.get("/api/puzzles/{pid}", summary="One puzzle")
