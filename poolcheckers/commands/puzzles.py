@@ -92,8 +92,8 @@ def _pdn_games(paths: list[str]) -> list[tuple[str, str, list[str]]]:
             raise UsageError(f"--pdn {path}: {error}") from None
         skipped: list[PdnError] = []
         for game in iter_games(text, on_error=skipped.append):
-            name = game.tags.get("GameId") or game.tags.get("Site") or ""
-            label = f"{Path(path).name}#{game.number}" + (f" {name}" if name else "")
+            # a game of the site's archive (/api/export.pdn) is named by its id
+            label = game.tags.get("GameId") or f"{Path(path).name}#{game.number}"
             out.append((label, game.start_fen, game.notations()))
         for bad in skipped[:5]:
             print(f"skipped: {bad}", file=sys.stderr)

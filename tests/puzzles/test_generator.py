@@ -88,3 +88,19 @@ def test_the_command_writes_resumes_and_checks_a_puzzle_file(tmp_path: Path) -> 
                  "--jobs", "1"]) == 2  # fmt: skip
     assert all(p.source for p in read_puzzles(whole))
     assert main(["puzzles", "check", str(whole), "--unique", "all"]) == 0
+
+
+def test_the_games_of_a_pdn_file_are_read_and_named_by_their_game_id(
+    tmp_path: Path, generator: Generator
+) -> None:
+    from poolcheckers.pdn import PdnGame
+
+    moves = generator.self_play(GAME_SEED)
+    text = PdnGame(tags={"GameId": "site123"}, moves=moves).to_pdn()
+    source = tmp_path / "archive.pdn"
+    source.write_text(text + "\n" + PdnGame(moves=moves[:10]).to_pdn(), encoding="utf-8")
+    out = tmp_path / "from-pdn.jsonl"
+    assert main(["puzzles", "generate", "--out", str(out), "--pdn", str(source),
+                 "--jobs", "1"]) == 0  # fmt: skip
+    found = list(read_puzzles(out))
+    assert found and all(p.source and p.source["game"] == "site123" for p in found)
