@@ -106,9 +106,12 @@ class DbPuzzleStore:
                 conn.execute(insert(_T), themes[start : start + 2000])
         return len(rows)
 
-    def count(self) -> int:
+    def count(self, origin: str | None = None) -> int:
+        query = select(func.count()).select_from(_P)
+        if origin is not None:
+            query = query.where(_P.c.origin == origin)
         with self.db.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(_P)).scalar_one())
+            return int(conn.execute(query).scalar_one())
 
     def get(self, pid: str) -> StoredPuzzle | None:
         with self.db.connect() as conn:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.board import Board
 from poolcheckers.errors import PoolCheckersError
@@ -97,8 +98,12 @@ class PuzzleService:
         """The shipped set is stored on the first puzzle request of a process (a
         server that never serves puzzles, a test app, never reads it)."""
         if not self._loaded:
-            if self.store.count() < len(self._shipped()):
-                self.load_shipped()
+            if self.store.count("shipped") < len(self._shipped()):
+                try:
+                    self.load_shipped()
+                except IntegrityError:
+                    # another process stored them at the same moment: read again
+                    self.load_shipped()
             self._loaded = True
 
     def _shipped(self) -> list[Puzzle]:

@@ -16,7 +16,7 @@ import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
-from poolcheckers.puzzles import Puzzle, PuzzleError, write_puzzles
+from poolcheckers.puzzles import Puzzle, PuzzleError, shipped_puzzles, write_puzzles
 from poolcheckers.server.timesource import ManualTime
 
 from ..conftest import AppFactory
@@ -246,3 +246,33 @@ def test_a_position_from_the_board_editor_becomes_a_puzzle_when_one_move_wins(
     assert start.status_code == 400 and "no puzzle here" in start.text
     bad = ann.post("/api/puzzles/propose", json={"fen": "W:W1:B2"})
     assert bad.status_code == 400
+
+
+@pytest.mark.parametrize("db", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_the_shipped_set_is_stored_once_when_two_processes_start_on_it_together(
+    request: pytest.FixtureRequest, db: str
+) -> None:
+    with ExitStack() as stack:
+        if db == "sqlite":
+            make: AppFactory = request.getfixturevalue("make_client")
+            apps = [make(), make()]
+        else:
+            pg: AppFactory = request.getfixturevalue("pg_app")
+            apps = [stack.enter_context(pg()), stack.enter_context(pg())]
+        barrier = threading.Barrier(len(apps))
+        codes: list[int] = []
+
+        def first_request(client: TestClient) -> None:
+            barrier.wait()
+            codes.append(client.get("/api/puzzles/themes").status_code)
+
+        threads = [threading.Thread(target=first_request, args=(a,)) for a in apps]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert codes == [200, 200]
+        listed = apps[0].get("/api/puzzles?offset=0&limit=500").json()
+        assert len(listed) == 500
+        service = apps[1].app.state.ctx.puzzles  # type: ignore[attr-defined]
+        assert service.store.count("shipped") == len(shipped_puzzles()) >= 2000
