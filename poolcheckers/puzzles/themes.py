@@ -29,11 +29,25 @@ from poolcheckers.board import Board
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color, PieceType
 
-THEMES = (
-    "shot", "sacrifice", "forced_capture", "multi_jump", "king_row", "breakthrough",
-    "block", "endgame", "kings_ending", "three_kings_v_one", "two_kings_v_one",
-    "one_move", "short", "long", "endgame_technique",
-)  # fmt: skip
+#: every theme and its words on the trainer page
+THEME_WORDS = {
+    "shot": "Shots",
+    "sacrifice": "Sacrifices",
+    "forced_capture": "Forced captures",
+    "multi_jump": "Multi-jumps",
+    "king_row": "To the king row",
+    "breakthrough": "Breakthroughs",
+    "block": "Blocks",
+    "endgame": "Endgames",
+    "kings_ending": "Kings endings",
+    "three_kings_v_one": "Three kings against one",
+    "two_kings_v_one": "Two kings against one",
+    "endgame_technique": "Endgame technique (tables)",
+    "one_move": "One move",
+    "short": "Two moves",
+    "long": "Three moves or more",
+}
+THEMES = tuple(THEME_WORDS)
 
 
 def counts(board: Board, color: Color) -> tuple[int, int]:

@@ -121,7 +121,7 @@ def test_a_wrong_move_ends_the_attempt_and_the_solution_is_replayed(
 def test_the_puzzle_of_the_day_is_on_the_home_page(server: Server, new_page: PageFactory) -> None:
     page = new_page(**SIZES["laptop"])
     page.goto(server.url("/"))
-    page.wait_for_selector("#daily-puzzle:not([hidden]) svg.board .piece")
+    page.wait_for_selector("#daily-puzzle:not([hidden]) svg.board.mini .mini-piece")
     daily = api(page, server, "/api/puzzles/daily")
     page.click("#daily-puzzle a.button")
     page.wait_for_url(re.compile(rf"/puzzles/{daily['id']}$"))

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from poolcheckers.board import Board
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.puzzles import Puzzle, read_puzzles, replay, shipped_puzzles
-from poolcheckers.puzzles.themes import THEMES
+from poolcheckers.puzzles.themes import THEME_WORDS, THEMES
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.domain_errors import CommunityError
@@ -111,9 +111,14 @@ class PuzzleService:
             self._shipped_cache = shipped_puzzles()
         return self._shipped_cache
 
-    def themes(self) -> dict[str, int]:
+    def themes(self) -> list[dict[str, Any]]:
+        """Every theme with its words and how many puzzles have it (most first)."""
         self._ready()
-        return dict(sorted(self.store.themes().items(), key=lambda kv: (-kv[1], kv[0])))
+        counts = self.store.themes()
+        return [
+            {"theme": t, "name": THEME_WORDS[t], "count": counts.get(t, 0)}
+            for t in sorted(THEME_WORDS, key=lambda t: (-counts.get(t, 0), t))
+        ]
 
     def listed(self, offset: int, limit: int) -> list[StoredPuzzle]:
         self._ready()

@@ -7,9 +7,8 @@
 /** @import { RuleForm } from "./rules.js" */
 
 import { api, errorText, request } from "./api.js";
-import { BoardView } from "./board.js";
 import { ruleFields, ruleOptions } from "./rules.js";
-import { COLOR_NAME, announce, boardPosition, h, inviteKey, plural, storageSet, tokenKey } from "./util.js";
+import { COLOR_NAME, announce, h, inviteKey, plural, rcToSquare, storageSet, svg, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
 const WATCH_POLL_MS = 10_000;
@@ -321,6 +320,31 @@ export async function render(root) {
 }
 
 /**
+ * A small picture of a position (no moves: the home page loads no board module).
+ * @param {string} squares the 32 squares as the server writes them (b/w men, B/W kings, .)
+ * @param {boolean} flipped Black's side at the bottom
+ * @returns {SVGSVGElement}
+ */
+function diagram(squares, flipped) {
+  const cells = [];
+  for (let r = 0; r < 8; r++) {
+    for (let c = 0; c < 8; c++) {
+      const s = rcToSquare(r, c);
+      const x = (flipped ? 7 - c : c) * 10;
+      const y = (flipped ? 7 - r : r) * 10;
+      cells.push(svg("rect", { x, y, width: 10, height: 10, class: s ? "sq" : "light" }));
+      const p = s ? squares[s - 1] : ".";
+      if (p && p !== ".") {
+        const black = p.toLowerCase() === "b";
+        cells.push(svg("circle", { cx: x + 5, cy: y + 5, r: 4, class: `mini-piece ${black ? "black" : "white"}` }));
+        if (p === p.toUpperCase()) cells.push(svg("circle", { cx: x + 5, cy: y + 5, r: 1.6, class: "mini-crown" }));
+      }
+    }
+  }
+  return svg("svg", { class: "board mini", viewBox: "0 0 80 80", role: "img", "aria-label": "The puzzle's position" }, ...cells);
+}
+
+/**
  * The puzzle of the day: its position on a small board and a link to solve it.
  * @param {HTMLElement} section
  */
@@ -329,14 +353,10 @@ async function showDailyPuzzle(section) {
     /** @type {{id: string, fen: string, goal_text: string}} */
     const puzzle = await request("GET", "/api/puzzles/daily");
     const info = await api.position(puzzle.fen, [], null);
-    const box = h("div", { class: "board-box" });
-    const board = new BoardView(box, { label: "The puzzle of the day" });
-    board.setFlipped(info.turn === "black");
-    board.setPosition(boardPosition(info.board, info.turn), { animate: false });
     const href = `/puzzles/${encodeURIComponent(puzzle.id)}`;
     section.replaceChildren(
       h("h2", { id: "daily-title" }, "Puzzle of the day"),
-      h("a", { href, "aria-label": "Solve the puzzle of the day" }, box),
+      h("a", { href, "aria-label": "Solve the puzzle of the day" }, diagram(info.board, info.turn === "black")),
       h("p", {}, `${COLOR_NAME[info.turn]} to play. ${puzzle.goal_text}. `, h("a", { href, class: "button primary" }, "Solve it")),
     );
     section.hidden = false;

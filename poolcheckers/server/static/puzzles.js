@@ -33,24 +33,6 @@ import { COLOR_NAME, announce, boardPosition, h } from "./util.js";
  * @typedef {{solved: boolean, rating: {rated: boolean, before: number, after: number, diff: number, provisional: boolean} | null}} AttemptResult
  */
 
-/** The words shown for each theme (the server's names are the keys). */
-export const THEME_NAMES = {
-  shot: "Shots",
-  sacrifice: "Sacrifices",
-  forced_capture: "Forced captures",
-  multi_jump: "Multi-jumps",
-  king_row: "To the king row",
-  breakthrough: "Breakthroughs",
-  block: "Blocks",
-  endgame: "Endgames",
-  kings_ending: "Kings endings",
-  three_kings_v_one: "Three kings against one",
-  two_kings_v_one: "Two kings against one",
-  endgame_technique: "Endgame technique (tables)",
-  one_move: "One move",
-  short: "Two moves",
-  long: "Three moves or more",
-};
 const REPLY_DELAY_MS = 450;
 const THEME_KEY = "puzzles:theme";
 
@@ -73,13 +55,8 @@ class PuzzlePage {
     this.actions = h("div", { class: "actions", id: "puzzle-actions" });
     this.replay = h("div", { class: "actions", id: "puzzle-replay", hidden: true });
     this.error = h("p", { class: "error", id: "error", role: "alert" });
-    this.themeSelect = h(
-      "select",
-      { id: "puzzle-theme", "aria-label": "Theme" },
-      h("option", { value: "" }, "All themes"),
-      ...Object.entries(THEME_NAMES).map(([value, text]) => h("option", { value }, text)),
-    );
-    this.themeSelect.value = window.localStorage?.getItem(THEME_KEY) ?? "";
+    // the themes, their words and counts are the server's (GET /api/puzzles/themes)
+    this.themeSelect = h("select", { id: "puzzle-theme", "aria-label": "Theme" }, h("option", { value: "" }, "All themes"));
     this.themeSelect.addEventListener("change", () => {
       window.localStorage?.setItem(THEME_KEY, this.themeSelect.value);
       this.next();
@@ -128,6 +105,11 @@ class PuzzlePage {
 
   /** @param {string | null} id a puzzle to show, or null: the next one for the player */
   async start(id) {
+    /** @type {{theme: string, name: string, count: number}[]} */
+    const themes = await request("GET", "/api/puzzles/themes");
+    this.themeSelect.append(...themes.filter((t) => t.count > 0).map((t) => h("option", { value: t.theme }, `${t.name} (${t.count})`)));
+    this.themeSelect.value = window.localStorage?.getItem(THEME_KEY) ?? "";
+    if (this.themeSelect.selectedIndex < 0) this.themeSelect.value = "";
     this.build();
     await this.refreshYou();
     await this.load(id);

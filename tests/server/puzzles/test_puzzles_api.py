@@ -71,7 +71,9 @@ def test_a_theme_chooses_the_puzzles_and_an_unknown_theme_is_refused(site: TestC
         assert site.get("/api/puzzles/next?theme=shot").json()["id"] == "d95da723"
     r = site.get("/api/puzzles/next?theme=brilliancy")
     assert r.status_code == 400 and "unknown theme 'brilliancy'" in r.text
-    assert site.get("/api/puzzles/themes").json()["one_move"] == 2
+    themes = {t["theme"]: t for t in site.get("/api/puzzles/themes").json()}
+    assert themes["one_move"]["count"] == 2 and themes["one_move"]["name"] == "One move"
+    assert themes["block"]["count"] == 0
 
 
 def test_an_attempt_is_judged_move_by_move_by_the_rules(site: TestClient) -> None:

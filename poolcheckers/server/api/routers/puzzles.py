@@ -72,7 +72,7 @@ async def daily(ctx: Ctx) -> Response:
     return json_response(puzzle_json(await ctx.run(ctx.puzzles.daily)))
 
 
-@router.get("/api/puzzles/themes", summary="Each theme and how many puzzles have it")
+@router.get("/api/puzzles/themes", summary="Each theme, its words and how many puzzles have it")
 async def themes(ctx: Ctx) -> Response:
     return json_response(await ctx.run(ctx.puzzles.themes))
 
