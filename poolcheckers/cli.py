@@ -143,10 +143,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    """The installed distribution's version (the source tree's when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("poolcheckers")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="poolcheckers", description="American Pool Checkers: rules, engine and web app."
     )
+    parser.add_argument("--version", action="version", version=f"poolcheckers {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("moves", help="print every legal move in R4 notation, one per line")
@@ -185,6 +196,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from poolcheckers.tooling import MissingExtraError
 
     parser = build_parser()
+    if not arguments:
+        # a bare `poolcheckers`: what it can do, not an error
+        parser.print_help()
+        return 0
     args = parser.parse_args(arguments)
     try:
         result: int = args.func(args)

@@ -222,3 +222,23 @@ def test_a_command_usage_error_under_python_m_is_one_line_with_status_2() -> Non
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.strip() == "poolcheckers match: error: --level-a must be 1..10, not 0"
+
+
+def test_a_bare_command_prints_its_usage_and_version_prints_the_version() -> None:
+    from importlib.metadata import version
+
+    bare = run()
+    assert bare.returncode == 0 and bare.stdout.startswith("usage: poolcheckers")
+    assert "moves" in bare.stdout and "puzzles" in bare.stdout
+    shown = run("--version")
+    assert (
+        shown.returncode == 0 and shown.stdout.strip() == f"poolcheckers {version('poolcheckers')}"
+    )
+
+
+def test_the_licence_file_matches_the_package_metadata() -> None:
+    from importlib.metadata import metadata
+
+    licence = (Path(__file__).resolve().parents[1] / "LICENSE").read_text(encoding="utf-8")
+    assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3, 29 June 2007" in licence
+    assert metadata("poolcheckers")["License-Expression"] == "GPL-3.0-or-later"
