@@ -76,7 +76,12 @@ def _core() -> Any:
 
 
 def default_directory() -> Path:
-    """``$XDG_DATA_HOME/poolcheckers/egdb`` (beside the game database ``games.sqlite3``)."""
+    """``$POOLCHECKERS_EGDB_DIR`` when set, else ``$XDG_DATA_HOME/poolcheckers/egdb``
+    (beside the game database ``games.sqlite3``): the one setting the commands, the
+    engine and the web app find the tables by."""
+    chosen = os.environ.get("POOLCHECKERS_EGDB_DIR")
+    if chosen:
+        return Path(chosen)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "poolcheckers" / "egdb"
 

@@ -119,13 +119,13 @@ def _activate(tb: Tablebase | None) -> Tablebase | None:
 def engine_tablebase(rules: RuleSet) -> Tablebase | None:
     """The tables the engine uses for boards under ``rules``, or None.
 
-    The directory is ``$POOLCHECKERS_EGDB_DIR`` or :func:`default_directory`;
+    The directory is :func:`default_directory` (``$POOLCHECKERS_EGDB_DIR`` when set);
     ``POOLCHECKERS_EGDB=off`` turns them off.  Without files the engine works
     as it always did.  The tables returned are the ones the native search probes.
     """
     if os.environ.get("POOLCHECKERS_EGDB", "").lower() in ("off", "0", "no"):
         return _activate(None)
-    directory = os.environ.get("POOLCHECKERS_EGDB_DIR") or str(default_directory())
+    directory = str(default_directory())
     tb = open_default(directory) if Path(directory).is_dir() else None
     if tb is None or not tb.matches(rules):
         return _activate(None)

@@ -82,6 +82,7 @@ from .policy import (
 )
 from .protocols import EngineLike, SearchInfo
 from .tables import (
+    default_tables_directory,
     describe_tables,
     open_tables,
     search_table_hits,
@@ -122,6 +123,7 @@ __all__ = [
     "check_hash_mb",
     "check_level",
     "decide_draw",
+    "default_tables_directory",
     "default_weights",
     "describe_tables",
     "draw_decision",

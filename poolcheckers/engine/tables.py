@@ -84,3 +84,11 @@ def tables_move_values(
 
     values = move_values(tables, board)
     return None if values is None else [(v.move, v.value, v.dtz) for v in values]
+
+
+def default_tables_directory() -> Path:
+    """Where the tables are looked for: ``$POOLCHECKERS_EGDB_DIR``, else the data
+    folder's ``egdb`` (docs/EGDB.md)."""
+    from poolcheckers.egdb import default_directory
+
+    return default_directory()

@@ -16,6 +16,7 @@ from poolcheckers.egdb import (
     ProbeResult,
     Tablebase,
     TablebaseError,
+    build,
     canonical,
     default_directory,
     dependency_levels,
@@ -174,8 +175,23 @@ def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_default_directory_is_beside_the_game_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POOLCHECKERS_EGDB_DIR", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", "/data/x")
     assert default_directory() == Path("/data/x/poolcheckers/egdb")
+
+
+def test_one_setting_finds_the_tables_for_the_commands_engine_and_site(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``POOLCHECKERS_EGDB_DIR`` is the commands' default ``--dir`` as it is the
+    engine's and the web app's folder."""
+    from poolcheckers.engine import default_tables_directory
+
+    monkeypatch.setenv("POOLCHECKERS_EGDB_DIR", str(tmp_path / "tables"))
+    assert default_directory() == default_tables_directory() == tmp_path / "tables"
+    build(2)  # no --dir: the setting's folder
+    assert Tablebase().directory == tmp_path / "tables"
+    assert Tablebase().probe(Board("B:WK32:BK1")) is not None
 
 
 def _squares(mask: int, kings: int) -> list[str]:

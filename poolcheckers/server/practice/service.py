@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from poolcheckers.board import Board
-from poolcheckers.engine import open_tables, tables_move_values
+from poolcheckers.engine import default_tables_directory, open_tables, tables_move_values
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.rules import RuleSet
 from poolcheckers.server.practice.model import (
@@ -28,17 +28,9 @@ from poolcheckers.server.practice.model import (
 MAX_PLIES = 400
 
 
-def default_tables_dir() -> Path:
-    env = os.environ.get("POOLCHECKERS_EGDB_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "poolcheckers" / "egdb"
-
-
 class PracticeService:
     def __init__(self, tables_dir: Path | None, build_pieces: int) -> None:
-        self.directory = tables_dir or default_tables_dir()
+        self.directory = tables_dir or default_tables_directory()
         self.build_pieces = build_pieces
         self._tables: Any = None
         self._lock = threading.Lock()
