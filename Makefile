@@ -11,6 +11,7 @@ NODE_STAMP = node_modules/.installed-stamp
 .PHONY: setup run test lint typecheck typecheck-js pytest native-sanitize system-deps clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
+	bash scripts/build-deps.sh $(PYTHON)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[dev,distributed,tooling]'
@@ -44,13 +45,13 @@ typecheck-js: system-deps $(NODE_STAMP)
 	node_modules/.bin/tsc -p .
 	node_modules/.bin/eslint --max-warnings 0 poolcheckers/server/static
 
-pytest: setup system-deps
+pytest: system-deps setup
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 native-sanitize: setup
 	bash scripts/native-sanitize.sh
 
-test: setup system-deps lint typecheck typecheck-js native-sanitize pytest
+test: system-deps setup lint typecheck typecheck-js native-sanitize pytest
 
 clean:
 	rm -rf $(VENV) node_modules build *.egg-info poolcheckers/*.so

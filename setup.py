@@ -1,9 +1,10 @@
 """Build script for the native search core (``poolcheckers._core``).
 
-The C sources in ``native/`` are compiled by the system C compiler with
-optimisation flags suited to the machine (``-O3 -march=native``).  Set
-``POOLCHECKERS_PORTABLE=1`` to build without ``-march=native`` and
-``POOLCHECKERS_SANITIZE=1`` to build with AddressSanitizer/UBSan.
+The C sources in ``native/`` are compiled by the system C compiler with ``-O3``
+for any CPU of the architecture (a wheel or a container image built here runs on
+another machine).  Set ``POOLCHECKERS_TUNED=1`` to add ``-march=native`` (a binary
+for this CPU only; the speed it gains is measured in docs/ENGINE.md, "Portable and
+tuned builds") and ``POOLCHECKERS_SANITIZE=1`` to build with AddressSanitizer/UBSan.
 
 Without a working C compiler the package still installs: the rules library,
 the web app (local and online games, the archive) and the commands that need
@@ -33,7 +34,7 @@ sources = [s for s in sources if not os.path.basename(s).startswith("test_")]
 
 extra_compile_args = ["-O3", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fno-strict-aliasing"]
 extra_link_args: list[str] = []
-if os.environ.get("POOLCHECKERS_PORTABLE") != "1":
+if os.environ.get("POOLCHECKERS_TUNED") == "1":
     extra_compile_args.append("-march=native")
 if os.environ.get("POOLCHECKERS_SANITIZE") == "1":
     san = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"]

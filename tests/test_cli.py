@@ -242,3 +242,20 @@ def test_the_licence_file_matches_the_package_metadata() -> None:
     licence = (Path(__file__).resolve().parents[1] / "LICENSE").read_text(encoding="utf-8")
     assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3, 29 June 2007" in licence
     assert metadata("poolcheckers")["License-Expression"] == "GPL-3.0-or-later"
+
+
+def test_the_build_names_a_missing_system_package_before_building() -> None:
+    """``make setup`` checks the system first (scripts/build-deps.sh): a missing zlib
+    header is named with its Debian package, not hidden in a quiet pip build."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "build-deps.sh"
+    env = {"PATH": "/usr/bin:/bin", "BUILD_DEPS_DRY_RUN": "1", "ZLIB_HEADER": "/nonexistent/zlib.h"}
+    done = subprocess.run(
+        ["bash", str(script), sys.executable], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 1
+    assert "missing: zlib1g-dev — zlib's headers (zlib.h)" in done.stderr
+    fine = subprocess.run(
+        ["bash", str(script), sys.executable], capture_output=True, text=True,
+        env={**env, "ZLIB_HEADER": "/usr/include/zlib.h"}, check=False,
+    )  # fmt: skip
+    assert fine.returncode == 0, fine.stderr
