@@ -1,11 +1,14 @@
 # poolcheckers — the two set-up commands of the README:
-#   make run    create the venv, install, build the native core, start the web app
-#   make test   the same set-up, then every check CI runs (with node and npm for the
-#               JavaScript's checks; make run needs neither: the pages are served as-is)
+#   make run    create the venv, install what the site needs, build the native core,
+#               start the web app
+#   make test   the same with the test, tooling and cluster extras, then every check CI
+#               runs (with node and npm for the JavaScript's checks; make run needs
+#               neither: the pages are served as-is)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed-stamp
+RUN_STAMP = $(VENV)/.installed-run-stamp
 NODE_STAMP = node_modules/.installed-stamp
 
 .PHONY: setup run test lint typecheck typecheck-js pytest native-sanitize system-deps clean
@@ -19,7 +22,16 @@ $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 
 setup: $(STAMP)
 
-run: setup
+# the site alone: no test, tooling or cluster extras (an environment set up by make test
+# keeps them: installing the package again removes none)
+$(RUN_STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
+	bash scripts/build-deps.sh $(PYTHON)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(VENV)/bin/poolcheckers serve $(ARGS)
 
 system-deps:

@@ -259,3 +259,21 @@ def test_the_build_names_a_missing_system_package_before_building() -> None:
         env={**env, "ZLIB_HEADER": "/usr/include/zlib.h"}, check=False,
     )  # fmt: skip
     assert fine.returncode == 0, fine.stderr
+
+
+def test_make_run_installs_the_site_without_the_test_and_cluster_extras() -> None:
+    root = Path(__file__).resolve().parents[1]
+    plan = subprocess.run(
+        ["make", "-n", "-B", "run", "VENV=/nonexistent/venv"], cwd=root, capture_output=True,
+        text=True, check=False,
+    )  # fmt: skip
+    assert plan.returncode == 0, plan.stderr
+    installs = [
+        line for line in plan.stdout.splitlines() if "pip install" in line and " -e " in line
+    ]
+    assert installs and all(line.rstrip().endswith("-e .") for line in installs), installs
+    full = subprocess.run(
+        ["make", "-n", "-B", "setup", "VENV=/nonexistent/venv"], cwd=root, capture_output=True,
+        text=True, check=False,
+    )  # fmt: skip
+    assert "[dev,distributed,tooling]" in full.stdout
