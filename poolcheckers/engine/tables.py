@@ -8,6 +8,7 @@ and importing the facade stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,6 +85,17 @@ def tables_move_values(
 
     values = move_values(tables, board)
     return None if values is None else [(v.move, v.value, v.dtz) for v in values]
+
+
+def tables_best_move(
+    values: Sequence[tuple[Move, str, int | None]],
+) -> tuple[Move, str, int | None]:
+    """Of :func:`tables_move_values`' answer, the move keeping the best value: a win by
+    the fastest conversion, a loss by the longest (the engine's own choice at the root)."""
+    from poolcheckers.egdb.play import MoveValue, best
+
+    chosen = best([MoveValue(m, v, d) for m, v, d in values])  # type: ignore[arg-type]
+    return chosen.move, chosen.value, chosen.dtz
 
 
 def default_tables_directory() -> Path:

@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 
 from poolcheckers.board import Board
 from poolcheckers.egdb import Tablebase
-from poolcheckers.engine import Engine, SearchResult, make_limit, open_engine
+from poolcheckers.engine import (
+    Engine,
+    SearchResult,
+    make_limit,
+    open_engine,
+    tables_move_values,
+)
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color, PieceType
 from poolcheckers.puzzles.record import Goal, Puzzle, puzzle_id
@@ -109,28 +115,12 @@ class Generator:
 
     def table_values(self, board: Board) -> dict[Move, str] | None:
         """Each legal move's value for the side to move ("win", "draw", "loss"), from the
-        tables; None when they do not cover the position."""
-        if self.tables is None or not self.tables.matches(board.rules):
+        tables (the engine facade's reading, as the analysis board shows it); None when
+        they do not cover the position."""
+        if self.tables is None:
             return None
-        if (board.black | board.white).bit_count() > self.tables.max_pieces:
-            return None
-        values: dict[Move, str] = {}
-        flip = {"win": "loss", "loss": "win", "draw": "draw"}
-        for move in board.legal_moves:
-            board.push(move)
-            try:
-                outcome = board.outcome()
-                if outcome is not None:
-                    value = "draw" if outcome.winner is None else "win"
-                else:
-                    probed = self.tables.probe(board)
-                    if probed is None:
-                        return None
-                    value = flip[probed.value]
-            finally:
-                board.pop()
-            values[move] = value
-        return values
+        values = tables_move_values(self.tables, board)
+        return None if values is None else {move: value for move, value, _dtz in values}
 
     def _table_choice(self, board: Board) -> bool:
         """Whether the tables cover ``board`` and exactly one move keeps its value

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from poolcheckers.engine import tables_best_move
 from poolcheckers.move import Move
 from poolcheckers.server.domain_errors import CommunityError
 
@@ -97,15 +98,9 @@ def position_value(values: MoveValues) -> Value:
 
 
 def best_move(values: MoveValues) -> tuple[Move, Value, int | None]:
-    """The move keeping the best value: a win by the fastest conversion, a loss by the
-    longest."""
-
-    def key(item: tuple[Move, Value, int | None]) -> tuple[int, int]:
-        _m, value, dtz = item
-        d = dtz or 0
-        return (_RANK[value], -d if value == "win" else d)
-
-    return max(values, key=key)
+    """The move keeping the best value (the engine's choice: a win by the fastest
+    conversion, a loss by the longest)."""
+    return tables_best_move(values)
 
 
 def verdict(values: MoveValues, played: Move) -> Verdict:
