@@ -78,6 +78,17 @@ class PdnInputError(PdnError):
         self.token = ""
 
 
+class PdnTreeError(PoolCheckersError):
+    """A move tree given as data (:func:`poolcheckers.pdn.tree_to_game`) that does not
+    hold: ``path`` says where (``moves[3].variations[0].moves[1]``), ``token`` what."""
+
+    def __init__(self, message: str, path: str, token: str = "") -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.reason = message
+        self.path = path
+        self.token = token
+
+
 class PerftError(PoolCheckersError):
     """A perft request that cannot be answered: a depth out of range or not a whole
     number, or something that is not a board."""

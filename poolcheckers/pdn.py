@@ -73,10 +73,16 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, NotRequired, TypedDict, cast
 
 from poolcheckers.board import Board
-from poolcheckers.errors import PdnError, PdnInputError, PoolCheckersError, RuleSetError
+from poolcheckers.errors import (
+    PdnError,
+    PdnInputError,
+    PdnTreeError,
+    PoolCheckersError,
+    RuleSetError,
+)
 from poolcheckers.fen import STARTING_FEN
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color
@@ -89,13 +95,18 @@ __all__ = [
     "ROSTER",
     "PdnGame",
     "PdnInputError",
+    "PdnTreeError",
     "PdnVariation",
+    "TreeLine",
+    "TreeMove",
     "game_from_board",
+    "game_tree",
     "iter_games",
     "normalize_result",
     "read_file",
     "read_games",
     "read_games_collect",
+    "tree_to_game",
     "write_file",
     "write_game",
     "write_games",
@@ -259,6 +270,15 @@ class PdnGame:
     def to_pdn(self) -> str:
         """The game as PDN text (:func:`write_game`)."""
         return write_game(self)
+
+    def tree(self) -> TreeLine:
+        """The game's move tree as plain data (:func:`game_tree`)."""
+        return game_tree(self)
+
+    @property
+    def annotated(self) -> bool:
+        """Whether the game has a comment, NAG, strength mark or variation."""
+        return bool(self.comments or self.nags or self.strengths or self.variations)
 
 
 def game_from_board(
@@ -880,6 +900,198 @@ def read_file(
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     return read_games(text, rules, errors=errors, on_error=on_error)
+
+
+# --------------------------------------------------------------------- the tree as data
+
+
+class TreeMove(TypedDict):
+    """A move of a :class:`TreeLine`: its notation as R4 writes it in its position, the
+    comment after it, its NAGs and strength mark, and the lines that replace it."""
+
+    move: str
+    comment: NotRequired[str]
+    nags: NotRequired[list[int]]
+    strength: NotRequired[str]
+    variations: NotRequired[list[TreeLine]]
+
+
+class TreeLine(TypedDict):
+    """A line of the move tree as plain data (JSON as it is): the comment and NAGs
+    before its first move, then its moves."""
+
+    moves: list[TreeMove]
+    comment: NotRequired[str]
+    nags: NotRequired[list[int]]
+
+
+_MOVE_FIELDS: Final = frozenset({"move", "comment", "nags", "strength", "variations"})
+
+#: a strength mark as the reader takes it (``!``, ``??``, ``(?)``…)
+_STRENGTH_RE: Final = re.compile(r"[!?]{1,3}|\([!?]{1,3}\)")
+
+
+def game_tree(game: PdnGame) -> TreeLine:
+    """The game's main line with its comments, NAGs, strength marks and variations
+    (nested) as plain data, every move written as R4 asks in its position; the
+    inverse of :func:`tree_to_game`.
+
+    >>> [game] = read_games("{start} 1. 11-15 $1 (1. 9-13 {also}) 22-18! *")
+    >>> game_tree(game)  # doctest: +NORMALIZE_WHITESPACE
+    {'moves': [{'move': '11-15', 'nags': [1], 'variations': [{'moves': [{'move': '9-13',
+    'comment': 'also'}]}]}, {'move': '22-18', 'strength': '!'}], 'comment': 'start'}
+    """
+    return _line_data(game.start_board(), game, 0)
+
+
+def _line_data(board: Board, line: PdnGame | PdnVariation, depth: int) -> TreeLine:
+    if depth > MAX_VARIATION_DEPTH:
+        raise ValueError(f"variations nest deeper than {MAX_VARIATION_DEPTH}")
+    out: TreeLine = {"moves": []}
+    if 0 in line.comments:
+        out["comment"] = line.comments[0]
+    if line.nags.get(0):
+        out["nags"] = list(line.nags[0])
+    for ply, move in enumerate(line.moves, start=1):
+        item: TreeMove = {"move": board.notation(move)}
+        if ply in line.comments:
+            item["comment"] = line.comments[ply]
+        if line.nags.get(ply):
+            item["nags"] = list(line.nags[ply])
+        if ply in line.strengths:
+            item["strength"] = line.strengths[ply]
+        if line.variations.get(ply):
+            item["variations"] = [_line_data(board, v, depth + 1) for v in line.variations[ply]]
+        board.push(move)
+        out["moves"].append(item)
+    for _ in line.moves:
+        board.pop()
+    return out
+
+
+def tree_to_game(
+    tree: object,
+    start_fen: str = STARTING_FEN,
+    rules: RuleSet | None = None,
+    tags: dict[str, str] | None = None,
+    result: str | None = None,
+) -> PdnGame:
+    """The game whose move tree is ``tree`` (as :func:`game_tree` gives it, read from
+    JSON): every move of every line is checked by :meth:`Board.parse_move` in its
+    position (R4-R15) and none is played after the end of the game (R16-R21);
+    comments are kept with their whitespace collapsed (as PDN reads them back), an
+    empty one is no comment.  The tags and result as :func:`game_from_board` takes
+    them.  Raises :class:`PdnTreeError` naming where (``moves[2].variations[0]``),
+    the token and the rule.
+
+    >>> tree = {"moves": [{"move": "11-15", "comment": "the  Old\\n14th"},
+    ...     {"move": "22-18", "variations": [{"moves": [{"move": "23-19"}]}]}]}
+    >>> game = tree_to_game(tree, tags={"Black": "Ann"})
+    >>> game.comments, len(game.variations[2]), game_tree(game) == tree
+    ({1: 'the Old 14th'}, 1, False)
+    >>> tree_to_game({"moves": [{"move": "11-18"}]})
+    Traceback (most recent call last):
+    ...
+    poolcheckers.errors.PdnTreeError: moves[0]: cannot play 11-18 as black's move 1: ...
+    """
+    board = Board(start_fen, rules)
+    main = _line_from_data(board, tree, "", 0)
+    start = board.copy()
+    for move in main.moves:
+        start.push(move)
+    game = game_from_board(start, tags, result)
+    game.comments, game.nags = main.comments, main.nags
+    game.strengths, game.variations = main.strengths, main.variations
+    return game
+
+
+def _line_from_data(board: Board, data: object, path: str, depth: int) -> PdnVariation:
+    if depth > MAX_VARIATION_DEPTH:
+        raise PdnTreeError(f"variations nest deeper than {MAX_VARIATION_DEPTH}", path)
+    if not isinstance(data, dict):
+        raise PdnTreeError("a line must be an object with its moves", path)
+    unknown = sorted(set(map(str, data)) - {"moves", "comment", "nags"})
+    if unknown:
+        raise PdnTreeError(f"a line has no field {unknown[0]!r}", path, unknown[0])
+    moves = data.get("moves", [])
+    if not isinstance(moves, list):
+        raise PdnTreeError("a line's moves must be a list", path)
+    line = PdnVariation()
+    _annotate(line, 0, data, path)
+    number_offset = board.ply % 2 if depth == 0 else 0
+    played = 0
+    try:
+        for index, item in enumerate(moves):
+            where = f"{path}.moves[{index}]" if path else f"moves[{index}]"
+            if not isinstance(item, dict) or not isinstance(item.get("move"), str):
+                raise PdnTreeError("a move must be an object with its notation as 'move'", where)
+            unknown = sorted(
+                set(map(str, item)) - {"move", "comment", "nags", "strength", "variations"}
+            )
+            if unknown:
+                raise PdnTreeError(f"a move has no field {unknown[0]!r}", where, unknown[0])
+            text = cast(str, item["move"])
+            ply = index + 1
+            variations = item.get("variations", [])
+            if not isinstance(variations, list):
+                raise PdnTreeError("variations must be a list of lines", where)
+            for v, sub in enumerate(variations):
+                inner = _line_from_data(board, sub, f"{where}.variations[{v}]", depth + 1)
+                if not inner.moves and not inner.comments and not inner.nags:
+                    raise PdnTreeError("an empty variation", f"{where}.variations[{v}]")
+                line.variations.setdefault(ply, []).append(inner)
+            move = _tree_move(board, text, where, number_offset)
+            board.push(move)
+            played += 1
+            line.moves.append(move)
+            _annotate(line, ply, item, where)
+    finally:
+        for _ in range(played):
+            board.pop()
+    return line
+
+
+def _tree_move(board: Board, text: str, where: str, offset: int) -> Move:
+    number = (board.ply + offset) // 2 + 1
+    who = f"{board.turn.name_lower}'s move {number}"
+    outcome = board.outcome()
+    if outcome is not None:
+        raise PdnTreeError(
+            f"cannot play {text} as {who}: the game is over: {outcome.reason()}", where, text
+        )
+    try:
+        return board.parse_move(text)
+    except PoolCheckersError as exc:
+        raise PdnTreeError(f"cannot play {text} as {who}: {exc}", where, text) from None
+
+
+def _annotate(line: PdnVariation, ply: int, data: dict[object, object], where: str) -> None:
+    comment = data.get("comment")
+    if comment is not None:
+        if not isinstance(comment, str):
+            raise PdnTreeError("a comment must be text", where)
+        collapsed = _collapse(re.sub(r"[\x00-\x1f\x7f]", " ", comment))
+        if collapsed:
+            line.comments[ply] = collapsed
+    nags = data.get("nags")
+    if nags is not None:
+        if not isinstance(nags, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= _MAX_NAG for n in nags
+        ):
+            raise PdnTreeError(f"NAGs must be a list of numbers from 0 to {_MAX_NAG}", where)
+        if nags:
+            line.nags[ply] = list(nags)
+    strength = data.get("strength")
+    if strength is not None:
+        if not isinstance(strength, str) or not _STRENGTH_RE.fullmatch(strength):
+            raise PdnTreeError(
+                f"{str(strength)[:10]!r} is not a strength mark (!, ?, !!, ??, !?, ?!)",
+                where,
+                str(strength)[:10],
+            )
+        if ply == 0:
+            raise PdnTreeError("a strength mark follows a move", where)
+        line.strengths[ply] = strength
 
 
 # --------------------------------------------------------------------- writing
