@@ -35,13 +35,17 @@ def test_the_same_text_imported_twice_is_stored_once(client: TestClient) -> None
 
 def test_the_same_game_however_written_is_one_game(client: TestClient) -> None:
     (gid,) = client.post("/api/import", json={"pdn": GAME_1}).json()["imported"]
-    # other spacing, a comment, the tags in another order, a GameId, 1-0 for 2-0
+    # other spacing, the tags in another order, a GameId, 1-0 for 2-0
     other = (
         '[White "Bob"]\n[Black "Ann"]\n[GameId "x"]\n[Event "Club"]\n[Result "1-0"]\n\n'
-        "1.11-15 {book} 23-19\n2. 8-11 1-0\n"
+        "1.11-15    23-19\n2. 8-11 1-0\n"
     )
     answer = client.post("/api/import", content=other).json()
     assert answer["imported"] == [] and answer["duplicates"] == [{"game": 1, "id": gid}]
+    # an annotated copy is another game: its comments would be lost as a duplicate
+    commented = other.replace("1.11-15 ", "1.11-15 {book} ")
+    (annotated,) = client.post("/api/import", content=commented).json()["imported"]
+    assert "{book}" in client.get(f"/api/games/{annotated}/pdn").text
     # the same moves with another result, or another event, are other games
     changed = GAME_1.replace('"2-0"', '"1-1"').replace(" 2-0\n", " 1-1\n")
     assert len(client.post("/api/import", content=changed).json()["imported"]) == 1

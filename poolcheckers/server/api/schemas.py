@@ -202,6 +202,11 @@ class GameState(Answer):
     engine_color: Color | None
     seats: Seats
     tags: dict[str, str]
+    annotations: dict[str, Any] | None = Field(
+        None,
+        description="an imported game's move tree: the comments before and after its "
+        "moves, NAGs, strength marks and nested variations (poolcheckers.pdn.game_tree)",
+    )
 
 
 class CreatedGame(Answer):
@@ -418,6 +423,9 @@ class PdnGameInfo(Answer):
     moves_count: int = Field(0, description="moves as PDN numbers them (a ply each side)")
     result: str
     rules: dict[str, Any]
+    tree: dict[str, Any] | None = Field(
+        None, description="the move tree with comments, NAGs and variations (null: none)"
+    )
 
 
 class PdnReadError(Answer):
@@ -583,6 +591,23 @@ class PositionRequest(Request):
 class PdnRequest(Request):
     pdn: Text
     rules: Rules | None = None
+
+
+class TreeExportRequest(Request):
+    """``POST /api/analysis/export``: the analysis board's move tree, written as PDN."""
+
+    fen: Text | None = Field(None, description="the start position (R5); null: the start")
+    rules: Rules | None = None
+    tags: dict[Text, Text] = Field(default_factory=dict, max_length=64)
+    result: Literal["2-0", "0-2", "1-1", "0-0", "*"] = "*"
+    tree: dict[str, Any] = Field(
+        description="the main line: {moves: [{move, comment?, nags?, strength?, "
+        "variations?: [line...]}], comment?, nags?} (poolcheckers.pdn.game_tree)"
+    )
+
+
+class TreeExport(Answer):
+    pdn: str = Field(description="the game as PDN text, every line and comment kept")
 
 
 # ---------------------------------------------------------------- WebSocket messages

@@ -75,6 +75,8 @@ GAMES = Table(
     Column("rematch_id", String(32), nullable=True),
     # tournaments (migration 0006): the event whose game it is
     Column("tournament_id", String(16), nullable=True),
+    # an imported game's comments, NAGs and variations (migration 0010): the PDN tree
+    Column("annotations", JSON, nullable=True),
     Index("ix_games_status_created", "status", "created_ms"),
     Index("ix_games_deadline", "deadline_ms"),
     Index("ix_games_black_user", "black_user_id", "created_ms"),

@@ -98,6 +98,9 @@ class GameRec:
     rematch_id: str | None = None
     #: tournaments (migration 0006): the event whose game it is (no abort, no rematch)
     tournament_id: str | None = None
+    #: an imported game's move tree (migration 0010): comments, NAGs, variations as
+    #: :func:`poolcheckers.pdn.game_tree` gives them; None without any
+    annotations: dict[str, Any] | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> GameRec:
@@ -423,9 +426,15 @@ def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
 
 
 def imported_game(
-    board: Board, tags: dict[str, str], result: str, game_id: str, now: int
+    board: Board,
+    tags: dict[str, str],
+    result: str,
+    game_id: str,
+    now: int,
+    annotations: dict[str, Any] | None = None,
 ) -> tuple[GameRec, list[MoveRec]]:
-    """A game read from PDN as a finished record (mode ``imported``, no seats)."""
+    """A game read from PDN as a finished record (mode ``imported``, no seats), with
+    its move tree when it has comments, NAGs or variations."""
     played = list(board.move_stack)
     start = board.copy()
     for _ in played:
@@ -439,6 +448,7 @@ def imported_game(
         f"Imported game, result {result}" if result != "*" else "Imported game, unfinished (*)"
     )
     game.tags = tags
+    game.annotations = annotations
     outcome = board.outcome()
     if outcome is not None and outcome.result() == result:
         game.termination = outcome.termination.value

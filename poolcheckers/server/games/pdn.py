@@ -7,8 +7,10 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
-from poolcheckers import Board, PdnError, RuleSet
+from poolcheckers import Board, PdnError, PoolCheckersError, RuleSet
+from poolcheckers.errors import PdnTreeError
 from poolcheckers.pdn import (
     PdnGame,
     _lex,
@@ -17,6 +19,7 @@ from poolcheckers.pdn import (
     iter_games,
     normalize_result,
     read_games_collect,
+    tree_to_game,
     write_game,
 )
 from poolcheckers.server.api.schemas import (
@@ -61,7 +64,8 @@ def game_tags(g: GameRec) -> dict[str, str]:
 
 
 def export_game(service: GameService, game_id: str) -> str:
-    """One stored game as PDN (GameType 23, FEN when not the start, Rules when not APCA)."""
+    """One stored game as PDN (GameType 23, FEN when not the start, Rules when not APCA),
+    with the comments, NAGs and variations it was imported with."""
     loaded = service.loaded(game_id)
     tags = game_tags(loaded.game)
     try:
@@ -69,7 +73,21 @@ def export_game(service: GameService, game_id: str) -> str:
     except ValueError:  # a stored result the final position contradicts: the board decides
         tags["Result"] = "*"
         game = game_from_board(loaded.board, tags)
-    return write_game(game)
+    annotated = annotated_game(game, loaded.game.annotations)
+    return write_game(annotated)
+
+
+def annotated_game(game: PdnGame, tree: dict[str, Any] | None) -> PdnGame:
+    """``game`` with the comments, NAGs and variations of its stored move ``tree``; the
+    game as it is when there is none, or when the tree's main line is not the game's
+    moves (the stored moves decide)."""
+    if not tree:
+        return game
+    try:
+        full = tree_to_game(tree, game.start_fen, game.rules, game.tags, game.result)
+    except (PoolCheckersError, ValueError):
+        return game
+    return full if full.moves == game.moves else game
 
 
 def export_all(service: GameService) -> str:
@@ -77,11 +95,14 @@ def export_all(service: GameService) -> str:
     return "\n".join(export_game(service, game_id) for game_id in service.iter_ids())
 
 
-def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
+def game_digest(
+    board: Board, tags: dict[str, str], result: str, tree: dict[str, Any] | None = None
+) -> str:
     """The SHA-256 of a game read from PDN, normalised: its tags (``GameId`` and
     ``Result`` left out, the result comes normalised), start position (canonical FEN,
-    R5), rules (§9) and moves (full paths, R4).  Two texts of the same game, however
-    spaced, commented or ordered in their tags, have one digest.
+    R5), rules (§9), moves (full paths, R4) and its move tree when it has comments or
+    variations.  Two texts of the same game, however spaced or ordered in their tags,
+    have one digest; an annotated copy of a stored game is another game.
 
     >>> b = Board(); _ = b.push_notation("11-15")
     >>> game_digest(b, {"Event": "x"}, "*") == game_digest(b, {"Event": "x"}, "*")
@@ -97,6 +118,8 @@ def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
         "rules": board.rules.to_dict(),
         "moves": [m.full_notation() for m in board.move_stack],
     }
+    if tree:
+        content["tree"] = tree
     text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -106,6 +129,24 @@ def game_digest(board: Board, tags: dict[str, str], result: str) -> str:
 MAX_TAGS = 64
 MAX_TAG_NAME = 64
 MAX_TAG_VALUE = 256
+#: the longest move tree (comments, NAGs, variations) an imported game keeps, as JSON
+#: characters: a book's annotated game is a few thousand; refused above, never cut
+MAX_ANNOTATIONS = 200_000
+
+
+def annotations_of(game: PdnGame) -> tuple[dict[str, Any] | None, str | None]:
+    """The move tree an imported ``game`` is stored with (None: nothing to keep), or
+    why it is refused (longer than :data:`MAX_ANNOTATIONS`)."""
+    if not game.annotated:
+        return None, None
+    tree = dict(game.tree())
+    size = len(json.dumps(tree, ensure_ascii=False, separators=(",", ":")))
+    if size > MAX_ANNOTATIONS:
+        return None, (
+            f"its comments and variations take {size:,} characters; at most "
+            f"{MAX_ANNOTATIONS:,} are kept per game: split the game"
+        )
+    return tree, None
 
 
 def tags_problem(tags: dict[str, str]) -> str | None:
@@ -151,14 +192,15 @@ def import_text(
             ImportError_(game=exc.game, line=exc.line, column=exc.column, message=str(exc))
         )
 
-    games: list[tuple[int, Board, dict[str, str], str, str]] = []
+    games: list[tuple[int, Board, dict[str, str], str, str, dict[str, Any] | None]] = []
     for game in iter_games(text, on_error=on_error):
         if len(games) + len(problems) >= max_games:
             raise ApiError(
                 413, "too_large", f"at most {max_games} games per import: split the file"
             )
         tags = {k: v for k, v in game.tags.items() if k != "GameId"}
-        refused = tags_problem(tags)
+        tree, too_long = annotations_of(game)
+        refused = tags_problem(tags) or too_long
         try:
             if refused is not None:
                 raise ValueError(refused)
@@ -169,18 +211,62 @@ def import_text(
             )
             continue
         result = normalize_result(game.result)
-        games.append((game.number, board, tags, result, game_digest(board, tags, result)))
+        digest = game_digest(board, tags, result, tree)
+        games.append((game.number, board, tags, result, digest, tree))
     if admit is not None:
-        admit(len({digest for *_, digest in games}))
+        admit(len({digest for *_, digest, _ in games}))
     imported: list[str] = []
     duplicates: list[ImportDuplicate] = []
-    for number, board, tags, result, digest in games:
-        gid, stored = service.import_game(board, tags, result, digest)
+    for number, board, tags, result, digest, tree in games:
+        gid, stored = service.import_game(board, tags, result, digest, tree)
         if stored:
             imported.append(gid)
         else:
             duplicates.append(ImportDuplicate(game=number, id=gid))
     return ImportResult(imported=imported, errors=problems, duplicates=duplicates)
+
+
+# ---------------------------------------------------------------- the analysis board's tree
+#: the most moves, over every line, of a tree the analysis board exports
+MAX_TREE_MOVES = 4000
+
+
+def tree_moves(tree: object, bound: int) -> int:
+    """How many moves ``tree`` holds over all its lines, counting up to past ``bound``
+    (without recursion: a deep tree costs no stack)."""
+    count = 0
+    stack = [tree]
+    while stack and count <= bound:
+        line = stack.pop()
+        moves = line.get("moves") if isinstance(line, dict) else None
+        if not isinstance(moves, list):
+            continue
+        count += len(moves)
+        for item in moves:
+            variations = item.get("variations") if isinstance(item, dict) else None
+            if isinstance(variations, list):
+                stack.extend(variations)
+    return count
+
+
+def export_tree(
+    fen: str, rules: RuleSet, tags: dict[str, str], result: str, tree: dict[str, Any]
+) -> str:
+    """The analysis board's move tree as PDN: every move of every line checked (R4-R21);
+    a bad one is ``illegal_move`` naming where it stands and the rule."""
+    if tree_moves(tree, MAX_TREE_MOVES) > MAX_TREE_MOVES:
+        raise ApiError(
+            400, "bad_request", f"at most {MAX_TREE_MOVES} moves over every line of a tree"
+        )
+    refused = tags_problem(tags)
+    if refused is not None:
+        raise ApiError(400, "bad_request", refused)
+    try:
+        return write_game(tree_to_game(tree, fen, rules, tags, result))
+    except PdnTreeError as exc:
+        raise ApiError(400, "illegal_move", str(exc)) from None
+    except ValueError as exc:  # a result the position contradicts (R16-R21), a tag name
+        raise ApiError(400, "bad_request", str(exc)) from None
 
 
 # ---------------------------------------------------------------- reading for analysis
@@ -198,6 +284,7 @@ def game_json(game: PdnGame) -> PdnGameInfo:
         moves_count=full_moves(game.start_fen, len(game.moves)),
         result=normalize_result(game.result),
         rules=game.rules.to_dict(),
+        tree=dict(game.tree()) if game.annotated else None,
     )
 
 

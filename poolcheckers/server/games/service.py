@@ -11,6 +11,7 @@ SQLite).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -275,10 +276,18 @@ class GameService:
         return self.store.iter_ids()
 
     def import_game(
-        self, board: Board, tags: dict[str, str], result: str, digest: str | None
+        self,
+        board: Board,
+        tags: dict[str, str],
+        result: str,
+        digest: str | None,
+        annotations: dict[str, Any] | None = None,
     ) -> tuple[str, bool]:
-        """Store a game read from PDN unless one with the same content ``digest`` is
-        stored: (the game's id, whether it was stored now)."""
-        game, moves = model.imported_game(board, tags, result, new_game_id(), self.clock.now_ms())
+        """Store a game read from PDN (with its move tree when it is annotated) unless
+        one with the same content ``digest`` is stored: (the game's id, whether it was
+        stored now)."""
+        game, moves = model.imported_game(
+            board, tags, result, new_game_id(), self.clock.now_ms(), annotations
+        )
         gid = self.store.insert(Loaded(game, moves, board.copy()), digest)
         return gid, gid == game.id

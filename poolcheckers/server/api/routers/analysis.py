@@ -24,7 +24,10 @@ from poolcheckers.server.api.schemas import (
     PositionRequest,
     RequestLimits,
     RulesInfo,
+    TreeExport,
+    TreeExportRequest,
 )
+from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games import timecontrol
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
@@ -73,6 +76,16 @@ async def analysis_pdn(request: Request, ctx: Ctx) -> Response:
     rules = parse_rules(body.rules)
     result = await ctx.pdn_readings.read(client_address(request), body.pdn, rules)
     return json_response(result.model_dump_json())
+
+
+@router.post("/api/analysis/export", response_model=TreeExport, summary="Write a move tree as PDN")
+async def analysis_export(body: TreeExportRequest) -> Response:
+    rules = parse_rules(body.rules)
+    fen = parse_board(body.fen, rules).fen()
+    pdn = await anyio.to_thread.run_sync(
+        stored_pdn.export_tree, fen, rules, dict(body.tags), body.result, body.tree
+    )
+    return json_response(TreeExport(pdn=pdn).model_dump_json())
 
 
 def request_limits(settings: Settings) -> RequestLimits:
