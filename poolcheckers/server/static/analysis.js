@@ -3,8 +3,9 @@
 
 /**
  * @import { AnalysisLine, AnalysisMessage, Color, GameSummary, LegalMove, PdnGameInfo, PdnReadError,
- *   AnalysisReport, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo } from "./types.js"
+ *   AnalysisReport, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo, TreeLine } from "./types.js"
  */
+/** @import { TreeNode } from "./tree.js" */
 /** @import { JudgedMove } from "./review.js" */
 /** @import { RuleForm } from "./rules.js" */
 /** @import { MoveCell } from "./util.js" */
@@ -13,6 +14,7 @@ import { LiveSocket, api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
 import { CLASSES, expectedScore, judgeMoves } from "./review.js";
 import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
+import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   COLOR_NAME,
   announce,
@@ -160,6 +162,14 @@ class AnalysisPage {
   mistakes = h("ul", { class: "mistakes", id: "mistakes" });
   moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
   branchBanner = h("div", { class: "view-banner", id: "branch-banner", hidden: true });
+  // Editing the move tree: the shown move's comment, its line made the main line or
+  // deleted; the whole tree exported as PDN (written by the server).
+  commentInput = h("textarea", { id: "move-comment", rows: 2, maxlength: 2000, "aria-label": "Comment on the shown move", placeholder: "A comment on this move" });
+  promoteButton = h("button", { type: "button", class: "small", id: "promote-line" }, "Make main line");
+  deleteButton = h("button", { type: "button", class: "small", id: "delete-move" }, "Delete from here");
+  exportButton = h("button", { type: "button", class: "small", id: "export-pdn" }, "Export PDN");
+  exportOut = h("textarea", { id: "pdn-export", rows: 6, readonly: true, spellcheck: "false", "aria-label": "The analysis as PDN", hidden: true });
+  exportLink = h("a", { id: "pdn-download", download: "analysis.pdn", hidden: true }, "Download");
   fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": "FEN of the shown position" });
 
   // ---- what is shown --------------------------------------------------------------
@@ -169,12 +179,17 @@ class AnalysisPage {
   startTurn = "black";
   /** @type {Rules | null} */
   rules = null;
-  /** @type {string[]} */
+  /** @type {string[]} the line shown: from the start to the end of the chosen branch */
   line = [];
-  /** @type {string[]} the line as loaded, before the user's own moves */
-  loadedLine = [];
-  /** @type {number | undefined} where the user's own line leaves the loaded one */
-  branchAt = undefined;
+  /** The move tree: the loaded game as its main line, every line played here as a
+   * variation, with comments (exported as PDN by the server). */
+  tree = new MoveTree();
+  /** @type {Record<string, string>} the loaded game's tags, kept for the export */
+  tags = {};
+  /** the loaded game's result, exported while its main line is unchanged */
+  result = "*";
+  /** @type {string[]} the main line as loaded */
+  loadedMain = [];
   ply = 0;
   /** @type {number | undefined} the ply being gone to */
   target = undefined;
@@ -265,6 +280,7 @@ class AnalysisPage {
           navButtons(this),
           this.branchBanner,
           this.moveList,
+          this.treeTools(),
           this.reviewSection(),
           this.setupSection(),
         ),
@@ -405,9 +421,11 @@ class AnalysisPage {
    * @param {string[]} moves
    * @param {Rules | null} rules
    * @param {string} title
+   * @param {{tree?: TreeLine | null, tags?: Record<string, string>, result?: string}} [game]
+   *   a loaded game's move tree (comments, variations), tags and result
    * @returns {Promise<boolean>}
    */
-  async setup(fen, moves, rules, title) {
+  async setup(fen, moves, rules, title, game = {}) {
     this.showError("");
     const infos = new Map();
     let first;
@@ -433,8 +451,14 @@ class AnalysisPage {
     this.startFen = start;
     this.startTurn = first.start_turn;
     this.rules = rules;
-    this.line = moves.slice(0, good);
-    this.loadedLine = this.line.slice();
+    const whole = good === moves.length;
+    this.tree = MoveTree.of(whole ? game.tree : null, moves.slice(0, good));
+    this.line = this.tree.mainline();
+    this.loadedMain = this.line.slice();
+    this.tags = game.tags || {};
+    this.result = whole ? game.result || "*" : "*";
+    this.exportOut.hidden = true;
+    this.exportLink.hidden = true;
     this.branchBanner.hidden = true;
     this.infos = infos;
     this.evals = [];
@@ -518,7 +542,7 @@ class AnalysisPage {
     const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "PDN game";
     // The rules the server read the game with: its Rules tag, else the options chosen here.
     this.showRules(g.rules);
-    const ok = await this.setup(g.start_fen, g.moves, g.rules, name);
+    const ok = await this.setup(g.start_fen, g.moves, g.rules, name, { tree: g.tree, tags: g.tags, result: g.result });
     if (!ok) return;
     const notes = [];
     if (g.error) notes.push(`Only the first ${plural(g.moves.length, "ply", "plies")} can be played: ${g.error.message}`);
@@ -536,7 +560,8 @@ class AnalysisPage {
     try {
       const game = await api.getGame(id);
       const names = game.tags && (game.tags.Black || game.tags.White) ? `${game.tags.Black || "?"} – ${game.tags.White || "?"}` : `Game ${game.id}`;
-      const ok = await this.setup(game.start_fen, game.moves, game.rules, names);
+      const result = (game.outcome && game.outcome.result) || "*";
+      const ok = await this.setup(game.start_fen, game.moves, game.rules, names, { tree: game.annotations, tags: game.tags, result });
       this.showRules(game.rules);
       return ok;
     } catch (err) {
@@ -679,54 +704,129 @@ class AnalysisPage {
   }
 
   /**
-   * A move made on the board (or chosen from the tables): play it in the line.
+   * A move made on the board (or chosen from the tables): the tree's move if it has
+   * it, else a new variation (the main line when nothing followed yet).
    * @param {LegalMove} move
    */
   userMove(move) {
     const k = this.ply;
-    if (this.line[k] !== move.notation) {
-      this.replaceLine(k, [move.notation]);
-      this.showBranch(k);
-    }
+    const nodes = this.tree.path(this.line.slice(0, k));
+    const node = this.tree.add(k ? nodes[k - 1] : null, move.notation);
+    this.showLine(this.tree.lineThrough(node));
     this.go(k + 1);
   }
 
   /**
-   * Keep the first k moves of the line and play `moves` after them.
-   * @param {number} k
-   * @param {string[]} moves
+   * Show `line` (from the start): the positions, evaluations and review of the old
+   * line are kept up to where the two agree.
+   * @param {string[]} line
    */
-  replaceLine(k, moves) {
-    this.line = [...this.line.slice(0, k), ...moves];
-    for (const key of [...this.infos.keys()]) if (key > k) this.infos.delete(key);
-    this.evals = this.evals.slice(0, k + 1);
-    if (this.reviewStatus.textContent) this.reviewStatus.textContent = "The line changed: evaluate the game again for the new moves.";
+  showLine(line) {
+    let same = 0;
+    while (same < line.length && same < this.line.length && line[same] === this.line[same]) same += 1;
+    const changed = same < line.length || same < this.line.length;
+    this.line = line;
+    if (changed) {
+      for (const key of [...this.infos.keys()]) if (key > same) this.infos.delete(key);
+      this.evals = this.evals.slice(0, same + 1);
+      if (this.reviewStatus.textContent) this.reviewStatus.textContent = "The line changed: evaluate the game again for the new moves.";
+    }
+    this.showBranch();
   }
 
-  /**
-   * A move on the board left the loaded game: say so, and offer the way back.
-   * @param {number} k the ply the line leaves the loaded game after
-   */
-  showBranch(k) {
-    const loaded = this.loadedLine;
-    const diverges = loaded.length > k && loaded.slice(0, k).every((m, i) => m === this.line[i]);
-    if (!diverges) return;
-    if (!this.branchBanner.hidden && this.branchAt !== undefined && this.branchAt <= k) return;
-    this.branchAt = k;
-    const back = h("button", { type: "button", class: "small", id: "back-to-game" }, "Back to the loaded game");
-    back.addEventListener("click", () => {
-      this.replaceLine(k, loaded.slice(k));
+  /** Off the main line: say where the shown line leaves it, and offer the way back. */
+  showBranch() {
+    const main = this.tree.mainline();
+    let k = 0;
+    while (k < main.length && k < this.line.length && main[k] === this.line[k]) k += 1;
+    if (k >= main.length) {
       this.branchBanner.hidden = true;
+      return;
+    }
+    const back = h("button", { type: "button", class: "small", id: "back-to-game" }, "Back to the main line");
+    back.addEventListener("click", () => {
+      this.showLine(main);
       this.renderReview();
       this.go(k);
-      announce("Back to the loaded game.");
+      announce("Back to the main line.");
     });
+    const wasHidden = this.branchBanner.hidden;
     this.branchBanner.replaceChildren(
-      `Your own line from ${moveNumber(k + 1, this.startTurn)} on; the rest of the loaded game (${plural(loaded.length - k, "ply", "plies")}) is set aside. `,
+      `A variation from ${moveNumber(k + 1, this.startTurn)} on; the main line goes on from there with ${plural(main.length - k, "ply", "plies")}, kept in the tree. `,
       back,
     );
     this.branchBanner.hidden = false;
-    announce(`New line from move ${moveNumber(k + 1, this.startTurn)}; the loaded game's moves after it are set aside.`);
+    if (wasHidden) announce(`A variation from move ${moveNumber(k + 1, this.startTurn)}; the main line is kept.`);
+  }
+
+  // ---- the move tree ----------------------------------------------------------------
+
+  /** The shown move's node (null: the start position). */
+  shownNode() {
+    return this.ply ? this.tree.path(this.line.slice(0, this.ply))[this.ply - 1] || null : null;
+  }
+
+  /** The tools of the move tree: comment, make main line, delete, export. */
+  treeTools() {
+    this.commentInput.addEventListener("input", () => {
+      const node = this.shownNode();
+      if (node) node.comment = this.commentInput.value.trim();
+      else this.tree.comment = this.commentInput.value.trim();
+    });
+    this.commentInput.addEventListener("change", () => this.renderMoves());
+    this.promoteButton.addEventListener("click", () => {
+      const node = this.shownNode();
+      if (!node) return;
+      this.tree.promote(node);
+      this.showLine(this.tree.lineThrough(node));
+      this.renderMoves();
+      this.syncTreeTools();
+      announce("This line is now the main line.");
+    });
+    this.deleteButton.addEventListener("click", () => {
+      const node = this.shownNode();
+      if (!node) return;
+      const k = this.ply;
+      this.tree.remove(node);
+      this.showLine(this.tree.lineThrough(node.parent));
+      this.renderReview();
+      this.go(k - 1);
+      announce(`${node.move} and the moves after it are deleted.`);
+    });
+    this.exportButton.addEventListener("click", () => this.exportPdn());
+    return h(
+      "section",
+      { class: "tree-tools", "aria-label": "Edit the moves" },
+      h("label", { class: "field" }, h("span", { class: "label", id: "comment-label" }, "Comment"), this.commentInput),
+      h("div", { class: "row" }, this.promoteButton, this.deleteButton, this.exportButton, this.exportLink),
+      this.exportOut,
+    );
+  }
+
+  /** The tools follow the shown move. */
+  syncTreeTools() {
+    const node = this.shownNode();
+    const main = this.tree.mainline();
+    const onMain = this.line.slice(0, this.ply).every((m, i) => main[i] === m);
+    this.commentInput.value = node ? node.comment : this.tree.comment;
+    this.commentInput.placeholder = node ? `A comment after ${moveNumber(this.ply, this.startTurn)} ${node.move}` : "A comment before the first move";
+    this.promoteButton.disabled = !node || onMain;
+    this.deleteButton.disabled = !node;
+  }
+
+  /** The tree as PDN, written by the server (every move of every line checked). */
+  async exportPdn() {
+    const unchanged = this.tree.mainline().join(" ") === this.loadedMain.join(" ");
+    try {
+      const { pdn } = await api.exportTree({ fen: this.startFen, rules: this.rules, tags: this.tags, result: unchanged ? this.result : "*", tree: this.tree.toLine() });
+      this.exportOut.value = pdn;
+      this.exportOut.hidden = false;
+      this.exportLink.href = URL.createObjectURL(new Blob([pdn], { type: "application/x-pdn" }));
+      this.exportLink.hidden = false;
+      announce("The analysis is written as PDN below.");
+    } catch (err) {
+      this.showError(`Export: ${errorText(err)}`);
+    }
   }
 
   // ---- engine -----------------------------------------------------------------------
@@ -918,10 +1018,9 @@ class AnalysisPage {
     }
     const k = this.ply;
     const moves = pv.slice(0, n);
-    if (!moves.every((m, i) => this.line[k + i] === m)) {
-      this.replaceLine(k, moves);
-      this.showBranch(k);
-    }
+    let node = k ? this.tree.path(this.line.slice(0, k))[k - 1] : null;
+    for (const m of moves) node = this.tree.add(node, m);
+    this.showLine(this.tree.lineThrough(node));
     // The server checks every move of the line (POST /api/analysis/position).
     this.go(k + moves.length);
   }
@@ -1107,21 +1206,37 @@ class AnalysisPage {
   renderMoves() {
     const rows = moveRows(this.line, this.startTurn);
     const marks = new Map(this.mistakePlies().map((m) => [m.ply, m.cls]));
+    const nodes = this.tree.path(this.line);
     const cell = (/** @type {MoveCell | null} */ entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
       const cls = ["mv"];
       if (entry.ply === this.ply) cls.push("current");
       const mark = marks.get(entry.ply);
       if (mark) cls.push("mistake", mark.name);
+      const node = nodes[entry.ply - 1];
       return h(
         "button",
         { type: "button", class: cls.join(" "), "data-ply": entry.ply, "aria-current": entry.ply === this.ply ? "true" : null, onclick: () => this.go(entry.ply) },
-        entry.text + (mark ? mark.mark : ""),
+        (node ? moveLabel(node) : entry.text) + (mark ? mark.mark : ""),
       );
     };
-    this.moveList.replaceChildren(
-      ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
-    );
+    // a variation's move shows its line (the tree keeps every line)
+    const pick = (/** @type {TreeNode} */ node, /** @type {number} */ ply) => {
+      this.showLine(this.tree.lineThrough(node));
+      this.renderReview();
+      this.go(ply);
+    };
+    /** @type {HTMLElement[]} */
+    const items = [];
+    if (this.tree.comment) items.push(h("li", { class: "note" }, h("span", { class: "comment" }, this.tree.comment)));
+    for (const row of rows) {
+      items.push(h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white)));
+      const plies = [row.black, row.white].flatMap((c) => (c ? [c.ply] : []));
+      const note = rowNote(this.tree, nodes, plies, this.startTurn, pick, null);
+      if (note) items.push(note);
+    }
+    this.moveList.replaceChildren(...items);
+    this.syncTreeTools();
     if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet: play on the board, or set up a game below."));
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);

@@ -2,7 +2,7 @@
 
 /**
  * @import { CreateGame, CreatedGame, GameAction, GameList, GameState, Health, ImportResult,
- *   JoinedGame, PdnReadResult, PositionInfo, Rules, RulesInfo } from "./types.js"
+ *   JoinedGame, PdnReadResult, PositionInfo, Rules, RulesInfo, TreeExport, TreeExportRequest } from "./types.js"
  */
 
 /** A refused or failed request: the HTTP status (0: no answer) and the server's code. */
@@ -122,6 +122,8 @@ export const api = {
   /** @type {(pdn: string, rules?: Rules | null) => Promise<PdnReadResult>} */
   analysisPdn: (pdn, rules) =>
     request("POST", "/api/analysis/pdn", rules ? { pdn, rules } : { pdn }),
+  /** @type {(body: TreeExportRequest) => Promise<TreeExport>} */
+  exportTree: (body) => request("POST", "/api/analysis/export", body),
   /** @type {(fen: string | null, moves: string[], rules: Rules | null) => Promise<PositionInfo>} */
   position: (fen, moves, rules) =>
     request("POST", "/api/analysis/position", rules ? { fen, moves, rules } : { fen, moves }),

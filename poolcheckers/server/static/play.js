@@ -8,6 +8,7 @@
 
 import { ApiError, LiveSocket, api, errorText, request, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
+import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   COLOR_NAME,
   announce,
@@ -863,8 +864,14 @@ class GamePage {
     const s = this.game();
     const rows = moveRows(s.moves, s.start_turn);
     const current = this.viewPly === null ? s.moves.length : this.viewPly;
+    // An imported game's comments and variations (its move tree): marks on the moves,
+    // a note under each row; a variation's move opens the game on the analysis board.
+    const tree = s.annotations ? MoveTree.of(s.annotations, s.moves) : null;
+    const nodes = tree ? tree.path(s.moves) : [];
+    const analyse = () => window.location.assign(`/analysis?game=${encodeURIComponent(s.id)}`);
     const cell = (/** @type {MoveCell | null} */ entry) => {
       if (!entry) return h("span", { class: "mv empty" }, entry === null ? "…" : "");
+      const node = nodes[entry.ply - 1];
       return h(
         "button",
         {
@@ -874,12 +881,19 @@ class GamePage {
           "aria-current": entry.ply === current ? "true" : null,
           onclick: () => this.view(entry.ply === s.moves.length ? null : entry.ply),
         },
-        entry.text,
+        node ? moveLabel(node) : entry.text,
       );
     };
-    this.moveList.replaceChildren(
-      ...rows.map((row) => h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white))),
-    );
+    /** @type {HTMLElement[]} */
+    const items = [];
+    if (tree && tree.comment) items.push(h("li", { class: "note" }, h("span", { class: "comment" }, tree.comment)));
+    for (const row of rows) {
+      items.push(h("li", { value: row.number }, h("span", { class: "no" }, `${row.number}.`), cell(row.black), cell(row.white)));
+      const plies = [row.black, row.white].flatMap((c) => (c ? [c.ply] : []));
+      const note = tree ? rowNote(tree, nodes, plies, s.start_turn, analyse, null) : null;
+      if (note) items.push(note);
+    }
+    this.moveList.replaceChildren(...items);
     if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet."));
     if (s.outcome && s.outcome.result && s.status !== "aborted") {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));

@@ -109,6 +109,41 @@
  * @property {Color | null} engine_color
  * @property {Seats} seats
  * @property {Record<string, string>} tags
+ * @property {TreeLine | null} [annotations] an imported game's comments and variations
+ */
+
+/**
+ * A line of a game's move tree (the PDN library's game_tree): the comment and NAGs
+ * before its first move, then its moves.
+ * @typedef {object} TreeLine
+ * @property {TreeMove[]} moves
+ * @property {string} [comment]
+ * @property {number[]} [nags]
+ */
+
+/**
+ * A move of a TreeLine with its annotations; its variations stand in for it.
+ * @typedef {object} TreeMove
+ * @property {string} move
+ * @property {string} [comment]
+ * @property {number[]} [nags]
+ * @property {string} [strength]
+ * @property {TreeLine[]} [variations]
+ */
+
+/**
+ * @typedef {object} TreeExport
+ * @property {string} pdn
+ */
+
+/**
+ * POST /api/analysis/export: a move tree to write as PDN.
+ * @typedef {object} TreeExportRequest
+ * @property {string | null} fen
+ * @property {Rules | null} rules
+ * @property {Record<string, string>} tags
+ * @property {string} result
+ * @property {TreeLine} tree
  */
 
 /**
@@ -207,6 +242,7 @@
  * @property {number} [moves_count]
  * @property {string} result
  * @property {Rules} rules
+ * @property {TreeLine | null} [tree]
  */
 
 /**
