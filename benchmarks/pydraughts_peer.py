@@ -9,7 +9,7 @@ answers one line on stdout:
     quit
 
 ``<position>`` is the Hub position string (side to move ``B``/``W``, then
-``w``/``b``/``W``/``B``/``e`` for squares 1-32 in the order of RULES.md R2).
+``w``/``b``/``W``/``B``/``e`` for squares 1-32 in the order of docs/RULES.md R2).
 ``<path>`` is the visited squares joined by ``-`` and ``<captured>`` the
 captured squares joined by ``,`` (``-`` for none), all numbered 1-32.
 

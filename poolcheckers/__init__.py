@@ -1,4 +1,4 @@
-"""poolcheckers: American Pool Checkers (APCA rules, ``RULES.md`` R1–R21).
+"""poolcheckers: American Pool Checkers (APCA rules, ``docs/RULES.md`` R1–R21).
 
 >>> import poolcheckers
 >>> board = poolcheckers.Board()

@@ -61,7 +61,7 @@ def add_position_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         default=[],
         metavar="OPTION=VALUE",
-        help="rule options of RULES.md §9, e.g. crown_during_capture=stop",
+        help="rule options of docs/RULES.md §9, e.g. crown_during_capture=stop",
     )
 
 

@@ -1,5 +1,5 @@
 """Errors raised by the library.  Every message names the offending token and,
-where one applies, the rule (R-id of RULES.md) that was broken."""
+where one applies, the rule (R-id of docs/RULES.md) that was broken."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class FenError(PoolCheckersError):
 
 
 class RuleSetError(PoolCheckersError):
-    """An unknown rule option or a value it does not take (RULES.md §9)."""
+    """An unknown rule option or a value it does not take (docs/RULES.md §9)."""
 
 
 class PdnError(PoolCheckersError):

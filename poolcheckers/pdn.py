@@ -559,7 +559,7 @@ class _GameParser:
         try:
             return _rules_from_name(tags["Rules"])
         except PoolCheckersError as exc:
-            raise self.error(where["Rules"], f"the Rules tag: {exc} (RULES.md §9)") from None
+            raise self.error(where["Rules"], f"the Rules tag: {exc} (docs/RULES.md §9)") from None
 
     def start_from_tags(
         self, tags: dict[str, str], where: dict[str, _Token], rules: RuleSet

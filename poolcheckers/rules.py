@@ -1,4 +1,4 @@
-"""Rule sets (RULES.md §9) and game outcomes (R16–R21).
+"""Rule sets (docs/RULES.md §9) and game outcomes (R16–R21).
 
 >>> RuleSet.apca().to_dict()["crown_during_capture"], RuleSet.apca().name
 ('pass', 'apca')
@@ -29,7 +29,7 @@ THREE_KINGS_MOVE_LIMIT = 13
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """The options of RULES.md §9; the defaults are the APCA rules (sections 1–6)."""
+    """The options of docs/RULES.md §9; the defaults are the APCA rules (sections 1–6)."""
 
     crown_during_capture: CrownDuringCapture = "pass"
     three_kings_limit_result: ThreeKingsLimitResult = "draw"
@@ -59,7 +59,7 @@ class RuleSet:
 
     @classmethod
     def apca(cls) -> RuleSet:
-        """The default: APCA rules, sections 1–6 of RULES.md."""
+        """The default: APCA rules, sections 1–6 of docs/RULES.md."""
         return cls()
 
     @property
@@ -83,7 +83,7 @@ class RuleSet:
 
     @staticmethod
     def options() -> tuple[RuleOption, ...]:
-        """The options of RULES.md §9 with their APCA defaults, in words.
+        """The options of docs/RULES.md §9 with their APCA defaults, in words.
 
         >>> [(o.name, o.default) for o in RuleSet.options()]  # doctest: +NORMALIZE_WHITESPACE
         [('crown_during_capture', 'pass'), ('three_kings_limit_result', 'draw'),
@@ -121,7 +121,8 @@ class RuleSet:
         for key in data:
             if key not in known:
                 raise RuleSetError(
-                    f"unknown rule option {key!r} (RULES.md §9 has: {', '.join(sorted(known))})"
+                    f"unknown rule option {key!r} "
+                    f"(docs/RULES.md §9 has: {', '.join(sorted(known))})"
                 )
         values: dict[str, Any] = {k: _parse_value(k, v) for k, v in data.items()}
         return cls(**values)
@@ -140,7 +141,7 @@ class RuleSet:
 
 @dataclass(frozen=True, slots=True)
 class RuleOption:
-    """One option of RULES.md §9, described for a person choosing it (a form, a help text).
+    """One option of docs/RULES.md §9, described for a person choosing it (a form, a help text).
 
     ``kind`` is ``"choice"`` (one of ``choices``: ``(value, words)`` pairs),
     ``"number"`` (a whole number from ``minimum`` to ``maximum``) or ``"boolean"``.

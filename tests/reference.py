@@ -1,4 +1,4 @@
-"""A slow, obviously-correct move generator written from RULES.md alone.
+"""A slow, obviously-correct move generator written from docs/RULES.md alone.
 
 It shares no code with :mod:`poolcheckers.movegen` or :mod:`poolcheckers.squares`:
 the board is a ``dict`` from square number to a piece, geometry is done on
@@ -243,7 +243,7 @@ def generate(
 ) -> tuple[set[MoveKey], set[str]]:
     """The legal moves as a set of (origin, destination, captured) and their R4 strings.
 
-    ``crown_during_capture`` is the option of RULES.md §9: "pass" (R15) or "stop".
+    ``crown_during_capture`` is the option of docs/RULES.md §9: "pass" (R15) or "stop".
 
     >>> keys, texts = generate({22: ("b", False), 26: ("w", False)}, "b")
     >>> keys, texts

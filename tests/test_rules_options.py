@@ -1,4 +1,4 @@
-"""RULES.md §9: every rule option, each with a test of its own."""
+"""docs/RULES.md §9: every rule option, each with a test of its own."""
 
 from __future__ import annotations
 

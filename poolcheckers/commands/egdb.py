@@ -248,7 +248,7 @@ def register(subparsers: Any) -> None:
             nargs="*",
             default=[],
             metavar="OPTION=VALUE",
-            help="rule options of RULES.md §9, e.g. king_only_move_limit=15",
+            help="rule options of docs/RULES.md §9, e.g. king_only_move_limit=15",
         )
 
     b = actions.add_parser("build", help="solve every material of up to N pieces")

@@ -454,7 +454,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         default=[],
         metavar="OPTION=VALUE",
-        help="rule options of RULES.md §9",
+        help="rule options of docs/RULES.md §9",
     )
     add_engine_arguments(parser)
 

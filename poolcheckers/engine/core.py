@@ -395,7 +395,7 @@ def _mate_in(score: int) -> int | None:
 class Engine:
     """The native search engine.
 
-    ``rules``: when given, boards searched must use the same rule set (RULES.md
+    ``rules``: when given, boards searched must use the same rule set (docs/RULES.md
     §9); by default the engine follows each board's rules.  ``weights``:
     evaluation weights to change (see :func:`default_weights`).  ``seed``
     makes the weaker levels' choices reproducible.
@@ -531,7 +531,7 @@ class Engine:
         if self.rules is not None and board.rules != self.rules:
             raise ValueError(
                 f"the board plays under rules {board.rules.name!r} but this engine was made "
-                f"for {self.rules.name!r} (RULES.md §9)"
+                f"for {self.rules.name!r} (docs/RULES.md §9)"
             )
         return board.rules
 

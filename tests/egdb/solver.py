@@ -1,6 +1,6 @@
 """A slow, obviously-correct endgame solver over the full game state.
 
-Written from RULES.md and the tables' definitions in docs/EGDB.md; shares no code with
+Written from docs/RULES.md and the tables' definitions in docs/EGDB.md; shares no code with
 the native generator: moves come from the rules library
 (:mod:`poolcheckers.movegen`, itself checked against tests/reference.py),
 and the state is the whole of what decides the game: the pieces, the side to

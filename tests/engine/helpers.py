@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from poolcheckers import Board, RuleSet
 
-#: one rule set per option value of RULES.md §9 (besides the default)
+#: one rule set per option value of docs/RULES.md §9 (besides the default)
 RULE_SETS: dict[str, RuleSet] = {
     "apca": RuleSet.apca(),
     "crown_during_capture=stop": RuleSet(crown_during_capture="stop"),

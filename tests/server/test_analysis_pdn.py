@@ -48,7 +48,7 @@ def test_good_multi_game_file(client: TestClient) -> None:
 
 
 def test_json_body_sets_the_rules_of_untagged_games(client: TestClient) -> None:
-    # 22x31 stops on the king row only under the "stop" option (RULES.md §9)
+    # 22x31 stops on the king row only under the "stop" option (docs/RULES.md §9)
     pdn = '[FEN "B:W26,27,19:B22"]\n1. 22x31 *'
     r = client.post("/api/analysis/pdn", json={"pdn": pdn})
     assert r.json()["games"] == [] and "22x31" in r.json()["errors"][0]["message"]

@@ -83,7 +83,7 @@ Action = Literal[
 ACTIONS: tuple[Action, ...] = get_args(Action)
 #: A game's status: "aborted" is a game ended before both sides had moved (no result).
 Status = Literal["running", "finished", "aborted"]
-#: The options of RULES.md §9 (``RuleSet.to_dict()``), checked by the rules library.
+#: The options of docs/RULES.md §9 (``RuleSet.to_dict()``), checked by the rules library.
 Rules = dict[Text, Any]
 
 
@@ -274,7 +274,7 @@ class SeekRequest(Request):
     )
     rated: bool = False
     color: Literal["black", "white", "random"] = "random"
-    rules: Rules | None = Field(None, description="RULES.md §9 options; rated games use APCA")
+    rules: Rules | None = Field(None, description="docs/RULES.md §9 options; rated games use APCA")
     rating_range: list[int] | None = Field(None, description="[low, high] of the opponent")
 
 
@@ -484,7 +484,7 @@ class RequestLimits(Answer):
 
 
 class RulesInfo(Answer):
-    """The rule options of RULES.md §9 with their APCA defaults, in words (for forms),
+    """The rule options of docs/RULES.md §9 with their APCA defaults, in words (for forms),
     and the limits of the server's requests."""
 
     default: dict[str, Any]

@@ -231,11 +231,11 @@ def outcome_reason(outcome: Outcome, board: Board) -> str:
 
 
 def parse_rules(options: dict[str, Any] | None) -> RuleSet:
-    """The rule set of RULES.md §9 options, or ``bad_request``."""
+    """The rule set of docs/RULES.md §9 options, or ``bad_request``."""
     try:
         return RuleSet.from_dict(options or {})
     except (RuleSetError, TypeError, ValueError) as exc:
-        raise errors.bad_request(f"invalid rules (RULES.md §9): {exc}") from None
+        raise errors.bad_request(f"invalid rules (docs/RULES.md §9): {exc}") from None
 
 
 def parse_board(fen: str | None, rules: RuleSet) -> Board:

@@ -2,7 +2,7 @@
 
 A :class:`SeekSpec` is what a player asks for: a time control, rated or
 casual, a colour (``black``, ``white`` or ``random``), the §9 rule options
-(RULES.md; rated games use the APCA rules) and optionally the range of
+(docs/RULES.md; rated games use the APCA rules) and optionally the range of
 opponent ratings.  Posting it makes a :class:`Seek`.  Accepting a seek removes
 it from the lobby in one compare-and-set step (:meth:`LobbyStore.take`), so of
 two players accepting at once exactly one gets the game; the other is told the
@@ -26,7 +26,7 @@ poolcheckers.server.domain_errors.SeekGoneError: seek ... was taken, cancelled o
 >>> SeekSpec(Clock(300, 3), rated=True, rules=RuleSet(crown_during_capture="stop"))
 Traceback (most recent call last):
 ...
-poolcheckers.server.domain_errors.SeekError: rated games use the APCA rules (RULES.md §9); ...
+poolcheckers.server.domain_errors.SeekError: rated games use the APCA rules (docs/RULES.md §9); ...
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class SeekSpec:
         object.__setattr__(self, "rating_range", rating_range_of(self.rating_range))
         if self.rated and self.rules != RuleSet.apca():
             raise SeekError(
-                f"rated games use the APCA rules (RULES.md §9); {self.rules.name} is for "
+                f"rated games use the APCA rules (docs/RULES.md §9); {self.rules.name} is for "
                 "casual games only"
             )
         if self.rated and self.time_control is None:

@@ -315,7 +315,7 @@ class AnalysisPage {
 
   /** Setting up a position: rule options, then from FEN, from PDN, from the archive. */
   setupSection() {
-    // Rule options (RULES.md §9) for positions set up from FEN or PDN; an archive
+    // Rule options (docs/RULES.md §9) for positions set up from FEN or PDN; an archive
     // game brings its own.
     const rulesBox = h(
       "details",

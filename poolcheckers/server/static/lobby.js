@@ -33,7 +33,7 @@ class LobbyPage {
     this.account = account;
     /** @type {RequestLimits} */
     this.limits = rules.limits;
-    // RULES.md §9 options for casual seeks (rated games use the APCA rules)
+    // docs/RULES.md §9 options for casual seeks (rated games use the APCA rules)
     this.rules = ruleFields(rules, { idPrefix: "seek-rule" });
     this.defaultRules = rules.default || {};
     this.rulesBox = h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...this.rules.fields);

@@ -1,4 +1,4 @@
-// The rule options of RULES.md §9 as form fields, built from the server's
+// The rule options of docs/RULES.md §9 as form fields, built from the server's
 // description (GET /api/rules, RuleSet.options()): names, words, defaults and
 // limits all come from the rules library; nothing about the rules is written here.
 // The same answer carries the limits of the server's requests (`limits`), which the

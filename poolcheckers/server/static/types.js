@@ -69,7 +69,7 @@
  */
 
 /**
- * A rule set as RuleSet.to_dict() writes it: option name -> value (RULES.md §9).
+ * A rule set as RuleSet.to_dict() writes it: option name -> value (docs/RULES.md §9).
  * @typedef {Record<string, RuleValue>} Rules
  */
 

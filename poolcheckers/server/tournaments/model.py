@@ -319,7 +319,8 @@ def _basics(data: Mapping[str, Any]) -> tuple[str, System, TimeControl, bool, Ru
         raise TournamentError(str(error)) from error
     if rated and rules != RuleSet.apca():
         raise TournamentError(
-            f"rated events play the APCA rules (RULES.md §9); {rules.name} is for casual events"
+            f"rated events play the APCA rules (docs/RULES.md §9); "
+            f"{rules.name} is for casual events"
         )
     return name, system, tc, rated, rules
 

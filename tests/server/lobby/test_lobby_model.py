@@ -177,7 +177,9 @@ def test_rated_seeks_need_accounts_apca_rules_and_a_clock() -> None:
     seek = lobby.post(ANN, SeekSpec(BLITZ, rated=True))
     with pytest.raises(SeekForbiddenError, match="sign in to accept"):
         lobby.accept(seek.id, GUEST)
-    with pytest.raises(SeekError, match=r"APCA rules \(RULES.md §9\); apca\+repetition_draw=true"):
+    with pytest.raises(
+        SeekError, match=r"APCA rules \(docs/RULES.md §9\); apca\+repetition_draw=true"
+    ):
         SeekSpec(BLITZ, rated=True, rules=RuleSet(repetition_draw=True))
     with pytest.raises(SeekError, match="rated games need a clock"):
         SeekSpec(None, rated=True)

@@ -112,7 +112,7 @@ def request_limits(settings: Settings) -> RequestLimits:
 @router.get(
     "/api/rules",
     response_model=RulesInfo,
-    summary="The rule options (RULES.md §9) and the limits of requests",
+    summary="The rule options (docs/RULES.md §9) and the limits of requests",
 )
 async def rules_options(ctx: Ctx) -> RulesInfo:
     return RulesInfo.model_validate(

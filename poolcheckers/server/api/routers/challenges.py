@@ -28,7 +28,7 @@ class ChallengeRequest(Body):
     )
     color: Literal["black", "white", "random"] = Field("random", description="the challenger's")
     rated: bool = False
-    rules: Rules | None = Field(None, description="RULES.md §9 options; rated games use APCA")
+    rules: Rules | None = Field(None, description="docs/RULES.md §9 options; rated games use APCA")
 
 
 class DeclineRequest(Body):

@@ -36,7 +36,9 @@ class TournamentRequest(Body):
     system: Literal["round_robin", "swiss", "arena"]
     clock: dict[Text, Any] = Field(description='{"initial", "increment"} seconds or {"days"}')
     rated: bool = True
-    rules: dict[Text, Any] | None = Field(None, description="RULES.md §9 options (casual only)")
+    rules: dict[Text, Any] | None = Field(
+        None, description="docs/RULES.md §9 options (casual only)"
+    )
     rounds: int | None = Field(None, description="Swiss: the number of rounds")
     games_per_pairing: int = Field(1, description="1, or 2: a match with colours swapped")
     double: bool = Field(False, description="round robin: every pair meets twice")
