@@ -36,6 +36,7 @@ from poolcheckers.server.api.routers import (
     players,
     practice,
     puzzles,
+    rulebook,
     tournaments,
     ws,
 )
@@ -135,7 +136,7 @@ def create_app(settings: Settings) -> FastAPI:
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
-        practice, lessons,
+        practice, lessons, rulebook,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

@@ -268,12 +268,16 @@ def test_draw_counts_of_the_shown_position(server: Server, new_page: PageFactory
     page = new_page()
     page.goto(server.url("/analysis?fen=B:WK32:BK1,K2,K3"))
     page.wait_for_selector("svg.board .piece")
-    page.wait_for_function("() => document.querySelector('#status').textContent.includes('R19')")
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('three kings against one')"
+    )
     click_path(page, [3, 7])
     page.wait_for_function(
-        "() => document.querySelector('#status').textContent.includes('R18: 1 of 50 plies')"
+        "() => document.querySelector('#status').textContent.includes('draw count: 1 of 50 plies')"
     )
-    assert "R19: move 1 of 13" in page.inner_text("#status")
+    # the counts of R18 and R19 in plain words, without the rules' ids
+    assert "three kings against one: move 1 of 13" in page.inner_text("#status")
+    assert "R18" not in page.inner_text("#status") and "R19" not in page.inner_text("#status")
 
 
 def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(

@@ -66,7 +66,9 @@ def test_full_game_against_the_engine(server: Server, new_page: PageFactory) -> 
     outcome = page.inner_text("#outcome")
     assert "You win" in outcome
     assert "2-0" in outcome
-    assert "R16" in outcome
+    # the ending in plain words (R16), with a link to the rule on the rules page
+    assert "R16" not in outcome
+    assert page.get_attribute("#outcome a.rule-link", "href") == "/rules#R16"
     assert page.locator("#move-list li.result").inner_text() == "2-0"
     page.wait_for_timeout(400)
     shot(page, "engine-game-over")

@@ -24,6 +24,7 @@ import {
   moveNumber,
   moveRows,
   opponent,
+  plainWords,
   plural,
   storageGet,
   storageSet,
@@ -320,7 +321,8 @@ class AnalysisPage {
     const rulesBox = h(
       "details",
       { class: "rules", id: "analysis-rules" },
-      h("summary", {}, "Rule options (§9) for FEN and PDN"),
+      h("summary", {}, "Rule options for FEN and PDN"),
+      h("p", { class: "hint" }, h("a", { href: "/rules#section-7" }, "What the rule options mean")),
       this.ruleForm ? this.ruleForm.fields : h("p", { class: "hint" }, this.rulesError),
     );
     return h(
@@ -869,7 +871,7 @@ class AnalysisPage {
     this.bestButton.disabled = true;
     if ((info.legal_moves || []).length === 0 || info.outcome) {
       if (this.outstanding) this.socket.send({ type: "stop" });
-      const why = info.outcome ? info.outcome.reason || "the game is over" : "no legal move";
+      const why = info.outcome ? plainWords(info.outcome.reason || "the game is over").text : "no legal move";
       this.engineOut.replaceChildren(h("p", {}, `Nothing to analyse: ${why}.`));
       return;
     }
@@ -1250,11 +1252,11 @@ class AnalysisPage {
  * @returns {string}
  */
 function statusText(info) {
-  const over = info.outcome ? ` — ${info.outcome.reason}` : "";
+  const over = info.outcome ? ` — ${plainWords(info.outcome.reason || "").text}` : "";
   const c = info.counters;
   const counts = [];
-  if (!over && c && c.r18_plies > 0) counts.push(`R18: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
-  if (!over && c && c.r19_active) counts.push(`R19: move ${c.r19_moves} of ${c.r19_limit} for the three kings`);
+  if (!over && c && c.r18_plies > 0) counts.push(`draw count: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
+  if (!over && c && c.r19_active) counts.push(`three kings against one: move ${c.r19_moves} of ${c.r19_limit}`);
   return `${COLOR_NAME[info.turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
 }
 

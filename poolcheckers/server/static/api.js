@@ -5,6 +5,8 @@
  *   JoinedGame, PdnReadResult, PositionInfo, Rules, RulesInfo, TreeExport, TreeExportRequest } from "./types.js"
  */
 
+import { plainWords } from "./util.js";
+
 /** A refused or failed request: the HTTP status (0: no answer) and the server's code. */
 export class ApiError extends Error {
   /**
@@ -95,7 +97,8 @@ export async function request(method, url, body = undefined, { text = false, tok
  * @returns {string}
  */
 export function errorText(err) {
-  return err instanceof Error ? err.message : String(err);
+  // the server's messages cite rule ids for developers; players read the words
+  return plainWords(err instanceof Error ? err.message : String(err)).text;
 }
 
 /** The routes the pages use, with the types of their answers (schemas.py). */

@@ -25,6 +25,7 @@ const routes = [
   { pattern: /^\/practice\/?$/, module: "./practice.js", title: "Endgame practice" },
   { pattern: /^\/learn\/?$/, module: "./learn.js", title: "Learn to play" },
   { pattern: /^\/editor\/?$/, module: "./editor.js", title: "Board editor" },
+  { pattern: /^\/rules\/?$/, module: "./rulebook.js", title: "Rules" },
 ];
 
 /** Show the page of the location's path, or "Page not found". */

@@ -5,7 +5,7 @@
 
 import { api, errorText } from "./api.js";
 import { pdnTooLong } from "./rules.js";
-import { announce, h, plural, storageGet, tokenKey } from "./util.js";
+import { announce, h, plainWords, plural, storageGet, tokenKey } from "./util.js";
 
 const PAGE = 50;
 
@@ -58,7 +58,7 @@ export function players(g, yours = false) {
 function resultText(g) {
   if (g.status === "running") return "running";
   let result = g.result ?? "";
-  const reason = g.reason ?? "";
+  const reason = plainWords(g.reason ?? "").text;
   // "*" (no result) says nothing that the reason does not say in words.
   if ((result === "*" || reason.includes(result)) && reason) result = "";
   return [result, reason].filter(Boolean).join(" — ");

@@ -488,7 +488,7 @@ export class BoardView {
     if (piece.toLowerCase() !== mover) {
       this.hint(`Square ${s} holds a ${pieceName(piece)}; ${this.position.turn === "black" ? "Black" : "White"} is to move.`);
     } else {
-      this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and a capture is compulsory (R11).` : `The ${pieceName(piece)} on ${s} has no legal move.`);
+      this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and capturing is a must.` : `The ${pieceName(piece)} on ${s} has no legal move.`);
     }
   }
 

@@ -8,7 +8,7 @@
 import { errorText } from "./api.js";
 import { clockText, playerLink, send } from "./community.js";
 import { ruleFields } from "./rules.js";
-import { h } from "./util.js";
+import { h, plainWords } from "./util.js";
 
 const REASONS = {
   generic: "Not now",
@@ -160,7 +160,7 @@ export function challengesSection(rules) {
       { dataset: { challenge: c.id, status: c.status } },
       incoming ? "From " : "To ",
       playerLink(who),
-      `: ${what} · ${c.status}${c.reason ? ` — “${c.reason}”` : ""} `,
+      `: ${what} · ${c.status}${c.reason ? ` — “${plainWords(c.reason).text}”` : ""} `,
       cancel,
       game,
     );

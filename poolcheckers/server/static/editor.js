@@ -8,7 +8,7 @@
 import { api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
 import { currentAccount, send } from "./community.js";
-import { COLOR_NAME, boardPosition, h } from "./util.js";
+import { COLOR_NAME, boardPosition, h, plainWords } from "./util.js";
 
 /** @type {[string, string][]} the palette: a piece letter ("" empties) and its words */
 const PALETTE = [
@@ -168,7 +168,7 @@ class EditorPage {
     this.error.textContent = "";
     const moves = info.legal_moves.length;
     this.status.textContent = info.outcome
-      ? `A finished game: ${(info.outcome.reason ?? "").replace(/\s*\(R\d+\)/g, "")}`
+      ? `A finished game: ${plainWords(info.outcome.reason ?? "").text}`
       : `${COLOR_NAME[info.turn]} to move: ${moves} legal move${moves === 1 ? "" : "s"}.`;
     window.history.replaceState(null, "", `/editor?fen=${encodeURIComponent(info.fen)}`);
     this.renderActions(!info.outcome);

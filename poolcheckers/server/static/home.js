@@ -8,7 +8,7 @@
 
 import { api, errorText, request } from "./api.js";
 import { ruleFields, ruleOptions } from "./rules.js";
-import { COLOR_NAME, announce, h, inviteKey, plural, rcToSquare, storageSet, svg, tokenKey } from "./util.js";
+import { COLOR_NAME, announce, h, inviteKey, miniBoard, plural, storageSet, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
 const WATCH_POLL_MS = 10_000;
@@ -171,9 +171,9 @@ class NewGameForm {
       ),
       this.engineOptions,
       this.onlineOptions,
-      h("details", { class: "rules" }, h("summary", {}, "Rule options (§9)"), this.rules ? this.rules.fields : h("p", { class: "hint" }, this.rulesError)),
+      h("details", { class: "rules" }, h("summary", {}, "Rule options"), this.rules ? this.rules.fields : h("p", { class: "hint" }, this.rulesError)),
       h("fieldset", {}, h("legend", {}, "Clock"), h("label", { class: "choice" }, this.useClock, h("span", {}, "Play with a clock")), this.clockBox),
-      h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", this.fen, "Empty: the standard start (R3).")),
+      h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", this.fen, "Empty: the standard start.")),
       this.error,
       h("div", { class: "actions" }, this.submit),
     );
@@ -320,31 +320,6 @@ export async function render(root) {
 }
 
 /**
- * A small picture of a position (no moves: the home page loads no board module).
- * @param {string} squares the 32 squares as the server writes them (b/w men, B/W kings, .)
- * @param {boolean} flipped Black's side at the bottom
- * @returns {SVGSVGElement}
- */
-function diagram(squares, flipped) {
-  const cells = [];
-  for (let r = 0; r < 8; r++) {
-    for (let c = 0; c < 8; c++) {
-      const s = rcToSquare(r, c);
-      const x = (flipped ? 7 - c : c) * 10;
-      const y = (flipped ? 7 - r : r) * 10;
-      cells.push(svg("rect", { x, y, width: 10, height: 10, class: s ? "sq" : "light" }));
-      const p = s ? squares[s - 1] : ".";
-      if (p && p !== ".") {
-        const black = p.toLowerCase() === "b";
-        cells.push(svg("circle", { cx: x + 5, cy: y + 5, r: 4, class: `mini-piece ${black ? "black" : "white"}` }));
-        if (p === p.toUpperCase()) cells.push(svg("circle", { cx: x + 5, cy: y + 5, r: 1.6, class: "mini-crown" }));
-      }
-    }
-  }
-  return svg("svg", { class: "board mini", viewBox: "0 0 80 80", role: "img", "aria-label": "The puzzle's position" }, ...cells);
-}
-
-/**
  * The puzzle of the day: its position on a small board and a link to solve it.
  * @param {HTMLElement} section
  */
@@ -356,7 +331,7 @@ async function showDailyPuzzle(section) {
     const href = `/puzzles/${encodeURIComponent(puzzle.id)}`;
     section.replaceChildren(
       h("h2", { id: "daily-title" }, "Puzzle of the day"),
-      h("a", { href, "aria-label": "Solve the puzzle of the day" }, diagram(info.board, info.turn === "black")),
+      h("a", { href, "aria-label": "Solve the puzzle of the day" }, miniBoard(info.board, { flipped: info.turn === "black", label: "The puzzle's position" })),
       h("p", {}, `${COLOR_NAME[info.turn]} to play. ${puzzle.goal_text}. `, h("a", { href, class: "button primary" }, "Solve it")),
     );
     section.hidden = false;

@@ -218,7 +218,7 @@ class LobbyPage {
         h("strong", {}, clockText(seek.clock)),
         ` ${seek.rated ? "Rated" : "Casual"}${seek.category ? " " + seek.category : ""}`,
         seek.color === "random" ? "" : ` · ${seek.author} plays ${seek.color}`,
-        Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules (§9)" : "",
+        Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules" : "",
       ),
       h("td", { class: "act" }, action),
     );

@@ -20,6 +20,8 @@ import {
   moveNumber,
   moveRows,
   opponent,
+  plainMessage,
+  plainWords,
   storageGet,
   storageSet,
   tokenKey,
@@ -396,9 +398,9 @@ class GamePage {
     if (old && changedMoves && state.ply > old.ply && state.moves.length && moverColor) {
       const text = state.moves[state.moves.length - 1];
       const mover = COLOR_NAME[moverColor];
-      announce(`${mover} played ${text}.${state.outcome ? " " + state.outcome.reason : ""}`);
+      announce(`${mover} played ${text}.${state.outcome ? " " + plainWords(state.outcome.reason || "").text : ""}`);
     } else if (old && !old.outcome && state.outcome) {
-      announce(`Game over: ${state.outcome.reason}`);
+      announce(`Game over: ${plainWords(state.outcome.reason || "").text}`);
     }
     if (old) this.noticeChanges(old, state);
   }
@@ -423,7 +425,7 @@ class GamePage {
       // Shown once, by the draw offer's own line next to its buttons (renderActions);
       // screen readers hear it here.
       this.showNotice("");
-      announce(`${COLOR_NAME[theirs]} offers a draw (R17): accept or decline it, or just move.`);
+      announce(`${COLOR_NAME[theirs]} offers a draw: accept or decline it, or just move.`);
     } else if (old.draw_offer === mine[0] && !state.draw_offer && state.ply === old.ply) {
       this.showNotice("Your draw offer was declined.");
     }
@@ -627,8 +629,9 @@ class GamePage {
     this.status.replaceChildren(...(dot ? [dot, text] : [text]));
     const yourTurn = this.canMove() && mine.length === 1;
     document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
-    this.rulesLine.textContent = s.rules_notes && s.rules_notes.length ? `Rules: ${s.rules_notes.join("; ")}.` : "";
-    this.rulesLine.hidden = !this.rulesLine.textContent;
+    const notes = (s.rules_notes || []).map((n) => plainWords(n).text);
+    this.rulesLine.replaceChildren(...(notes.length ? [`Rules: ${notes.join("; ")}. `, h("a", { href: "/rules#section-7", class: "rule-link" }, "About rule options")] : []));
+    this.rulesLine.hidden = !notes.length;
     // Each side's clock starts with its first move (the server says when one runs).
     this.clockNote.hidden = !(s.status === "running" && s.clock && !s.clock.running && s.can_abort);
     this.status.dataset.turn = s.turn;
@@ -640,7 +643,7 @@ class GamePage {
         head = `${COLOR_NAME[s.outcome.winner]} wins`;
         if (mine.length === 1) head = mine[0] === s.outcome.winner ? "You win" : "You lose";
       }
-      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), h("span", {}, s.outcome.reason || ""));
+      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), plainMessage(s.outcome.reason || ""));
     } else {
       this.outcome.hidden = true;
     }
@@ -656,7 +659,8 @@ class GamePage {
         h(
           "p",
           { class: "counter r18", id: "counter-r18" },
-          `R18: ${c.r18_plies} of ${limit} plies (${Math.floor(c.r18_plies / 2)} of ${limit / 2} moves each) with no man moved and no capture.`,
+          `Draw count: ${Math.floor(c.r18_plies / 2)} of ${limit / 2} moves each (${c.r18_plies} of ${limit} plies) with no man moved and no capture. `,
+          h("a", { href: "/rules#R18", class: "rule-link" }, "Why?"),
         ),
       );
     }
@@ -665,7 +669,8 @@ class GamePage {
         h(
           "p",
           { class: "counter r19", id: "counter-r19" },
-          `R19: three kings v one — move ${c.r19_moves} of ${c.r19_limit} for the stronger side.`,
+          `Three kings against one: move ${c.r19_moves} of ${c.r19_limit} for the three kings to catch the lone king. `,
+          h("a", { href: "/rules#R19", class: "rule-link" }, "Why?"),
         ),
       );
     }
@@ -732,7 +737,7 @@ class GamePage {
       const offerBy = s.draw_offer;
       const offerIsMine = offerBy && mine.includes(offerBy) && mine.length === 1;
       if (offerBy && !offerIsMine) {
-        buttons.push(h("p", { class: "draw-offer" }, `${COLOR_NAME[offerBy]} offers a draw (R17).`));
+        buttons.push(h("p", { class: "draw-offer" }, `${COLOR_NAME[offerBy]} offers a draw.`));
         buttons.push(this.actionButton("draw-accept", "Accept draw", () => this.action("draw-accept")));
         buttons.push(this.actionButton("draw-decline", "Decline draw", () => this.action("draw-decline")));
       } else if (offerIsMine) {

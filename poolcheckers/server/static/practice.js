@@ -9,7 +9,7 @@
 import { api, errorText, request } from "./api.js";
 import { BoardView } from "./board.js";
 import { send } from "./community.js";
-import { COLOR_NAME, announce, boardPosition, h } from "./util.js";
+import { COLOR_NAME, announce, boardPosition, h, plainWords } from "./util.js";
 
 /**
  * @typedef {{id: string, title: string, about: string, fen: string, target: "win" | "draw"}} Exercise
@@ -211,8 +211,8 @@ class PracticePage {
     const target = this.exercise?.target ?? "win";
     const won = over.winner === this.player;
     const met = target === "win" ? won : over.winner === null || won;
-    // the reason names its rule (R16…) for the API; the page says it in plain words
-    const reason = over.reason.replace(/\s*\(R\d+\)/g, "");
+    // the reason names its rule for the API; the page says it in plain words
+    const reason = plainWords(over.reason).text;
     this.status.textContent = `${met ? "Well done! " : ""}${reason}`;
     this.status.className = `status puzzle-status ${met ? "good" : "bad"}`;
   }

@@ -7,7 +7,7 @@
 /** @import { RequestLimits, RuleOptionInfo, Rules, RulesInfo } from "./types.js" */
 
 import { api } from "./api.js";
-import { h } from "./util.js";
+import { h, plainWords } from "./util.js";
 
 /** @type {Promise<RulesInfo> | null} */
 let pending = null;
@@ -71,7 +71,7 @@ function ruleControl(o, id) {
     return h(
       "select",
       { name: o.name, id },
-      ...o.choices.map((c) => h("option", { value: String(c.value), selected: c.value === o.default }, c.label)),
+      ...o.choices.map((c) => h("option", { value: String(c.value), selected: c.value === o.default }, plainWords(c.label).text)),
     );
   }
   if (o.kind === "number") {
@@ -95,8 +95,8 @@ export function ruleFields(spec, { idPrefix = null } = {}) {
     const id = idPrefix ? `${idPrefix}-${o.name.replaceAll("_", "-")}` : null;
     const control = ruleControl(o, id);
     controls[o.name] = { option: o, control };
-    if (o.kind === "boolean") return h("label", { class: "choice" }, control, h("span", {}, o.label));
-    return h("label", { class: "field" }, h("span", { class: "label" }, o.label), control);
+    if (o.kind === "boolean") return h("label", { class: "choice" }, control, h("span", {}, plainWords(o.label).text));
+    return h("label", { class: "field" }, h("span", { class: "label" }, plainWords(o.label).text), control);
   });
   return {
     fields,

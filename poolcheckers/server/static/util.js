@@ -309,3 +309,67 @@ export function keepInView(list, el) {
     list.scrollTop = Math.max(0, top - list.clientHeight / 2);
   }
 }
+
+/**
+ * A small picture of a position, without moves (pages that load no board module).
+ * @param {string} squares the 32 squares as the server writes them (b/w men, B/W kings, .)
+ * @param {{flipped?: boolean, numbers?: boolean, label?: string}} [options]
+ *   flipped: Black's side at the bottom; numbers: each dark square's number (R2)
+ * @returns {SVGSVGElement}
+ */
+export function miniBoard(squares, { flipped = false, numbers = false, label = "A position" } = {}) {
+  const cells = [];
+  for (let r = 0; r < 8; r++) {
+    for (let c = 0; c < 8; c++) {
+      const s = rcToSquare(r, c);
+      const x = (flipped ? 7 - c : c) * 10;
+      const y = (flipped ? 7 - r : r) * 10;
+      cells.push(svg("rect", { x, y, width: 10, height: 10, class: s ? "sq" : "light" }));
+      const p = s ? squares[s - 1] : ".";
+      if (p && p !== ".") {
+        const black = p.toLowerCase() === "b";
+        cells.push(svg("circle", { cx: x + 5, cy: y + 5.3, r: 3.7, class: `mini-piece ${black ? "black" : "white"}` }));
+        if (p === p.toUpperCase()) cells.push(svg("circle", { cx: x + 5, cy: y + 5.3, r: 1.5, class: "mini-crown" }));
+      }
+      // the number over the piece, outlined so that it reads on either colour
+      if (s && numbers) cells.push(svg("text", { x: x + 0.6, y: y + 2.8, class: "mini-number" }, String(s)));
+    }
+  }
+  return svg("svg", { class: "board mini", viewBox: "0 0 80 80", role: "img", "aria-label": label }, ...cells);
+}
+
+/**
+ * A message of the server in plain words: the rule ids it cites (R11, R7, §9, the
+ * rule book's name) are for developers and the API; players read the words, and the
+ * first rule cited becomes a link to it on the rules page.
+ * @param {string} text
+ * @returns {{text: string, rule: string | null}}
+ */
+export function plainWords(text) {
+  const cited = text.match(/\bR(?:[1-9]|1\d|2[01])\b/);
+  const plain = text
+    // "(R7, R9, R10; legal: 13x26)" keeps what follows the ids
+    .replace(/\((?:\s*(?:R\d{1,2}\b|§\s?9|docs\/RULES\.md)[\s,;–-]*)+(?=[^)\s])/g, "(")
+    // "(R16)", "(APCA, R15)", "(docs/RULES.md §9)": nothing but ids
+    .replace(/\s*\((?:\s*(?:R\d{1,2}\b|§\s?9|docs\/RULES\.md|APCA)[\s,;–-]*)+\)/g, "")
+    // ": R11," and "R18: "
+    .replace(/:\s*R\d{1,2}\b/g, "")
+    .replace(/\bR\d{1,2}:\s*/g, "")
+    .replace(/\s*(?:\bR\d{1,2}\b|§\s?9|docs\/RULES\.md)/g, "")
+    .replace(/\(\s*\)/g, "")
+    .replace(/\s+([,.;:)])/g, "$1")
+    .replace(/\s{2,}/g, " ")
+    .trim();
+  return { text: plain, rule: cited ? cited[0] : null };
+}
+
+/**
+ * A server message for players: its plain words and, when it cites a rule, a link
+ * to that rule on the rules page.
+ * @param {string} text
+ * @returns {HTMLElement}
+ */
+export function plainMessage(text) {
+  const { text: words, rule } = plainWords(text);
+  return h("span", { class: "plain" }, words, rule ? " " : "", rule ? h("a", { href: `/rules#${rule}`, class: "rule-link" }, "Why?") : "");
+}

@@ -34,6 +34,7 @@ PAGES = (
     "/practice",
     "/learn",
     "/editor",
+    "/rules",
 )
 
 

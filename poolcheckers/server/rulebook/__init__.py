@@ -1,0 +1,1 @@
+"""The rules page for players (``/rules``): docs/RULES.md in plain words."""
