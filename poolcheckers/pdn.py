@@ -607,8 +607,9 @@ class _GameParser:
                 line.nags.setdefault(ply, []).append(int(digits))
             elif kind == "comment":
                 previous = line.comments.get(ply)
+                # comments in a row are one; an empty one adds no space
                 line.comments[ply] = (
-                    token.value if previous is None else f"{previous} {token.value}"
+                    token.value if previous is None else _collapse(f"{previous} {token.value}")
                 )
             elif kind == "lparen":
                 self.variation(board, line, token, depth)

@@ -187,3 +187,12 @@ def test_a_refused_tree_leaves_nothing_half_played() -> None:
     with pytest.raises(PdnTreeError):
         _line_from_data(board, bad, "", 0)
     assert board == Board() and board.ply == 0
+
+
+def test_comments_in_a_row_with_an_empty_one_round_trip() -> None:
+    # found by test_fuzz_mutated_game_text: "{a } brace x} ;" read as "... x " (a
+    # trailing space from the empty line comment), written, read back without it
+    [game] = read_games("1. 11-15 {first x} ;\n{} {second} 22-18 *")
+    assert game.comments == {1: "first x second"}
+    [back] = read_games(write_game(game))
+    assert back.comments == game.comments and write_game(back) == write_game(game)
