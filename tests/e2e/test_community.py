@@ -139,4 +139,8 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
     shot(bob, f"community-player-{size}", full_page=True)
     bob.goto(server.url("/leaderboard"))
     bob.wait_for_selector('section[data-category="blitz"]')
-    assert "Nobody yet." in bob.inner_text('section[data-category="blitz"]')  # RD > 75
+    # RD > 75 after one game: the board says who is closest, and how many games to go
+    on_the_way = bob.inner_text('section[data-category="blitz"]')
+    assert "No rating has settled yet" in on_the_way
+    assert ann_name in on_the_way and bob_name in on_the_way
+    assert "more rated games" in on_the_way

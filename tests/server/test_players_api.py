@@ -74,6 +74,11 @@ def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
     assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
     wait_for_update(ann, gid)
     assert ann.get("/api/leaderboard/blitz").json() == []  # one game: RD far above 75
+    # who is on the way, and about how many more rated games settle each rating
+    waiting = ann.get("/api/leaderboard/blitz/waiting").json()
+    assert {w["username"] for w in waiting} == {"Ann", "Bob"}
+    assert all(w["games"] == 1 and 5 < w["more_games"] < 40 for w in waiting)
+    assert ann.get("/api/leaderboard/rapid/waiting").json() == []
     # Ann as a long-standing player: many games would have settled her RD
     with server_context(ann).ratings.store.db.begin() as conn:
         conn.execute(
@@ -83,6 +88,7 @@ def test_leaderboard_ranks_settled_ratings(make_client: AppFactory) -> None:
         )
     board = ann.get("/api/leaderboard/blitz").json()
     assert board == [{"rank": 1, "username": "Ann", "rating": 1712, "rd": 60, "games": 2}]
+    assert [w["username"] for w in ann.get("/api/leaderboard/blitz/waiting").json()] == ["Bob"]
     r = ann.get("/api/leaderboard/hyperbullet")
     assert r.status_code == 400
 

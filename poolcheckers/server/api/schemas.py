@@ -362,6 +362,15 @@ class LeaderboardRow(Answer):
     games: int
 
 
+class WaitingRow(Answer):
+    """An active player whose rating has not yet settled (not on the leaderboard)."""
+
+    username: str
+    rating: int
+    games: int
+    more_games: int = Field(description="about how many more rated games settle the rating")
+
+
 class ImportError_(Answer):
     game: int
     line: int

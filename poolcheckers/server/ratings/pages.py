@@ -25,6 +25,7 @@ from poolcheckers.server.ratings.players import ScoredGame, rating_history, rati
 from poolcheckers.server.ratings.players import head_to_head as head_to_head_records
 from poolcheckers.server.ratings.repository import (
     DbRatingStore,
+    active_perfs,
     finished_games,
     leaderboard_perfs,
     player_games,
@@ -165,6 +166,10 @@ class PlayerPages:
             while len(_plots) > PLOTS_KEPT:
                 _plots.popitem(last=False)
         return plot
+
+    def active_perfs(self, category: Category, since_ms: int) -> list[tuple[str, Perf]]:
+        """(username, rating) of the category's players active since ``since_ms``."""
+        return active_perfs(self.db, category, since_ms)
 
     def leaderboard_perfs(self, category: Category, since_ms: int) -> list[tuple[str, Perf]]:
         """(username, rating) of the category's rankable players active since

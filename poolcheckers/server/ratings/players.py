@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category
-from poolcheckers.server.ratings.model import LICHESS, Perf, RatingSystem, RatingUpdate
+from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
 
 PlayerResult = Literal["win", "draw", "loss"]
 #: A rating is on the leaderboard while its (live) deviation is at most this (lichess: 75).
@@ -207,6 +207,64 @@ def leaderboard(
         LeaderboardEntry(i + 1, name, int(rating), int(deviation), games)
         for i, (rating, name, deviation, games) in enumerate(rankable[:limit])
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingEntry:
+    """An active player not yet on a leaderboard, and about how many more rated games
+    will settle the rating."""
+
+    username: str
+    rating: int
+    games: int
+    more_games: int
+
+
+def games_to_settle(
+    perf: Perf, at: float, *, system: RatingSystem = LICHESS, most: int = 99
+) -> int:
+    """About how many more rated games, played from ``at`` on, bring ``perf``'s
+    deviation to :data:`RANKABLE_DEVIATION`: drawn games against a settled player of
+    the same rating (each game's result moves the rating, hardly the deviation).
+
+    >>> from poolcheckers.server.ratings.model import Glicko
+    >>> games_to_settle(Perf(Glicko(1500, 500, 0.09)), 0.0)  # a new player
+    23
+    >>> games_to_settle(Perf(Glicko(1620, 70, 0.06), 30, 0.0), 0.0)
+    0
+    """
+    live = system.live(perf, at)
+    opponent = Glicko(live.glicko.rating, RANKABLE_DEVIATION, 0.06)
+    more = 0
+    while live.glicko.deviation > RANKABLE_DEVIATION and more < most:
+        live = system.rate_one(live, opponent, 0.5, at)
+        more += 1
+    return more
+
+
+def waiting_list(
+    perfs: Iterable[tuple[str, Perf]],
+    at: float,
+    *,
+    system: RatingSystem = LICHESS,
+    limit: int = 10,
+) -> list[WaitingEntry]:
+    """The active players whose rating has not settled, those closest to it first.
+
+    >>> from poolcheckers.server.ratings.model import Glicko
+    >>> rows = waiting_list([("Ann", Perf(Glicko(1700, 50), 40, 0.0)),
+    ...                      ("Bob", Perf(Glicko(1800, 120), 9, 0.0))], at=0.0)
+    >>> [(e.username, e.more_games) for e in rows]
+    [('Bob', 14)]
+    """
+    waiting = []
+    for name, perf in perfs:
+        if system.live_deviation(perf, at) <= RANKABLE_DEVIATION:
+            continue
+        more = games_to_settle(perf, at, system=system)
+        waiting.append(WaitingEntry(name, int(perf.glicko.rating), perf.games, more))
+    waiting.sort(key=lambda e: (e.more_games, -e.rating, e.username.lower()))
+    return waiting[:limit]
 
 
 def rating_history_svg(

@@ -227,6 +227,22 @@ def leaderboard_perfs(db: Engine, category: Category, since_ms: int) -> list[tup
         return [(r["username"], perf_of_row(r)) for r in conn.execute(query).mappings()]
 
 
+def active_perfs(
+    db: Engine, category: Category, since_ms: int, limit: int = 1000
+) -> list[tuple[str, Perf]]:
+    """(username, rating) of the category's players who played since ``since_ms``,
+    whatever their deviation (those not yet on the leaderboard among them)."""
+    query = (
+        select(USERS.c.username, RATINGS)
+        .join(USERS, USERS.c.id == RATINGS.c.user_id)
+        .where(RATINGS.c.category == category.value, RATINGS.c.last_played_ms >= since_ms)
+        .order_by(RATINGS.c.deviation)
+        .limit(limit)
+    )
+    with db.connect() as conn:
+        return [(r["username"], perf_of_row(r)) for r in conn.execute(query).mappings()]
+
+
 def unrated_finished_games(db: Engine, min_plies: int = 0) -> list[GameRec]:
     """Finished rated games of at least ``min_plies`` plies without their rating
     update (a crash between the two commits)."""

@@ -14,9 +14,9 @@ from fastapi import APIRouter, Query, Response
 
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
-from poolcheckers.server.api.schemas import HeadToHeadRow, LeaderboardRow, PlayerPage
+from poolcheckers.server.api.schemas import HeadToHeadRow, LeaderboardRow, PlayerPage, WaitingRow
 from poolcheckers.server.games.timecontrol import Category
-from poolcheckers.server.ratings.players import leaderboard
+from poolcheckers.server.ratings.players import leaderboard, waiting_list
 
 router = APIRouter(tags=["players"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 CategoryName = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
@@ -76,3 +76,23 @@ async def get_leaderboard(category: CategoryName, ctx: Ctx) -> Response:
         for e in leaderboard(perfs, now_ms / 1000)
     ]
     return json_response(rows)
+
+
+@router.get(
+    "/api/leaderboard/{category}/waiting",
+    response_model=list[WaitingRow],
+    summary="Active players not yet on the leaderboard, and how many games they need",
+)
+async def get_waiting(category: CategoryName, ctx: Ctx) -> Response:
+    now_ms = ctx.settings.clock.now_ms()
+    since = now_ms - ACTIVE_DAYS * 86_400_000
+    perfs = await ctx.run(ctx.players.active_perfs, Category(category), since)
+    rows = await anyio.to_thread.run_sync(lambda: waiting_list(perfs, now_ms / 1000))
+    return json_response(
+        [
+            WaitingRow(
+                username=e.username, rating=e.rating, games=e.games, more_games=e.more_games
+            ).model_dump()
+            for e in rows
+        ]
+    )
