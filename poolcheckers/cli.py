@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=_cmd_serve)
 
+    p = sub.add_parser(
+        "reset-password", help="print a one-time code to set a forgotten password (site admin)"
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_cmd_reset_password)
+
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -187,11 +193,20 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return serve_main(list(args.rest))
 
 
+def _cmd_reset_password(args: argparse.Namespace) -> int:
+    reset_main: Callable[[list[str]], int] = importlib.import_module(
+        "poolcheckers.server.cli"
+    ).reset_main
+    return reset_main(list(args.rest))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
         # the web app parses its own options (--host, --port, --database-url)
         return _cmd_serve(argparse.Namespace(rest=arguments[1:]))
+    if arguments[:1] == ["reset-password"]:
+        return _cmd_reset_password(argparse.Namespace(rest=arguments[1:]))
     # here, after serve: the web app never loads the tools (the commands below do)
     from poolcheckers.tooling import MissingExtraError
 

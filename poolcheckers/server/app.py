@@ -140,6 +140,7 @@ def create_app(settings: Settings) -> FastAPI:
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)
+    app.include_router(account.session_router)
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     app.openapi = openapi_with_websockets(app)  # type: ignore[method-assign]
     # a player named like a page of the site would read as the site: every route's

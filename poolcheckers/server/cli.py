@@ -1,4 +1,6 @@
-"""``poolcheckers serve``: start the web app on uvicorn (called by ``poolcheckers.cli``).
+"""``poolcheckers serve``: start the web app on uvicorn (called by ``poolcheckers.cli``);
+``poolcheckers reset-password NAME``: an administrator's one-time code for a player who
+forgot the password (the site sends no mail).
 
 The default database is an SQLite file under the user's data directory; its path is
 printed at start-up.  ``--database-url`` takes any SQLAlchemy URL (``sqlite:///…``,
@@ -12,6 +14,7 @@ import copy
 import logging
 import re
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -464,3 +467,48 @@ def connection_options(settings: Settings) -> dict[str, Any]:
         "proxy_headers": bool(proxies),
         "forwarded_allow_ips": list(proxies) or None,
     }
+
+
+def reset_main(argv: Sequence[str] | None = None) -> int:
+    """Print a one-time code with which ``NAME`` sets a new password on the account
+    page (valid one hour; a new code replaces the last)."""
+    p = argparse.ArgumentParser(
+        prog="poolcheckers reset-password",
+        description="Print a one-time code with which a player sets a new password "
+        "(account page, 'Forgot your password?'). Give it to the player in person or by "
+        "phone: the site sends no mail.",
+    )
+    p.add_argument("username", help="the account's username (any case)")
+    p.add_argument(
+        "--database-url",
+        default=None,
+        help=f"the site's database (default: sqlite:///{default_database_path()})",
+    )
+    args = p.parse_args(list(argv) if argv is not None else None)
+    from poolcheckers.server.accounts.model import Accounts
+    from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
+    from poolcheckers.server.accounts.sessions import Sessions
+    from poolcheckers.server.database.engine import make_engine, run_migrations
+    from poolcheckers.server.domain_errors import UsernameError
+
+    url = args.database_url or f"sqlite:///{default_database_path()}"
+    try:
+        engine = make_engine(url)
+        run_migrations(engine)
+    except Exception as exc:
+        print(
+            f"poolcheckers reset-password: error: cannot open the database: {exc}", file=sys.stderr
+        )
+        return 2
+    accounts = Accounts(DbUserStore(engine), sessions=Sessions(DbSessionStore(engine)))
+    try:
+        code, expires = accounts.issue_reset_code(args.username)
+    except UsernameError as exc:
+        print(f"poolcheckers reset-password: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    until = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(expires))
+    print(f"Reset code for {args.username}: {code}")
+    print(f"Valid until {until}, once: on the account page, 'Forgot your password?'.")
+    return 0

@@ -71,6 +71,8 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/analysis/pdn": {"post"},
         "/api/analysis/export": {"post"},
         "/api/rulebook": {"get"},
+        "/api/session": {"get"},
+        "/api/account/reset": {"post"},
         "/api/leaderboard/{category}/waiting": {"get"},
         "/api/rules": {"get"},
         "/api/health": {"get"},

@@ -29,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 import re
 import secrets
@@ -326,6 +328,18 @@ class UserStore(Protocol):
         """Replace the hash if it is still ``old_hash`` (compare-and-set); False otherwise."""
         ...
 
+    def set_reset(self, user_id: str, code_hash: str, expires: float) -> None:
+        """Keep the account's password-reset code (one per account: a new one replaces it)."""
+        ...
+
+    def reset_of(self, user_id: str) -> tuple[str, float] | None:
+        """The account's reset code (its hash) and expiry, if one was issued."""
+        ...
+
+    def drop_reset(self, user_id: str, code_hash: str) -> bool:
+        """Forget the code if it is still ``code_hash``; True when this call took it."""
+        ...
+
 
 class MemoryUserStore:
     """A :class:`UserStore` in memory, safe across threads."""
@@ -335,6 +349,7 @@ class MemoryUserStore:
         self._by_id: dict[str, User] = {}
         self._by_key: dict[str, User] = {}
         self._folds: set[str] = set()
+        self._resets: dict[str, tuple[str, float]] = {}
 
     def add(self, user: User) -> bool:
         with self._lock:
@@ -362,6 +377,21 @@ class MemoryUserStore:
             self._by_id[user_id] = self._by_key[user.key] = changed
             return True
 
+    def set_reset(self, user_id: str, code_hash: str, expires: float) -> None:
+        with self._lock:
+            self._resets[user_id] = (code_hash, expires)
+
+    def reset_of(self, user_id: str) -> tuple[str, float] | None:
+        with self._lock:
+            return self._resets.get(user_id)
+
+    def drop_reset(self, user_id: str, code_hash: str) -> bool:
+        with self._lock:
+            if self._resets.get(user_id, ("", 0.0))[0] != code_hash:
+                return False
+            del self._resets[user_id]
+            return True
+
 
 @dataclass(frozen=True, slots=True)
 class SignedIn:
@@ -373,6 +403,20 @@ class SignedIn:
 
 
 _WRONG: Final = "wrong username or password"
+_WRONG_CODE: Final = (
+    "wrong or expired reset code for this username: ask the site's administrator for a new one"
+)
+#: how long a password-reset code lasts
+RESET_CODE_SECONDS: Final = 3600.0
+#: the letters of a reset code: no 0/O, 1/I/L to misread over the phone
+_CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+def _code_digest(code: str) -> str:
+    """A reset code's SHA-256, as stored: spaces, dashes and case do not count (a code
+    of 60 random bits needs no slow hash)."""
+    norm = re.sub(r"[\s-]+", "", code).upper()
+    return hashlib.sha256(norm.encode("utf-8", "replace")).hexdigest()
 
 
 def _sign_in_allowed(decision: Decision) -> None:
@@ -496,6 +540,67 @@ class Accounts:
     def logout(self, token: str) -> bool:
         """End this session; True if it was live."""
         return self.sessions.end(token)
+
+    def issue_reset_code(self, username: str) -> tuple[str, float]:
+        """A one-time code to set a new password of ``username``'s account without the
+        old one, and when it expires (:data:`RESET_CODE_SECONDS`): printed by an
+        administrator's command, given to the player in person or by phone (the site
+        sends no mail).  A new code replaces the account's last one.
+
+        >>> from argon2.profiles import CHEAPEST
+        >>> accounts = Accounts(
+        ...     MemoryUserStore(), passwords=Passwords(CHEAPEST), clock=lambda: 0.0
+        ... )
+        >>> _ = accounts.signup("Ann", "correct horse battery", address="192.0.2.1")
+        >>> code, expires = accounts.issue_reset_code("ann")
+        >>> len(code), expires
+        (14, 3600.0)
+        >>> where = "192.0.2.1"
+        >>> accounts.reset_password("Ann", code, "a brand new secret", address=where).user.username
+        'Ann'
+        >>> accounts.reset_password("Ann", code, "another new secret", address=where)
+        Traceback (most recent call last):
+        ...
+        poolcheckers.server.domain_errors.CredentialsError: wrong or expired reset code ...
+        """
+        user = self.users.by_key(username.strip().lower())
+        if user is None:
+            raise UsernameError(f"no account named {username!r}")
+        code = "-".join("".join(secrets.choice(_CODE_ALPHABET) for _ in range(4)) for _ in range(3))
+        expires = self.clock() + RESET_CODE_SECONDS
+        self.users.set_reset(user.id, _code_digest(code), expires)
+        return code, expires
+
+    def reset_password(
+        self, username: object, code: object, new_password: object, *, address: str
+    ) -> SignedIn:
+        """Set a new password with a reset code (once; attempts are limited as sign-ins
+        are): every session of the account ends and this device is signed in."""
+        key = username.strip().lower()[: USERNAME_MAX + 1] if isinstance(username, str) else ""
+        if self.limiter is not None:
+            _sign_in_allowed(self.limiter.attempt(key, address))
+        user = self.users.by_key(key) if key else None
+        stored = self.users.reset_of(user.id) if user is not None else None
+        given = _code_digest(code) if isinstance(code, str) else ""
+        fits = stored is not None and hmac.compare_digest(stored[0], given)
+        if user is None or stored is None or not fits or stored[1] < self.clock():
+            if self.limiter is not None:
+                self.limiter.failed(key, address)
+            raise CredentialsError(_WRONG_CODE)
+        secret = check_password(new_password, user.username)
+        if not self.users.drop_reset(user.id, stored[0]):
+            raise CredentialsError(_WRONG_CODE)  # taken meanwhile by another request
+        new_hash = self.passwords.hash(secret)
+        while not self.users.set_password_hash(user.id, user.password_hash, new_hash):
+            fresh_user = self.users.by_id(user.id)  # a rehash at sign-in meanwhile
+            if fresh_user is None:
+                raise CredentialsError(_WRONG_CODE)
+            user = fresh_user
+        if self.limiter is not None:
+            self.limiter.succeeded(key, address)
+        self.sessions.end_all(user.id, self.clock())
+        token, _ = self.sessions.start(user.id, self.clock())
+        return SignedIn(replace(user, password_hash=new_hash), token)
 
     def change_password(
         self, token: str | None, old_password: object, new_password: object, *, address: str

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from poolcheckers.server.accounts.model import User, fold
 from poolcheckers.server.accounts.sessions import Session
 from poolcheckers.server.database.tables import (
+    PASSWORD_RESETS,
     SESSIONS,
     USERS,
     to_ms,
@@ -94,6 +95,31 @@ class DbUserStore:
                 .values(password_hash=new_hash)
             )
             return result.rowcount == 1
+
+    def set_reset(self, user_id: str, code_hash: str, expires: float) -> None:
+        with self.db.begin() as conn:
+            conn.execute(delete(PASSWORD_RESETS).where(PASSWORD_RESETS.c.user_id == user_id))
+            conn.execute(
+                insert(PASSWORD_RESETS).values(
+                    user_id=user_id, code_hash=code_hash, expires_ms=int(expires * 1000)
+                )
+            )
+
+    def reset_of(self, user_id: str) -> tuple[str, float] | None:
+        query = select(PASSWORD_RESETS).where(PASSWORD_RESETS.c.user_id == user_id)
+        with self.db.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        return None if row is None else (row["code_hash"], row["expires_ms"] / 1000)
+
+    def drop_reset(self, user_id: str, code_hash: str) -> bool:
+        with self.db.begin() as conn:
+            gone = conn.execute(
+                delete(PASSWORD_RESETS).where(
+                    PASSWORD_RESETS.c.user_id == user_id,
+                    PASSWORD_RESETS.c.code_hash == code_hash,
+                )
+            )
+        return gone.rowcount == 1
 
 
 class DbSessionStore:

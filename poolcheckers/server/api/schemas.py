@@ -250,8 +250,25 @@ class GameList(Answer):
 class Credentials(Request):
     """``POST /api/account/signup`` and ``/login`` (the rules: docs/COMMUNITY.md)."""
 
-    username: Text = Field(max_length=64, description="2 to 20 of A-Z a-z 0-9 _ -")
+    # the bound here only caps the body: the account rules (2 to 20 characters) answer
+    # any longer name with the same message as the sign-up form
+    username: Text = Field(max_length=1024, description="2 to 20 of A-Z a-z 0-9 _ -")
     password: Text = Field(max_length=1024, description="8 to 256 characters")
+
+
+class PasswordReset(Request):
+    """``POST /api/account/reset``: a new password with the code an administrator's
+    command printed (``poolcheckers reset-password NAME``)."""
+
+    username: Text = Field(max_length=1024)
+    code: Text = Field(max_length=64, description="the one-time code, e.g. ABCD-EFGH-JKMN")
+    password: Text = Field(max_length=1024, description="the new password, 8 to 256 characters")
+
+
+class SessionInfo(Answer):
+    """``GET /api/session``: the signed-in account, or null (never 401)."""
+
+    account: AccountInfo | None
 
 
 class PasswordChange(Request):

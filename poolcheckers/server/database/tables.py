@@ -130,6 +130,16 @@ USERS = Table(
     Index("ux_users_username_fold", "username_fold", unique=True),
 )
 
+#: One password-reset code per account (migration 0011): its SHA-256 and expiry; an
+#: administrator's command issues it, the account page takes it once.
+PASSWORD_RESETS = Table(
+    "password_resets",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("code_hash", String(64), nullable=False),
+    Column("expires_ms", BigInteger, nullable=False),
+)
+
 SESSIONS = Table(
     "sessions",
     METADATA,

@@ -47,35 +47,66 @@ function sitePath(next) {
 }
 
 /**
- * The form that signs in or signs up (`path`), then goes on to ?next= or the lobby.
- * @param {string} title
- * @param {string} path
- * @param {string} submitText
- * @param {string} autocomplete the password field's: current-password or new-password
+ * A field whose length the server bounds: no `maxlength` (which cuts a pasted text
+ * short without a word); the server's own rule is said as soon as the text breaks it.
+ * @param {HTMLInputElement} input
+ * @param {Bounds | undefined} bounds
+ * @param {string} what "Username" or "Password"
+ */
+function checkLength(input, bounds, what) {
+  if (!bounds) return;
+  input.addEventListener("input", () => {
+    const n = input.value.length;
+    const message = n > bounds.maximum ? `${what} must be ${bounds.minimum} to ${bounds.maximum} characters, not ${n}.` : "";
+    input.setCustomValidity(message);
+    const hint = input.closest("label")?.querySelector(".limit");
+    if (hint) hint.textContent = message;
+  });
+}
+
+/**
+ * The form that signs in, signs up or sets a forgotten password (`path`), then goes on
+ * to ?next= or the lobby. While the server answers, the button says so and waits; after
+ * a refusal the password is cleared, the username kept.
+ * @param {{title: string, path: string, submit: string, busy: string, autocomplete: string, rule?: boolean, code?: boolean}} kind
  * @param {RequestLimits | null} limits
  * @returns {HTMLFormElement}
  */
-function credentialsForm(title, path, submitText, autocomplete, limits) {
+function credentialsForm(kind, limits) {
   const error = h("p", { class: "error", role: "alert" });
+  const usernameBounds = kind.rule ? limits?.username_length : undefined;
+  const username = h("input", { name: "username", required: true, autocomplete: "username", ...(usernameBounds ? { minlength: usernameBounds.minimum } : {}) });
+  const password = h("input", { name: "password", type: "password", required: true, autocomplete: kind.autocomplete, ...(kind.rule && limits ? { minlength: limits.password_length.minimum } : {}) });
+  checkLength(username, usernameBounds, "Username");
+  checkLength(password, kind.rule ? limits?.password_length : undefined, "Password");
+  const ruleText = usernameBounds ? `${usernameBounds.minimum} to ${usernameBounds.maximum} characters: letters, digits, _ and -, starting with a letter or a digit.` : "";
+  const code = kind.code ? h("input", { name: "code", required: true, autocomplete: "one-time-code", autocapitalize: "characters", spellcheck: "false", placeholder: "ABCD-EFGH-JKMN" }) : null;
+  const button = h("button", { type: "submit", class: "primary" }, kind.submit);
   const form = h(
     "form",
-    { class: "card", "aria-label": title },
-    h("h2", {}, title),
-    field("Username", { name: "username", required: true, ...lengths(limits?.username_length), autocomplete: "username" }),
+    { class: "card", "aria-label": kind.title },
+    h("h2", {}, kind.title),
+    h("label", { class: "field" }, "Username ", username, ruleText ? h("span", { class: "hint" }, ruleText) : "", h("span", { class: "limit error", "aria-live": "polite" })),
     " ",
-    field("Password", { name: "password", type: "password", required: true, ...lengths(limits?.password_length), autocomplete }),
+    code ? h("label", { class: "field" }, "Reset code ", code, h("span", { class: "hint" }, "The site's administrator gives it to you: it works once, for an hour.")) : "",
+    h("label", { class: "field" }, kind.code ? "New password " : "Password ", password, kind.rule && limits ? h("span", { class: "hint" }, `At least ${limits.password_length.minimum} characters.`) : "", h("span", { class: "limit error", "aria-live": "polite" })),
     " ",
-    h("button", { type: "submit", class: "primary" }, submitText),
+    button,
     error,
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (button.disabled) return;
     error.textContent = "";
     const data = new FormData(form);
+    button.disabled = true;
+    form.setAttribute("aria-busy", "true");
+    button.textContent = kind.busy;
     try {
       /** @type {AccountInfo} */
-      const account = await send("POST", path, {
+      const account = await send("POST", kind.path, {
         username: data.get("username"),
+        ...(code ? { code: data.get("code") } : {}),
         password: data.get("password"),
       });
       setAccount(account);
@@ -83,6 +114,11 @@ function credentialsForm(title, path, submitText, autocomplete, limits) {
       window.location.assign(sitePath(new URLSearchParams(window.location.search).get("next")));
     } catch (err) {
       error.textContent = errorText(err);
+      password.value = "";
+      button.disabled = false;
+      form.removeAttribute("aria-busy");
+      button.textContent = kind.submit;
+      password.focus();
     }
   });
   return form;
@@ -150,7 +186,14 @@ export async function render(root) {
   root.replaceChildren(
     h("h1", {}, "Account"),
     h("p", {}, "An account gives you a name, a rating and your games on every device. Playing the engine, on one screen or by an invitation link needs none."),
-    credentialsForm("Sign in", "/api/account/login", "Sign in", "current-password", limits),
-    credentialsForm("Create an account", "/api/account/signup", "Sign up", "new-password", limits),
+    credentialsForm({ title: "Sign in", path: "/api/account/login", submit: "Sign in", busy: "Signing in…", autocomplete: "current-password" }, limits),
+    credentialsForm({ title: "Create an account", path: "/api/account/signup", submit: "Sign up", busy: "Signing up…", autocomplete: "new-password", rule: true }, limits),
+    h(
+      "details",
+      { class: "forgot", id: "forgot" },
+      h("summary", {}, "Forgot your password?"),
+      h("p", {}, "Ask the site's administrator for a reset code (the site sends no e-mail), then set a new password here."),
+      credentialsForm({ title: "Set a new password", path: "/api/account/reset", submit: "Set the password", busy: "Setting…", autocomplete: "new-password", rule: true, code: true }, limits),
+    ),
   );
 }

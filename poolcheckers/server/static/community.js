@@ -4,7 +4,7 @@
 
 /** @import { AccountInfo, PerfInfo, SeekClock } from "./types.js" */
 
-import { ApiError, parseError, request } from "./api.js";
+import { parseError, request } from "./api.js";
 import { h } from "./util.js";
 
 /** @type {AccountInfo | null | undefined} */
@@ -22,14 +22,11 @@ if (!document.querySelector('link[href="/static/community.css"]')) {
  */
 export async function currentAccount(refresh = false) {
   if (cached !== undefined && !refresh) return cached;
-  try {
-    /** @type {AccountInfo} */
-    const account = await request("GET", "/api/account");
-    cached = account;
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) throw err;
-    cached = null;
-  }
+  // GET /api/session: a signed-out visitor is a null account, not a 401 (which the
+  // browser would log as an error on every page)
+  /** @type {{account: AccountInfo | null}} */
+  const session = await request("GET", "/api/session");
+  cached = session.account;
   return cached;
 }
 

@@ -11,9 +11,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from poolcheckers.server.accounts.cookies import clear_session_cookie, set_session_cookie
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
-from poolcheckers.server.api.schemas import AccountInfo, Credentials, PasswordChange
+from poolcheckers.server.api.schemas import (
+    AccountInfo,
+    Credentials,
+    PasswordChange,
+    PasswordReset,
+    SessionInfo,
+)
 from poolcheckers.server.throttle import client_address
 
 router = APIRouter(
@@ -75,6 +82,23 @@ async def account(request: Request, ctx: Ctx) -> Response:
 
 
 @router.post(
+    "/reset",
+    response_model=AccountInfo,
+    summary="Set a new password with a one-time reset code (every session ends)",
+)
+async def reset_password(body: PasswordReset, request: Request, ctx: Ctx) -> Response:
+    c = ctx.accounts
+    address = client_address(request)
+    await c.sign_in_burst(address)
+    done = await c.hashing(
+        c.accounts.reset_password, body.username, body.code, body.password, address=address
+    )
+    await c.ended(done.user.id)
+    info = done.user.private(done.token)
+    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+
+
+@router.post(
     "/password",
     response_model=AccountInfo,
     summary="Change the password (every session ends; this one is renewed)",
@@ -88,3 +112,24 @@ async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> R
     await c.ended(done.user.id)  # every other session ended with the old password
     info = done.user.private(done.token)
     return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+
+
+#: ``GET /api/session`` lives beside the account routes, outside their prefix
+session_router = APIRouter(tags=["account"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+@session_router.get(
+    "/api/session", response_model=SessionInfo, summary="The signed-in account, or null"
+)
+async def session(request: Request, ctx: Ctx) -> Response:
+    """What every page asks first: a signed-out visitor is an answer (null), not an
+    error, so that the browser logs nothing on every page."""
+    user = await ctx.accounts.user_of(request)
+    account = None
+    if user is not None:
+        token = request.cookies.get(COOKIE_NAME, "")
+        info = user.private(token)
+        account = AccountInfo(username=user.username, csrf_token=str(info["csrf_token"]))
+    return json_response(
+        SessionInfo(account=account).model_dump_json(), headers={"Cache-Control": "no-store"}
+    )

@@ -1,0 +1,114 @@
+"""Sign-up and sign-in as a newcomer meets them, in Chromium on a phone and at
+1366x768: the username rule is said before typing and a name too long is named, not cut;
+the button waits while the server answers; a refused password is cleared; a forgotten
+password is set again with the code an administrator's command prints; and a signed-out
+visitor's pages log no error to the console."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poolcheckers.cli import main as poolcheckers_main
+
+from .conftest import PageFactory, Server
+from .helpers import shot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ConsoleMessage
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768}}
+SIGN_UP = 'form[aria-label="Create an account"]'
+SIGN_IN = 'form[aria-label="Sign in"]'
+RESET = 'form[aria-label="Set a new password"]'
+PASSWORD = "correct horse battery"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_username_rule_is_said_and_a_long_name_is_named_not_cut(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
+    page = new_page(viewport=SIZES[size])
+    page.goto(server.url("/account"))
+    page.wait_for_selector(SIGN_UP)
+    rule = page.inner_text(f"{SIGN_UP} .hint")
+    assert "2 to 20 characters: letters, digits, _ and -" in rule
+    name = page.locator(f'{SIGN_UP} input[name="username"]')
+    name.fill("a" * 25)
+    assert name.input_value() == "a" * 25  # nothing cut short
+    assert "Username must be 2 to 20 characters, not 25." in page.inner_text(SIGN_UP)
+    page.fill(f'{SIGN_UP} input[name="password"]', PASSWORD)
+    page.click(f'{SIGN_UP} button[type="submit"]')
+    # the browser holds the form back with the same words
+    message = name.evaluate("el => el.validationMessage")
+    assert message == "Username must be 2 to 20 characters, not 25."
+    shot(page, f"signup-rule-{size}")
+
+
+def test_signing_in_waits_then_clears_a_refused_password(
+    server: Server, new_page: PageFactory
+) -> None:
+    page = new_page(viewport=SIZES["laptop"])
+    page.goto(server.url("/account"))
+    page.wait_for_selector(SIGN_IN)
+    page.fill(f'{SIGN_IN} input[name="username"]', "nobody_here")
+    page.fill(f'{SIGN_IN} input[name="password"]', "not the password")
+    state = page.evaluate(
+        """sel => { const form = document.querySelector(sel);
+             form.requestSubmit();
+             const b = form.querySelector('button[type="submit"]');
+             return [b.disabled, b.textContent, form.getAttribute('aria-busy')]; }""",
+        SIGN_IN,
+    )
+    assert state == [True, "Signing in…", "true"]
+    page.wait_for_selector(f"{SIGN_IN} p.error:not(:empty)")
+    assert "wrong username or password" in page.inner_text(f"{SIGN_IN} p.error")
+    assert page.input_value(f'{SIGN_IN} input[name="password"]') == ""
+    assert page.input_value(f'{SIGN_IN} input[name="username"]') == "nobody_here"
+    assert page.is_enabled(f'{SIGN_IN} button[type="submit"]')
+    assert page.inner_text(f'{SIGN_IN} button[type="submit"]') == "Sign in"
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_forgotten_password_is_set_with_the_administrators_code(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
+    name = f"Forgetful_{size}"
+    server.post_json("/api/account/signup", {"username": name, "password": PASSWORD})
+    database = f"sqlite:///{server.log_path.parent / 'games.sqlite3'}"
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        assert poolcheckers_main(["reset-password", name, "--database-url", database]) == 0
+    code = printed.getvalue().split(": ", 1)[1].split()[0]
+    page = new_page(viewport=SIZES[size])
+    page.goto(server.url("/account"))
+    page.click("#forgot summary")
+    page.fill(f'{RESET} input[name="username"]', name.lower())
+    page.fill(f'{RESET} input[name="code"]', code)
+    page.fill(f'{RESET} input[name="password"]', "a brand new secret")
+    page.click(f'{RESET} button[type="submit"]')
+    page.wait_for_url("**/lobby")
+    page.goto(server.url("/account"))
+    page.wait_for_selector(f"text=Signed in as {name}")
+    shot(page, f"password-reset-{size}")
+
+
+def test_a_signed_out_visitor_sees_no_console_error(server: Server, new_page: PageFactory) -> None:
+    page = new_page(viewport=SIZES["phone"])
+    logged: list[str] = []
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            logged.append(f"{page.url}: {msg.text}")
+
+    page.on("console", on_console)
+    for path in ("/", "/lobby", "/archive", "/puzzles", "/rules", "/leaderboard"):
+        page.goto(server.url(path))
+        page.wait_for_selector("main h1, main h2")
+        page.wait_for_load_state("networkidle")
+    assert logged == []
