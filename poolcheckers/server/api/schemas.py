@@ -241,10 +241,14 @@ class GameSummary(Answer):
     created: float
     updated: float
     tags: dict[str, str]
+    played_on: str | None = Field(
+        None, description="the day played (YYYY-MM-DD): an imported game's Date tag, else its start"
+    )
 
 
 class GameList(Answer):
     games: list[GameSummary]
+    total: int | None = Field(None, description="the games the filters match, over every page")
 
 
 class Credentials(Request):

@@ -77,7 +77,14 @@ GAMES = Table(
     Column("tournament_id", String(16), nullable=True),
     # an imported game's comments, NAGs and variations (migration 0010): the PDN tree
     Column("annotations", JSON, nullable=True),
+    # the archive's search (migration 0012): names and event of an imported game's
+    # tags, the day a game was played
+    Column("black_name", String(256), nullable=True),
+    Column("white_name", String(256), nullable=True),
+    Column("event", String(256), nullable=True),
+    Column("played_on", String(10), nullable=True),
     Index("ix_games_status_created", "status", "created_ms"),
+    Index("ix_games_played_on", "played_on"),
     Index("ix_games_deadline", "deadline_ms"),
     Index("ix_games_black_user", "black_user_id", "created_ms"),
     Index("ix_games_white_user", "white_user_id", "created_ms"),

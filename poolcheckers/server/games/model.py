@@ -23,6 +23,8 @@ checked by :meth:`poolcheckers.Board.parse_move`, the one rules authority.
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -101,6 +103,13 @@ class GameRec:
     #: an imported game's move tree (migration 0010): comments, NAGs, variations as
     #: :func:`poolcheckers.pdn.game_tree` gives them; None without any
     annotations: dict[str, Any] | None = None
+    #: the archive's search (migration 0012): an imported game's players and event as
+    #: its tags name them, and the day it was played (its Date tag; a site game's day
+    #: of creation, filled in when stored)
+    black_name: str | None = None
+    white_name: str | None = None
+    event: str | None = None
+    played_on: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> GameRec:
@@ -114,7 +123,10 @@ class GameRec:
         return rec
 
     def values(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        values = dataclasses.asdict(self)
+        if values["played_on"] is None:
+            values["played_on"] = day_of(self.created_ms)
+        return values
 
     def copy(self) -> GameRec:
         return dataclasses.replace(self)
@@ -425,6 +437,53 @@ def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
     return game  # no clock runs before each side has moved (start_clock)
 
 
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """What the archive asks for: every field narrows the list (None or empty: any).
+
+    ``player`` and ``event`` match a part of the name, in any case (an account's
+    username, or the name an imported game's tags give); ``result`` is ``2-0``,
+    ``0-2``, ``1-1`` or ``unfinished`` (no result, or ``*``); ``date_from`` and
+    ``date_to`` bound the day played (``YYYY-MM-DD``, both included); ``account`` and
+    ``ids`` together are "my games": the account's seats and the games whose ids the
+    browser holds seat tokens of.
+    """
+
+    status: str | None = None
+    mode: str | None = None
+    player: str = ""
+    event: str = ""
+    result: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    mine: bool = False
+    account: str | None = None
+    ids: tuple[str, ...] = ()
+
+
+def day_of(ms: int) -> str:
+    """The UTC day of an instant, as the archive searches it (``YYYY-MM-DD``)."""
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%d")
+
+
+def pdn_day(date: str | None) -> str | None:
+    """The day of a PDN ``Date`` tag (``2026.11.14``) as ``YYYY-MM-DD``; an unknown month
+    or day (``2026.??.??``) counts from the first, so that a search by year finds it;
+    None without a year.
+
+    >>> pdn_day("2026.11.14"), pdn_day("1998.??.??"), pdn_day("????.??.??"), pdn_day("x")
+    ('2026-11-14', '1998-01-01', None, None)
+    """
+    match = re.fullmatch(r"\s*(\d{4})[.\-/](\d{2}|\?\?)[.\-/](\d{2}|\?\?)\s*", date or "")
+    if match is None:
+        return None
+    year, month, day = match.groups()
+    month = month if month.isdigit() and 1 <= int(month) <= 12 else "01"
+    day = day if day.isdigit() and 1 <= int(day) <= 31 else "01"
+    return f"{year}-{month}-{day}"
+
+
 def imported_game(
     board: Board,
     tags: dict[str, str],
@@ -449,6 +508,10 @@ def imported_game(
     )
     game.tags = tags
     game.annotations = annotations
+    game.black_name = tags.get("Black")
+    game.white_name = tags.get("White")
+    game.event = tags.get("Event")
+    game.played_on = pdn_day(tags.get("Date")) or day_of(now)
     outcome = board.outcome()
     if outcome is not None and outcome.result() == result:
         game.termination = outcome.termination.value

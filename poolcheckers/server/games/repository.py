@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Engine,
     and_,
@@ -38,9 +39,17 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import errors
 from poolcheckers.server.database.engine import PG_CHANNEL
-from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES
+from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES, USERS
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.games.model import Change, GameRec, Loaded, MoveRec, flag, replay
+from poolcheckers.server.games.model import (
+    Change,
+    GameFilter,
+    GameRec,
+    Loaded,
+    MoveRec,
+    flag,
+    replay,
+)
 from poolcheckers.server.timesource import TimeSource
 
 T = TypeVar("T")
@@ -384,6 +393,59 @@ class GameStore:
         with self.db.connect() as conn:
             rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
         return [GameRec.from_row(r) for r in rows]
+
+    def search(self, wanted: GameFilter, limit: int, offset: int) -> tuple[list[GameRec], int]:
+        """The games ``wanted`` describes, newest played first, and how many there are
+        in all (for the archive's pages)."""
+        c = GAMES.c
+        black = USERS.alias("black_user")
+        white = USERS.alias("white_user")
+        joined = GAMES.outerjoin(black, black.c.id == c.black_user_id).outerjoin(
+            white, white.c.id == c.white_user_id
+        )
+        where: list[ColumnElement[bool]] = []
+        if wanted.status is not None:
+            where.append(c.status == wanted.status)
+        if wanted.mode is not None:
+            where.append(c.mode == wanted.mode)
+        if wanted.player.strip():
+            part = wanted.player.strip().lower()
+            where.append(
+                or_(
+                    *(
+                        func.lower(col).contains(part, autoescape=True)
+                        for col in (c.black_name, c.white_name, black.c.username, white.c.username)
+                    )
+                )
+            )
+        if wanted.event.strip():
+            where.append(
+                func.lower(c.event).contains(wanted.event.strip().lower(), autoescape=True)
+            )
+        if wanted.result == "unfinished":
+            where.append(or_(c.result.is_(None), c.result == "*"))
+        elif wanted.result is not None:
+            where.append(c.result == wanted.result)
+        if wanted.date_from:
+            where.append(c.played_on >= wanted.date_from)
+        if wanted.date_to:
+            where.append(c.played_on <= wanted.date_to)
+        if wanted.mine:
+            mine: list[ColumnElement[bool]] = [c.id.in_(wanted.ids)] if wanted.ids else []
+            if wanted.account is not None:
+                mine += [c.black_user_id == wanted.account, c.white_user_id == wanted.account]
+            where.append(or_(*mine) if mine else c.id.is_(None))
+        query = (
+            select(GAMES)
+            .select_from(joined)
+            .where(*where)
+            .order_by(c.played_on.desc(), c.created_ms.desc(), c.id)
+        )
+        count = select(func.count()).select_from(joined).where(*where)
+        with self.db.connect() as conn:
+            rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
+            total = int(conn.execute(count).scalar_one())
+        return [GameRec.from_row(r) for r in rows], total
 
     def rated_between(self, one: str, other: str, since_ms: int) -> int:
         """Rated games between two accounts (either colours) created since ``since_ms``."""

@@ -244,33 +244,14 @@ class GameService:
     def summaries(
         self, status: str | None, limit: int, offset: int, mode: str | None = None
     ) -> list[GameSummary]:
-        return [
-            GameSummary(
-                id=g.id,
-                mode=g.mode,
-                status=g.status,
-                ply=g.ply,
-                moves_count=full_moves(g.start_fen, g.ply),
-                seats=seats_taken(g),
-                clock=(
-                    TimeControlInfo(
-                        initial=g.clock_initial_ms / 1000,
-                        increment=(g.clock_increment_ms or 0) / 1000,
-                    )
-                    if g.clock_initial_ms is not None
-                    else None
-                ),
-                rules=g.rules,
-                level=g.level,
-                engine_color=g.engine_color,  # type: ignore[arg-type]
-                result=g.result,
-                reason=g.reason,
-                created=g.created_ms / 1000,
-                updated=g.updated_ms / 1000,
-                tags=g.tags or {},
-            )
-            for g in self.store.records(status, limit, offset, mode)
-        ]
+        return [summary_of(g) for g in self.store.records(status, limit, offset, mode)]
+
+    def search(
+        self, wanted: model.GameFilter, limit: int, offset: int
+    ) -> tuple[list[GameSummary], int]:
+        """The archive's page of games matching ``wanted``, and their number in all."""
+        records, total = self.store.search(wanted, limit, offset)
+        return [summary_of(g) for g in records], total
 
     def iter_ids(self) -> Iterator[str]:
         return self.store.iter_ids()
@@ -291,3 +272,32 @@ class GameService:
         )
         gid = self.store.insert(Loaded(game, moves, board.copy()), digest)
         return gid, gid == game.id
+
+
+def summary_of(g: GameRec) -> GameSummary:
+    """A game's line in the archive."""
+    return GameSummary(
+        id=g.id,
+        mode=g.mode,
+        status=g.status,
+        ply=g.ply,
+        moves_count=full_moves(g.start_fen, g.ply),
+        seats=seats_taken(g),
+        clock=(
+            TimeControlInfo(
+                initial=g.clock_initial_ms / 1000,
+                increment=(g.clock_increment_ms or 0) / 1000,
+            )
+            if g.clock_initial_ms is not None
+            else None
+        ),
+        rules=g.rules,
+        level=g.level,
+        engine_color=g.engine_color,  # type: ignore[arg-type]
+        result=g.result,
+        reason=g.reason,
+        created=g.created_ms / 1000,
+        updated=g.updated_ms / 1000,
+        tags=g.tags or {},
+        played_on=g.played_on or model.day_of(g.created_ms),
+    )

@@ -21,7 +21,7 @@ from poolcheckers.server.api.schemas import (
     MoveRequest,
     TokenRequest,
 )
-from poolcheckers.server.games.model import NewGame
+from poolcheckers.server.games.model import GameFilter, NewGame
 from poolcheckers.server.games.view import View
 from poolcheckers.server.throttle import address_key, client_address
 
@@ -126,13 +126,44 @@ for _action in ACTIONS:
     _action_route(_action)
 
 
-@router.get("", response_model=GameList, summary="The archive: games, newest first")
+#: a day as the archive's date filters take it
+DAY = r"^\d{4}-\d{2}-\d{2}$"
+#: the most game ids one "my games" request may name (the seat tokens a browser holds)
+MAX_MY_IDS = 500
+
+
+@router.get("", response_model=GameList, summary="The archive: games, newest played first")
 async def list_games(
+    request: Request,
     ctx: Ctx,
     status: Literal["running", "finished", "aborted"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     mode: Literal["engine", "local", "online", "imported"] | None = None,
+    player: Annotated[str, Query(max_length=64, description="part of a player's name")] = "",
+    event: Annotated[str, Query(max_length=64, description="part of the event's name")] = "",
+    result: Literal["2-0", "0-2", "1-1", "unfinished"] | None = None,
+    date_from: Annotated[str | None, Query(pattern=DAY, description="YYYY-MM-DD")] = None,
+    date_to: Annotated[str | None, Query(pattern=DAY, description="YYYY-MM-DD")] = None,
+    mine: Annotated[
+        bool, Query(description="only the games of the signed-in account and of `ids`")
+    ] = False,
+    ids: Annotated[
+        str, Query(max_length=MAX_MY_IDS * 33, description="comma-separated game ids")
+    ] = "",
 ) -> Response:
-    games = await ctx.run(ctx.games.summaries, status, limit, offset, mode)
-    return json_response(GameList(games=games).model_dump_json())
+    account = await ctx.accounts.user_of(request) if mine else None
+    wanted = GameFilter(
+        status=status,
+        mode=mode,
+        player=player,
+        event=event,
+        result=result,
+        date_from=date_from,
+        date_to=date_to,
+        mine=mine,
+        account=account.id if account is not None else None,
+        ids=tuple(i for i in ids.split(",") if i)[:MAX_MY_IDS],
+    )
+    games, total = await ctx.run(ctx.games.search, wanted, limit, offset)
+    return json_response(GameList(games=games, total=total).model_dump_json())
