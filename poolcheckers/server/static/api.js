@@ -118,6 +118,8 @@ export const api = {
   /** @type {(status: string, limit?: number, offset?: number, mode?: string | null) => Promise<GameList>} */
   listGames: (status, limit = 50, offset = 0, mode = null) =>
     request("GET", `/api/games?status=${status}&limit=${limit}&offset=${offset}${mode ? `&mode=${mode}` : ""}`),
+  /** @type {(query: URLSearchParams) => Promise<GameList>} the archive's search */
+  searchGames: (query) => request("GET", `/api/games?${query}`),
   /** @type {(id: string) => Promise<string>} */
   gamePdn: (id) => request("GET", `/api/games/${encodeURIComponent(id)}/pdn`, undefined, { text: true }),
   /** @type {(text: string) => Promise<ImportResult>} */

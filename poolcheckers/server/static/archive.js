@@ -5,6 +5,7 @@
 
 import { api, errorText } from "./api.js";
 import { pdnTooLong } from "./rules.js";
+import { currentAccount } from "./community.js";
 import { announce, h, plainWords, plural, storageGet, tokenKey } from "./util.js";
 
 const PAGE = 50;
@@ -23,6 +24,8 @@ const PAGE = 50;
  * @returns {string}
  */
 function when(g, key = "created") {
+  // an imported game was played on its PDN Date, not on the day it was imported
+  if (key === "created" && g.mode === "imported") return g.tags.Date && !g.tags.Date.startsWith("?") ? g.tags.Date : g.played_on || "";
   const seconds = g[key] ?? g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
   if (!date || Number.isNaN(date.getTime())) return "";
@@ -57,6 +60,7 @@ export function players(g, yours = false) {
  */
 function resultText(g) {
   if (g.status === "running") return "running";
+  if (g.mode === "imported" && (!g.result || g.result === "*")) return "unfinished";
   let result = g.result ?? "";
   const reason = plainWords(g.reason ?? "").text;
   // "*" (no result) says nothing that the reason does not say in words.
@@ -65,9 +69,29 @@ function resultText(g) {
 }
 
 /**
- * A list of games: its table's body and its "Show more" button.
- * @typedef {{body: HTMLTableSectionElement, more: HTMLButtonElement}} GameTable
+ * A list of games: its table's body, its "Show more" button and its count.
+ * @typedef {{body: HTMLTableSectionElement, more: HTMLButtonElement, count: HTMLElement}} GameTable
  */
+
+/** The archive's filters, as the URL query and the form carry them. */
+const FILTERS = /** @type {const} */ (["player", "event", "result", "date_from", "date_to"]);
+
+/**
+ * The ids of the games this browser holds a seat token of (its games without an account).
+ * @returns {string[]}
+ */
+function browserGameIds() {
+  const ids = [];
+  try {
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i) || "";
+      if (key.startsWith(tokenKey(""))) ids.push(key.slice(tokenKey("").length));
+    }
+  } catch {
+    // storage refused: no seats kept here
+  }
+  return ids.slice(-500);
+}
 
 /**
  * A PDN text's import, in words: how many games, and a list each of the imported
@@ -177,6 +201,16 @@ class ArchivePage {
     this.offsets = { running: 0, finished: 0 };
     /** @type {Record<ListStatus, GameTable>} */
     this.tables = { running: this.table("running"), finished: this.table("finished") };
+    const query = new URLSearchParams(window.location.search);
+    this.ids = browserGameIds();
+    // "My games" first for a visitor who has any here or an account; ?view= says
+    /** @type {boolean | null} null: decided at start */
+    this.mine = query.has("view") ? query.get("view") === "mine" : null;
+    this.filterForm = this.filters(query);
+    this.mineButton = h("button", { type: "button", id: "view-mine", "aria-pressed": "false" }, "My games");
+    this.allButton = h("button", { type: "button", id: "view-all", "aria-pressed": "false" }, "All games");
+    this.mineButton.addEventListener("click", () => this.show(true));
+    this.allButton.addEventListener("click", () => this.show(false));
     this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file to import" });
     this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": "PDN text to import", placeholder: "…or paste PDN text here" });
     this.importResult = h("div", { id: "import-result", "aria-live": "polite" });
@@ -184,7 +218,65 @@ class ArchivePage {
 
   async start() {
     this.build();
+    if (this.mine === null) this.mine = this.ids.length > 0 || (await currentAccount()) !== null;
+    await this.show(this.mine, false);
+  }
+
+  /**
+   * Show my games or everyone's, with the filters of the form.
+   * @param {boolean} mine
+   * @param {boolean} [remember] keep the choice in the URL
+   */
+  async show(mine, remember = true) {
+    this.mine = mine;
+    this.mineButton.setAttribute("aria-pressed", String(mine));
+    this.allButton.setAttribute("aria-pressed", String(!mine));
+    if (remember) window.history.replaceState(null, "", `/archive?${this.query()}`);
     await Promise.all([this.load("running"), this.load("finished")]);
+  }
+
+  /**
+   * The filters' form, filled from the URL's query.
+   * @param {URLSearchParams} query
+   * @returns {HTMLFormElement}
+   */
+  filters(query) {
+    const input = (/** @type {string} */ name, /** @type {string} */ label, /** @type {Record<string, string>} */ extra = {}) =>
+      h("label", { class: "field" }, h("span", { class: "label" }, label), h("input", { name, value: query.get(name) || "", ...extra }));
+    const result = h(
+      "select",
+      { name: "result" },
+      ...[["", "Any result"], ["2-0", "Black won (2-0)"], ["0-2", "White won (0-2)"], ["1-1", "Draw (1-1)"], ["unfinished", "Unfinished"]].map(([value, text]) =>
+        h("option", { value, selected: (query.get("result") || "") === value }, text),
+      ),
+    );
+    const form = h(
+      "form",
+      { class: "archive-filters", id: "archive-filters", "aria-label": "Search the games" },
+      input("player", "Player", { maxlength: "64", type: "search" }),
+      input("event", "Event", { maxlength: "64", type: "search" }),
+      h("label", { class: "field" }, h("span", { class: "label" }, "Result"), result),
+      input("date_from", "Played from", { type: "date" }),
+      input("date_to", "to", { type: "date" }),
+      h("button", { type: "submit", class: "primary" }, "Search"),
+    );
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.show(Boolean(this.mine));
+    });
+    return form;
+  }
+
+  /** @returns {URLSearchParams} the view and the filters, as the URL keeps them */
+  query() {
+    const q = new URLSearchParams();
+    q.set("view", this.mine ? "mine" : "all");
+    const data = new FormData(this.filterForm);
+    for (const name of FILTERS) {
+      const value = String(data.get(name) || "").trim();
+      if (value) q.set(name, value);
+    }
+    return q;
   }
 
   /**
@@ -195,7 +287,8 @@ class ArchivePage {
     const body = h("tbody", { id: `${status}-games` });
     const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, "Show more");
     more.addEventListener("click", () => this.load(status, true));
-    return { body, more };
+    const count = h("span", { class: "count hint", id: `${status}-count` });
+    return { body, more, count };
   }
 
   /**
@@ -205,18 +298,18 @@ class ArchivePage {
    * @returns {HTMLElement}
    */
   section(status, title) {
-    const { body, more } = this.tables[status];
+    const { body, more, count } = this.tables[status];
     return h(
         "section",
         { class: "card games", "aria-labelledby": `${status}-title` },
-        h("h2", { id: `${status}-title` }, title),
+        h("h2", { id: `${status}-title` }, title, " ", count),
         h(
           "div",
           { class: "table-wrap" },
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Started"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Played"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
             body,
           ),
         ),
@@ -245,6 +338,8 @@ class ArchivePage {
         h(
           "div",
           {},
+          h("div", { class: "row view-switch", role: "group", "aria-label": "Whose games" }, this.mineButton, this.allButton),
+          this.filterForm,
           this.section("running", "Running games"),
           this.section("finished", "Finished games"),
         ),
@@ -269,21 +364,33 @@ class ArchivePage {
    * @param {boolean} [more]
    */
   async load(status, more = false) {
-    const { body, more: moreButton } = this.tables[status];
+    const { body, more: moreButton, count } = this.tables[status];
     if (!more) {
       this.offsets[status] = 0;
       body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "hint" }, "Loading…")));
     }
     try {
-      const data = await api.listGames(status, PAGE, this.offsets[status]);
+      const query = this.query();
+      query.delete("view");
+      query.set("status", status);
+      query.set("limit", String(PAGE));
+      query.set("offset", String(this.offsets[status]));
+      if (this.mine) {
+        query.set("mine", "true");
+        if (this.ids.length) query.set("ids", this.ids.join(","));
+      }
+      const data = await api.searchGames(query);
       const games = data.games || [];
       if (!more) body.replaceChildren();
       for (const g of games) body.append(this.row(g));
       this.offsets[status] += games.length;
+      const total = data.total ?? this.offsets[status];
+      count.textContent = total ? `(${this.offsets[status] < total ? `${this.offsets[status]} of ${total}` : total})` : "";
       if (!body.children.length) {
-        body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, status === "running" ? "No game in progress." : "No finished game yet.")));
+        const none = this.query().toString() !== `view=${this.mine ? "mine" : "all"}` ? "No game matches the search." : status === "running" ? "No game in progress." : "No finished game yet.";
+        body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, none)));
       }
-      moreButton.hidden = games.length < PAGE;
+      moreButton.hidden = this.offsets[status] >= total;
     } catch (err) {
       body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "error" }, errorText(err))));
     }
@@ -300,7 +407,7 @@ class ArchivePage {
     return h(
       "tr",
       { "data-game": g.id },
-      h("td", {}, h("a", { href: `/play/${id}` }, players(g, Boolean(storageGet(tokenKey(g.id)))))),
+      h("td", {}, h("a", { href: `/play/${id}` }, players(g, Boolean(storageGet(tokenKey(g.id))))), h("span", { class: "sub-date" }, when(g))),
       h("td", { class: "num", title: g.ply !== undefined ? plural(g.ply, "ply", "plies") : null }, String(moves)),
       h("td", {}, resultText(g)),
       h("td", { class: "date", title: `Last change: ${when(g, "updated")}` }, when(g)),

@@ -611,7 +611,7 @@ class GamePage {
     const mine = this.myColors();
     const toMove = `${COLOR_NAME[s.turn]} to move`;
     if (s.status === "aborted") return "Game aborted";
-    if (s.status === "finished") return "Game over";
+    if (s.status === "finished") return unfinished(s) ? "Unfinished game" : "Game over";
     if (this.waitingForOpponent()) return `${toMove} — waiting for the opponent to join`;
     if (s.mode === "engine" && s.engine_color === s.turn) return `${toMove} — the engine is thinking…`;
     if (mine.includes(s.turn)) return mine.length === 2 ? toMove : `${toMove} — your turn`;
@@ -628,7 +628,7 @@ class GamePage {
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
     this.status.replaceChildren(...(dot ? [dot, text] : [text]));
     const yourTurn = this.canMove() && mine.length === 1;
-    document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
+    document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : unfinished(s) ? "Unfinished game" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
     const notes = (s.rules_notes || []).map((n) => plainWords(n).text);
     this.rulesLine.replaceChildren(...(notes.length ? [`Rules: ${notes.join("; ")}. `, h("a", { href: "/rules#section-7", class: "rule-link" }, "About rule options")] : []));
     this.rulesLine.hidden = !notes.length;
@@ -638,7 +638,8 @@ class GamePage {
     if (s.outcome) {
       this.outcome.hidden = false;
       const result = s.outcome.result && s.outcome.result !== "*" ? ` (${s.outcome.result})` : "";
-      let head = s.status === "aborted" ? "Aborted" : "Draw";
+      // an imported game without a result was not finished where it was played
+      let head = s.status === "aborted" ? "Aborted" : unfinished(s) ? "Unfinished" : "Draw";
       if (s.outcome.winner) {
         head = `${COLOR_NAME[s.outcome.winner]} wins`;
         if (mine.length === 1) head = mine[0] === s.outcome.winner ? "You win" : "You lose";
@@ -1111,4 +1112,13 @@ function formatDaysLeft(seconds) {
   const days = Math.floor(seconds / 86400);
   const hours = Math.floor((seconds % 86400) / 3600);
   return `${days}d ${hours}h`;
+}
+
+/**
+ * An imported game recorded without a result (`*`): not over, only stopped.
+ * @param {GameState} s
+ * @returns {boolean}
+ */
+function unfinished(s) {
+  return s.mode === "imported" && (!s.outcome || !s.outcome.result || s.outcome.result === "*");
 }

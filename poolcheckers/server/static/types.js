@@ -169,10 +169,12 @@
  * @property {number} created
  * @property {number} updated
  * @property {Record<string, string>} tags
+ * @property {string | null} [played_on] the day played (YYYY-MM-DD): an imported game's Date tag, else its start
  */
 
 /**
  * @typedef {object} GameList
+ * @property {number | null} [total] the games the filters match, over every page
  * @property {GameSummary[]} games
  */
 
