@@ -356,6 +356,24 @@ def add_rating_options(p: argparse.ArgumentParser) -> None:
         help="rated games two players may start against each other in 24 hours; "
         f"more are played casual ({d.rated_games_per_pair_per_day})",
     )
+    idle = p.add_argument_group("games waiting for a move")
+    idle.add_argument(
+        "--first-move-timeout",
+        type=float,
+        default=d.first_move_timeout,
+        metavar="SECONDS",
+        help="abort an online game with a clock whose first move (of either side) has "
+        f"not come after this long ({d.first_move_timeout:g}); a correspondence game "
+        "waits its days per move",
+    )
+    idle.add_argument(
+        "--abandon-after",
+        type=float,
+        default=d.abandon_after_days,
+        metavar="DAYS",
+        help="close a game without a running clock (engine, one screen, unlimited, an "
+        f"invitation nobody took) after this long without a move ({d.abandon_after_days:g})",
+    )
 
 
 def settings_from(args: argparse.Namespace, url: str) -> Settings:
@@ -382,6 +400,8 @@ def settings_from(args: argparse.Namespace, url: str) -> Settings:
         site_origins=tuple(args.site_origin),
         min_rated_plies=max(0, args.min_rated_plies),
         rated_games_per_pair_per_day=max(0, args.rated_games_per_pair_per_day),
+        first_move_timeout=max(5.0, args.first_move_timeout),
+        abandon_after_days=max(1 / 24, args.abandon_after),
         connections=ConnectionLimits(
             header_timeout=max(0.0, args.header_timeout),
             body_timeout=max(0.0, args.body_timeout),

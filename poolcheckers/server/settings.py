@@ -60,6 +60,13 @@ class Settings:
     inline_db: bool | None = None
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25
+    #: an online game with a clock whose first move never comes is aborted after this
+    #: many seconds (a correspondence game after its days per move)
+    first_move_timeout: float = 60.0
+    #: a game without a running clock is closed after this many days without a move
+    abandon_after_days: float = 30.0
+    #: seconds between the sweeps that close games waiting too long for a move
+    idle_sweep_interval: float = 5.0
     #: seconds between the sweeps that move tournaments on (arena pairings, rounds)
     tournament_sweep_interval: float = 2.0
     #: seconds a read of an event serves the pages asking again (0: none; two apps over

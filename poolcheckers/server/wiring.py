@@ -32,6 +32,7 @@ from poolcheckers.server.database.engine import (
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.admission import CreationLimits
+from poolcheckers.server.games.model import IdleLimits
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
@@ -91,6 +92,10 @@ class Services:
             on_change=self._on_change,
             rated_per_pair_per_day=settings.rated_games_per_pair_per_day,
             limits=self.creation,
+            idle=IdleLimits(
+                first_move_ms=int(settings.first_move_timeout * 1000),
+                abandon_ms=int(settings.abandon_after_days * 86_400_000),
+            ),
         )
         self.ratings = RatingService(
             self.db, self.executor, self.games.store, min_plies=settings.min_rated_plies
@@ -245,12 +250,18 @@ class Services:
         self.db.dispose()
 
     async def _timer(self) -> None:
-        """End games on a fallen flag (R20) even when nobody sends a request."""
+        """End games on a fallen flag (R20) even when nobody sends a request, and close
+        the games that waited too long for a move (less often: a wider query)."""
         failing = False
+        idle_at = 0.0
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.settings.sweep_interval)
             try:
                 await self.run(self.games.sweep_flags)
+                if loop.time() >= idle_at:
+                    idle_at = loop.time() + self.settings.idle_sweep_interval
+                    await self.run(self.games.sweep_idle)
                 failing = False
             except Exception:
                 if not failing:  # once per outage, not four times a second

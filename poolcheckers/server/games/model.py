@@ -739,6 +739,69 @@ def abort(loaded: Loaded, side: str, now: int) -> Change:
     return Change(game, loaded.board, loaded.moves)
 
 
+@dataclass(frozen=True, slots=True)
+class IdleLimits:
+    """How long a running game may wait for a move before the sweep closes it.
+
+    ``first_move_ms``: an online game with a clock whose first move (of either side)
+    never comes is aborted after it (a correspondence game after its days per move);
+    ``abandon_ms``: any game without a running clock (engine, one screen, unlimited,
+    an invitation nobody took) is closed after that long without a move.
+    """
+
+    first_move_ms: int = 60_000
+    abandon_ms: int = 30 * 86_400_000
+
+
+def _span(ms: int) -> str:
+    """A duration in words: "60 seconds", "2 minutes", "30 days"."""
+    seconds = ms // 1000
+    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'' if n == 1 else 's'}"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
+
+
+def idle_end(loaded: Loaded, now: int, limits: IdleLimits) -> Change | None:
+    """The game closed for waiting too long (no result, never rated), or None.
+
+    >>> g = blank_record("g1", "engine", RuleSet.apca(), STARTING_FEN, 0)
+    >>> loaded = Loaded(g, [], Board())
+    >>> idle_end(loaded, 29 * 86_400_000, IdleLimits()) is None
+    True
+    >>> idle_end(loaded, 30 * 86_400_000, IdleLimits()).game.reason
+    'Abandoned: no move for 30 days; closed without a result'
+    """
+    g = loaded.game
+    if g.status != "running" or g.tournament_id is not None:
+        return None
+    idle = now - g.updated_ms
+    if g.mode == "online" and not awaiting_player(g) and g.ply < ABORTABLE_PLIES:
+        if g.is_correspondence:
+            limit = (g.days_per_move or 1) * 86_400_000
+        elif g.has_clock:
+            limit = limits.first_move_ms
+        else:
+            limit = limits.abandon_ms
+        if idle < limit:
+            return None
+        game = g.copy()
+        settle_clock(game, now)
+        end_unplayed(game, f"Aborted: no first move within {_span(limit)}; no result")
+        return Change(game, loaded.board, loaded.moves)
+    if g.clock_running is not None and (g.has_clock or g.deadline_ms is not None):
+        return None  # the flag decides (R20)
+    if idle < limits.abandon_ms:
+        return None
+    game = g.copy()
+    settle_clock(game, now)
+    end_unplayed(
+        game, f"Abandoned: no move for {_span(limits.abandon_ms)}; closed without a result"
+    )
+    return Change(game, loaded.board, loaded.moves)
+
+
 def end_unplayed(game: GameRec, why: str) -> None:
     """End ``game``, in which a side has not moved yet, as aborted: no result, never
     rated (a resignation or a draw before both sides moved ends the same way)."""

@@ -374,6 +374,24 @@ class GameStore:
             )
             return [r[0] for r in rows]
 
+    def ids_idle(self, now: int, first_move_ms: int, abandon_ms: int) -> list[str]:
+        """Running games that may have waited too long for a move (the model decides):
+        online games before both sides moved, idle for ``first_move_ms``, and any game
+        idle for ``abandon_ms``."""
+        c = GAMES.c
+        with self.db.connect() as conn:
+            rows = conn.execute(
+                select(c.id).where(
+                    c.status == "running",
+                    c.tournament_id.is_(None),
+                    or_(
+                        and_(c.mode == "online", c.ply < 2, c.updated_ms <= now - first_move_ms),
+                        c.updated_ms <= now - abandon_ms,
+                    ),
+                )
+            )
+            return [r[0] for r in rows]
+
     def ids_running(self, mode: str) -> list[str]:
         with self.db.connect() as conn:
             rows = conn.execute(

@@ -50,6 +50,7 @@ class GameService:
         cache_size: int = 4096,
         rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
         limits: CreationLimits | None = None,
+        idle: model.IdleLimits | None = None,
     ) -> None:
         self.clock: TimeSource = clock or SystemTime()
         self.store = GameStore(db, self.clock, cache_size=cache_size, on_change=on_change)
@@ -62,6 +63,7 @@ class GameService:
             limits=limits,
         )
         self.engine_available = engine_available
+        self.idle = idle if idle is not None else model.IdleLimits()
 
     # ------------------------------------------------------------------ create / join
     def join(self, game_id: str, invite: str, user_id: str | None = None) -> tuple[View, str]:
@@ -229,6 +231,22 @@ class GameService:
             if self.view(game_id).loaded.game.status == "finished":
                 ended += 1
         return ended
+
+    def sweep_idle(self) -> int:
+        """Close the games that waited too long for a move (an online game's first
+        move, any game's next one: :class:`~poolcheckers.server.games.model.IdleLimits`);
+        returns how many were closed."""
+        limits = self.idle
+        closed = 0
+        now = self.clock.now_ms()
+        for game_id in self.store.ids_idle(now, limits.first_move_ms, limits.abandon_ms):
+            status = self.store.run(
+                game_id,
+                lambda loaded, at: model.idle_end(loaded, at, limits),
+                lambda g, _now: g.game.status,
+            )
+            closed += status == model.ABORTED
+        return closed
 
     def engine_games_to_move(self) -> list[str]:
         """Running engine games where the engine is to move (resumed at start-up)."""
