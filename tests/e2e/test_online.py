@@ -22,6 +22,9 @@ def test_online_game_between_two_browsers(server: Server, new_page: PageFactory)
     link = alice.input_value("#invite-link")
     assert re.search(rf"/play/{re.escape(game_id)}\?invite=.+", link)
     assert "waiting" in alice.inner_text("#status")
+    # waiting for the invited opponent: the game can be cancelled, not resigned
+    alice.wait_for_selector("#abort")
+    assert alice.locator("#resign").count() == 0
     # Black plays at the bottom of Alice's board: square 1 is drawn below 32.
     top = alice.locator('rect.sq[data-square="32"]').bounding_box()
     bottom = alice.locator('rect.sq[data-square="1"]').bounding_box()
@@ -38,6 +41,8 @@ def test_online_game_between_two_browsers(server: Server, new_page: PageFactory)
     # The invitation box disappears on Alice's side when Bob has joined.
     alice.wait_for_selector("#invite", state="hidden")
     assert "your turn" in alice.inner_text("#status")
+    # nothing to resign while waiting for the invited opponent; once joined, Resign
+    alice.wait_for_selector("#resign")
     assert "opponent has joined" in alice.inner_text("#notice")
 
     # Alice (Black) moves by clicking; Bob sees it live.
@@ -107,7 +112,7 @@ def test_spectator_watches_without_controls(server: Server, new_page: PageFactor
     game_id = created["game"]["id"]
     invite = created["invite"].split("invite=", 1)[1]
 
-    # The creator, before anyone joined: no draw to offer yet.
+    # The creator, before anyone joined: no draw to offer, nothing to resign yet.
     alice = new_page()
     alice.goto(server.url("/"))
     alice.evaluate(
@@ -118,8 +123,9 @@ def test_spectator_watches_without_controls(server: Server, new_page: PageFactor
     alice.wait_for_selector(f'#my-games a[href="/play/{game_id}"]')
     assert "waiting for your opponent to join" in alice.inner_text("#my-games")
     alice.goto(server.url(f"/play/{game_id}"))
-    alice.wait_for_selector("#resign")
+    alice.wait_for_selector("#abort")  # "Cancel game"
     assert alice.locator("#draw-offer").count() == 0
+    assert alice.locator("#resign").count() == 0
     assert "waiting" in alice.inner_text("#status")
 
     bob_seat = server.post_json(f"/api/games/{game_id}/join", {"invite": invite})

@@ -535,3 +535,25 @@ def test_laptop_window_shows_board_and_both_clocks(server: Server, new_page: Pag
     assert bottom["y"] + bottom["height"] <= 650  # one's own clock without scrolling
     assert side["x"] - (board["x"] + board["width"]) < 60  # the side column stays close
     shot(page, "laptop-1366x650")
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 768}])
+def test_take_back_on_one_screen_and_never_after_the_end(
+    server: Server, new_page: PageFactory, size: dict[str, int]
+) -> None:
+    page = new_page(viewport=size)
+    new_game(page, server.base_url, mode="local")
+    for n, text in enumerate(("11-15", "23-19"), start=1):
+        page.fill("#move-input", text)
+        page.press("#move-input", "Enter")
+        wait_moves(page, n)
+    page.click("#takeback")  # on one screen: the last move, whoever made it
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 1")
+    assert move_texts(page) == ["11-15"] and "White" in page.inner_text("#status")
+    # a game won on the board keeps its result: no takeback is offered after the end
+    new_game(page, server.base_url, mode="local", fen="B:W18:B14")
+    page.fill("#move-input", "14x23")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert "Black wins" in page.inner_text("#outcome")
+    assert page.locator("#takeback").count() == 0

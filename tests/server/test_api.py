@@ -295,12 +295,32 @@ def test_draw_offer_accept_decline_r17(client: TestClient) -> None:
     assert "R17" in state["outcome"]["reason"]
 
 
-def test_takeback_only_against_the_engine(client: TestClient) -> None:
+def test_takeback_on_one_screen_undoes_the_last_move(client: TestClient) -> None:
     created = new_game(client, mode="local")
     gid, token = created["game"]["id"], created["token"]
     move(client, gid, token, "11-15", 0)
+    move(client, gid, token, "23-19", 1)
     r = client.post(f"/api/games/{gid}/takeback", json={"token": token})
-    assert r.status_code == 409 and "engine" in r.json()["error"]["message"]
+    assert r.status_code == 200, r.text
+    assert r.json()["moves"] == ["11-15"] and r.json()["turn"] == "white"
+    client.post(f"/api/games/{gid}/takeback", json={"token": token})
+    r = client.post(f"/api/games/{gid}/takeback", json={"token": token})
+    assert r.status_code == 409 and "no move to take back" in r.json()["error"]["message"]
+
+
+def test_no_takeback_online_nor_after_the_end(client: TestClient) -> None:
+    g1, b1, _w1 = online_game(client)
+    move(client, g1, b1, "11-15", 0)
+    r = client.post(f"/api/games/{g1}/takeback", json={"token": b1})
+    assert r.status_code == 409 and "engine or on one screen" in r.json()["error"]["message"]
+    # a finished game keeps its result: a takeback does not reopen it
+    created = new_game(client, mode="local", fen="B:W18,27:B14,K1")
+    gid, token = created["game"]["id"], created["token"]
+    move(client, gid, token, "14x32", 0)
+    assert client.get(f"/api/games/{gid}").json()["status"] == "finished"
+    r = client.post(f"/api/games/{gid}/takeback", json={"token": token})
+    assert r.status_code == 409 and "kept as it ended" in r.json()["error"]["message"]
+    assert client.get(f"/api/games/{gid}").json()["outcome"]["result"] == "2-0"
 
 
 def test_list_games_by_status(client: TestClient) -> None:

@@ -48,8 +48,6 @@ from poolcheckers.server import errors
 from poolcheckers.server.games.flow import ABORTABLE_PLIES, abort_refusal, clock_runs
 from poolcheckers.server.text import clean_text
 
-#: Terminations decided by the board (a takeback against the engine may reopen them).
-BOARD_TERMINATIONS = frozenset({"no_moves", "move_limit", "three_kings", "repetition"})
 #: The status and termination of a game aborted before both sides had moved (no result).
 ABORTED = "aborted"
 
@@ -692,20 +690,24 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
 
 
 def takeback(loaded: Loaded, seat: str, now: int) -> Change:
-    """Against the engine: undo the human's last move and every engine reply after it
-    (also reopens a game ended by the board, R16/R18/R19)."""
+    """Against the engine: undo the human's last move and every engine reply after it;
+    on one screen: undo the last move.  A finished game stays finished: its result is
+    never erased (analyse it, or start a game from its position, instead)."""
     g = loaded.game
-    if g.mode != "engine":
-        raise errors.conflict("takeback is only available against the engine")
-    if g.status != "running" and g.termination not in BOARD_TERMINATIONS:
-        raise errors.game_over(f"game {g.id} is over: {g.reason}")
+    if g.mode not in ("engine", "local"):
+        raise errors.conflict("takeback is only available against the engine or on one screen")
+    if g.status != "running":
+        raise errors.game_over(
+            f"game {g.id} is over ({g.reason}): a finished game is kept as it ended"
+        )
     moves = loaded.moves
     n = len(moves)
-    while n > 0 and moves[n - 1].color != seat:
-        n -= 1  # engine replies after the human's last move
+    if g.mode == "engine":
+        while n > 0 and moves[n - 1].color != seat:
+            n -= 1  # engine replies after the human's last move
     if n == 0:
         raise errors.conflict("you have no move to take back")
-    n -= 1  # the human's own last move
+    n -= 1  # the last move (the human's own, against the engine)
     game = g.copy()
     settle_clock(game, now)
     game.status = "running"

@@ -734,7 +734,8 @@ class GamePage {
         buttons.push(this.actionButton("abort", label, () => this.action("abort"), { confirm: `Really ${label.toLowerCase()}?` }));
       }
       const resignLabel = mine.length === 2 ? `Resign (${COLOR_NAME[s.turn]})` : "Resign";
-      buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: "Really resign?", cls: "danger" }));
+      // nothing to resign before the invited opponent has come: "Cancel game" is there
+      if (!this.waitingForOpponent()) buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: "Really resign?", cls: "danger" }));
       const offerBy = s.draw_offer;
       const offerIsMine = offerBy && mine.includes(offerBy) && mine.length === 1;
       if (offerBy && !offerIsMine) {
@@ -748,9 +749,10 @@ class GamePage {
         buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
       }
       buttons.push(...this.berserkButton(s, mine));
-      // Takeback needs a move of ours to undo (the engine may have moved first).
+      // Takeback needs a move of ours to undo (the engine may have moved first); on
+      // one screen, the last move of either side.
       const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
-      if (s.mode === "engine" && s.ply >= firstOwnPly) {
+      if ((s.mode === "engine" && s.ply >= firstOwnPly) || (s.mode === "local" && s.ply > 0)) {
         buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
       }
     }
@@ -758,26 +760,18 @@ class GamePage {
   }
 
   /**
-   * An ended game's actions: rematch, a new game, and a takeback that reopens it.
+   * An ended game's actions: rematch or a new game (a finished game is never reopened:
+   * its result stands).
    * @param {GameState} s
    * @returns {HTMLElement[]}
    */
   endActions(s) {
-    const mine = this.myColors();
     const event = s.tags.EventId;
     if (event) {
       // a tournament game has no rematch: the event pairs the next game
       return [h("a", { class: "button", id: "back-to-event", href: `/tournaments/${encodeURIComponent(event)}` }, "Back to the tournament")];
     }
-    const buttons = [...this.rematchControls(), h("a", { class: "button", href: "/" }, "New game")];
-    // Against the engine, a game ended by the rules (R16, R18, R19) can be
-    // reopened by taking the last move back; resignation, agreement and time cannot.
-    const reopenable = ["no_moves", "move_limit", "three_kings"];
-    const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
-    if (s.mode === "engine" && mine.length && s.outcome && reopenable.includes(s.outcome.termination ?? "") && s.ply >= firstOwnPly) {
-      buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
-    }
-    return buttons;
+    return [...this.rematchControls(), h("a", { class: "button", href: "/" }, "New game")];
   }
 
   /**
