@@ -74,6 +74,10 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
     # The game page names both players, with their ratings (PDN tags).
     names = ann.inner_text(".player.top .name") + " " + ann.inner_text(".player.bottom .name")
     assert f"{ann_name} 1500 (Black)" in names and f"{bob_name} 1500 (White)" in names
+    # what kind of game it is, and the names lead to the players' pages
+    assert ann.inner_text("#game-kind") == "Rated · Blitz 3+2"
+    links = ann.eval_on_selector_all(".player a.player-link", "els => els.map(e => e.pathname)")
+    assert sorted(links) == sorted([f"/players/{ann_name}", f"/players/{bob_name}"])
     # They play by clicking (account seats: no token in either browser's storage).
     ann.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
     click_path(ann, [11, 15])
@@ -99,6 +103,14 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
     ann_blitz, bob_blitz = blitz(ann, server, ann_name), blitz(ann, server, bob_name)
     assert ann_blitz["games"] == bob_blitz["games"] == 1
     assert ann_blitz["rating"] > 1500 > bob_blitz["rating"]
+    # the game page says what the game did to both ratings
+    for page in (ann, bob):
+        page.wait_for_selector("#rating-change:not([hidden])")
+        change = page.inner_text("#rating-change")
+        up = ann_blitz["rating"] - 1500
+        down = 1500 - bob_blitz["rating"]
+        assert f"{ann_name} 1500 → {ann_blitz['rating']} (+{up})" in change
+        assert f"{bob_name} 1500 → {bob_blitz['rating']} (−{down})" in change
 
     # Rematch (colours swapped, names with them), then abort it: no result, unrated.
     ann.click("#rematch")

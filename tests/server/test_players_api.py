@@ -129,3 +129,20 @@ def test_player_page_lists_current_games(make_client: AppFactory, clock: ManualT
     assert [g["id"] for g in page["games"]] == [second] and page["total"] == 1
     assert bob.post(f"/api/games/{first}/resign", json={}).status_code == 200
     assert TestClient(ann.app).get("/api/users/Ann").json()["current"] == []
+
+
+def test_a_rated_games_page_says_its_kind_and_the_rating_change(make_client: AppFactory) -> None:
+    ann, bob, gid = rated_game(make_client)
+    state = ann.get(f"/api/games/{gid}").json()
+    assert state["rated"] is True and state["category"] == "blitz"
+    assert ann.get(f"/api/games/{gid}/rating-change").status_code == 404  # not over yet
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    change = ann.get(f"/api/games/{gid}/rating-change").json()
+    assert change["category"] == "blitz"
+    assert change["black"]["before"] == change["white"]["before"] == 1500
+    assert change["black"]["diff"] == change["black"]["after"] - 1500 > 0
+    assert change["white"]["diff"] == change["white"]["after"] - 1500 < 0
+    local = ann.post("/api/games", json={"mode": "local"}).json()["game"]
+    assert local["rated"] is False and local["category"] is None
+    assert ann.get(f"/api/games/{local['id']}/rating-change").status_code == 404

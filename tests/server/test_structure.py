@@ -71,6 +71,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/analysis/pdn": {"post"},
         "/api/analysis/export": {"post"},
         "/api/rulebook": {"get"},
+        "/api/games/{game_id}/rating-change": {"get"},
         "/api/session": {"get"},
         "/api/account/reset": {"post"},
         "/api/leaderboard/{category}/waiting": {"get"},

@@ -202,6 +202,10 @@ class GameState(Answer):
     engine_color: Color | None
     seats: Seats
     tags: dict[str, str]
+    rated: bool = Field(False, description="a rated game (its result changes ratings)")
+    category: str | None = Field(
+        None, description="bullet, blitz, rapid, classical or correspondence (clocked games)"
+    )
     annotations: dict[str, Any] | None = Field(
         None,
         description="an imported game's move tree: the comments before and after its "
@@ -381,6 +385,20 @@ class LeaderboardRow(Answer):
     rating: int
     rd: int
     games: int
+
+
+class RatingSide(Answer):
+    before: int
+    after: int
+    diff: int
+
+
+class RatingChange(Answer):
+    """What a rated game did to both players' ratings."""
+
+    category: str
+    black: RatingSide
+    white: RatingSide
 
 
 class WaitingRow(Answer):

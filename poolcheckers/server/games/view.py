@@ -170,6 +170,8 @@ def base_state(loaded: Loaded, now_ms: int) -> GameState:
         engine_color=g.engine_color,
         seats=seats_taken(g),
         tags=g.tags or {},
+        rated=g.rated,
+        category=g.category,
         annotations=g.annotations,
     )
 

@@ -127,6 +127,11 @@ class GamePage {
     this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
     this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
     this.status = h("div", { class: "status", id: "status" });
+    // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
+    this.kind = h("p", { class: "game-kind", id: "game-kind" });
+    this.ratingChange = h("p", { class: "rating-change", id: "rating-change", hidden: true });
+    /** @type {string | null} the game whose rating change is asked or shown */
+    this.ratingAsked = null;
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
     this.counters = h("div", { class: "counters", id: "counters" });
     this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
@@ -233,8 +238,10 @@ class GamePage {
         h(
           "aside",
           { class: "side" },
+          this.kind,
           this.status,
           this.outcome,
+          this.ratingChange,
           this.rulesLine,
           this.clockNote,
           this.counters,
@@ -528,7 +535,15 @@ class GamePage {
     ];
     for (const [el, color] of lines) {
       el.dataset.color = color;
-      playerPart(el, "name").textContent = this.playerName(color);
+      // an online game's players are accounts (or "Anonymous"): their names lead to their pages
+      const account = s.mode === "online" ? s.tags[COLOR_NAME[color]] : "";
+      const name = this.playerName(color);
+      const nameEl = playerPart(el, "name");
+      if (account && account !== "Anonymous") {
+        nameEl.replaceChildren(h("a", { href: `/players/${encodeURIComponent(account)}`, class: "player-link" }, name));
+      } else {
+        nameEl.textContent = name;
+      }
       el.classList.toggle("to-move", s.status === "running" && s.turn === color);
       playerPart(el, "clock").hidden = !s.clock && !s.correspondence;
     }
@@ -623,6 +638,8 @@ class GamePage {
 
   renderStatus() {
     const s = this.game();
+    this.kind.textContent = gameKind(s);
+    this.showRatingChange(s);
     const mine = this.myColors();
     const text = this.statusText(s);
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
@@ -647,6 +664,33 @@ class GamePage {
       this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), plainMessage(s.outcome.reason || ""));
     } else {
       this.outcome.hidden = true;
+    }
+  }
+
+  /**
+   * At the end of a rated game, what it did to both ratings (the rating update comes a
+   * moment after the result: asked again a few times).
+   * @param {GameState} s
+   */
+  async showRatingChange(s) {
+    if (!s.rated || s.status !== "finished" || this.ratingAsked === s.id) return;
+    this.ratingAsked = s.id;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      try {
+        /** @type {{category: string, black: {before: number, after: number, diff: number}, white: {before: number, after: number, diff: number}}} */
+        const change = await request("GET", `/api/games/${encodeURIComponent(s.id)}/rating-change`);
+        const side = (/** @type {Color} */ color) => {
+          const c = change[color];
+          const sign = c.diff > 0 ? "+" : c.diff < 0 ? "−" : "±";
+          return `${s.tags[COLOR_NAME[color]] || COLOR_NAME[color]} ${c.before} → ${c.after} (${sign}${Math.abs(c.diff)})`;
+        };
+        this.ratingChange.textContent = `Ratings: ${side("black")} · ${side("white")}`;
+        this.ratingChange.hidden = false;
+        return;
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 404) return;
+        await new Promise((done) => window.setTimeout(done, 750));
+      }
     }
   }
 
@@ -1115,4 +1159,21 @@ function formatDaysLeft(seconds) {
  */
 function unfinished(s) {
   return s.mode === "imported" && (!s.outcome || !s.outcome.result || s.outcome.result === "*");
+}
+
+/**
+ * What kind of game it is, as lichess heads a game: "Rated · Blitz 5+3", "Casual ·
+ * Correspondence, 3 days a move", "Against the engine · level 4", "One screen".
+ * @param {GameState} s
+ * @returns {string}
+ */
+function gameKind(s) {
+  const clock = s.clock ? `${s.clock.initial % 60 === 0 ? s.clock.initial / 60 : (s.clock.initial / 60).toFixed(1)}+${s.clock.increment}` : "";
+  const category = s.category ? s.category[0].toUpperCase() + s.category.slice(1) : "";
+  if (s.mode === "imported") return ["Imported game", s.tags.Event].filter((t) => t && t !== "?").join(" · ");
+  if (s.mode === "engine") return ["Against the engine", `level ${s.level ?? "?"}`, clock].filter(Boolean).join(" · ");
+  if (s.mode === "local") return ["One screen", clock].filter(Boolean).join(" · ");
+  const days = s.correspondence ? `Correspondence, ${s.correspondence.days} day${s.correspondence.days === 1 ? "" : "s"} a move` : "";
+  const time = days || (clock ? `${category} ${clock}`.trim() : "Unlimited");
+  return [s.rated ? "Rated" : "Casual", time].join(" · ");
 }

@@ -109,6 +109,8 @@
  * @property {Color | null} engine_color
  * @property {Seats} seats
  * @property {Record<string, string>} tags
+ * @property {boolean} [rated]
+ * @property {string | null} [category] bullet, blitz, rapid, classical or correspondence
  * @property {TreeLine | null} [annotations] an imported game's comments and variations
  */
 

@@ -12,10 +12,19 @@ from typing import Annotated, Literal
 import anyio.to_thread
 from fastapi import APIRouter, Query, Response
 
+from poolcheckers.server import errors
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
-from poolcheckers.server.api.schemas import HeadToHeadRow, LeaderboardRow, PlayerPage, WaitingRow
+from poolcheckers.server.api.schemas import (
+    HeadToHeadRow,
+    LeaderboardRow,
+    PlayerPage,
+    RatingChange,
+    RatingSide,
+    WaitingRow,
+)
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.players import leaderboard, waiting_list
 
 router = APIRouter(tags=["players"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -96,3 +105,25 @@ async def get_waiting(category: CategoryName, ctx: Ctx) -> Response:
             for e in rows
         ]
     )
+
+
+@router.get(
+    "/api/games/{game_id}/rating-change",
+    response_model=RatingChange,
+    summary="What a rated game did to both players' ratings (404 until it is rated)",
+)
+async def get_rating_change(game_id: str, ctx: Ctx) -> Response:
+    update = await ctx.run(ctx.ratings.store.applied, game_id)
+    if update is None:
+        raise errors.ApiError(404, "not_found", f"game {game_id!r} has changed no rating")
+
+    def side(before: Perf, after: Perf) -> RatingSide:
+        old, new = int(before.glicko.rating), int(after.glicko.rating)
+        return RatingSide(before=old, after=new, diff=new - old)
+
+    change = RatingChange(
+        category=update.category.value,
+        black=side(update.black_before, update.black_after),
+        white=side(update.white_before, update.white_after),
+    )
+    return json_response(change.model_dump_json())
