@@ -557,3 +557,24 @@ def test_take_back_on_one_screen_and_never_after_the_end(
     page.wait_for_selector("#outcome:not([hidden])")
     assert "Black wins" in page.inner_text("#outcome")
     assert page.locator("#takeback").count() == 0
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 768}])
+def test_the_pieces_that_can_move_and_a_forced_capture_are_pointed_out(
+    server: Server, new_page: PageFactory, size: dict[str, int]
+) -> None:
+    page = new_page(viewport=size)
+    new_game(page, server.base_url, mode="local")
+    movable = page.eval_on_selector_all(
+        "svg.board rect.sq.can-move",
+        "els => els.map(e => Number(e.dataset.square)).sort((a, b) => a - b)",
+    )
+    assert movable == [9, 10, 11, 12]
+    assert page.locator("svg.board rect.sq.must-capture").count() == 0
+    assert "must capture" not in page.inner_text("#status")
+    # 15 must take 19: the man on 9 may not move (a capture is compulsory, R11)
+    new_game(page, server.base_url, mode="local", fen="B:W19,28:B9,15")
+    page.wait_for_selector('svg.board rect.sq.must-capture[data-square="15"]')
+    assert page.locator("svg.board rect.sq.can-move").count() == 1
+    assert "you must capture" in page.inner_text("#status")
+    shot(page, f"must-capture-{size['width']}")

@@ -672,13 +672,17 @@ export class BoardView {
       }
     }
     const origins = this.interactive ? this.origins() : new Set();
+    // every legal move a capture: the pieces that must take are pointed out
+    const mustCapture = this.legal.length > 0 && this.legal.every((m) => m.captured.length > 0);
     for (const s of SQUARES) {
       const parts = [`Square ${s}`, pieceName(this.position.pieces.get(s))];
+      const movable = this.prefix === null && origins.has(s);
       if (this.prefix && this.prefix[0] === s) parts.push("picked");
       else if (targets.has(s)) parts.push("legal landing");
-      else if (this.prefix === null && origins.has(s)) parts.push("can move");
+      else if (movable) parts.push(mustCapture ? "must capture" : "can move");
       this.squareEls.get(s)?.setAttribute("aria-label", parts.join(", "));
-      this.squareEls.get(s)?.classList.toggle("can-move", this.prefix === null && origins.has(s));
+      this.squareEls.get(s)?.classList.toggle("can-move", movable);
+      this.squareEls.get(s)?.classList.toggle("must-capture", movable && mustCapture);
     }
   }
 

@@ -629,7 +629,9 @@ class GamePage {
     if (s.status === "finished") return unfinished(s) ? "Unfinished game" : "Game over";
     if (this.waitingForOpponent()) return `${toMove} — waiting for the opponent to join`;
     if (s.mode === "engine" && s.engine_color === s.turn) return `${toMove} — the engine is thinking…`;
-    if (mine.includes(s.turn)) return mine.length === 2 ? toMove : `${toMove} — your turn`;
+    // a capture available is a capture to make: said before the player tries another move
+    const must = s.legal_moves.length > 0 && s.legal_moves.every((m) => m.captured.length > 0) ? " — you must capture" : "";
+    if (mine.includes(s.turn)) return (mine.length === 2 ? toMove : `${toMove} — your turn`) + must;
     if (s.mode === "online" && mine.length === 1) return `${toMove} — your opponent's turn`;
     if (s.mode === "online" && s.seats && !s.seats[s.turn]) return `${toMove} — waiting for the opponent to join`;
     if (!mine.length && s.mode !== "imported") return `${toMove} — you are watching`;
