@@ -578,3 +578,28 @@ def test_the_pieces_that_can_move_and_a_forced_capture_are_pointed_out(
     assert page.locator("svg.board rect.sq.can-move").count() == 1
     assert "you must capture" in page.inner_text("#status")
     shot(page, f"must-capture-{size['width']}")
+
+
+def test_one_screen_board_turns_for_the_side_to_move(server: Server, new_page: PageFactory) -> None:
+    page = new_page(viewport={"width": 390, "height": 844})
+    new_game(page, server.base_url, mode="local")
+
+    def black_at_bottom() -> bool:
+        one = page.locator('rect.sq[data-square="1"]').bounding_box()
+        last = page.locator('rect.sq[data-square="32"]').bounding_box()
+        assert one is not None and last is not None
+        return bool(one["y"] > last["y"])
+
+    assert not black_at_bottom()  # the usual view: Black at the top
+    page.click("#auto-turn")  # Black to move: Black now plays from the bottom
+    page.wait_for_function("() => document.querySelector('#auto-turn').ariaPressed === 'true'")
+    assert black_at_bottom()
+    page.fill("#move-input", "11-15")
+    page.press("#move-input", "Enter")
+    wait_moves(page, 1)
+    page.wait_for_timeout(300)
+    assert not black_at_bottom()  # White to move: White at the bottom
+    # the choice is kept for the next game on this screen
+    new_game(page, server.base_url, mode="local")
+    page.wait_for_selector("#auto-turn[aria-pressed=true]")
+    assert black_at_bottom()

@@ -28,6 +28,7 @@ import {
 } from "./util.js";
 
 const POLL_MS = 1500;
+const AUTO_TURN_KEY = "poolcheckers.autoTurn";
 
 /**
  * What an action's success says on the page.
@@ -126,6 +127,9 @@ class GamePage {
     this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Game board" });
     this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
     this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
+    // On one screen the players may pass the device: the board turns for the side to move.
+    this.autoTurn = storageGet(AUTO_TURN_KEY) === "on";
+    this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, onclick: () => this.toggleAutoTurn() }, "Turn for the side to move");
     this.status = h("div", { class: "status", id: "status" });
     // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
     this.kind = h("p", { class: "game-kind", id: "game-kind" });
@@ -232,7 +236,7 @@ class GamePage {
           this.topPlayer,
           this.boardBox,
           this.bottomPlayer,
-          h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.connection),
+          h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.turnButton, this.connection),
           this.boardHint,
         ),
         h(
@@ -279,6 +283,25 @@ class GamePage {
   flip() {
     this.userFlipped = !this.board.flipped;
     this.board.setFlipped(!this.board.flipped);
+    this.renderPlayers();
+  }
+
+  toggleAutoTurn() {
+    this.autoTurn = !this.autoTurn;
+    storageSet(AUTO_TURN_KEY, this.autoTurn ? "on" : "off");
+    this.turnButton.setAttribute("aria-pressed", String(this.autoTurn));
+    if (this.state) this.turnForSideToMove(this.state);
+  }
+
+  /**
+   * One screen, with the option on: the side to move plays from the bottom.
+   * @param {GameState} s
+   */
+  turnForSideToMove(s) {
+    if (!this.autoTurn || s.mode !== "local" || s.status !== "running") return;
+    const want = s.turn === "black";
+    if (this.board.flipped === want) return;
+    this.board.setFlipped(want);
     this.renderPlayers();
   }
 
@@ -396,6 +419,8 @@ class GamePage {
       this.flipDecided = true;
       if (this.board.flipped !== (state.your_color === "black")) this.board.setFlipped(state.your_color === "black");
     }
+    this.turnButton.hidden = state.mode !== "local";
+    if (this.viewPly === null) this.turnForSideToMove(state);
     const changedMoves = !old || old.ply !== state.ply || old.fen !== state.fen;
     if (this.viewPly === null) {
       this.board.setPosition(boardPosition(state.board, state.turn), { move: state.last_move, animate: animate && Boolean(old) });
