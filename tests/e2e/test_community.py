@@ -112,9 +112,12 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
         assert f"{ann_name} 1500 → {ann_blitz['rating']} (+{up})" in change
         assert f"{bob_name} 1500 → {bob_blitz['rating']} (−{down})" in change
 
-    # Rematch (colours swapped, names with them), then abort it: no result, unrated.
+    # Rematch (colours swapped, names with them), rated as the game was; then abort
+    # it: no result, unrated.
+    assert ann.inner_text("#rematch") == "Offer a rated rematch"
     ann.click("#rematch")
     bob.wait_for_selector("#rematch-offer")
+    assert "offers a rated rematch" in bob.inner_text("#rematch-offer")
     bob.click("#rematch")
     for page in (ann, bob):
         page.wait_for_url(re.compile(r"/play/(?!" + re.escape(game_id) + r")[^/?]+$"))

@@ -54,3 +54,23 @@ def test_abort_and_rematch_by_the_session(make_client: AppFactory) -> None:
     assert bob.get(f"/api/games/{new_id}").json()["your_color"] == "black"
     r = bob.post(f"/api/games/{new_id}/move", json={"move": "11-15", "ply": 0})
     assert r.status_code == 200, r.text
+
+
+def test_a_rated_games_rematch_is_rated_and_a_casual_ones_casual(make_client: AppFactory) -> None:
+    from .test_ratings_api import rated_game
+
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    ann.post(f"/api/games/{gid}/rematch", json={})
+    rematch = bob.post(f"/api/games/{gid}/rematch", json={}).json()["rematch_game"]
+    state = ann.get(f"/api/games/{rematch}").json()
+    assert state["rated"] is True and state["category"] == "blitz"
+    assert state["your_color"] == "white"  # colours swapped
+    casual = ann.post(
+        "/api/seeks", json={"clock": {"initial": 180, "increment": 2}, "rated": False}
+    )
+    game = bob.post(f"/api/seeks/{casual.json()['id']}/accept").json()["game"]["id"]
+    ann.post(f"/api/games/{game}/abort", json={})
+    ann.post(f"/api/games/{game}/rematch", json={})
+    again = bob.post(f"/api/games/{game}/rematch", json={}).json()["rematch_game"]
+    assert ann.get(f"/api/games/{again}").json()["rated"] is False

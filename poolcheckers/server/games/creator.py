@@ -105,10 +105,10 @@ class GameCreator:
         if self.limits is not None and g.mode == "engine":
             self.limits.admit("engine", address, client_key(address, user_id), new_id)
 
-    @staticmethod
-    def rematch_of(g: GameRec, game_id: str, now: int) -> GameRec:
+    def rematch_of(self, g: GameRec, game_id: str, now: int) -> GameRec:
         """The rematch of ``g``: colours swapped (the seats' tokens and the engine's
-        side), the same rules, start position, level and clock, nothing played."""
+        side), the same rules, start position, level and clock, nothing played; a rated
+        game's rematch is rated too (as on lichess), within the pair's daily limit."""
         game = model.blank_record(game_id, g.mode, RuleSet.from_dict(g.rules), g.start_fen, now)
         game.level = g.level
         game.engine_color = model.other(g.engine_color) if g.engine_color is not None else None
@@ -118,7 +118,10 @@ class GameCreator:
         if g.tags and g.mode != "imported":  # the players' names change sides too
             names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
             game.tags = {k: v for k, v in names.items() if v is not None} or None
-        # a rematch is casual: rated games start in the lobby (docs/CONTRACTS.md §3.1)
+        black, white = game.black_user_id, game.white_user_id
+        if g.rated and black is not None and white is not None:
+            game.rated = self.rated_allowed(black, white, now)
+            game.category = g.category
         game.clock_initial_ms = game.black_ms = game.white_ms = g.clock_initial_ms
         game.clock_increment_ms = g.clock_increment_ms
         game.days_per_move = g.days_per_move  # a correspondence game's rematch is one too

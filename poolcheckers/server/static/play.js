@@ -893,13 +893,14 @@ class GamePage {
     }
     if (offerBy) {
       return [
-        h("p", { class: "rematch-offer", id: "rematch-offer" }, "Your opponent offers a rematch (colours swapped)."),
+        h("p", { class: "rematch-offer", id: "rematch-offer" }, `Your opponent offers a ${s.rated ? "rated" : "casual"} rematch (colours swapped).`),
         this.actionButton("rematch", "Accept rematch", () => this.action("rematch"), { cls: "primary" }),
         this.actionButton("rematch-decline", "Decline", () => this.action("rematch-decline")),
       ];
     }
     let label = "Play again";
-    if (s.mode === "online") label = "Offer a rematch";
+    // a rated game's rematch is rated too (unless the pair played its rated games today)
+    if (s.mode === "online") label = s.rated ? "Offer a rated rematch" : "Offer a casual rematch";
     else if (mine.length === 1) label = `Rematch as ${COLOR_NAME[opponent(mine[0])]}`;
     return [this.actionButton("rematch", label, () => this.action("rematch"), { cls: "primary" })];
   }
