@@ -603,3 +603,24 @@ def test_one_screen_board_turns_for_the_side_to_move(server: Server, new_page: P
     new_game(page, server.base_url, mode="local")
     page.wait_for_selector("#auto-turn[aria-pressed=true]")
     assert black_at_bottom()
+
+
+def test_move_and_capture_sounds_with_a_mute(server: Server, new_page: PageFactory) -> None:
+    page = new_page()
+    new_game(page, server.base_url, mode="local", fen="B:W18,30:B5,14")
+    assert page.get_attribute("#sound", "aria-pressed") == "true"  # on unless muted
+    page.fill("#move-input", "14x23")
+    page.press("#move-input", "Enter")
+    page.wait_for_function("() => document.body.dataset.sound === 'capture'")
+    page.click("#sound")  # mute: kept in the browser
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    page.evaluate("() => { delete document.body.dataset.sound; }")
+    page.fill("#move-input", "30-25")
+    page.press("#move-input", "Enter")
+    wait_moves(page, 2)
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => document.body.dataset.sound ?? null") is None
+    page.click("#sound")
+    page.fill("#move-input", "5-9")
+    page.press("#move-input", "Enter")
+    page.wait_for_function("() => document.body.dataset.sound === 'move'")

@@ -20,8 +20,11 @@ import {
   moveNumber,
   moveRows,
   opponent,
+  moveSound,
   plainMessage,
   plainWords,
+  setSound,
+  soundOn,
   storageGet,
   storageSet,
   tokenKey,
@@ -129,6 +132,7 @@ class GamePage {
     this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
     // On one screen the players may pass the device: the board turns for the side to move.
     this.autoTurn = storageGet(AUTO_TURN_KEY) === "on";
+    this.soundButton = h("button", { type: "button", class: "small", id: "sound", "aria-pressed": String(soundOn()), onclick: () => this.toggleSound() }, "Sound");
     this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, onclick: () => this.toggleAutoTurn() }, "Turn for the side to move");
     this.status = h("div", { class: "status", id: "status" });
     // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
@@ -236,7 +240,7 @@ class GamePage {
           this.topPlayer,
           this.boardBox,
           this.bottomPlayer,
-          h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.turnButton, this.connection),
+          h("div", { class: "board-tools" }, this.flipButton, this.numbersButton, this.soundButton, this.turnButton, this.connection),
           this.boardHint,
         ),
         h(
@@ -284,6 +288,12 @@ class GamePage {
     this.userFlipped = !this.board.flipped;
     this.board.setFlipped(!this.board.flipped);
     this.renderPlayers();
+  }
+
+  toggleSound() {
+    setSound(!soundOn());
+    this.soundButton.setAttribute("aria-pressed", String(soundOn()));
+    announce(soundOn() ? "Move sounds on." : "Move sounds off.");
   }
 
   toggleAutoTurn() {
@@ -429,6 +439,7 @@ class GamePage {
     const moverColor = lastMover(state);
     if (old && changedMoves && state.ply > old.ply && state.moves.length && moverColor) {
       const text = state.moves[state.moves.length - 1];
+      moveSound(state.last_move && state.last_move.captured.length ? "capture" : "move");
       const mover = COLOR_NAME[moverColor];
       announce(`${mover} played ${text}.${state.outcome ? " " + plainWords(state.outcome.reason || "").text : ""}`);
     } else if (old && !old.outcome && state.outcome) {
