@@ -78,11 +78,20 @@ def test_other_limits_give_other_forms(server: Server, new_page: PageFactory) ->
     page.wait_for_selector('form[aria-label="Sign in"]')
     username = page.locator('form[aria-label="Create an account"] input[name="username"]')
     password = page.locator('form[aria-label="Create an account"] input[name="password"]')
-    assert (username.get_attribute("minlength"), username.get_attribute("maxlength")) == (
-        "3",
-        "12",
+    # the server's bounds: the least as minlength, the most said as soon as it is
+    # passed (no maxlength, which would cut a pasted name short without a word)
+    assert (
+        username.get_attribute("minlength") == "3" and username.get_attribute("maxlength") is None
     )
-    assert (password.get_attribute("minlength"), password.get_attribute("maxlength")) == (
-        "10",
-        "99",
+    assert (
+        password.get_attribute("minlength") == "10" and password.get_attribute("maxlength") is None
+    )
+    assert "3 to 12 characters" in page.inner_text('form[aria-label="Create an account"]')
+    username.fill("a" * 13)
+    assert username.evaluate("el => el.validationMessage") == (
+        "Username must be 3 to 12 characters, not 13."
+    )
+    password.fill("p" * 100)
+    assert password.evaluate("el => el.validationMessage") == (
+        "Password must be 10 to 99 characters, not 100."
     )

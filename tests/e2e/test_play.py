@@ -222,7 +222,7 @@ def test_keyboard_play(server: Server, new_page: PageFactory) -> None:
     page = new_page()
     new_game(page, server.base_url, mode="local")
     # Tab reaches the board; one square is in the tab order (roving tabindex).
-    for _ in range(20):
+    for _ in range(30):
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement?.classList.contains('sq') ?? false"):
             break

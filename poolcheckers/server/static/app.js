@@ -1,6 +1,6 @@
 // Entry point: route by location.pathname and load the page's module on demand.
 
-import { ApiError, errorText } from "./api.js";
+import { ApiError, errorText, request } from "./api.js";
 import { h } from "./util.js";
 
 /**
@@ -27,6 +27,42 @@ const routes = [
   { pattern: /^\/editor\/?$/, module: "./editor.js", title: "Board editor" },
   { pattern: /^\/rules\/?$/, module: "./rulebook.js", title: "Rules" },
 ];
+
+/**
+ * The header's account links on every page: "Sign in" (back to this page after), or
+ * the signed-in name (the player's page), Settings and Sign out.
+ */
+async function showAccount() {
+  const box = document.getElementById("account-nav");
+  if (!box) return;
+  /** @type {{account: {username: string, csrf_token: string} | null}} */
+  let session;
+  try {
+    session = await request("GET", "/api/session");
+  } catch {
+    return; // the server answers nothing: the page says so itself
+  }
+  const here = window.location.pathname + window.location.search;
+  if (!session.account) {
+    const next = here.startsWith("/account") ? "" : `?next=${encodeURIComponent(here)}`;
+    box.replaceChildren(h("a", { href: `/account${next}`, id: "header-sign-in" }, "Sign in"));
+    return;
+  }
+  const { username, csrf_token: csrf } = session.account;
+  const out = h("button", { type: "button", class: "link", id: "header-sign-out" }, "Sign out");
+  out.addEventListener("click", async () => {
+    try {
+      await fetch("/api/account/logout", { method: "POST", headers: { "X-CSRF-Token": csrf } });
+    } finally {
+      window.location.assign("/");
+    }
+  });
+  box.replaceChildren(
+    h("a", { href: `/players/${encodeURIComponent(username)}`, id: "header-user", class: "user" }, username),
+    h("a", { href: "/account", id: "header-settings" }, "Settings"),
+    out,
+  );
+}
 
 /** Show the page of the location's path, or "Page not found". */
 async function start() {
@@ -66,3 +102,4 @@ async function start() {
 }
 
 start();
+showAccount();
