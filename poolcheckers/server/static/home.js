@@ -1,13 +1,14 @@
 // Home page: the new-game form (mode, level, colour, §9 rule options, clock, start FEN).
 
 /**
- * @import { Color, CreateGame, GameState, GameSummary, RequestLimits, RulesInfo,
+ * @import { Color, CreateGame, GameSummary, PlayNow, RequestLimits, RulesInfo,
  *   TimeControlInfo } from "./types.js"
  */
 /** @import { RuleForm } from "./rules.js" */
 
-import { api, errorText, request } from "./api.js";
+import { api, errorText, parseError, request } from "./api.js";
 import { ruleFields, ruleOptions } from "./rules.js";
+import { listMyGames } from "./mygames.js";
 import { COLOR_NAME, announce, h, inviteKey, miniBoard, plural, storageSet, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
@@ -300,7 +301,7 @@ export async function render(root) {
     const details = form.fen.closest("details");
     if (details) details.open = true;
   }
-  const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games on this device"));
+  const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games"));
   const watch = h(
     "section",
     { class: "card watch", id: "watch", "aria-labelledby": "watch-title" },
@@ -309,13 +310,13 @@ export async function render(root) {
     h("ul", { id: "watch-games", "aria-live": "polite" }),
   );
   const daily = h("section", { class: "card daily-puzzle", id: "daily-puzzle", "aria-labelledby": "daily-title", hidden: true });
-  root.replaceChildren(h("div", { class: "home" }, form.form, h("div", {}, daily, mine, watch, moreLinks())));
+  root.replaceChildren(h("div", { class: "home" }, form.form, h("div", {}, quickPairing(), mine, daily, watch, moreLinks())));
   form.syncMode();
   window.setTimeout(() => {
     showDailyPuzzle(daily);
     checkEngine(form.engineOptions);
-    listMyGames(mine);
-    watchGames(watch);
+    // your own games are under "Your games", not under "Watch"
+    listMyGames(mine).then((yours) => watchGames(watch, yours));
   }, 0);
 }
 
@@ -358,53 +359,12 @@ async function checkEngine(engineOptions) {
 }
 
 /**
- * A running game of this browser, in words: its opponent, its ply, whose turn.
- * @param {GameState} g
- * @returns {HTMLLIElement}
- */
-function myGameItem(g) {
-  const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : "online";
-  const waiting = g.mode === "online" && g.seats && !(g.seats.black && g.seats.white);
-  const yours = g.your_color === g.turn || g.your_color === "both";
-  const turn = waiting ? "waiting for your opponent to join" : `${COLOR_NAME[g.turn]} to move${yours && g.your_color !== "both" ? " (your turn)" : ""}`;
-  return h("li", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`), ` — ${turn}`);
-}
-
-/**
- * Games this browser holds a seat in (seat tokens in localStorage), newest first.
- * @param {HTMLElement} box
- */
-async function listMyGames(box) {
-  /** @type {string[]} */
-  const ids = [];
-  try {
-    for (let i = 0; i < window.localStorage.length; i++) {
-      const key = window.localStorage.key(i);
-      if (key && key.startsWith("poolcheckers.token.")) ids.push(key.slice("poolcheckers.token.".length));
-    }
-  } catch {
-    return;
-  }
-  if (!ids.length) return;
-  const states = await Promise.all(
-    ids.map((id) => api.getGame(id, window.localStorage.getItem(tokenKey(id))).catch(() => null)),
-  );
-  const games = states
-    .filter((g) => g !== null)
-    .filter((g) => g.status === "running")
-    .sort((a, b) => (b.version ?? 0) - (a.version ?? 0))
-    .slice(0, 8);
-  if (!games.length) return;
-  box.hidden = false;
-  box.append(h("ul", {}, ...games.map(myGameItem)));
-}
-
-/**
  * Online games being played now (both seats taken), for anyone to watch; asked for
- * again every few seconds while the page is visible.
+ * again every few seconds while the page is visible; the viewer's own are left out.
  * @param {HTMLElement} box
+ * @param {Set<string>} [yours] the ids of the viewer's games
  */
-async function watchGames(box) {
+async function watchGames(box, yours = new Set()) {
   const list = box.querySelector("#watch-games");
   const empty = box.querySelector("#watch-empty");
   if (!(list instanceof HTMLElement && empty instanceof HTMLElement)) return; // render() made both
@@ -417,7 +377,7 @@ async function watchGames(box) {
     } catch {
       return; /* the list stays as it was */
     }
-    const playing = games.filter((g) => g.seats && g.seats.black && g.seats.white);
+    const playing = games.filter((g) => g.seats && g.seats.black && g.seats.white && !yours.has(g.id));
     list.replaceChildren(
       ...playing.map((g) => {
         const tags = g.tags || {};
@@ -431,6 +391,7 @@ async function watchGames(box) {
       }),
     );
     empty.hidden = playing.length > 0;
+    box.dataset.loaded = "true";
   };
   await refresh();
   window.setInterval(refresh, WATCH_POLL_MS);
@@ -444,4 +405,48 @@ async function watchGames(box) {
  */
 export function clockText(clock) {
   return `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment}`;
+}
+
+/** The quick pairing grid's clocks, minutes + seconds a move, as on lichess. */
+const QUICK = [[1, 0], [3, 0], [3, 2], [5, 3], [10, 0], [10, 5], [15, 10], [30, 0], [30, 20]];
+
+/**
+ * Quick pairing: a clock pairs with the oldest matching seek of the lobby or posts a
+ * rated one (then the lobby shows it until someone takes it). Signed-out visitors are
+ * asked to sign in first, and come back here.
+ * @returns {HTMLElement}
+ */
+function quickPairing() {
+  const note = h("p", { class: "error", id: "quick-error", role: "alert" });
+  const pair = async (/** @type {Record<string, number>} */ clock) => {
+    note.textContent = "";
+    /** @type {{account: {csrf_token: string} | null}} */
+    const session = await request("GET", "/api/session");
+    if (!session.account) {
+      window.location.assign("/account?next=%2F");
+      return;
+    }
+    const answer = await fetch("/api/seeks/play-now", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": session.account.csrf_token },
+      body: JSON.stringify({ clock, rated: true, color: "random" }),
+    });
+    if (!answer.ok) {
+      note.textContent = errorText(await parseError(answer));
+      return;
+    }
+    /** @type {PlayNow} */
+    const got = await answer.json();
+    window.location.assign(got.game ? `/play/${encodeURIComponent(got.game.id)}` : "/lobby");
+  };
+  const button = (/** @type {string} */ label, /** @type {Record<string, number>} */ clock) =>
+    h("button", { type: "button", class: "quick", "data-clock": label, onclick: () => pair(clock).catch((err) => { note.textContent = errorText(err); }) }, label);
+  return h(
+    "section",
+    { class: "card quick-pairing", id: "quick-pairing", "aria-labelledby": "quick-title" },
+    h("h2", { id: "quick-title" }, "Quick pairing"),
+    h("p", { class: "hint" }, "A rated game: the first player waiting for the same clock, or yours waits in the lobby."),
+    h("div", { class: "quick-grid", role: "group", "aria-label": "Clocks" }, ...QUICK.map(([m, i]) => button(`${m}+${i}`, { initial: m * 60, increment: i })), button("3 days", { days: 3 })),
+    note,
+  );
 }

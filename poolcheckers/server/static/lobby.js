@@ -9,6 +9,7 @@
 import { LiveSocket, errorText } from "./api.js";
 import { challengesSection } from "./challenges.js";
 import { clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
+import { listMyGames } from "./mygames.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { announce, h } from "./util.js";
 
@@ -95,9 +96,12 @@ class LobbyPage {
   render() {
     const presets = this.presetButtons();
     const { custom, corr } = this.customForms();
+    const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games"));
+    listMyGames(mine);
     this.root.replaceChildren(
       h("h1", {}, "Lobby"),
       h("p", {}, "Signed in as ", playerLink(this.account.username), " · ", h("a", { href: "/account" }, "account"), " · ", h("a", { href: "/leaderboard" }, "leaderboards")),
+      mine,
       h(
         "section",
         { class: "card", "aria-label": "Post a seek" },
