@@ -230,7 +230,7 @@ def test_abort_rematch_and_watch(server: Server, new_page: PageFactory) -> None:
     # Alice offers a rematch; Bob accepts; both land in the new game, colours swapped
     alice.click("#rematch")
     bob.wait_for_selector("#rematch-offer")
-    assert "offers a rematch" in bob.inner_text("#rematch-offer")
+    assert "offers a casual rematch" in bob.inner_text("#rematch-offer")
     bob.click("#rematch")
     for page in (alice, bob):
         page.wait_for_url(re.compile(r"/play/(?!" + re.escape(gid) + r")[^/?]+$"))

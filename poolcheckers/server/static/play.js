@@ -132,8 +132,8 @@ class GamePage {
     this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
     // On one screen the players may pass the device: the board turns for the side to move.
     this.autoTurn = storageGet(AUTO_TURN_KEY) === "on";
-    this.soundButton = h("button", { type: "button", class: "small", id: "sound", "aria-pressed": String(soundOn()), onclick: () => this.toggleSound() }, "Sound");
-    this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, onclick: () => this.toggleAutoTurn() }, "Turn for the side to move");
+    this.soundButton = h("button", { type: "button", class: "small", id: "sound", "aria-pressed": String(soundOn()), title: "Move sounds (pressed: on)", onclick: () => this.toggleSound() }, "Sound");
+    this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, title: "Turn the board for the side to move", onclick: () => this.toggleAutoTurn() }, "Auto-flip");
     this.status = h("div", { class: "status", id: "status" });
     // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
     this.kind = h("p", { class: "game-kind", id: "game-kind" });
