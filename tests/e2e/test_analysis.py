@@ -202,7 +202,14 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
     )
     assert marked == ["22-17??"], marked
     assert page.locator("#eval-chart circle.mistake").count() == 1
-    assert "22-17" in page.inner_text("#mistakes")
+    review = page.inner_text("#mistakes")
+    # the blunder says what was better (the engine's best move, another than 22-17)
+    assert "22-17" in review and "best was " in review
+    best = review.split("best was ", 1)[1].split()[0]
+    assert best != "22-17" and best in [str(m) for m in board_after(REVIEW_LINE[:3]).legal_moves]
+    # each player's accuracy over the reviewed moves
+    accuracy = page.inner_text("#accuracy")
+    assert accuracy.startswith("Accuracy: Black ") and " · White " in accuracy
     page.click("#mistakes button")
     wait_shown(page, board_after(REVIEW_LINE[:4]).fen())
     shot(page, "analysis-graph", full_page=True)

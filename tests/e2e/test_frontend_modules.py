@@ -5,6 +5,7 @@ FEN and PDN all come from the server)."""
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from pathlib import Path
@@ -192,3 +193,27 @@ def test_review_charges_a_forced_move_to_the_last_real_choice(util_page: Page) -
     assert judged["cls"]["name"] == "blunder"
     assert got["opening"] == []
     assert got["unknown"] == []
+
+
+def test_review_accuracy_per_player(util_page: Page) -> None:
+    got = util_page.evaluate(
+        """() => {
+             const r = window.review;
+             const B = "black", W = "white";
+             const scores = [0.5, 0.5, 0.5, 0.25, 0.25];
+             const plies = [
+               { mover: B, forced: false },  // nothing lost: 100
+               { mover: W, forced: false },  // nothing lost: 100
+               { mover: B, forced: false },  // 0.25 lost
+               { mover: W, forced: true },   // forced: not counted
+             ];
+             return {
+               acc: r.accuracy(scores, plies),
+               none: r.accuracy([0.5, undefined], [{ mover: B, forced: false }]),
+             };
+           }"""
+    )
+    lost = min(100.0, 103.1668 * math.exp(-4.354 * 0.25) - 3.1669)
+    assert abs(got["acc"]["black"] - (100 + lost) / 2) < 1e-9
+    assert got["acc"]["white"] == 100
+    assert got["none"] == {"black": None, "white": None}

@@ -150,7 +150,8 @@ def test_review_never_marks_a_forced_move_and_classes_by_expected_score(
              const { expectedScore } = await import('/static/review.js');
              const a = window.poolcheckersAnalysis;
              for (let k = 0; k < scores.length; k++) await a.info(k);
-             a.evals = scores.map((s) => ({ score: s, es: expectedScore(s) }));
+             a.evals = scores.map(
+               (s, k) => ({ score: s, es: expectedScore(s), best: k === 0 ? '9-13' : null }));
              a.renderReview();
            }""",
         scores,
@@ -162,7 +163,10 @@ def test_review_never_marks_a_forced_move_and_classes_by_expected_score(
     assert loss >= 0.15  # a blunder (review.js CLASSES)
     assert marked == [["1", "11-15??"]]
     text = page.inner_text("#mistakes")
-    assert "blunder" in text and f"−{loss:.2f} expected score" in text
+    # what was better, and one unit: the mover's expected score before and after
+    assert "blunder: best was 9-13" in text and f"−{loss:.2f} with the forced" in text
+    assert "expected score 0.50 → " in text and "men" not in text
+    assert page.inner_text("#accuracy").startswith("Accuracy: Black ")
     assert "forced 15x22" in text
     assert "8-11" not in text  # 3 men in a lost position: little expected score
     assert page.locator("#eval-chart circle.mistake").count() == 1

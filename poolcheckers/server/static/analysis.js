@@ -12,7 +12,7 @@
 
 import { LiveSocket, api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
-import { CLASSES, expectedScore, judgeMoves } from "./review.js";
+import { CLASSES, accuracy, expectedScore, judgeMoves } from "./review.js";
 import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
@@ -48,7 +48,8 @@ const REVIEW_MAX_SECONDS = 10;
 
 /**
  * A position's evaluation in a review, from Black's view: centi-men and expected score.
- * @typedef {{score: number, es: number}} Evaluation
+ * @typedef {{score: number, es: number, best: string | null}} Evaluation
+ *   best: the best move of the position (the engine's, or the tables'), for the review
  */
 
 /**
@@ -1085,6 +1086,8 @@ class AnalysisPage {
     let score;
     /** @type {number | null} */
     let mate = null;
+    /** @type {string | null} */
+    let best = null;
     if (info.outcome) {
       const w = info.outcome.winner;
       score = w === null || w === undefined ? 0 : w === turn ? WIN : -WIN;
@@ -1095,14 +1098,19 @@ class AnalysisPage {
       const v = info.tablebase.value;
       score = v === "win" ? WIN : v === "loss" ? -WIN : 0;
       if (score) mate = score > 0 ? 1 : -1;
+      // the tables' best: the mover's best value, won fastest or lost slowest
+      const rank = { win: 0, draw: 1, loss: 2 };
+      const moves = [...info.tablebase.moves].sort((a, b) => rank[a.value] - rank[b.value] || (a.value === "win" ? (a.dtz ?? 0) - (b.dtz ?? 0) : (b.dtz ?? 0) - (a.dtz ?? 0)));
+      best = moves.length ? moves[0].move : null;
     } else {
       const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
       score = clampScore(done.score ?? 0, done.win_in);
       mate = done.win_in ?? null;
+      best = done.best ?? (done.pv && done.pv.length ? done.pv[0] : null);
     }
     // Black's view: the evaluation in centi-men and the expected score (review.js).
     const es = expectedScore(score, mate);
-    return { score: blackView(score, turn), es: turn === "black" ? es : 1 - es };
+    return { score: blackView(score, turn), es: turn === "black" ? es : 1 - es, best };
   }
 
   /**
@@ -1134,10 +1142,23 @@ class AnalysisPage {
       return;
     }
     const mistakes = this.mistakePlies();
-    this.chart.replaceChildren(this.evalChart(mistakes));
+    this.chart.replaceChildren(this.evalChart(mistakes), this.accuracyLine());
     this.mistakes.replaceChildren(...mistakes.map((m) => this.mistakeItem(m)));
     if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No move marked: none lost that much expected score."));
     this.renderMoves();
+  }
+
+  /** Each player's accuracy over the moves reviewed so far (review.js accuracy). */
+  accuracyLine() {
+    const plies = [];
+    for (let k = 1; k <= this.line.length; k++) {
+      const before = this.infos.get(k - 1);
+      plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
+    }
+    const acc = accuracy(Array.from({ length: this.line.length + 1 }, (_, k) => this.evals[k]?.es), plies);
+    const part = (/** @type {Color} */ c) => (acc[c] === null ? null : `${COLOR_NAME[c]} ${Math.round(acc[c] ?? 0)} %`);
+    const parts = [part("black"), part("white")].filter(Boolean);
+    return h("p", { class: "accuracy", id: "accuracy" }, parts.length ? `Accuracy: ${parts.join(" · ")}` : "");
   }
 
   /**
@@ -1179,16 +1200,17 @@ class AnalysisPage {
   }
 
   /**
-   * "2... 17-14? White, mistake: −0.24 expected score (+0.10 → −1.20 men for White)".
+   * "2... 17-14? White, mistake: best was 21-17 (expected score 0.50 → 0.26, −0.24)":
+   * what was better, in one unit (the mover's expected score).
    * @param {JudgedMove} m
    * @returns {HTMLLIElement}
    */
   mistakeItem(m) {
-    const own = (/** @type {Evaluation} */ e) => (m.mover === "black" ? e.score : -e.score) / 100;
-    const men = (/** @type {number} */ v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(2)}`;
+    const own = (/** @type {Evaluation} */ e) => (m.mover === "black" ? e.es : 1 - e.es);
     const last = m.forced.length ? m.forced[m.forced.length - 1] : m.ply;
     const before = this.evals[m.ply - 1];
     const after = this.evals[last];
+    const best = before && before.best && before.best !== this.line[m.ply - 1] ? `best was ${before.best}` : "";
     const forced = m.forced.length
       ? ` with the forced ${m.forced.map((k) => this.line[k - 1]).join(", ")} after it`
       : "";
@@ -1200,8 +1222,8 @@ class AnalysisPage {
         { type: "button", class: "link", onclick: () => this.go(m.ply) },
         `${moveNumber(m.ply, this.startTurn)} ${this.line[m.ply - 1]}${m.cls.mark}`,
       ),
-      ` ${COLOR_NAME[m.mover]}, ${m.cls.name}: −${m.loss.toFixed(2)} expected score`,
-      before && after ? ` (${men(own(before))} → ${men(own(after))} men for ${COLOR_NAME[m.mover]}${forced})` : "",
+      ` ${COLOR_NAME[m.mover]}, ${m.cls.name}${best ? `: ${best}` : ""}`,
+      before && after ? ` (expected score ${own(before).toFixed(2)} → ${own(after).toFixed(2)}, −${m.loss.toFixed(2)}${forced})` : ` (−${m.loss.toFixed(2)} expected score)`,
     );
   }
 

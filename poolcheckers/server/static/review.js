@@ -107,3 +107,28 @@ export function judgeMoves(blackScores, plies) {
   }
   return out.sort((a, b) => a.ply - b.ply);
 }
+
+/**
+ * Each player's accuracy over the reviewed moves, 0 to 100, as lichess counts it: a
+ * move's accuracy falls with the expected score it lost (103.17 e^(-4.354 loss) - 3.17,
+ * the loss in 0..1 of the mover's expected score, 100 for no loss), and a player's is
+ * the mean over their real choices (forced moves are not counted). null: no move known.
+ * @param {(number | undefined)[]} blackScores Black's expected score after each ply (0: the start)
+ * @param {{mover: Color, forced: boolean}[]} plies
+ * @returns {Record<Color, number | null>}
+ */
+export function accuracy(blackScores, plies) {
+  /** @type {Record<Color, number[]>} */
+  const moves = { black: [], white: [] };
+  for (let k = 1; k <= plies.length; k++) {
+    const { mover, forced } = plies[k - 1];
+    const before = blackScores[k - 1];
+    const after = blackScores[k];
+    if (forced || before === undefined || after === undefined) continue;
+    const own = (/** @type {number} */ v) => (mover === "black" ? v : 1 - v);
+    const loss = Math.max(0, own(before) - own(after));
+    moves[mover].push(loss <= 0 ? 100 : Math.min(100, Math.max(0, 103.1668 * Math.exp(-4.354 * loss) - 3.1669)));
+  }
+  const mean = (/** @type {number[]} */ xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  return { black: mean(moves.black), white: mean(moves.white) };
+}
