@@ -159,6 +159,12 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
         "() => document.querySelector('#engine-pv')?.textContent.includes('9x18')"
     )
     assert page.inner_text("#engine-score")
+    # the evaluation bar (Black wins a man: more than half is Black's) and the best
+    # move's arrow on the board (9x18: from 9 over 14 to 18)
+    page.wait_for_selector("#eval-bar:not([hidden])")
+    assert float(page.get_attribute("#eval-bar", "data-black") or 0) > 0.5
+    assert "for Black" in page.inner_text("#eval-bar")
+    page.wait_for_selector('svg.board polyline.arrow[data-path="9-18"]')
     assert page.get_attribute("#engine-toggle", "aria-pressed") == "true"
     shot(page, "analysis-engine")
     # Moving on restarts the analysis on the new position.
@@ -176,6 +182,7 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
     page.click("#nav-prev")
     wait_shown(page, board_after(BLUNDER_LINE[:4]).fen())
     assert page.locator("#engine-pv").count() == 0
+    assert page.locator("svg.board polyline.arrow").count() == 0  # not this position's
     assert page.is_disabled("#play-best")
     assert "Start the engine" in page.inner_text("#engine-out")
 

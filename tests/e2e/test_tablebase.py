@@ -108,6 +108,12 @@ def test_table_values_and_a_review_that_keeps_the_win(
     rows = check_card(page, tb_server, WIN_FEN, [])
     assert rows[0]["value"] == "win"
     assert "White wins" in page.inner_text("#tablebase-value")
+    # the tables' view as the bar (a win: all White's) and their best move as an arrow
+    page.wait_for_selector("#eval-bar:not([hidden])")
+    assert page.get_attribute("#eval-bar", "data-black") == "0.000"
+    assert "White wins (tables)" in page.inner_text("#eval-bar")
+    best = Board(WIN_FEN).parse_move(rows[0]["move"])
+    page.wait_for_selector(f'svg.board polyline.arrow[data-path="{"-".join(map(str, best.path))}"]')
     shot(page, f"tablebase-{viewport['width']}x{viewport['height']}", full_page=True)
 
     # The engine's score of a table win is named, not shown as 199.97 men.

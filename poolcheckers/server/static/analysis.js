@@ -134,6 +134,10 @@ class AnalysisPage {
   // ---- the page's parts (put in place by build()) ----------------------------------
   boardBox = h("div", { class: "board-box", id: "board" });
   boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
+  // Black's share of the expected score, left to right (engine or tables); its words
+  evalFill = h("div", { class: "eval-fill" });
+  evalText = h("span", { class: "eval-text" });
+  evalBar = h("div", { class: "eval-bar", id: "eval-bar", role: "img", "aria-label": "Evaluation", hidden: true }, this.evalFill, this.evalText);
   board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
   heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
   turnLine = h("p", { class: "status", id: "status" });
@@ -271,7 +275,7 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.evalBar, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
         h(
           "aside",
           { class: "side" },
@@ -640,12 +644,14 @@ class AnalysisPage {
     if (seq !== this.goSeq) return; // a later step overtook this one
     this.ply = ply;
     this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: animate && ply === from + 1 });
+    this.board.setArrow(null); // the engine's arrow was of the last position
     this.board.setLegalMoves(info.legal_moves || [], true);
     this.fenOut.value = info.fen;
     this.turnLine.textContent = statusText(info);
     // A finished game's end is in the status line (R16-R21): the tables have nothing to add.
     const tb = info.outcome ? null : info.tablebase;
     this.tablebase.hidden = !tb;
+    this.evalBar.hidden = true; // shown again by the engine's or the tables' view
     if (tb) this.renderTablebase(tb, info);
     this.renderMoves();
     this.renderReview();
@@ -663,21 +669,14 @@ class AnalysisPage {
     const who = COLOR_NAME[info.turn];
     const conversion = (/** @type {number | null | undefined} */ d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
     const headline = { win: `${who} wins`, draw: "Draw", loss: `${who} loses` }[tb.value];
+    this.tablebaseEvaluation(tb, info);
     const cursed = tb.fresh_value !== tb.value ? ` (a ${tb.fresh_value} with fresh counts; the running counts make it a ${tb.value})` : "";
     this.tablebaseValue.replaceChildren(
       h("strong", { class: `tb-${tb.value}` }, headline),
       tb.value === "draw" ? "" : conversion(tb.dtz),
       cursed,
     );
-    // Best first for the mover: wins by the fastest conversion, then draws, then losses
-    // by the slowest.
-    const rank = { win: 0, draw: 1, loss: 2 };
-    const sorted = [...tb.moves].sort((a, b) => {
-      if (a.value !== b.value) return rank[a.value] - rank[b.value];
-      const da = a.dtz ?? 0;
-      const db = b.dtz ?? 0;
-      return a.value === "win" ? da - db : db - da;
-    });
+    const sorted = byTableValue(tb.moves);
     this.tablebaseMoves.replaceChildren(
       ...sorted.map((m) => {
         const legal = (info.legal_moves || []).find((l) => l.notation === m.move);
@@ -694,6 +693,27 @@ class AnalysisPage {
         return h("li", {}, button);
       }),
     );
+  }
+
+  /**
+   * The tables' exact view as the bar (a won position full for the winner) and their
+   * best move as the arrow, when the engine is not running.
+   * @param {TablebaseInfo} tb
+   * @param {PositionInfo} info
+   */
+  tablebaseEvaluation(tb, info) {
+    if (this.engineOn) return; // the engine's view, which uses the tables too, is shown
+    const own = tb.value === "win" ? 1 : tb.value === "loss" ? 0 : 0.5;
+    const black = info.turn === "black" ? own : 1 - own;
+    this.evalFill.style.width = `${black * 100}%`;
+    const words = { win: `${COLOR_NAME[info.turn]} wins`, loss: `${COLOR_NAME[opponent(info.turn)]} wins`, draw: "Draw" }[tb.value];
+    this.evalText.textContent = `${words} (tables)`;
+    this.evalBar.setAttribute("aria-label", `Evaluation: ${words}, by the endgame tables`);
+    this.evalBar.dataset.black = black.toFixed(3);
+    this.evalBar.hidden = false;
+    const [best] = byTableValue(tb.moves);
+    const legal = best ? (info.legal_moves || []).find((m) => m.notation === best.move) : undefined;
+    this.board.setArrow(legal ? legal.path : null);
   }
 
   /** The engine is off and the position changed: its last line is not about this one. */
@@ -910,6 +930,27 @@ class AnalysisPage {
     const data = this.engineView(msg);
     this.lastInfo = data;
     this.renderEngine(data, this.current.turn, msg.type === "done");
+    this.showEvaluation(data, this.current.turn);
+  }
+
+  /**
+   * The bar and the arrow of the engine's view of the shown position: Black's expected
+   * score as the bar's dark part, the score's words on it, the best move as an arrow.
+   * @param {EngineView} data
+   * @param {Color} turn
+   */
+  showEvaluation(data, turn) {
+    if (data.ply !== this.ply) return;
+    const es = expectedScore(clampScore(data.score ?? 0, data.win_in), data.win_in ?? null);
+    const black = turn === "black" ? es : 1 - es;
+    this.evalFill.style.width = `${(black * 100).toFixed(1)}%`;
+    this.evalText.textContent = `${data.score_text ?? ""} for ${COLOR_NAME[turn]}`;
+    this.evalBar.setAttribute("aria-label", `Evaluation: ${data.score_text ?? ""} for ${COLOR_NAME[turn]}`);
+    this.evalBar.dataset.black = black.toFixed(3);
+    this.evalBar.hidden = false;
+    const best = data.pv && data.pv.length ? data.pv[0] : null;
+    const legal = (this.infos.get(this.ply)?.legal_moves || []).find((m) => m.notation === best);
+    this.board.setArrow(legal ? legal.path : null);
   }
 
   /**
@@ -1098,10 +1139,8 @@ class AnalysisPage {
       const v = info.tablebase.value;
       score = v === "win" ? WIN : v === "loss" ? -WIN : 0;
       if (score) mate = score > 0 ? 1 : -1;
-      // the tables' best: the mover's best value, won fastest or lost slowest
-      const rank = { win: 0, draw: 1, loss: 2 };
-      const moves = [...info.tablebase.moves].sort((a, b) => rank[a.value] - rank[b.value] || (a.value === "win" ? (a.dtz ?? 0) - (b.dtz ?? 0) : (b.dtz ?? 0) - (a.dtz ?? 0)));
-      best = moves.length ? moves[0].move : null;
+      const [first] = byTableValue(info.tablebase.moves);
+      best = first ? first.move : null;
     } else {
       const done = await analyseOnce(socket, this.startFen, this.line.slice(0, k), this.rules, seconds);
       score = clampScore(done.score ?? 0, done.win_in);
@@ -1265,6 +1304,23 @@ class AnalysisPage {
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
   }
+}
+
+/**
+ * The tables' moves best first for the mover: wins by the fastest conversion, then
+ * draws, then losses by the slowest.
+ * @template {{value: "win" | "draw" | "loss", dtz?: number | null}} M
+ * @param {M[]} moves
+ * @returns {M[]}
+ */
+function byTableValue(moves) {
+  const rank = { win: 0, draw: 1, loss: 2 };
+  return [...moves].sort((a, b) => {
+    if (a.value !== b.value) return rank[a.value] - rank[b.value];
+    const da = a.dtz ?? 0;
+    const db = b.dtz ?? 0;
+    return a.value === "win" ? da - db : db - da;
+  });
 }
 
 /**

@@ -77,6 +77,10 @@ export class BoardView {
     this.markLayer = svg("g", { class: "marks", "aria-hidden": "true" });
     this.numberLayer = svg("g", { class: "numbers", "aria-hidden": "true" });
     this.pieceLayer = svg("g", { class: "pieces", "aria-hidden": "true" });
+    // an arrow over the pieces (the engine's best move on the analysis board)
+    this.arrowLayer = svg("g", { class: "arrows", "aria-hidden": "true" });
+    /** @type {number[] | null} the squares the arrow goes through */
+    this.arrowPath = null;
     /** @type {Map<number, SVGRectElement>} */
     this.squareEls = new Map();
     /** @type {Map<number, SVGTextElement>} */
@@ -87,7 +91,14 @@ export class BoardView {
   /** Draw the squares and their numbers, and listen to the pointer and the keys. */
   build() {
     // Numbers above the pieces, so that a piece never hides its square's number.
-    this.root.append(this.squareLayer, this.markLayer, this.pieceLayer, this.numberLayer);
+    this.root.append(
+      svg("defs", {}, svg("marker", { id: "arrow-head", viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head" }))),
+      this.squareLayer,
+      this.markLayer,
+      this.pieceLayer,
+      this.arrowLayer,
+      this.numberLayer,
+    );
     for (let r = 0; r < 8; r++) {
       for (let c = 0; c < 8; c++) {
         if (rcToSquare(r, c) === 0) {
@@ -183,6 +194,29 @@ export class BoardView {
     this.root.classList.toggle("show-numbers", this.showNumbers);
     this.refreshMarks();
     this.refreshLabels();
+    this.drawArrow();
+  }
+
+  /**
+   * Point out a move with an arrow through its squares (null: none).
+   * @param {number[] | null} path
+   */
+  setArrow(path) {
+    this.arrowPath = path && path.length > 1 ? path : null;
+    this.drawArrow();
+  }
+
+  drawArrow() {
+    const path = this.arrowPath;
+    if (!path) {
+      this.arrowLayer.replaceChildren();
+      return;
+    }
+    const points = path.map((s) => {
+      const { x, y } = this.xy(s);
+      return `${x + CELL / 2},${y + CELL / 2}`;
+    });
+    this.arrowLayer.replaceChildren(svg("polyline", { class: "arrow", points: points.join(" "), "marker-end": "url(#arrow-head)", "data-path": path.join("-") }));
   }
 
   /** @param {boolean} flipped White's side at the top */
