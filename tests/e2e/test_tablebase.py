@@ -112,7 +112,7 @@ def test_table_values_and_a_review_that_keeps_the_win(
     page.wait_for_selector("#eval-bar:not([hidden])")
     assert page.get_attribute("#eval-bar", "data-black") == "0.000"
     assert "White wins (tables)" in page.inner_text("#eval-bar")
-    best = Board(WIN_FEN).parse_move(rows[0]["move"])
+    top = Board(WIN_FEN).parse_move(rows[0]["move"])
     page.wait_for_selector(f'svg.board polyline.arrow[data-path="{"-".join(map(str, best.path))}"]')
     shot(page, f"tablebase-{viewport['width']}x{viewport['height']}", full_page=True)
 
