@@ -113,7 +113,7 @@ def test_table_values_and_a_review_that_keeps_the_win(
     assert page.get_attribute("#eval-bar", "data-black") == "0.000"
     assert "White wins (tables)" in page.inner_text("#eval-bar")
     top = Board(WIN_FEN).parse_move(rows[0]["move"])
-    page.wait_for_selector(f'svg.board polyline.arrow[data-path="{"-".join(map(str, best.path))}"]')
+    page.wait_for_selector(f'svg.board polyline.arrow[data-path="{"-".join(map(str, top.path))}"]')
     shot(page, f"tablebase-{viewport['width']}x{viewport['height']}", full_page=True)
 
     # The engine's score of a table win is named, not shown as 199.97 men.
