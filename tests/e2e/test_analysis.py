@@ -315,3 +315,61 @@ def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
         "document.querySelector('#engine-pv')?.textContent ?? '')"
     )
     page.click("#engine-toggle")
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 768}])
+def test_a_shown_position_and_line_are_shared_by_the_address(
+    server: Server, new_page: PageFactory, size: dict[str, int]
+) -> None:
+    page = new_page(viewport=size)
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    page.fill("#pdn-input", " ".join(BLUNDER_LINE) + " *")
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelectorAll('#move-list button.mv').length === 5")
+    page.click('#move-list button.mv[data-ply="3"]')
+    wait_shown(page, board_after(BLUNDER_LINE[:3]).fen())
+    shared = page.url
+    assert "moves=9-13+21-17+5-9+17-14+9x18" in shared and "ply=3" in shared
+    other = new_page(viewport=size)
+    other.goto(shared)
+    wait_shown(other, board_after(BLUNDER_LINE[:3]).fen())
+    assert move_texts(other) == BLUNDER_LINE
+    assert other.is_visible("#copy-link")
+
+
+def test_an_archive_game_is_titled_by_its_players_and_turned_to_the_viewer(
+    server: Server, new_page: PageFactory
+) -> None:
+    page = new_page()
+    created = server.post_json("/api/games", {"mode": "engine", "color": "white", "level": 1})
+    game_id, token = created["game"]["id"], created["token"]
+    page.goto(server.url("/"))
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
+        [game_id, token],
+    )
+    page.goto(server.url(f"/analysis?game={game_id}"))
+    page.wait_for_selector("svg.board .piece")
+    page.wait_for_function(
+        "() => document.querySelector('#analysis-title').textContent !== 'Analysis'"
+    )
+    assert page.inner_text("#analysis-title") == "Engine (level 1) – You"
+    assert f"game={game_id}" in page.url
+    # the viewer plays White: White at the bottom (square 32 below square 1)
+    one = page.locator('rect.sq[data-square="1"]').bounding_box()
+    last = page.locator('rect.sq[data-square="32"]').bounding_box()
+    assert one is not None and last is not None and one["y"] < last["y"]
+    # a viewer playing Black sees Black at the bottom
+    black = server.post_json("/api/games", {"mode": "engine", "color": "black", "level": 1})
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('poolcheckers.token.' + id, token)",
+        [black["game"]["id"], black["token"]],
+    )
+    page.goto(server.url(f"/analysis?game={black['game']['id']}"))
+    page.wait_for_function(
+        "() => document.querySelector('#analysis-title').textContent === 'You – Engine (level 1)'"
+    )
+    one = page.locator('rect.sq[data-square="1"]').bounding_box()
+    last = page.locator('rect.sq[data-square="32"]').bounding_box()
+    assert one is not None and last is not None and one["y"] > last["y"]

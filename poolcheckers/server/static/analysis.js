@@ -3,7 +3,7 @@
 
 /**
  * @import { AnalysisLine, AnalysisMessage, Color, GameSummary, LegalMove, PdnGameInfo, PdnReadError,
- *   AnalysisReport, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo, TreeLine } from "./types.js"
+ *   AnalysisReport, GameState, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo, TreeLine } from "./types.js"
  */
 /** @import { TreeNode } from "./tree.js" */
 /** @import { JudgedMove } from "./review.js" */
@@ -29,6 +29,7 @@ import {
   storageGet,
   storageSet,
   svg,
+  tokenKey,
 } from "./util.js";
 
 // Every position shown here is the server's (POST /api/analysis/position: the rules
@@ -177,10 +178,13 @@ class AnalysisPage {
   exportOut = h("textarea", { id: "pdn-export", rows: 6, readonly: true, spellcheck: "false", "aria-label": "The analysis as PDN", hidden: true });
   exportLink = h("a", { id: "pdn-download", download: "analysis.pdn", hidden: true }, "Download");
   fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": "FEN of the shown position" });
+  copyButton = h("button", { type: "button", class: "small", id: "copy-link", onclick: () => this.copyLink() }, "Copy link");
 
   // ---- what is shown --------------------------------------------------------------
   /** @type {string | null} null: the server's start position (R3) */
   startFen = null;
+  /** @type {string | null} the archive game shown (its link is ?game=), null: a set-up */
+  archiveId = null;
   /** @type {Color} */
   startTurn = "black";
   /** @type {Rules | null} */
@@ -253,12 +257,21 @@ class AnalysisPage {
     let ok = false;
     if (game) {
       ok = await this.loadArchiveGame(game);
-    } else if (fen) {
-      this.fenInput.value = fen;
-      // a puzzle's link carries its solution: the line is on the board, at its start
+    } else if (fen || params.has("moves")) {
+      this.fenInput.value = fen || "";
+      // a shared line, or a puzzle's solution: the line is on the board
       const moves = (params.get("moves") || "").split(" ").filter(Boolean);
-      ok = await this.setup(fen, moves, null, moves.length ? "Puzzle and its solution" : "Position from the link");
+      let rules = null;
+      try {
+        rules = params.has("rules") ? JSON.parse(params.get("rules") || "null") : null;
+      } catch {
+        this.showError("The link's rule options cannot be read: the APCA rules are used.");
+      }
+      if (rules) this.showRules(rules);
+      ok = await this.setup(fen || null, moves, rules, moves.length ? "Shared line" : "Position from the link");
     }
+    const ply = Number.parseInt(params.get("ply") || "", 10);
+    if (ok && Number.isFinite(ply) && ply >= 0 && ply < this.line.length) await this.go(ply, { animate: false });
     if (!ok) {
       // Nothing (or nothing usable) in the link: the start position, and the error stays.
       const why = this.error.textContent;
@@ -275,7 +288,7 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.evalBar, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), this.chart),
+        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.evalBar, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), h("div", { class: "row" }, this.copyButton), this.chart),
         h(
           "aside",
           { class: "side" },
@@ -455,6 +468,7 @@ class AnalysisPage {
         this.showError(`Only the first ${good} of ${plural(moves.length, "ply", "plies")} can be played: ${errorText(err)}`);
       }
     }
+    this.archiveId = null;
     this.startFen = start;
     this.startTurn = first.start_turn;
     this.rules = rules;
@@ -565,11 +579,15 @@ class AnalysisPage {
    */
   async loadArchiveGame(id) {
     try {
-      const game = await api.getGame(id);
-      const names = game.tags && (game.tags.Black || game.tags.White) ? `${game.tags.Black || "?"} – ${game.tags.White || "?"}` : `Game ${game.id}`;
+      // with this browser's seat token the server says which side is the viewer's
+      const game = await api.getGame(id, storageGet(tokenKey(id)));
       const result = (game.outcome && game.outcome.result) || "*";
-      const ok = await this.setup(game.start_fen, game.moves, game.rules, names, { tree: game.annotations, tags: game.tags, result });
+      const ok = await this.setup(game.start_fen, game.moves, game.rules, gameTitle(game), { tree: game.annotations, tags: game.tags, result });
       this.showRules(game.rules);
+      this.archiveId = ok ? game.id : null;
+      // the viewer's side at the bottom, as on the game page
+      if (ok && (game.your_color === "black" || game.your_color === "white")) this.board.setFlipped(game.your_color === "black");
+      if (ok) this.shareLine();
       return ok;
     } catch (err) {
       this.showError(`Archive game ${id}: ${errorText(err)}`);
@@ -655,6 +673,7 @@ class AnalysisPage {
     if (tb) this.renderTablebase(tb, info);
     this.renderMoves();
     this.renderReview();
+    this.shareLine();
     if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
     if (this.engineOn) this.analyse();
     else if (ply !== this.engineShownPly) this.clearEngine();
@@ -780,6 +799,39 @@ class AnalysisPage {
     );
     this.branchBanner.hidden = false;
     if (wasHidden) announce(`A variation from move ${moveNumber(k + 1, this.startTurn)}; the main line is kept.`);
+  }
+
+  /**
+   * The page's address names what is shown: the archive game (?game=) while its moves
+   * are the line, else the start, the line and the rules (?fen=&moves=&rules=), and the
+   * ply: copied from the address bar, or by "Copy link", it opens the same view.
+   */
+  shareLine() {
+    const q = new URLSearchParams();
+    const main = this.tree.mainline().join(" ") === this.loadedMain.join(" ") && this.line.join(" ") === this.loadedMain.join(" ");
+    if (this.archiveId && main) {
+      q.set("game", this.archiveId);
+    } else {
+      if (this.startFen) q.set("fen", this.startFen);
+      if (this.line.length) q.set("moves", this.line.join(" "));
+      if (this.rules) q.set("rules", JSON.stringify(this.rules));
+    }
+    if (this.ply !== this.line.length) q.set("ply", String(this.ply));
+    const text = q.toString();
+    window.history.replaceState(null, "", `/analysis${text ? `?${text}` : ""}`);
+  }
+
+  /** Copy the page's address (the shown position and line) for sharing. */
+  async copyLink() {
+    try {
+      await navigator.clipboard.writeText(window.location.href);
+      this.copyButton.textContent = "Link copied";
+    } catch {
+      this.copyButton.textContent = "Copy the address bar";
+    }
+    window.setTimeout(() => {
+      this.copyButton.textContent = "Copy link";
+    }, 2500);
   }
 
   // ---- the move tree ----------------------------------------------------------------
@@ -1304,6 +1356,25 @@ class AnalysisPage {
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
   }
+}
+
+/**
+ * A game of the archive as the analysis board heads it: its players (the tags of an
+ * imported or online game), or who played it here.
+ * @param {GameState} game
+ * @returns {string}
+ */
+function gameTitle(game) {
+  const tags = game.tags || {};
+  if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
+  const seat = game.your_color;
+  const you = (/** @type {Color} */ c) => (seat === c ? "You" : "Human");
+  if (game.mode === "engine") {
+    const engine = `Engine (level ${game.level ?? "?"})`;
+    return game.engine_color === "black" ? `${engine} – ${you("white")}` : `${you("black")} – ${engine}`;
+  }
+  if (game.mode === "local") return "A game on one screen";
+  return `Game ${game.id}`;
 }
 
 /**
