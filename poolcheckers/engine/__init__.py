@@ -89,6 +89,7 @@ from .tables import (
     table_hits,
     tables_best_move,
     tables_directory,
+    tables_line,
     tables_move_values,
     tables_view,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "table_hits",
     "tables_best_move",
     "tables_directory",
+    "tables_line",
     "tables_move_values",
     "tables_view",
     "win_in",

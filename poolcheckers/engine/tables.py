@@ -44,6 +44,39 @@ def tables_view(board: Board) -> dict[str, object] | None:
     return tablebase_info(board)
 
 
+def tables_line(board: Board, limit: int = 160) -> tuple[list[str], int | None] | None:
+    """The tables' line from ``board``: each side's best move in turn (a win by the
+    fastest conversion, a loss by the longest defence) until the game ends or ``limit``
+    plies, in R4 notation; and the winner's moves to the end when it ends with a win
+    (None for a draw or a line cut at the limit).  None without tables.
+
+    The count is along the tables' line, which converts as fast as the tables know
+    (DTZ): the true shortest win may be shorter."""
+    from poolcheckers.egdb.play import best, engine_tablebase, move_values
+
+    tables = engine_tablebase(board.rules)
+    if tables is None or tables.probe(board) is None:
+        return None
+    walk = board.copy()
+    line: list[str] = []
+    while len(line) < limit and walk.outcome() is None:
+        values = move_values(tables, walk)
+        if not values:
+            break
+        move = best(values).move
+        line.append(walk.notation(move))
+        walk.push(move)
+    outcome = walk.outcome()
+    if outcome is None or outcome.winner is None:
+        return line, None
+    winner_moves = sum(
+        1
+        for i in range(len(line))
+        if (board.turn if i % 2 == 0 else board.turn.opponent) is outcome.winner
+    )
+    return line, winner_moves
+
+
 def tables_directory(rules: RuleSet) -> str | None:
     """The directory of the tables the engine probes under ``rules``, or None."""
     from poolcheckers.egdb.play import engine_tablebase

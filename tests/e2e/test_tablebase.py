@@ -108,6 +108,19 @@ def test_table_values_and_a_review_that_keeps_the_win(
     rows = check_card(page, tb_server, WIN_FEN, [])
     assert rows[0]["value"] == "win"
     assert "White wins" in page.inner_text("#tablebase-value")
+    # the tables' line to the end of the game, with the winner's moves along it: every
+    # move legal, the last one winning (R16), White's moves counted
+    page.wait_for_selector("#tablebase-line:not([hidden])")
+    shown_line = page.inner_text("#tablebase-line")
+    tb = table_view(tb_server, WIN_FEN, [])
+    walk = Board(WIN_FEN)
+    for text in tb["line"]:
+        walk.push_notation(text)
+    outcome = walk.outcome()
+    assert outcome is not None and outcome.winner is Color.WHITE
+    assert tb["win_in"] == (len(tb["line"]) + 1) // 2  # White moves first here
+    assert f"White wins in {tb['win_in']} move" in shown_line
+    assert tb["line"][0] in shown_line and "depth" not in shown_line
     # the tables' view as the bar (a win: all White's) and their best move as an arrow
     page.wait_for_selector("#eval-bar:not([hidden])")
     assert page.get_attribute("#eval-bar", "data-black") == "0.000"

@@ -443,6 +443,13 @@ class TablebaseInfo(Answer):
     dtz: int | None
     fresh_value: Literal["win", "draw", "loss"]
     moves: list[TablebaseMove]
+    line: list[str] = Field(
+        default_factory=list,
+        description="the tables' line: each side's best move to the game's end (160 plies at most)",
+    )
+    win_in: int | None = Field(
+        None, description="the winner's moves to the end of the game along that line (null: a draw)"
+    )
 
 
 class PositionInfo(Answer):

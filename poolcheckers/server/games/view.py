@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from poolcheckers import Board, Color, FenError
 from poolcheckers.board import move_number
-from poolcheckers.engine import tables_view
+from poolcheckers.engine import tables_line, tables_view
 from poolcheckers.rules import THREE_KINGS_MOVE_LIMIT
 from poolcheckers.server.api.schemas import (
     ClockInfo,
@@ -195,7 +195,14 @@ def viewer_json(base: str, your_color: str | None) -> str:
 def _tablebase(board: Board) -> TablebaseInfo | None:
     """Endgame tables' values of the position and its moves, when files cover it."""
     info = tables_view(board)
-    return TablebaseInfo.model_validate(info) if info is not None else None
+    if info is None:
+        return None
+    # a won or lost position's line to the end (a draw has no end to show)
+    decided = info.get("value") != "draw" and board.outcome() is None
+    walked = tables_line(board) if decided else None
+    if walked is not None:
+        info = {**info, "line": walked[0], "win_in": walked[1]}
+    return TablebaseInfo.model_validate(info)
 
 
 def position_info(board: Board) -> PositionInfo:

@@ -147,7 +147,9 @@ class AnalysisPage {
   // with the mover's value, best first, each a button that plays it.
   tablebaseValue = h("p", { class: "tb-value", id: "tablebase-value" });
   tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": "Moves by their table value" });
-  tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseMoves);
+  // the tables' line to the end of the game, with the winner's moves along it
+  tablebaseLine = h("p", { class: "tb-line", id: "tablebase-line", hidden: true });
+  tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseLine, this.tablebaseMoves);
   error = h("p", { class: "error", id: "error" });
   fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
   pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
@@ -689,6 +691,13 @@ class AnalysisPage {
     const conversion = (/** @type {number | null | undefined} */ d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
     const headline = { win: `${who} wins`, draw: "Draw", loss: `${who} loses` }[tb.value];
     this.tablebaseEvaluation(tb, info);
+    const line = tb.line || [];
+    this.tablebaseLine.hidden = !line.length;
+    if (line.length) {
+      const winner = tb.value === "win" ? info.turn : opponent(info.turn);
+      const end = tb.win_in ? ` — ${COLOR_NAME[winner]} wins in ${plural(tb.win_in, "move")}` : " …";
+      this.tablebaseLine.replaceChildren("The tables' line: ", h("span", { class: "pv" }, variationText(line, this.ply + 1, this.startTurn)), end);
+    }
     const cursed = tb.fresh_value !== tb.value ? ` (a ${tb.fresh_value} with fresh counts; the running counts make it a ${tb.value})` : "";
     this.tablebaseValue.replaceChildren(
       h("strong", { class: `tb-${tb.value}` }, headline),
@@ -1356,6 +1365,23 @@ class AnalysisPage {
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
   }
+}
+
+/**
+ * Moves as PDN writes a line: "12. 30-26 14-18 13. 26-22" (a number before each of
+ * Black's moves, and before the first).
+ * @param {string[]} moves
+ * @param {number} firstPly the first move's ply (1-based)
+ * @param {Color} startTurn
+ * @returns {string}
+ */
+function variationText(moves, firstPly, startTurn) {
+  return moves
+    .map((m, i) => {
+      const number = moveNumber(firstPly + i, startTurn);
+      return i === 0 || !number.endsWith("...") ? `${number} ${m}` : m;
+    })
+    .join(" ");
 }
 
 /**

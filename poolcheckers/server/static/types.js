@@ -216,6 +216,8 @@
  * @property {number | null} dtz
  * @property {"win" | "draw" | "loss"} fresh_value
  * @property {TablebaseMove[]} moves
+ * @property {string[]} [line] the tables' line to the end of a won or lost game
+ * @property {number | null} [win_in] the winner's moves along it
  */
 
 /**
