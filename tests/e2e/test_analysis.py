@@ -373,3 +373,28 @@ def test_an_archive_game_is_titled_by_its_players_and_turned_to_the_viewer(
     one = page.locator('rect.sq[data-square="1"]').bounding_box()
     last = page.locator('rect.sq[data-square="32"]').bounding_box()
     assert one is not None and last is not None and one["y"] > last["y"]
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 768}])
+def test_set_up_errors_are_shown_next_to_their_fields(
+    server: Server, new_page: PageFactory, size: dict[str, int]
+) -> None:
+    page = new_page(viewport=size)
+    page.goto(server.url("/analysis"))
+    page.wait_for_selector("svg.board .piece")
+    page.fill("#fen-input", "X:W1:B2")
+    page.click('#fen-form button[type="submit"]')
+    page.wait_for_selector("#fen-error:not(:empty)")
+    assert "FEN" in page.inner_text("#fen-error")
+    assert page.get_attribute("#fen-input", "aria-invalid") == "true"
+    # the error is in view where the form is, not only at the top of the page
+    box = page.locator("#fen-error").bounding_box()
+    form = page.locator("#fen-form").bounding_box()
+    assert box is not None and form is not None and 0 <= box["y"] - form["y"] < 200
+    page.fill("#pdn-input", "1. 11-15 23-19 2. 15-24 *")
+    page.click('#pdn-form button[type="submit"]')
+    page.wait_for_selector("#pdn-error:not(:empty)")
+    assert "15-24" in page.inner_text("#pdn-error")
+    page.fill("#fen-input", "")
+    page.click('#fen-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelector('#fen-error').textContent === ''")

@@ -155,6 +155,9 @@ class AnalysisPage {
   pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
   pdnFile = h("input", { type: "file", id: "pdn-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file" });
   pdnPick = h("select", { id: "pdn-pick", "aria-label": "Game in the PDN", hidden: true });
+  // the set-up forms' errors, next to their fields
+  fenError = h("p", { class: "error field-error", id: "fen-error", role: "alert" });
+  pdnError = h("p", { class: "error field-error", id: "pdn-error", role: "alert" });
   archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
   engineButton = h("button", { type: "button", id: "engine-toggle", "aria-pressed": "false", class: "primary" }, "Start engine");
   engineOut = h("div", { class: "engine-out", id: "engine-out", "aria-live": "off" });
@@ -361,11 +364,15 @@ class AnalysisPage {
 
   fenForm() {
     const form = h("form", { class: "row", id: "fen-form" }, this.fenInput, h("button", { type: "submit" }, "Set up"));
-    form.addEventListener("submit", (e) => {
+    form.addEventListener("submit", async (e) => {
       e.preventDefault();
-      this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), "Position from FEN");
+      this.fenError.textContent = "";
+      const ok = await this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), "Position from FEN");
+      // next to the field as well, where the eyes are (on a phone the top is out of view)
+      if (!ok) this.fenError.textContent = this.error.textContent;
+      this.fenInput.setAttribute("aria-invalid", String(!ok));
     });
-    return form;
+    return h("div", {}, form, this.fenError);
   }
 
   pdnForm() {
@@ -383,6 +390,7 @@ class AnalysisPage {
       this.pdnText,
       h("div", { class: "row" }, this.pdnFile, h("button", { type: "submit" }, "Load PDN")),
       this.pdnPick,
+      this.pdnError,
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -520,6 +528,7 @@ class AnalysisPage {
    * by the rules, nothing stored. A bad game's legal part is still offered. */
   async loadPdnText() {
     const seq = (this.pdnSeq += 1);
+    this.pdnError.textContent = "";
     const text = this.pdnText.value;
     let data;
     try {
@@ -527,7 +536,10 @@ class AnalysisPage {
       if (tooLong) throw new Error(tooLong);
       data = await api.analysisPdn(text, this.chosenRules());
     } catch (err) {
-      if (seq === this.pdnSeq) this.showError(`PDN: ${errorText(err)}`);
+      if (seq === this.pdnSeq) {
+        this.showError(`PDN: ${errorText(err)}`);
+        this.pdnError.textContent = this.error.textContent;
+      }
       return;
     }
     if (seq !== this.pdnSeq) return; // a later load overtook this one
@@ -541,6 +553,7 @@ class AnalysisPage {
     if (!games.length) {
       this.pdnPick.hidden = true;
       this.showError(errors.length ? `No game can be loaded from the PDN: ${errors.map((e) => e.message).join("; ")}` : "No game found in the PDN text.");
+      this.pdnError.textContent = this.error.textContent;
       return;
     }
     this.pdnPick.replaceChildren(
@@ -571,7 +584,10 @@ class AnalysisPage {
     if (g.error) notes.push(`Only the first ${plural(g.moves.length, "ply", "plies")} can be played: ${g.error.message}`);
     const unread = this.pdnErrors.filter((e) => !e.partial);
     if (unread.length) notes.push(`Not loaded: ${unread.map((e) => e.message).join("; ")}`);
-    if (notes.length) this.showError(notes.join(" · "));
+    if (notes.length) {
+      this.showError(notes.join(" · "));
+      this.pdnError.textContent = this.error.textContent;
+    }
   }
 
   /**
