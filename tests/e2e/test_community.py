@@ -143,12 +143,20 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
         assert ann_name in game_row.inner_text() and bob_name in game_row.inner_text()
         rating = page.inner_text('li[data-category="blitz"]')
         assert "(1 game)" in rating
+        # the category's results and the best rating reached
+        record = "+1 =0 −0" if result == "Won" else "+0 =0 −1"
+        assert record in rating and "best " in rating
         assert page.locator(f'table.player-games tr[data-game="{rematch_id}"]').count() == 1
         # the rating history plot is drawn, and the record against the opponent shown
         page.wait_for_function(
             "() => { const i = document.querySelector('img.rating-plot');"
             " return i && i.complete && i.naturalWidth > 0; }"
         )
+        # the chart over a time range, drawn for the screen's size
+        page.click('.chart-range button[data-range="month"]')
+        src = page.get_attribute("img.rating-plot", "src") or ""
+        assert "range=month" in src
+        assert ("size=phone" in src) == (size == "phone")
         wins = "+1 =0 −0" if name == ann_name else "+0 =0 −1"
         assert wins in page.inner_text("ul.rivals")
     shot(bob, f"community-player-{size}", full_page=True)

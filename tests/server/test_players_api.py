@@ -146,3 +146,24 @@ def test_a_rated_games_page_says_its_kind_and_the_rating_change(make_client: App
     local = ann.post("/api/games", json={"mode": "local"}).json()["game"]
     assert local["rated"] is False and local["category"] is None
     assert ann.get(f"/api/games/{local['id']}/rating-change").status_code == 404
+
+
+def test_player_page_statistics_per_category_and_chart_ranges(make_client: AppFactory) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    stats = ann.get("/api/users/Ann").json()["stats"]
+    best = ann.get("/api/users/Ann").json()["ratings"]["blitz"]["rating"]
+    assert stats == {"blitz": {"games": 1, "wins": 1, "draws": 0, "losses": 0, "best": best}}
+    bob_page = ann.get("/api/users/Bob").json()
+    bob_stats = bob_page["stats"]["blitz"]
+    now = bob_page["ratings"]["blitz"]["rating"]
+    assert (bob_stats["games"], bob_stats["losses"], bob_stats["best"]) == (1, 1, now)
+    # the chart over a time range, and drawn for a phone
+    for query in ("range=month", "range=year&size=phone", "range=all&size=wide"):
+        plot = ann.get(f"/api/users/Ann/rating-history.svg?{query}")
+        assert plot.status_code == 200 and "<svg" in plot.text, query
+    wide = ann.get("/api/users/Ann/rating-history.svg").text
+    phone = ann.get("/api/users/Ann/rating-history.svg?size=phone").text
+    assert 'width="576pt"' in wide and 'width="302.4pt"' in phone  # 8 in and 4.2 in
+    assert ann.get("/api/users/Ann/rating-history.svg?range=week").status_code in (400, 422)

@@ -357,12 +357,25 @@ class PerfInfo(Answer):
     provisional: bool
 
 
+class CategoryStats(Answer):
+    """A player's rated games of one category."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    best: int | None = Field(description="the best rating reached (null: no rating update)")
+
+
 class PlayerPage(Answer):
     """``GET /api/users/{username}``."""
 
     username: str
     created: float
     ratings: dict[str, PerfInfo]
+    stats: dict[str, CategoryStats] = Field(
+        default_factory=dict, description="rated games by category: results and best rating"
+    )
     games: list[PlayerGame]
     total: int = Field(description="games matching the filters (``games`` is one page of them)")
     current: list[PlayerGame] = Field(

@@ -16,16 +16,28 @@ from sqlalchemy import Engine
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User, username_key
 from poolcheckers.server.accounts.repository import DbUserStore
-from poolcheckers.server.api.schemas import HeadToHeadRow, PerfInfo, PlayerGame, PlayerPage
+from poolcheckers.server.api.schemas import (
+    CategoryStats,
+    HeadToHeadRow,
+    PerfInfo,
+    PlayerGame,
+    PlayerPage,
+)
 from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.timecontrol import Category
 from poolcheckers.server.ratings.model import Perf, RatingUpdate
-from poolcheckers.server.ratings.players import ScoredGame, rating_history, rating_history_svg
+from poolcheckers.server.ratings.players import (
+    CHART_RANGES,
+    ScoredGame,
+    rating_history,
+    rating_history_svg,
+)
 from poolcheckers.server.ratings.players import head_to_head as head_to_head_records
 from poolcheckers.server.ratings.repository import (
     DbRatingStore,
     active_perfs,
+    category_stats,
     finished_games,
     leaderboard_perfs,
     player_games,
@@ -34,7 +46,7 @@ from poolcheckers.server.ratings.repository import (
 #: games a head-to-head table is counted over (the most recent)
 HEAD_TO_HEAD_GAMES = 2000
 #: rating plots kept, by (account, rating updates so far): one is drawn per new game
-_plots: OrderedDict[tuple[str, int], str] = OrderedDict()
+_plots: OrderedDict[tuple[str, int, str, bool], str] = OrderedDict()
 _plots_lock = threading.Lock()
 PLOTS_KEPT = 256
 
@@ -121,10 +133,15 @@ class PlayerPages:
             cat.value: PerfInfo.model_validate(perf.to_dict())
             for cat, perf in self.ratings.perfs(user.id).items()
         }
+        stats = {
+            category: CategoryStats.model_validate(row)
+            for category, row in category_stats(self.db, user.id).items()
+        }
         return PlayerPage(
             username=user.username,
             created=user.created,
             ratings=ratings,
+            stats=stats,
             games=[player_game(g, user.id, names) for g in games],
             total=total,
             current=[player_game(g, user.id, names) for g in current],
@@ -151,16 +168,28 @@ class PlayerPages:
         return user, {cat: self.ratings.history(user.id, cat) for cat in Category}
 
     @staticmethod
-    def history_svg(user: User, updates: dict[Category, list[RatingUpdate]]) -> str:
-        """The rating plot (CPU work: run it in a worker thread, not on the database
-        executor), kept until the player's next rated game."""
-        key = (user.id, sum(len(u) for u in updates.values()))
+    def history_svg(
+        user: User,
+        updates: dict[Category, list[RatingUpdate]],
+        span: str = "all",
+        small: bool = False,
+    ) -> str:
+        """The rating plot over ``span`` (:data:`CHART_RANGES`, back from the player's
+        last rated game), for a phone when ``small`` (CPU work: run it in a worker
+        thread, not on the database executor), kept until the player's next rated
+        game."""
+        key = (user.id, sum(len(u) for u in updates.values()), span, small)
         with _plots_lock:
             if key in _plots:
                 _plots.move_to_end(key)
                 return _plots[key]
         histories = {cat: rating_history(u, user.id, cat) for cat, u in updates.items()}
-        plot = rating_history_svg(histories, title=f"Rating history of {user.username}")
+        last = max((p.at for points in histories.values() for p in points), default=None)
+        back = CHART_RANGES[span]
+        since = None if back is None or last is None else last - back
+        plot = rating_history_svg(
+            histories, title=f"Rating history of {user.username}", since=since, small=small
+        )
         with _plots_lock:
             _plots[key] = plot
             while len(_plots) > PLOTS_KEPT:

@@ -267,10 +267,20 @@ def waiting_list(
     return waiting[:limit]
 
 
+#: the rating chart's time ranges: seconds back from the last game (None: all)
+CHART_RANGES: Final = {"all": None, "year": 365 * 86_400.0, "month": 30 * 86_400.0}
+
+
 def rating_history_svg(
-    histories: Mapping[Category, Sequence[HistoryPoint]], *, title: str = "Rating history"
+    histories: Mapping[Category, Sequence[HistoryPoint]],
+    *,
+    title: str = "Rating history",
+    since: float | None = None,
+    small: bool = False,
 ) -> str:
-    """An SVG plot of the rating history, one line per category (±deviation shaded).
+    """An SVG plot of the rating history, one line per category (±deviation shaded):
+    the points from ``since`` (epoch seconds; None: all), and with ``small`` a figure
+    drawn for a phone (narrower, larger type), so that its words stay readable.
 
     Uses matplotlib's object API (no pyplot global state), so it is safe in server
     threads.
@@ -279,12 +289,12 @@ def rating_history_svg(
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(8, 3.2))
+    figure = Figure(figsize=(4.2, 3.4) if small else (8, 3.2))
     FigureCanvasSVG(figure)
     axes = figure.add_subplot()
     drawn = 0
     for category in Category:
-        points = histories.get(category, ())
+        points = [p for p in histories.get(category, ()) if since is None or p.at >= since]
         if not points:
             continue
         when = np.array([round(p.at) for p in points], dtype="datetime64[s]")
@@ -297,9 +307,8 @@ def rating_history_svg(
     if drawn:
         axes.legend(loc="best", fontsize="small")
     else:
-        axes.text(
-            0.5, 0.5, "no rated games yet", ha="center", va="center", transform=axes.transAxes
-        )
+        words = "no rated games yet" if since is None else "no rated game in this time"
+        axes.text(0.5, 0.5, words, ha="center", va="center", transform=axes.transAxes)
     axes.set_title(title)
     axes.set_ylabel("rating (shaded: ± RD)")
     axes.grid(True, alpha=0.3)

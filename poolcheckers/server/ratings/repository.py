@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server.database.tables import (
@@ -207,6 +207,58 @@ def player_games_query(
     elif result == "draw":
         query = query.where(g.status == "finished", g.winner.is_(None), g.result.is_not(None))
     return query
+
+
+def category_stats(db: Engine, user_id: str) -> dict[str, dict[str, int | None]]:
+    """The player's rated games by category: games, wins, draws, losses (finished games
+    with a result) and the best rating reached, in two aggregate queries."""
+    g = GAMES.c
+    black = g.black_user_id == user_id
+    white = g.white_user_id == user_id
+    won = or_(and_(black, g.winner == "black"), and_(white, g.winner == "white"))
+    lost = or_(and_(black, g.winner == "white"), and_(white, g.winner == "black"))
+    drawn = and_(g.winner.is_(None), g.result == "1-1")
+    games = (
+        select(
+            g.category,
+            func.count(),
+            func.sum(case((won, 1), else_=0)),
+            func.sum(case((drawn, 1), else_=0)),
+            func.sum(case((lost, 1), else_=0)),
+        )
+        .where(
+            or_(black, white), g.rated.is_(True), g.status == "finished", g.category.is_not(None)
+        )
+        .where(g.result.in_(("2-0", "0-2", "1-1")))
+        .group_by(g.category)
+    )
+    u = RATING_UPDATES.c
+    best = (
+        select(
+            u.category,
+            func.max(
+                case((u.black_user_id == user_id, u.black_after_rating), else_=u.white_after_rating)
+            ),
+        )
+        .where(or_(u.black_user_id == user_id, u.white_user_id == user_id))
+        .group_by(u.category)
+    )
+    out: dict[str, dict[str, int | None]] = {}
+    with db.connect() as conn:
+        for category, count, wins, draws, losses in conn.execute(games):
+            out[str(category)] = {
+                "games": int(count),
+                "wins": int(wins or 0),
+                "draws": int(draws or 0),
+                "losses": int(losses or 0),
+                "best": None,
+            }
+        for category, top in conn.execute(best):
+            row = out.setdefault(
+                str(category), {"games": 0, "wins": 0, "draws": 0, "losses": 0, "best": None}
+            )
+            row["best"] = None if top is None else int(top)
+    return out
 
 
 def leaderboard_perfs(db: Engine, category: Category, since_ms: int) -> list[tuple[str, Perf]]:

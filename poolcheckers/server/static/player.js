@@ -4,7 +4,7 @@
 // page live in the URL query (?result=&category=&rated=&page=), so a filtered view
 // can be shared and reloaded. Display only: every game fact comes from the server.
 
-/** @import { HeadToHeadRow, PlayerGame, PlayerPage, TournamentSummary } from "./types.js" */
+/** @import { HeadToHeadRow, PerfInfo, PlayerGame, PlayerPage, TournamentSummary } from "./types.js" */
 
 import { request } from "./api.js";
 import { challengeForm } from "./challenges.js";
@@ -211,16 +211,35 @@ function gamesSection(page, view, go) {
 function ratingsSection(page) {
   const ratings = Object.entries(page.ratings);
   const who = encodeURIComponent(page.username);
+  const stats = page.stats || {};
+  // each category: the rating, then its rated games' results and the best rating reached
+  const line = (/** @type {string} */ cat, /** @type {PerfInfo} */ perf) => {
+    const s = stats[cat];
+    const record = s ? ` · +${s.wins} =${s.draws} −${s.losses}${s.best !== null ? ` · best ${s.best}` : ""}` : "";
+    return h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`, h("span", { class: "record" }, record));
+  };
+  // the chart over a time range, drawn for the screen it is seen on (larger type on a phone)
+  const small = window.matchMedia("(max-width: 600px)").matches;
+  const plot = h("img", { class: "rating-plot", alt: `Rating history of ${page.username}`, width: small ? 420 : 800, height: small ? 340 : 320 });
+  const show = (/** @type {string} */ span) => {
+    plot.setAttribute("src", `/api/users/${who}/rating-history.svg?range=${span}&size=${small ? "phone" : "wide"}`);
+    for (const b of spans.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.getAttribute("data-range") === span));
+  };
+  const spans = h(
+    "div",
+    { class: "row chart-range", role: "group", "aria-label": "Time range" },
+    ...[["month", "Past month"], ["year", "Past year"], ["all", "All time"]].map(([span, label]) =>
+      h("button", { type: "button", class: "small", "data-range": span, "aria-pressed": "false", onclick: () => show(span) }, label),
+    ),
+  );
+  if (ratings.length) show("all");
   return h(
     "section",
     { class: "card", "aria-label": "Ratings" },
     h("h2", {}, "Ratings"),
-    ratings.length
-      ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`)))
-      : h("p", {}, "No rated game yet."),
-    ratings.length
-      ? h("img", { class: "rating-plot", src: `/api/users/${who}/rating-history.svg`, alt: `Rating history of ${page.username}`, width: 800, height: 320 })
-      : null,
+    ratings.length ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => line(cat, perf))) : h("p", {}, "No rated game yet."),
+    ratings.length ? spans : null,
+    ratings.length ? plot : null,
   );
 }
 

@@ -442,6 +442,7 @@
  * @typedef {object} PlayerPage
  * @property {string} username
  * @property {Record<string, PerfInfo>} ratings
+ * @property {Record<string, {games: number, wins: number, draws: number, losses: number, best: number | null}>} [stats]
  * @property {PlayerGame[]} games
  * @property {number} total
  * @property {PlayerGame[]} current

@@ -63,9 +63,19 @@ async def get_head_to_head(username: str, ctx: Ctx) -> Response:
     responses={200: {"content": {"image/svg+xml": {}}}},
     summary="A player's rating history as a plot (SVG), one line per category",
 )
-async def get_rating_history(username: str, ctx: Ctx) -> Response:
+async def get_rating_history(
+    username: str,
+    ctx: Ctx,
+    span: Annotated[
+        Literal["all", "year", "month"],
+        Query(alias="range", description="back from the last rated game"),
+    ] = "all",
+    size: Annotated[Literal["wide", "phone"], Query(description="phone: larger type")] = "wide",
+) -> Response:
     user, updates = await ctx.run(ctx.players.rating_updates, username)
-    plot = await anyio.to_thread.run_sync(ctx.players.history_svg, user, updates)
+    plot = await anyio.to_thread.run_sync(
+        ctx.players.history_svg, user, updates, span, size == "phone"
+    )
     return Response(plot, media_type="image/svg+xml", headers={"Cache-Control": "max-age=60"})
 
 
