@@ -10,7 +10,7 @@ import pytest
 from poolcheckers import Board
 
 from .conftest import PageFactory, Server
-from .helpers import click_path, fen_pieces, new_game, pieces, shot, wait_moves
+from .helpers import click_path, fen_pieces, move_texts, new_game, pieces, shot, wait_moves
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -163,3 +163,40 @@ def test_spectator_watches_without_controls(server: Server, new_page: PageFactor
     watcher.wait_for_selector("#outcome:not([hidden])")
     assert "Black wins" in watcher.inner_text("#outcome")
     alice.wait_for_selector("#move-form", state="hidden")
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 768}])
+def test_premove_while_the_opponent_thinks(
+    server: Server, new_page: PageFactory, size: dict[str, int]
+) -> None:
+    alice = new_page(viewport=size)
+    game_id = new_game(alice, server.base_url, mode="online", color="black")
+    link = alice.input_value("#invite-link")
+    bob = new_page(viewport=size)
+    bob.goto(link)
+    bob.wait_for_selector("svg.board .piece")
+    alice.wait_for_selector("#invite", state="hidden")
+    alice.fill("#move-input", "11-15")
+    alice.press("#move-input", "Enter")
+    wait_moves(alice, 1)
+    # White to move: Alice picks her next move now (9 to 13), shown on her board
+    alice.locator("svg.board").scroll_into_view_if_needed()
+    click_path(alice, [9, 13])
+    assert alice.locator("svg.board rect.mark.premove").count() == 2
+    assert "Premove 9 → 13" in alice.inner_text("#board-hint")
+    wait_moves(bob, 1)
+    bob.fill("#move-input", "23-19")
+    bob.press("#move-input", "Enter")
+    # the premove is played as soon as her turn comes
+    assert wait_moves(bob, 3) == ["11-15", "23-19", "9-13"]
+    assert alice.locator("svg.board rect.mark.premove").count() == 0
+    # a premove that is not legal when the turn comes is dropped, and said so
+    click_path(alice, [10, 14])
+    bob.fill("#move-input", "22-18")  # now 15x22 is compulsory for Black (R11)
+    bob.press("#move-input", "Enter")
+    wait_moves(alice, 4)
+    alice.wait_for_function(
+        "() => document.querySelector('#board-hint').textContent.includes('cancelled')"
+    )
+    assert move_texts(alice) == ["11-15", "23-19", "9-13", "22-18"]
+    assert server.get_json(f"/api/games/{game_id}")["ply"] == 4

@@ -53,6 +53,8 @@ export class BoardView {
     this.legalFilter = null;
     this.interactive = false;
     this.idleReason = ""; // why the board takes no move now, in words (set by the page)
+    /** @type {number[]} the squares of a premove the page keeps (from, then to) */
+    this.premoveSquares = [];
     this.idleHintShown = false;
     /** @type {number[] | null} */
     this.prefix = null; // [origin, landing, ...] of the move being built
@@ -195,6 +197,15 @@ export class BoardView {
     this.refreshMarks();
     this.refreshLabels();
     this.drawArrow();
+  }
+
+  /**
+   * Show a premove's squares (none: []): the page plays it when its turn comes.
+   * @param {number[]} squares
+   */
+  setPremove(squares) {
+    this.premoveSquares = squares;
+    this.refreshMarks();
   }
 
   /**
@@ -682,6 +693,7 @@ export class BoardView {
       for (const s of this.lastMove.path) this.mark(s, "last");
     }
     if (this.hintSquare) this.mark(this.hintSquare, "hint");
+    for (const s of this.premoveSquares) this.mark(s, "premove");
     if (this.prefix) {
       for (const s of this.prefix) this.mark(s, "picked");
       const cands = this.candidates(this.prefix);

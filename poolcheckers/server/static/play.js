@@ -127,7 +127,11 @@ class GamePage {
     this.boardBox = h("div", { class: "board-box", id: "board" });
     // What the board refused or asks for, in words (the live regions read it out already).
     this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Game board" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, onSquare: (s) => this.premoveSquare(s), label: "Game board" });
+    /** @type {{from: number, to: number} | null} a move chosen while the opponent thinks */
+    this.premove = null;
+    /** @type {number | null} the premove's piece, picked, its landing not yet */
+    this.premoveFrom = null;
     this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
     this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
     // On one screen the players may pass the device: the board turns for the side to move.
@@ -446,6 +450,7 @@ class GamePage {
       announce(`Game over: ${plainWords(state.outcome.reason || "").text}`);
     }
     if (old) this.noticeChanges(old, state);
+    if (this.premove || this.premoveFrom !== null) this.playPremove(state);
   }
 
   /**
@@ -499,6 +504,65 @@ class GamePage {
         !this.waitingForOpponent() &&
         this.myColors().includes(s.turn),
     );
+  }
+
+  /** Whether a move may be chosen now for the next turn (an online game, the opponent's turn). */
+  canPremove() {
+    const s = this.game();
+    const mine = this.myColors();
+    return s.mode === "online" && s.status === "running" && mine.length === 1 && s.turn !== mine[0] && this.viewPly === null && !this.waitingForOpponent();
+  }
+
+  /**
+   * A click on the board while it takes no move: in an online game, while the opponent
+   * thinks, it chooses a premove (a piece of ours, then where it goes), played as soon
+   * as our turn comes if it is legal then; a second click on the piece cancels it.
+   * @param {number} s
+   */
+  premoveSquare(s) {
+    if (!this.canPremove()) {
+      if (this.board.idleReason) this.board.hint(this.board.idleReason);
+      return;
+    }
+    const mine = this.myColors()[0];
+    const piece = this.game().board[s - 1] || ".";
+    const own = piece !== "." && (piece.toLowerCase() === "b") === (mine === "black");
+    if (this.premoveFrom === null || own) {
+      if (this.premove && this.premove.from === s) return this.cancelPremove("Premove cancelled.");
+      if (!own) return;
+      this.premove = null;
+      this.premoveFrom = s;
+      this.board.setPremove([s]);
+      this.board.hint(`Premove: where does the piece on ${s} go?`);
+      return;
+    }
+    this.premove = { from: this.premoveFrom, to: s };
+    this.premoveFrom = null;
+    this.board.setPremove([this.premove.from, s]);
+    this.board.hint(`Premove ${this.premove.from} → ${s}: played when your turn comes, if it is legal then.`);
+  }
+
+  /** @param {string} why said to the player */
+  cancelPremove(why) {
+    this.premove = null;
+    this.premoveFrom = null;
+    this.board.setPremove([]);
+    if (why) this.board.hint(why);
+  }
+
+  /**
+   * Our turn has come: play the premove if a legal move goes from its piece to its
+   * square (a capture may pass other squares), else drop it and say so.
+   * @param {GameState} s
+   */
+  playPremove(s) {
+    const premove = this.premove;
+    if (s.status !== "running") return this.cancelPremove("");
+    if (!this.canMove()) return; // still the opponent's turn
+    if (!premove) return this.cancelPremove(""); // a piece picked, no landing chosen
+    const move = s.legal_moves.find((m) => m.path[0] === premove.from && m.path[m.path.length - 1] === premove.to);
+    this.cancelPremove(move ? "" : `Premove ${premove.from} → ${premove.to} cancelled: not a legal move now.`);
+    if (move) this.playMove(move);
   }
 
   /** Why the board takes no move now, in words ("" when it does). */
