@@ -94,8 +94,13 @@ def test_engine_reply_and_takeback(server: Server, new_page: PageFactory) -> Non
                () => { window.timing.click = performance.now(); });
              new MutationObserver(() => {
                if (!window.timing.reply &&
-                   document.querySelectorAll('#move-list button.mv').length >= 2)
+                   document.querySelectorAll('#move-list button.mv').length >= 2) {
                  window.timing.reply = performance.now();
+                 // the moment the reply is listed its piece starts walking: the board
+                 // already takes our next move (no wait for the animation's end)
+                 window.timing.interactive =
+                   document.querySelector('svg.board').classList.contains('interactive');
+               }
              }).observe(document.querySelector('#move-list'), {childList: true, subtree: true});
            }"""
     )
@@ -104,6 +109,7 @@ def test_engine_reply_and_takeback(server: Server, new_page: PageFactory) -> Non
     assert moves[0] == "11-15"
     waited = page.evaluate("() => window.timing.reply - window.timing.click")
     assert 350 <= waited < 3000, waited
+    assert page.evaluate("() => window.timing.interactive") is True
     page.wait_for_function(
         "() => document.querySelector('#status').textContent.includes('your turn')"
     )
