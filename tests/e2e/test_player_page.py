@@ -111,6 +111,10 @@ def test_player_page_current_games_pages_and_filters(
     first = rows(page)
     assert len(first) == 20 and first[0].startswith("Playing")
     assert page.locator("button.page-prev").is_disabled()
+    # no stray "null" (a missing section once printed as text) anywhere on the page
+    assert not re.search(r"\bnull\b", page.inner_text("main"))
+    # the rated category's results and best rating, the chart over a chosen range
+    assert "+" in page.inner_text('li[data-category="rapid"] .record')
     shot(page, f"player-page-{size}", full_page=True)
 
     page.click("button.page-next")
