@@ -3,6 +3,8 @@ player's games, filtered and paginated; no secret and no account id in them."""
 
 from __future__ import annotations
 
+import re
+
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
@@ -167,3 +169,5 @@ def test_player_page_statistics_per_category_and_chart_ranges(make_client: AppFa
     phone = ann.get("/api/users/Ann/rating-history.svg?size=phone").text
     assert 'width="576pt"' in wide and 'width="302.4pt"' in phone  # 8 in and 4.2 in
     assert ann.get("/api/users/Ann/rating-history.svg?range=week").status_code in (400, 422)
+    # the time axis fits the data: one game today spans hours, not the default years
+    assert re.search(r"<!-- \d\d \d\d:\d\d -->", wide), "hour ticks"

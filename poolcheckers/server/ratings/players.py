@@ -22,7 +22,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category
@@ -293,10 +293,12 @@ def rating_history_svg(
     FigureCanvasSVG(figure)
     axes = figure.add_subplot()
     drawn = 0
+    shown: list[float] = []  # the times drawn: the axis fits them, not the default years
     for category in Category:
         points = [p for p in histories.get(category, ()) if since is None or p.at >= since]
         if not points:
             continue
+        shown += [p.at for p in points]
         when = np.array([round(p.at) for p in points], dtype="datetime64[s]")
         rating = [p.rating for p in points]
         low = [p.rating - p.deviation for p in points]
@@ -306,6 +308,12 @@ def rating_history_svg(
         drawn += 1
     if drawn:
         axes.legend(loc="best", fontsize="small")
+        first, last = min(shown), max(shown)
+        pad = max((last - first) * 0.05, 3600.0)  # an hour at least: one day's games spread
+        # matplotlib takes datetime64 limits on a date axis (its stubs say float)
+        left: Any = np.datetime64(round(first - pad), "s")
+        right: Any = np.datetime64(round(last + pad), "s")
+        axes.set_xlim(left, right)
     else:
         words = "no rated games yet" if since is None else "no rated game in this time"
         axes.text(0.5, 0.5, words, ha="center", va="center", transform=axes.transAxes)
