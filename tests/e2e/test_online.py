@@ -150,8 +150,9 @@ def test_spectator_watches_without_controls(server: Server, new_page: PageFactor
     alice.wait_for_function(
         "() => document.querySelector('#status').textContent.includes(\"opponent's turn\")"
     )
-    alice.locator('svg.board rect.sq[data-square="15"]').click()
+    alice.locator('svg.board rect.sq[data-square="14"]').click()  # an empty square
     assert "wait for your opponent" in alice.inner_text("#board-hint")
+    assert "premove" in alice.inner_text("#board-hint").lower()
     server.post_json(
         f"/api/games/{game_id}/move", {"move": "22-18", "ply": 1, "token": bob_seat["token"]}
     )

@@ -8,6 +8,7 @@
 
 import { ApiError, LiveSocket, api, errorText, request, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
+import { moveSound, setSound, soundOn } from "./sound.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   COLOR_NAME,
@@ -20,11 +21,8 @@ import {
   moveNumber,
   moveRows,
   opponent,
-  moveSound,
   plainMessage,
   plainWords,
-  setSound,
-  soundOn,
   storageGet,
   storageSet,
   tokenKey,
@@ -520,6 +518,8 @@ class GamePage {
    * @param {number} s
    */
   premoveSquare(s) {
+    // a word of ours under the board goes when the board takes moves again
+    this.board.idleHintShown = true;
     if (!this.canPremove()) {
       if (this.board.idleReason) this.board.hint(this.board.idleReason);
       return;
@@ -529,7 +529,7 @@ class GamePage {
     const own = piece !== "." && (piece.toLowerCase() === "b") === (mine === "black");
     if (this.premoveFrom === null || own) {
       if (this.premove && this.premove.from === s) return this.cancelPremove("Premove cancelled.");
-      if (!own) return;
+      if (!own) return this.board.hint(`${this.board.idleReason} Or premove: a piece of yours, then its square.`);
       this.premove = null;
       this.premoveFrom = s;
       this.board.setPremove([s]);
@@ -562,6 +562,7 @@ class GamePage {
     if (!premove) return this.cancelPremove(""); // a piece picked, no landing chosen
     const move = s.legal_moves.find((m) => m.path[0] === premove.from && m.path[m.path.length - 1] === premove.to);
     this.cancelPremove(move ? "" : `Premove ${premove.from} → ${premove.to} cancelled: not a legal move now.`);
+    this.board.idleHintShown = false; // the word stays: it says what happened to the premove
     if (move) this.playMove(move);
   }
 
