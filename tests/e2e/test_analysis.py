@@ -352,7 +352,7 @@ def test_an_archive_game_is_titled_by_its_players_and_turned_to_the_viewer(
     page.goto(server.url(f"/analysis?game={game_id}"))
     page.wait_for_selector("svg.board .piece")
     page.wait_for_function(
-        "() => document.querySelector('#analysis-title').textContent !== 'Analysis'"
+        "() => document.querySelector('#analysis-title')?.textContent !== 'Analysis'"
     )
     assert page.inner_text("#analysis-title") == "Engine (level 1) – You"
     assert f"game={game_id}" in page.url
@@ -368,7 +368,7 @@ def test_an_archive_game_is_titled_by_its_players_and_turned_to_the_viewer(
     )
     page.goto(server.url(f"/analysis?game={black['game']['id']}"))
     page.wait_for_function(
-        "() => document.querySelector('#analysis-title').textContent === 'You – Engine (level 1)'"
+        "() => document.querySelector('#analysis-title')?.textContent === 'You – Engine (level 1)'"
     )
     one = page.locator('rect.sq[data-square="1"]').bounding_box()
     last = page.locator('rect.sq[data-square="32"]').bounding_box()
