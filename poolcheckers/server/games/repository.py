@@ -399,19 +399,6 @@ class GameStore:
             )
             return [r[0] for r in rows]
 
-    def records(
-        self, status: str | None, limit: int, offset: int, mode: str | None = None
-    ) -> list[GameRec]:
-        """Games, newest first (of one status and mode when given)."""
-        query = select(GAMES).order_by(GAMES.c.created_ms.desc(), GAMES.c.id)
-        if status is not None:
-            query = query.where(GAMES.c.status == status)
-        if mode is not None:
-            query = query.where(GAMES.c.mode == mode)
-        with self.db.connect() as conn:
-            rows = conn.execute(query.limit(limit).offset(offset)).mappings().all()
-        return [GameRec.from_row(r) for r in rows]
-
     def search(self, wanted: GameFilter, limit: int, offset: int) -> tuple[list[GameRec], int]:
         """The games ``wanted`` describes, newest played first, and how many there are
         in all (for the archive's pages)."""

@@ -259,11 +259,6 @@ class GameService:
         ]
 
     # ------------------------------------------------------------------ archive
-    def summaries(
-        self, status: str | None, limit: int, offset: int, mode: str | None = None
-    ) -> list[GameSummary]:
-        return [summary_of(g) for g in self.store.records(status, limit, offset, mode)]
-
     def search(
         self, wanted: model.GameFilter, limit: int, offset: int
     ) -> tuple[list[GameSummary], int]:
