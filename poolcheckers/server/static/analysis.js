@@ -1230,19 +1230,33 @@ class AnalysisPage {
   }
 
   /**
+   * Each ply of the line as the review judges it: its mover, and whether it was forced
+   * (the server lists one legal move in its position).
+   * @returns {{mover: Color, forced: boolean}[]}
+   */
+  reviewPlies() {
+    const plies = [];
+    for (let k = 1; k <= this.line.length; k++) {
+      const before = this.infos.get(k - 1);
+      plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
+    }
+    return plies;
+  }
+
+  /** @returns {(number | undefined)[]} Black's expected score after each ply (0: the start), where reviewed */
+  blackScores() {
+    return Array.from({ length: this.line.length + 1 }, (_, k) => this.evals[k]?.es);
+  }
+
+  /**
    * The judged moves (review.js judgeMoves): by the expected score lost, a forced
    * move (the server lists one legal move in its position) never, its loss charged
    * to its side's last real choice. Only the classes chosen in #mark-from.
    * @returns {JudgedMove[]}
    */
   mistakePlies() {
-    const n = this.line.length;
-    const plies = [];
-    for (let k = 1; k <= n; k++) {
-      const before = this.infos.get(k - 1);
-      plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
-    }
-    const scores = Array.from({ length: n + 1 }, (_, k) => this.evals[k]?.es);
+    const plies = this.reviewPlies();
+    const scores = this.blackScores();
     const from = CLASSES.findIndex((c) => c.name === this.markFrom.value);
     const shown = new Set(CLASSES.slice(0, from < 0 ? CLASSES.length : from + 1).map((c) => c.name));
     return judgeMoves(scores, plies).filter((m) => shown.has(m.cls.name));
@@ -1266,12 +1280,7 @@ class AnalysisPage {
 
   /** Each player's accuracy over the moves reviewed so far (review.js accuracy). */
   accuracyLine() {
-    const plies = [];
-    for (let k = 1; k <= this.line.length; k++) {
-      const before = this.infos.get(k - 1);
-      plies.push({ mover: this.turnAt(k - 1), forced: Boolean(before && (before.legal_moves || []).length === 1) });
-    }
-    const acc = accuracy(Array.from({ length: this.line.length + 1 }, (_, k) => this.evals[k]?.es), plies);
+    const acc = accuracy(this.blackScores(), this.reviewPlies());
     const part = (/** @type {Color} */ c) => (acc[c] === null ? null : `${COLOR_NAME[c]} ${Math.round(acc[c] ?? 0)} %`);
     const parts = [part("black"), part("white")].filter(Boolean);
     return h("p", { class: "accuracy", id: "accuracy" }, parts.length ? `Accuracy: ${parts.join(" · ")}` : "");

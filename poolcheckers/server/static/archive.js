@@ -6,7 +6,7 @@
 import { api, errorText } from "./api.js";
 import { pdnTooLong } from "./rules.js";
 import { currentAccount } from "./community.js";
-import { announce, h, plainWords, plural, storageGet, tokenKey } from "./util.js";
+import { announce, h, plainWords, plural, seatTokenIds, storageGet, tokenKey } from "./util.js";
 
 const PAGE = 50;
 
@@ -76,22 +76,6 @@ function resultText(g) {
 /** The archive's filters, as the URL query and the form carry them. */
 const FILTERS = /** @type {const} */ (["player", "event", "result", "date_from", "date_to"]);
 
-/**
- * The ids of the games this browser holds a seat token of (its games without an account).
- * @returns {string[]}
- */
-function browserGameIds() {
-  const ids = [];
-  try {
-    for (let i = 0; i < window.localStorage.length; i++) {
-      const key = window.localStorage.key(i) || "";
-      if (key.startsWith(tokenKey(""))) ids.push(key.slice(tokenKey("").length));
-    }
-  } catch {
-    // storage refused: no seats kept here
-  }
-  return ids.slice(-500);
-}
 
 /**
  * A PDN text's import, in words: how many games, and a list each of the imported
@@ -202,7 +186,8 @@ class ArchivePage {
     /** @type {Record<ListStatus, GameTable>} */
     this.tables = { running: this.table("running"), finished: this.table("finished") };
     const query = new URLSearchParams(window.location.search);
-    this.ids = browserGameIds();
+    // the games of this browser without an account, as many as one request may name
+    this.ids = seatTokenIds().slice(-500);
     // "My games" first for a visitor who has any here or an account; ?view= says
     /** @type {boolean | null} null: decided at start */
     this.mine = query.has("view") ? query.get("view") === "mine" : null;

@@ -5,7 +5,7 @@
 /** @import { GameState } from "./types.js" */
 
 import { api, request } from "./api.js";
-import { COLOR_NAME, h, tokenKey } from "./util.js";
+import { COLOR_NAME, h, seatTokenIds, storageGet, tokenKey } from "./util.js";
 
 /**
  * Whether it is the viewer's turn in ``g``.
@@ -36,21 +36,6 @@ function myGameItem(g) {
   );
 }
 
-/** @returns {string[]} the ids of the games this browser holds a seat token of */
-function tokenIds() {
-  /** @type {string[]} */
-  const ids = [];
-  try {
-    for (let i = 0; i < window.localStorage.length; i++) {
-      const key = window.localStorage.key(i);
-      if (key && key.startsWith(tokenKey(""))) ids.push(key.slice(tokenKey("").length));
-    }
-  } catch {
-    // storage refused: no seats kept here
-  }
-  return ids;
-}
-
 /**
  * Fill ``box`` (hidden while empty) with the viewer's running games, their turn
  * first; the ids shown (so that "Watch" can leave them out).
@@ -58,7 +43,7 @@ function tokenIds() {
  * @returns {Promise<Set<string>>}
  */
 export async function listMyGames(box) {
-  const ids = new Set(tokenIds());
+  const ids = new Set(seatTokenIds());
   try {
     // the account's games (its seats), whatever the device
     /** @type {{games: {id: string}[]}} */
@@ -69,7 +54,7 @@ export async function listMyGames(box) {
   }
   if (!ids.size) return new Set();
   const states = await Promise.all(
-    [...ids].map((id) => api.getGame(id, window.localStorage.getItem(tokenKey(id))).catch(() => null)),
+    [...ids].map((id) => api.getGame(id, storageGet(tokenKey(id))).catch(() => null)),
   );
   const games = /** @type {GameState[]} */ (states.filter((g) => g !== null && g.status === "running" && g.your_color))
     .sort((a, b) => Number(yourTurn(b)) - Number(yourTurn(a)) || (b.version ?? 0) - (a.version ?? 0))

@@ -273,6 +273,21 @@ export function tokenKey(gameId) {
   return `poolcheckers.token.${gameId}`;
 }
 
+/** @returns {string[]} the ids of the games this browser holds a seat token of */
+export function seatTokenIds() {
+  /** @type {string[]} */
+  const ids = [];
+  try {
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i);
+      if (key && key.startsWith(tokenKey(""))) ids.push(key.slice(tokenKey("").length));
+    }
+  } catch {
+    // storage refused: no seats kept here
+  }
+  return ids;
+}
+
 /**
  * The localStorage key of a game's invitation link.
  * @param {string} gameId
