@@ -148,9 +148,11 @@ OPTIONS: dict[str, tuple[str, str]] = {
 
 
 def rulebook() -> list[dict[str, Any]]:
-    """Every rule for the page, each with its position's board and legal moves."""
+    """Every rule for the page, then every rule option (told as a rule without a
+    position), each rule with its position's board and legal moves."""
+    options = [Rule(o.name, "Rule options", *OPTIONS[o.name]) for o in RuleSet.options()]
     out: list[dict[str, Any]] = []
-    for rule in RULES:
+    for rule in (*RULES, *options):
         entry: dict[str, Any] = {
             "id": rule.id,
             "section": rule.section,
@@ -167,18 +169,4 @@ def rulebook() -> list[dict[str, Any]]:
             entry["turn"] = board.turn.name_lower
             entry["moves"] = [board.notation(m) for m in board.legal_moves]
         out.append(entry)
-    for option in RuleSet.options():
-        title, text = OPTIONS[option.name]
-        out.append(
-            {
-                "id": option.name,
-                "section": "Rule options",
-                "title": title,
-                "text": text,
-                "note": "",
-                "board": None,
-                "turn": None,
-                "moves": [],
-            }
-        )
     return out
