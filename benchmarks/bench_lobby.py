@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,26 +49,40 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serverproc import first_health, free_port
+import baseline
+from serverproc import first_health, free_port, stop_server
 
 PASSWORD = "benchmark password"
+#: the server before the lobby's speed-up: the old side of the comparison
+BASELINE_COMMIT = "3b89296"
 SEEK = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
 
 
-def start_server(url: str, players: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    url: str, players: int, code: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A server process on ``url``: this checkout's, or the built tree ``code``'s
+    (started in that folder with it first on the path, so its package is the one
+    imported)."""
     port = free_port()
     args = [
         sys.executable, "-m", "poolcheckers.server", "--port", str(port),
         "--database-url", url, "--log-level", "warning",
         "--signin-limit", str(10 * players), "--signup-limit", str(2 * players),
-        "--signin-burst-limit", str(10 * players),
+        "--signin-burst-limit", str(10 * players), "--hash-queue", str(2 * players),
+        "--games-per-minute", str(10 * players),
         # a player's keep-alive connection may idle while the others' games run
         "--header-timeout", "600",
         # every player connects from 127.0.0.1
         "--connections-per-address", "0",
     ]  # fmt: skip
     log = open(Path(tempfile.gettempdir()) / f"bench_lobby_server_{port}.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    proc = subprocess.Popen(
+        args, stdout=log, stderr=subprocess.STDOUT, cwd=code or Path.cwd(), env=env
+    )
     base = f"http://127.0.0.1:{port}"
     first_health(proc, base)
     return proc, base
@@ -121,38 +138,84 @@ async def play(black: Player, white: Player, game: dict[str, Any], plies: int, s
     return bool(final["status"] == "finished")
 
 
-async def pair(
-    author: Player, taker: Player, plies: int, seed: int, bar: tqdm[Any]
-) -> tuple[float, bool]:
-    """One seek from ``author`` taken by ``taker``: (seconds to game start, finished)."""
-    url = author.base.replace("http", "ws") + "/ws/lobby"
-    async with websockets.connect(url, additional_headers={"Cookie": author.cookie()}) as ws:
-        json.loads(await ws.recv())  # the list
-        r = await author.http.post("/api/seeks", json=SEEK)
+class Table:
+    """One seek of ``author`` for ``taker``: the author's lobby socket, its seek."""
+
+    def __init__(self, author: Player, taker: Player) -> None:
+        self.author = author
+        self.taker = taker
+        self.ws: Any = None
+        self.seek_id = ""
+
+    async def open(self) -> None:
+        """Connect the author's lobby socket and post the seek."""
+        # batch=1 as the site's lobby page asks: changes arriving together in one frame
+        url = self.author.base.replace("http", "ws") + "/ws/lobby?batch=1"
+        self.ws = await websockets.connect(
+            url, additional_headers={"Cookie": self.author.cookie()}, max_queue=None
+        )
+        json.loads(await self.ws.recv())  # the list
+        r = await self.author.http.post("/api/seeks", json=SEEK)
         r.raise_for_status()
-        seek_id = r.json()["id"]
-        start = time.perf_counter()
+        self.seek_id = r.json()["id"]
+
+    async def accept(self, go: asyncio.Event) -> tuple[float, dict[str, Any]]:
+        """At ``go``, take the seek: (seconds until both players have the game, game)."""
+        ws = self.ws
 
         async def author_learns() -> str:
             while True:
-                message = json.loads(await ws.recv())
-                if message["type"] == "game":
-                    return str(message["id"])
+                frame = json.loads(await ws.recv())
+                for message in frame if isinstance(frame, list) else [frame]:
+                    if message["type"] == "game":
+                        return str(message["id"])
 
         waiting = asyncio.create_task(author_learns())
-        r = await taker.http.post(f"{taker.other}/api/seeks/{seek_id}/accept")
+        await go.wait()
+        start = time.perf_counter()
+        r = await self.taker.http.post(f"{self.taker.other}/api/seeks/{self.seek_id}/accept")
         r.raise_for_status()
-        game = r.json()["game"]
+        game: dict[str, Any] = r.json()["game"]
         gid = await asyncio.wait_for(waiting, timeout=60)
         started = time.perf_counter() - start
-    assert gid == game["id"], (gid, game["id"])
-    black, white = (author, taker) if SEEK["color"] == "black" else (taker, author)
-    done = await play(black, white, game, plies, seed)
-    if done:
-        author.finished += 1
-        taker.finished += 1
-    bar.update(1)
-    return started, done
+        assert gid == game["id"], (gid, game["id"])
+        await ws.close()
+        return started, game
+
+
+async def round_of(
+    tables: list[Table], plies: int, seed: int, desc: str
+) -> tuple[list[float], int]:
+    """Every author's socket and seek first; then every taker accepts at once (one
+    event releases them all); then the games are played.  (times to start, games ended)"""
+    with tqdm(total=len(tables), desc=f"{desc}: seeks", unit="seek") as bar:
+
+        async def opened(t: Table) -> None:
+            await t.open()
+            bar.update(1)
+
+        await asyncio.gather(*(opened(t) for t in tables))
+    go = asyncio.Event()
+    accepts = [asyncio.create_task(t.accept(go)) for t in tables]
+    await asyncio.sleep(0.5)  # every task is waiting on the event
+    go.set()
+    results = await asyncio.gather(*accepts)
+    with tqdm(total=len(tables), desc=f"{desc}: games", unit="game") as bar:
+
+        async def played(i: int, t: Table, game: dict[str, Any]) -> bool:
+            black, white = (t.author, t.taker) if SEEK["color"] == "black" else (t.taker, t.author)
+            done = await play(black, white, game, plies, seed + i)
+            if done:
+                t.author.finished += 1
+                t.taker.finished += 1
+            bar.update(1)
+            return done
+
+        games = [game for _, game in results]
+        ended = await asyncio.gather(
+            *(played(i, t, g) for i, (t, g) in enumerate(zip(tables, games, strict=True)))
+        )
+    return [started for started, _ in results], sum(ended)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -160,9 +223,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run(bases: list[str], args: argparse.Namespace) -> dict[str, Any]:
+async def run(bases: list[str], args: argparse.Namespace, label: str) -> dict[str, Any]:
     players = [Player(bases[0], f"p{i:04d}_{args.seed}", bases[-1]) for i in range(args.players)]
-    with tqdm(total=len(players), desc="sign-ups", unit="player") as bar:
+    with tqdm(total=len(players), desc=f"{label}: sign-ups", unit="player") as bar:
 
         async def up(p: Player) -> None:
             await p.sign_up()
@@ -176,17 +239,14 @@ async def run(bases: list[str], args: argparse.Namespace) -> dict[str, Any]:
         authors, takers = players[:half], players[half : 2 * half]
         if rnd % 2:
             authors, takers = takers, authors
-        with tqdm(total=half, desc=f"round {rnd + 1}", unit="game") as bar:
-            results = await asyncio.gather(
-                *(
-                    pair(a, t, args.plies, args.seed * 1000 + rnd * half + i, bar)
-                    for i, (a, t) in enumerate(zip(authors, takers, strict=True))
-                )
-            )
-        times += [t for t, _ in results]
-        games += sum(done for _, done in results)
+        tables = [Table(a, t) for a, t in zip(authors, takers, strict=True)]
+        started, ended = await round_of(
+            tables, args.plies, args.seed * 1000 + rnd * half, f"{label} round {rnd + 1}"
+        )
+        times += started
+        games += ended
     wrong = []
-    for p in tqdm(players, desc="ratings", unit="player"):
+    for p in tqdm(players, desc=f"{label}: ratings", unit="player"):
         for _attempt in range(100):  # a rating is applied just after the finishing commit
             page = (await p.http.get(f"/api/users/{p.name}")).json()
             rated = page["ratings"].get("blitz", {}).get("games", 0)
@@ -208,6 +268,7 @@ async def run(bases: list[str], args: argparse.Namespace) -> dict[str, Any]:
             "p99": percentile(times, 0.99),
             "max": max(times),
         },
+        "accept_to_start_all_s": sorted(times),
         "players_with_wrong_rating_count": wrong,
     }
 
@@ -224,6 +285,78 @@ def count_updates(url: str) -> int:
     return n
 
 
+def side(code: Path | None, url: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
+    """The whole workload against server processes running ``code`` (a built tree of
+    an older commit; None: this checkout) on the database ``url``."""
+    servers = [start_server(url, args.players, code) for _ in range(max(1, args.servers))]
+    try:
+        figures = asyncio.run(run([base for _, base in servers], args, label))
+    finally:
+        for proc, _ in servers:
+            stop_server(proc)
+    figures["rating_updates"] = count_updates(url)
+    figures["exactly_once"] = (
+        not figures["players_with_wrong_rating_count"]
+        and figures["rating_updates"] == figures["games_finished"]
+    )
+    return figures
+
+
+@contextlib.contextmanager
+def databases(args: argparse.Namespace, names: list[str]) -> Iterator[dict[str, str]]:
+    """A fresh database per side: SQLite files in a temporary folder, or PostgreSQL
+    databases created beside ``--database-url``'s (each side migrates its own schema)
+    and dropped at the end."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.database_url:
+            yield {n: f"sqlite:///{Path(tmp) / f'lobby_{n}.sqlite3'}" for n in names}
+            return
+        from sqlalchemy.engine import make_url
+
+        from poolcheckers.server.database.engine import normalize_url
+
+        admin_url = make_url(normalize_url(args.database_url))
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        made = {n: f"{admin_url.database}_lobby_{n}" for n in names}
+        try:
+            with admin.connect() as conn:
+                for db in made.values():
+                    conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{db}"')
+                    conn.exec_driver_sql(f'CREATE DATABASE "{db}"')
+            yield {
+                n: admin_url.set(database=db).render_as_string(hide_password=False)
+                for n, db in made.items()
+            }
+        finally:
+            with admin.connect() as conn:
+                for db in made.values():
+                    conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+            admin.dispose()
+
+
+def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
+    """The distribution of the times to start, one curve per side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, figures in results.items():
+        times = [1000 * t for t in figures["accept_to_start_all_s"]]
+        share = [(i + 1) / len(times) for i in range(len(times))]
+        p99 = 1000 * figures["accept_to_start_s"]["p99"]
+        ax.step(times, share, where="post", label=f"{name}: p99 {p99:.0f} ms")
+    ax.axvline(250, color="grey", linestyle=":", label="goal: 250 ms")
+    ax.set_xlabel("accept to game start (ms)")
+    ax.set_ylabel("share of accepts")
+    servers = next(iter(results.values()))["servers"]
+    ax.set_title(f"{len(times)} seek accepts released at once, {servers} server process(es)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=200)
@@ -234,28 +367,35 @@ def main() -> int:
     ap.add_argument(
         "--servers", type=int, default=1, help="server processes on the database (2: PostgreSQL)"
     )
-    ap.add_argument("--json", type=Path, help="write the figures here")
-    args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.database_url or f"sqlite:///{Path(tmp) / 'lobby.sqlite3'}"
-        if args.servers > 1 and not url.startswith("postgres"):
-            raise SystemExit("--servers 2 needs a PostgreSQL --database-url")
-        servers = [start_server(url, args.players) for _ in range(max(1, args.servers))]
-        try:
-            figures = asyncio.run(run([base for _, base in servers], args))
-        finally:
-            for proc, _ in servers:
-                proc.terminate()
-                proc.wait(timeout=30)
-        figures["rating_updates"] = count_updates(url)
-    figures["exactly_once"] = (
-        not figures["players_with_wrong_rating_count"]
-        and figures["rating_updates"] == figures["games_finished"]
+    ap.add_argument(
+        "--baseline",
+        default=BASELINE_COMMIT,
+        help=f"also run the commit's server first, built from git ({BASELINE_COMMIT}; "
+        "'none': only this checkout)",
     )
-    print(json.dumps(figures, indent=2))
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--plot", type=Path, help="draw the distributions (PNG)")
+    args = ap.parse_args()
+    if args.servers > 1 and not (args.database_url or "").startswith("postgres"):
+        raise SystemExit("--servers 2 needs a PostgreSQL --database-url")
+    sides: dict[str, Path | None] = {}
+    if args.baseline != "none":
+        sides[f"baseline {args.baseline}"] = baseline.build(args.baseline)
+    sides["this checkout"] = None
+    results: dict[str, dict[str, Any]] = {}
+    with databases(args, [f"s{i}" for i in range(len(sides))]) as urls:
+        for (name, code), url in zip(sides.items(), urls.values(), strict=True):
+            results[name] = side(code, url, args, name)
+    shown = {
+        name: {k: v for k, v in figures.items() if k != "accept_to_start_all_s"}
+        for name, figures in results.items()
+    }
+    print(json.dumps(shown, indent=2))
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
-    return 0 if figures["exactly_once"] else 1
+        args.json.write_text(json.dumps(shown, indent=2) + "\n")
+    if args.plot:
+        plot(results, args.plot)
+    return 0 if all(f["exactly_once"] for f in results.values()) else 1
 
 
 if __name__ == "__main__":

@@ -237,3 +237,50 @@ def test_a_seek_taken_for_a_game_that_fails_to_start_comes_back(
     monkeypatch.undo()
     r = bob.post(f"/api/seeks/{seek['id']}/accept")
     assert r.status_code == 200, r.text
+
+
+class _Frames:
+    """A socket that keeps the text frames sent to it."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(text)
+
+
+async def _drain(batch: bool, messages: list[str]) -> list[str]:
+    import asyncio
+    import contextlib
+
+    from poolcheckers.server.api.routers.lobby import _send_all
+
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    for m in messages:
+        queue.put_nowait(m)
+    ws = _Frames()
+    task = asyncio.create_task(_send_all(ws, queue, batch))  # type: ignore[arg-type]
+    for _ in range(5):
+        await asyncio.sleep(0)
+    queue.put_nowait('{"type":"pong"}')  # arrives alone, after the others went
+    for _ in range(5):
+        await asyncio.sleep(0)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return ws.frames
+
+
+async def test_batched_lobby_socket_sends_waiting_changes_as_one_array_frame() -> None:
+    waiting = ['{"type":"seek_added","n":1}', '{"type":"seek_removed","n":2}', '{"type":"game"}']
+    frames = await _drain(True, waiting)
+    assert frames == ["[" + ",".join(waiting) + "]", '{"type":"pong"}']
+    import json
+
+    assert [m["type"] for m in json.loads(frames[0])] == ["seek_added", "seek_removed", "game"]
+
+
+async def test_plain_lobby_socket_sends_one_frame_per_message_in_order() -> None:
+    waiting = ['{"type":"seek_added"}', '{"type":"game"}']
+    assert await _drain(False, waiting) == [*waiting, '{"type":"pong"}']
+

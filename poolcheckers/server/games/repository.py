@@ -67,6 +67,19 @@ UPDATE_GAME = (
     .where(GAMES.c.id == bindparam("b_id"), GAMES.c.version == bindparam("b_old"))
     .values({c.name: bindparam("v_" + c.name) for c in GAMES.c if c.name != "id"})
 )
+#: a new game's row, every column bound at execution (a built ``values(...)`` would
+#: cost SQLAlchemy a coercion per column on every game start)
+INSERT_GAME = insert(GAMES)
+_PAIR = or_(
+    and_(GAMES.c.black_user_id == bindparam("one"), GAMES.c.white_user_id == bindparam("other")),
+    and_(GAMES.c.black_user_id == bindparam("other"), GAMES.c.white_user_id == bindparam("one")),
+)
+#: rated games of a pair since a moment (read at every rated game start)
+RATED_BETWEEN = (
+    select(func.count())
+    .select_from(GAMES)
+    .where(GAMES.c.rated.is_(True), GAMES.c.created_ms >= bindparam("since"), _PAIR)
+)
 MAX_ATTEMPTS = 8
 
 #: An operation on the current game: the change to store, or None.
@@ -182,7 +195,7 @@ class GameStore:
     def _store(self, conn: Connection, old_version: int, change: Change) -> None:
         g = change.game
         if change.spawn is not None:  # a new game (a rematch) with this change
-            conn.execute(insert(GAMES).values(change.spawn.game.values()))
+            conn.execute(INSERT_GAME, change.spawn.game.values())
         params = {"v_" + k: v for k, v in g.values().items() if k != "id"}
         params["b_id"] = g.id
         params["b_old"] = old_version
@@ -302,7 +315,7 @@ class GameStore:
                     known = self._digest_owner(conn, digest)
                     if known is not None:
                         return known
-                conn.execute(insert(GAMES).values(g.values()))
+                conn.execute(INSERT_GAME, g.values())
                 if loaded.moves:
                     conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
                 if digest is not None:
@@ -325,7 +338,7 @@ class GameStore:
         with self.db.begin() as conn:
             if not claim(conn):
                 return False
-            conn.execute(insert(GAMES).values(loaded.game.values()))
+            conn.execute(INSERT_GAME, loaded.game.values())
             if loaded.moves:
                 g = loaded.game
                 conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
@@ -454,18 +467,9 @@ class GameStore:
 
     def rated_between(self, one: str, other: str, since_ms: int) -> int:
         """Rated games between two accounts (either colours) created since ``since_ms``."""
-        c = GAMES.c
-        pair = or_(
-            and_(c.black_user_id == one, c.white_user_id == other),
-            and_(c.black_user_id == other, c.white_user_id == one),
-        )
-        query = (
-            select(func.count())
-            .select_from(GAMES)
-            .where(c.rated.is_(True), c.created_ms >= since_ms, pair)
-        )
+        params = {"one": one, "other": other, "since": since_ms}
         with self.db.connect() as conn:
-            return int(conn.execute(query).scalar_one())
+            return int(conn.execute(RATED_BETWEEN, params).scalar_one())
 
     def iter_ids(self, batch: int = 200) -> Iterator[str]:
         """Every game id, oldest first."""

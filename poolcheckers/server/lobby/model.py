@@ -260,6 +260,10 @@ class LobbyStore(Protocol):
         """The author's open seeks, oldest first."""
         ...
 
+    def by_authors(self, author_ids: list[str]) -> list[Seek]:
+        """The open seeks of any of these authors, oldest first."""
+        ...
+
 
 class MemoryLobbyStore:
     """A :class:`LobbyStore` in memory, safe across threads."""
@@ -287,8 +291,11 @@ class MemoryLobbyStore:
             return self._seeks.pop(seek_id, None)
 
     def by_author(self, author_id: str) -> list[Seek]:
+        return self.by_authors([author_id])
+
+    def by_authors(self, author_ids: list[str]) -> list[Seek]:
         with self._lock:
-            return [s for s in self._seeks.values() if s.author.id == author_id]
+            return [s for s in self._seeks.values() if s.author.id in author_ids]
 
 
 def colors_compatible(a: SeekColor, b: SeekColor) -> bool:
@@ -415,14 +422,17 @@ class Lobby:
         taker_color: SeekColor = "random",
         *,
         take: Callable[[Pairing], bool] | None = None,
+        seek: Seek | None = None,
     ) -> Pairing:
         """Take a seek: the pairing to start the game from, or :class:`SeekGoneError` if
         another player took it first (or it was cancelled).
 
         ``take`` removes the seek in place of ``store.take``, with the pairing in hand:
         a store keeping games too removes the seek and stores the game in one atomic
-        step (False: the seek was gone, nothing stored)."""
-        seek = self.store.get(seek_id)
+        step (False: the seek was gone, nothing stored).  ``seek``: the seek as the
+        caller already read it (the removal still decides whether it is open)."""
+        if seek is None or seek.id != seek_id:
+            seek = self.store.get(seek_id)
         if seek is None:
             raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
         self._check_taker(seek, taker, taker_perf)
@@ -434,8 +444,7 @@ class Lobby:
         self._emit(LobbyEvent("removed", seek, "taken"))
         if seek.spec.real_time:
             # As on lichess: someone starting a clock game is no longer waiting for another.
-            for player in (seek.author, taker):
-                self._remove(player.id, "playing", lambda s: s.spec.real_time)
+            self._remove([seek.author.id, taker.id], "playing", lambda s: s.spec.real_time)
         return pairing
 
     def cancel(self, seek_id: str, by: LobbyPlayer) -> Seek:
@@ -451,10 +460,10 @@ class Lobby:
         return seek
 
     def _remove(
-        self, author_id: str, reason: RemovalReason, which: Callable[[Seek], bool]
+        self, author_ids: list[str], reason: RemovalReason, which: Callable[[Seek], bool]
     ) -> list[Seek]:
         removed = []
-        for seek in self.store.by_author(author_id):
+        for seek in self.store.by_authors(author_ids):
             if which(seek) and self.store.take(seek.id) is not None:
                 removed.append(seek)
                 self._emit(LobbyEvent("removed", seek, reason))
@@ -467,7 +476,7 @@ class Lobby:
         def going(seek: Seek) -> bool:
             return correspondence_too or seek.spec.category is not Category.CORRESPONDENCE
 
-        return self._remove(author_id, "left", going)
+        return self._remove([author_id], "left", going)
 
     def play_now(
         self,

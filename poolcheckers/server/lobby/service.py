@@ -104,8 +104,7 @@ class LobbyService:
         the clock seeks of authors no process has seen for :data:`SEEK_UNSEEN_S`
         (their process died with its sockets); how many authors left."""
         now = self.settings.clock.now_ms() / 1000
-        for author in present:
-            self.store.touch_author(author, now)
+        self.store.touch_authors(present, now)
         gone = self.store.stale_authors(now - SEEK_UNSEEN_S)
         for author in gone:
             self.lobby.leave(author)
@@ -173,19 +172,24 @@ class LobbyService:
         self.sockets.pop(user_id, None)
         return True
 
-    def _taker(self, started: list[Committed]) -> Callable[[Pairing], bool]:
+    def _taker(
+        self, started: list[Committed], taker: LobbyPlayer, taker_perf: Perf | None
+    ) -> Callable[[Pairing], bool]:
         """The ``take`` of :meth:`Lobby.accept`: the seek's removal and its game's
         insert in one transaction, so a crash between them cannot lose the seek
-        without a game; the one process whose delete removed the row wins."""
+        without a game; the one process whose delete removed the row wins.
+        ``taker_perf``: the taker's rating as already read (in the seek's category)."""
         games = self.creator.store
 
         def take(pairing: Pairing) -> bool:
             category = pairing.spec.category
-            committed = self.creator.paired(
-                pairing,
-                self.ratings.perf(pairing.black.id, category),
-                self.ratings.perf(pairing.white.id, category),
-            )
+
+            def perf(player: LobbyPlayer) -> Perf | None:
+                if player.id == taker.id and taker_perf is not None:
+                    return taker_perf
+                return self.ratings.perf(player.id, category)
+
+            committed = self.creator.paired(pairing, perf(pairing.black), perf(pairing.white))
             seek_id = pairing.seek.id
             if not games.insert_claimed(
                 committed.loaded, lambda conn: self.store.claim(conn, seek_id)
@@ -197,11 +201,13 @@ class LobbyService:
         return take
 
     def accept(
-        self, seek_id: str, taker: LobbyPlayer, perf: Perf | None
+        self, seek_id: str, taker: LobbyPlayer, perf: Perf | None, seek: Seek | None = None
     ) -> tuple[Pairing, Committed]:
-        """Take a seek and start its game (one transaction)."""
+        """Take a seek (``seek``: as the caller read it, if it did) and start its game
+        (one transaction); ``perf``: the taker's rating in the seek's category."""
         started: list[Committed] = []
-        pairing = self.lobby.accept(seek_id, taker, perf, take=self._taker(started))
+        take = self._taker(started, taker, perf)
+        pairing = self.lobby.accept(seek_id, taker, perf, take=take, seek=seek)
         return pairing, started[0]
 
     def play_now(
@@ -209,7 +215,7 @@ class LobbyService:
     ) -> tuple[Pairing, Committed] | Seek:
         """:meth:`Lobby.play_now`, the game of a pairing stored with the seek's removal."""
         started: list[Committed] = []
-        got = self.lobby.play_now(player, spec, perf, take=self._taker(started))
+        got = self.lobby.play_now(player, spec, perf, take=self._taker(started, player, perf))
         return (got, started[0]) if isinstance(got, Pairing) else got
 
 

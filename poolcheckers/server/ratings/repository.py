@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server.database.tables import (
@@ -25,6 +25,12 @@ from poolcheckers.server.database.tables import (
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.timecontrol import Category
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
+
+#: one player's rating in one category (every seek, accept and game start reads it),
+#: built once
+_PERF = select(RATINGS).where(
+    RATINGS.c.user_id == bindparam("user_id"), RATINGS.c.category == bindparam("category")
+)
 
 
 class _Refused(Exception):
@@ -60,15 +66,8 @@ class DbRatingStore:
 
     def perf(self, player: str, category: Category) -> Perf:
         with self.db.connect() as conn:
-            row = (
-                conn.execute(
-                    select(RATINGS).where(
-                        RATINGS.c.user_id == player, RATINGS.c.category == category.value
-                    )
-                )
-                .mappings()
-                .first()
-            )
+            params = {"user_id": player, "category": category.value}
+            row = conn.execute(_PERF, params).mappings().first()
         return self.system.new_perf() if row is None else perf_of_row(row)
 
     def perfs_of(self, players: list[str], category: Category) -> dict[str, Perf]:

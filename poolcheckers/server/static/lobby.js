@@ -44,7 +44,7 @@ class LobbyPage {
     this.list = h("tbody");
     // direct challenges sent and received, refreshed by the socket's challenge messages
     this.challenges = challengesSection(rules);
-    /** @type {LiveSocket<LobbyMessage> | null} */
+    /** @type {LiveSocket<LobbyMessage | LobbyMessage[]> | null} */
     this.socket = null;
     this.rated = h("input", { type: "checkbox", name: "rated", checked: true });
     this.rated.addEventListener("change", () => this.showRules());
@@ -129,7 +129,10 @@ class LobbyPage {
     this.root.append(this.challenges.section);
     this.challenges.refresh().catch((err) => (this.error.textContent = errorText(err)));
     this.showRules();
-    this.socket = new LiveSocket("/ws/lobby", { onMessage: (m) => this.onMessage(m) });
+    // batch=1: the changes that arrive together come in one frame, as an array
+    this.socket = new LiveSocket("/ws/lobby?batch=1", {
+      onMessage: (m) => (Array.isArray(m) ? m.forEach((one) => this.onMessage(one)) : this.onMessage(m)),
+    });
   }
 
   showRules() {
