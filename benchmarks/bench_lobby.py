@@ -5,22 +5,30 @@ once.
 
 Starts ``python -m poolcheckers.server`` on a throwaway SQLite database (or
 ``--database-url``) with the sign-in limits raised (every player comes from
-127.0.0.1).  Half the players are authors: each keeps a lobby socket open and
-posts a rated 3+2 seek; the other half take them, all at once.  The game has
-started for both when the taker has the accept's answer and the author has the
-``{"type": "game"}`` message on its lobby socket: that moment minus the moment
-the accept was sent is the measured time.  Each game is then played with random
+127.0.0.1).  Half the players are authors: each opens a lobby socket and posts a
+rated 3+2 seek.  When every seek is up, the other half take them, all at once
+(one event releases the hundred accepts of the default run together).  The game
+has started for both when the taker has the accept's answer and the author has
+the ``{"type": "game"}`` message on its lobby socket: that moment minus the
+moment the accept was sent is the measured time.  The games are then played with random
 legal moves (as the server lists them) for ``--plies`` plies and ended by both
 players resigning at once while one of them also moves (racing finishes: one of
 them ends the game).  Rounds repeat with colours swapped.  At the end, every
 player's rating shows as many games as they finished, and the database holds one
 rating update per finished game.
 
-With ``--servers 2`` (PostgreSQL only) two server processes share the database:
-authors use one, takers the other, so every game start crosses processes (the
-author hears of it through LISTEN/NOTIFY).
+The same workload runs first against the server of ``--baseline`` (a commit built
+from this repository's history into a temporary folder, as benchmarks/baseline.py
+does for the engine), then against this checkout, each on a fresh database: the
+old and new figures come from one run, on one machine state.  ``--plot`` draws
+both distributions.
 
-    .venv/bin/python benchmarks/bench_lobby.py                   # 200 players, 2 rounds
+With ``--servers 2`` (PostgreSQL only) two server processes share the database:
+each pair's author uses one and its taker the other, alternating, so both answer
+accepts and every game start crosses processes (the author hears of it through
+LISTEN/NOTIFY).
+
+    .venv/bin/python benchmarks/bench_lobby.py --plot lobby.png  # 200 players, 2 rounds
     .venv/bin/python benchmarks/bench_lobby.py --players 50 --rounds 1 --json /tmp/l.json
     .venv/bin/python benchmarks/bench_lobby.py --servers 2 --database-url postgresql://...
 """
@@ -30,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -42,7 +51,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import h11
 import httpx2
+import uvloop
 import websockets
 from sqlalchemy import create_engine, func, select
 from tqdm import tqdm
@@ -138,6 +149,51 @@ async def play(black: Player, white: Player, game: dict[str, Any], plies: int, s
     return bool(final["status"] == "finished")
 
 
+class Connection:
+    """One kept-alive HTTP/1.1 connection of a player, framed by h11: the measured
+    accept goes through it, so that the measuring client spends little of the
+    measured time in its own HTTP stack (httpx costs about a millisecond of CPU per
+    request, and a hundred accepts share the client's one core)."""
+
+    def __init__(self, base: str, headers: dict[str, str]) -> None:
+        url = httpx2.URL(base)
+        self.host, self.port = url.host, url.port or 80
+        self.headers = [("Host", f"{self.host}:{self.port}"), *headers.items()]
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def post(self, path: str) -> tuple[int, bytes]:
+        """POST ``path`` with an empty body: (status, body)."""
+        assert self.reader is not None and self.writer is not None
+        conn = h11.Connection(h11.CLIENT)
+        request = h11.Request(
+            method="POST", target=path, headers=[*self.headers, ("Content-Length", "0")]
+        )
+        self.writer.write(conn.send(request) + conn.send(h11.EndOfMessage()))
+        status, body = 0, bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                conn.receive_data(await self.reader.read(65536))
+            elif isinstance(event, h11.Response):
+                status = event.status_code
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                return status, bytes(body)
+            elif isinstance(event, h11.ConnectionClosed):
+                raise ConnectionError("the server closed the connection")
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+
+
 class Table:
     """One seek of ``author`` for ``taker``: the author's lobby socket, its seek."""
 
@@ -171,23 +227,39 @@ class Table:
                         return str(message["id"])
 
         waiting = asyncio.create_task(author_learns())
+        # on the process other than the author's (with two), on a connection already open
+        taker = self.taker
+        headers = {"Cookie": taker.cookie(), "X-CSRF-Token": taker.http.headers["X-CSRF-Token"]}
+        connection = Connection(self.author.other, headers)
+        await connection.open()
         await go.wait()
         start = time.perf_counter()
-        r = await self.taker.http.post(f"{self.taker.other}/api/seeks/{self.seek_id}/accept")
-        r.raise_for_status()
-        game: dict[str, Any] = r.json()["game"]
+        status, body = await connection.post(f"/api/seeks/{self.seek_id}/accept")
+        if status != 200:
+            raise RuntimeError(f"accept answered {status}: {body[:200]!r}")
+        game: dict[str, Any] = json.loads(body)["game"]
         gid = await asyncio.wait_for(waiting, timeout=60)
         started = time.perf_counter() - start
+        await connection.close()
         assert gid == game["id"], (gid, game["id"])
-        await ws.close()
         return started, game
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def round_of(
-    tables: list[Table], plies: int, seed: int, desc: str
-) -> tuple[list[float], int]:
+    tables: list[Table], plies: int, seed: int, desc: str, pids: list[int]
+) -> tuple[list[float], int, dict[str, float]]:
     """Every author's socket and seek first; then every taker accepts at once (one
-    event releases them all); then the games are played.  (times to start, games ended)"""
+    event releases them all); then the games are played.  (times to start, games
+    ended, the burst's wall and CPU times: where the time went)"""
     with tqdm(total=len(tables), desc=f"{desc}: seeks", unit="seek") as bar:
 
         async def opened(t: Table) -> None:
@@ -198,8 +270,24 @@ async def round_of(
     go = asyncio.Event()
     accepts = [asyncio.create_task(t.accept(go)) for t in tables]
     await asyncio.sleep(0.5)  # every task is waiting on the event
-    go.set()
-    results = await asyncio.gather(*accepts)
+    # the measuring client's own garbage collector stays out of the measured burst (a
+    # full pass over two hundred clients' objects pauses the client's loop for tens
+    # of milliseconds); the server keeps its collector as configured
+    gc.collect()
+    gc.disable()
+    server0, client0, wall0 = sum(map(cpu_seconds, pids)), time.process_time(), time.perf_counter()
+    try:
+        go.set()
+        results = await asyncio.gather(*accepts)
+    finally:
+        gc.enable()
+    burst = {
+        "wall_ms": 1000 * (time.perf_counter() - wall0),
+        "server_cpu_ms": 1000 * (sum(map(cpu_seconds, pids)) - server0),
+        "client_cpu_ms": 1000 * (time.process_time() - client0),
+    }
+    # the lobby pages leave after every game has started (not inside the measured time)
+    await asyncio.gather(*(t.close() for t in tables))
     with tqdm(total=len(tables), desc=f"{desc}: games", unit="game") as bar:
 
         async def played(i: int, t: Table, game: dict[str, Any]) -> bool:
@@ -215,7 +303,7 @@ async def round_of(
         ended = await asyncio.gather(
             *(played(i, t, g) for i, (t, g) in enumerate(zip(tables, games, strict=True)))
         )
-    return [started for started, _ in results], sum(ended)
+    return [started for started, _ in results], sum(ended), burst
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -223,8 +311,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run(bases: list[str], args: argparse.Namespace, label: str) -> dict[str, Any]:
-    players = [Player(bases[0], f"p{i:04d}_{args.seed}", bases[-1]) for i in range(args.players)]
+async def run(
+    bases: list[str], pids: list[int], args: argparse.Namespace, label: str
+) -> dict[str, Any]:
+    # with two processes, pair i's author posts on one and its taker accepts on the
+    # other, the pairs alternating: both processes answer accepts, and every game
+    # start crosses processes (the author hears of it through LISTEN/NOTIFY)
+    n = len(bases)
+    players = [
+        Player(bases[i % n], f"p{i:04d}_{args.seed}", bases[(i + 1) % n])
+        for i in range(args.players)
+    ]
     with tqdm(total=len(players), desc=f"{label}: sign-ups", unit="player") as bar:
 
         async def up(p: Player) -> None:
@@ -234,16 +331,24 @@ async def run(bases: list[str], args: argparse.Namespace, label: str) -> dict[st
         await asyncio.gather(*(up(p) for p in players))
     half = len(players) // 2
     times: list[float] = []
+    bursts: list[dict[str, float]] = []
     games = 0
     for rnd in range(args.rounds):
         authors, takers = players[:half], players[half : 2 * half]
         if rnd % 2:
             authors, takers = takers, authors
         tables = [Table(a, t) for a, t in zip(authors, takers, strict=True)]
-        started, ended = await round_of(
-            tables, args.plies, args.seed * 1000 + rnd * half, f"{label} round {rnd + 1}"
+        started, ended, burst = await round_of(
+            tables, args.plies, args.seed * 1000 + rnd * half, f"{label} round {rnd + 1}", pids
         )
         times += started
+        bursts.append(burst)
+        p50, p99 = 1000 * statistics.median(started), 1000 * percentile(started, 0.99)
+        tqdm.write(
+            f"{label} round {rnd + 1}: p50 {p50:.0f} ms, p99 {p99:.0f} ms; burst "
+            f"{burst['wall_ms']:.0f} ms, server CPU {burst['server_cpu_ms']:.0f} ms, "
+            f"client CPU {burst['client_cpu_ms']:.0f} ms"
+        )
         games += ended
     wrong = []
     for p in tqdm(players, desc=f"{label}: ratings", unit="player"):
@@ -269,6 +374,9 @@ async def run(bases: list[str], args: argparse.Namespace, label: str) -> dict[st
             "max": max(times),
         },
         "accept_to_start_all_s": sorted(times),
+        # per accept, over every round's burst: the servers' CPU and the client's
+        "server_cpu_ms_per_accept": sum(b["server_cpu_ms"] for b in bursts) / len(times),
+        "client_cpu_ms_per_accept": sum(b["client_cpu_ms"] for b in bursts) / len(times),
         "players_with_wrong_rating_count": wrong,
     }
 
@@ -290,7 +398,10 @@ def side(code: Path | None, url: str, args: argparse.Namespace, label: str) -> d
     an older commit; None: this checkout) on the database ``url``."""
     servers = [start_server(url, args.players, code) for _ in range(max(1, args.servers))]
     try:
-        figures = asyncio.run(run([base for _, base in servers], args, label))
+        # the client's own loop on uvloop (uvicorn[standard] brings it): the simulated
+        # players share one process, and their overhead is part of every measured time
+        bases, pids = [base for _, base in servers], [proc.pid for proc, _ in servers]
+        figures = uvloop.run(run(bases, pids, args, label))
     finally:
         for proc, _ in servers:
             stop_server(proc)
@@ -351,7 +462,12 @@ def plot(results: dict[str, dict[str, Any]], path: Path) -> None:
     ax.set_xlabel("accept to game start (ms)")
     ax.set_ylabel("share of accepts")
     servers = next(iter(results.values()))["servers"]
-    ax.set_title(f"{len(times)} seek accepts released at once, {servers} server process(es)")
+    per_round = figures["players"] // 2
+    rounds = figures["rounds"]
+    ax.set_title(
+        f"{per_round} seek accepts released at once ({rounds} rounds), "
+        f"{servers} server process{'es' if servers > 1 else ''}"
+    )
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -254,10 +255,22 @@ def parse_rules(options: dict[str, Any] | None) -> RuleSet:
         raise errors.bad_request(f"invalid rules (docs/RULES.md §9): {exc}") from None
 
 
+@functools.lru_cache(maxsize=256)
+def _set_up(fen: str, rules: RuleSet) -> Board:
+    return Board(fen, rules=rules)
+
+
+def board_at(fen: str, rules: RuleSet) -> Board:
+    """A new board set up at ``fen`` (R5).  Reading a FEN costs a hundred times what
+    copying a board does, and nearly every game starts from the same few positions:
+    the boards read are kept (a few hundred) and copied."""
+    return _set_up(fen, rules).copy()
+
+
 def parse_board(fen: str | None, rules: RuleSet) -> Board:
     """The position of a FEN (R5; the start position when empty), or ``malformed``."""
     try:
-        return Board(fen.strip() if fen and fen.strip() else STARTING_FEN, rules=rules)
+        return board_at(fen.strip() if fen and fen.strip() else STARTING_FEN, rules)
     except FenError as exc:
         raise errors.malformed(f"invalid FEN (R5): {exc}") from None
 
@@ -274,7 +287,7 @@ def parse_move(board: Board, text: str) -> Move:
 
 def replay(game: GameRec, moves: list[MoveRec]) -> Board:
     """The board after the start FEN and every stored move (each checked again)."""
-    board = Board(game.start_fen, rules=RuleSet.from_dict(game.rules))
+    board = board_at(game.start_fen, RuleSet.from_dict(game.rules))
     for m in moves:
         board.push(board.parse_move(m.path))
     return board
