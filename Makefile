@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 	bash scripts/build-deps.sh $(PYTHON)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[dev,distributed,tooling]'
+	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[web,dev,distributed,tooling]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -28,7 +28,7 @@ $(RUN_STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 	bash scripts/build-deps.sh $(PYTHON)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e .
+	POOLCHECKERS_REQUIRE_NATIVE=1 $(PY) -m pip install --quiet -e '.[web]'
 	touch $(RUN_STAMP)
 
 run: $(RUN_STAMP)

@@ -186,7 +186,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: what the web app needs beyond the library (the extra "web" of pyproject.toml)
+WEB_MODULES = ("fastapi", "uvicorn", "sqlalchemy", "alembic", "argon2", "limits")
+
+
+def _web_missing(command: str) -> int | None:
+    """None when the web app's libraries import; else say which extra to install
+    (a library-only install has none of them) and give the exit status."""
+    for module in WEB_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            print(
+                f"poolcheckers {command}: the web app needs {module}, of the web extra: "
+                "pip install 'poolcheckers[web]'",
+                file=sys.stderr,
+            )
+            return EXIT_MISSING_EXTRA
+    return None
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    missing = _web_missing("serve")
+    if missing is not None:
+        return missing
     serve_main: Callable[[list[str]], int] = importlib.import_module(
         "poolcheckers.server.cli"
     ).serve_main
@@ -194,6 +217,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_reset_password(args: argparse.Namespace) -> int:
+    missing = _web_missing("reset-password")
+    if missing is not None:
+        return missing
     reset_main: Callable[[list[str]], int] = importlib.import_module(
         "poolcheckers.server.cli"
     ).reset_main

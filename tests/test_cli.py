@@ -271,9 +271,10 @@ def test_make_run_installs_the_site_without_the_test_and_cluster_extras() -> Non
     installs = [
         line for line in plan.stdout.splitlines() if "pip install" in line and " -e " in line
     ]
-    assert installs and all(line.rstrip().endswith("-e .") for line in installs), installs
+    # the site's extra alone: not the test, tooling and cluster ones
+    assert installs and all(line.rstrip().endswith("-e '.[web]'") for line in installs), installs
     full = subprocess.run(
         ["make", "-n", "-B", "setup", "VENV=/nonexistent/venv"], cwd=root, capture_output=True,
         text=True, check=False,
     )  # fmt: skip
-    assert "[dev,distributed,tooling]" in full.stdout
+    assert "[web,dev,distributed,tooling]" in full.stdout

@@ -243,6 +243,10 @@ def _progress(items: list[Puzzle], desc: str) -> Iterator[Puzzle]:
 
 @quiet_broken_pipe
 def check(args: argparse.Namespace) -> int:
+    if args.plot:  # before the minutes of checking, not at their end
+        from poolcheckers.tooling import require_extra
+
+        require_extra("matplotlib", purpose="puzzles check --plot")
     try:
         puzzles = list(read_puzzles(args.file))
     except (OSError, PuzzleError) as error:
