@@ -283,4 +283,3 @@ async def test_batched_lobby_socket_sends_waiting_changes_as_one_array_frame() -
 async def test_plain_lobby_socket_sends_one_frame_per_message_in_order() -> None:
     waiting = ['{"type":"seek_added"}', '{"type":"game"}']
     assert await _drain(False, waiting) == [*waiting, '{"type":"pong"}']
-
