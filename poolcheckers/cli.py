@@ -181,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rest", nargs=argparse.REMAINDER)
     p.set_defaults(func=_cmd_reset_password)
 
+    p = sub.add_parser("db", help="back up or restore the site's database (site admin)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_cmd_db)
+
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -226,6 +230,16 @@ def _cmd_reset_password(args: argparse.Namespace) -> int:
     return reset_main(list(args.rest))
 
 
+def _cmd_db(args: argparse.Namespace) -> int:
+    missing = _web_missing("db")
+    if missing is not None:
+        return missing
+    db_main: Callable[[list[str]], int] = importlib.import_module(
+        "poolcheckers.server.cli"
+    ).db_main
+    return db_main(list(args.rest))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
@@ -233,6 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_serve(argparse.Namespace(rest=arguments[1:]))
     if arguments[:1] == ["reset-password"]:
         return _cmd_reset_password(argparse.Namespace(rest=arguments[1:]))
+    if arguments[:1] == ["db"]:
+        return _cmd_db(argparse.Namespace(rest=arguments[1:]))
     # here, after serve: the web app never loads the tools (the commands below do)
     from poolcheckers.tooling import MissingExtraError
 

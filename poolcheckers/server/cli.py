@@ -16,6 +16,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -531,4 +532,48 @@ def reset_main(argv: Sequence[str] | None = None) -> int:
     until = time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(expires))
     print(f"Reset code for {args.username}: {code}")
     print(f"Valid until {until}, once: on the account page, 'Forgot your password?'.")
+    return 0
+
+
+def db_main(argv: Sequence[str] | None = None) -> int:
+    """``poolcheckers db backup FILE`` / ``poolcheckers db restore FILE``: the site's
+    database with its own tools (pg_dump/pg_restore, SQLite's backup API)."""
+    p = argparse.ArgumentParser(
+        prog="poolcheckers db",
+        description="Back up or restore the site's database (PostgreSQL: pg_dump and "
+        "pg_restore in their custom format; SQLite: its online backup). A backup can "
+        "be taken while the site runs; restore into an empty database or a stopped site.",
+    )
+    sub = p.add_subparsers(dest="action", required=True)
+    for action, helptext in (
+        ("backup", "write a backup of the database to FILE"),
+        ("restore", "replace the database's contents with the backup FILE"),
+    ):
+        a = sub.add_parser(action, help=helptext)
+        a.add_argument("file", type=Path, help="the backup file")
+        a.add_argument(
+            "--database-url",
+            default=None,
+            help=f"the site's database (default: sqlite:///{default_database_path()})",
+        )
+    args = p.parse_args(list(argv) if argv is not None else None)
+    from poolcheckers.server.database.backup import BackupError, backup, restore
+    from poolcheckers.server.database.engine import make_engine, make_url_safe, run_migrations
+
+    url = args.database_url or f"sqlite:///{default_database_path()}"
+    try:
+        if args.action == "backup":
+            size = backup(url, args.file)
+            print(f"{make_url_safe(url)} -> {args.file} ({size:,} bytes)")
+        else:
+            restore(url, args.file)
+            engine = make_engine(url)
+            try:  # a backup of an older version is brought to this one's schema
+                run_migrations(engine)
+            finally:
+                engine.dispose()
+            print(f"{args.file} -> {make_url_safe(url)}")
+    except (BackupError, OSError) as exc:
+        print(f"poolcheckers db {args.action}: error: {exc}", file=sys.stderr)
+        return 1
     return 0

@@ -1,0 +1,255 @@
+"""The production path of docs/DEPLOY.md, run for real: Caddy (Debian's package) with
+a certificate of its own CA in front of two server processes on PostgreSQL, the
+repository's deploy/Caddyfile as it is.  An online game is played through it over
+HTTPS, watched over WSS, one process is restarted in the middle, and nothing is
+lost; then the database is backed up and restored with PostgreSQL's tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from sqlalchemy import create_engine, func, select
+from websockets.sync.client import ClientConnection, connect
+
+from poolcheckers.server.database.engine import normalize_url
+from poolcheckers.server.database.tables import GAMES, MOVES, RATING_UPDATES
+
+from .conftest import PgCluster, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+CADDY = shutil.which("caddy")
+PASSWORD = "correct horse battery"
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.slow,
+    pytest.mark.skipif(CADDY is None, reason="needs Debian's caddy (make system-deps)"),
+]
+
+
+def _wait_health(url: str, *, verify: ssl.SSLContext | bool = True, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx2.get(url + "/api/health", verify=verify, timeout=2).status_code == 200:
+                return
+        except (httpx2.HTTPError, ssl.SSLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url} did not answer /api/health within {timeout} s")
+        time.sleep(0.2)
+
+
+class Process:
+    """``python -m poolcheckers.server`` on a port, as deploy/poolcheckers@.service
+    starts it: behind the proxy of 127.0.0.1, for the site's name and origin."""
+
+    def __init__(self, port: int, db_url: str, site: str, log: Path) -> None:
+        self.port, self.db_url, self.site, self.log = port, db_url, site, log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [
+            sys.executable, "-m", "poolcheckers.server", "--host", "127.0.0.1",
+            "--port", str(self.port), "--database-url", self.db_url,
+            "--forwarded-allow-ips", "127.0.0.1", "--allowed-host", "localhost",
+            "--site-origin", self.site, "--access-log", "--log-level", "info",
+            # the rating of a short game and the sign-ups from one address
+            "--min-rated-plies", "2", "--signup-limit", "100",
+        ]  # fmt: skip
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        _wait_health(f"http://127.0.0.1:{self.port}")
+
+    def stop(self) -> int:
+        """SIGTERM, as systemd stops a unit: uvicorn finishes what it is answering."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def site(pg_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    https_port, http_port = free_port(), free_port()
+    origin = f"https://localhost:{https_port}"
+    processes = [
+        Process(free_port(), pg_url, origin, tmp_path / f"server{i}.log") for i in range(2)
+    ]
+    for p in processes:
+        p.start()
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),  # Caddy's CA and certificates
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "POOLCHECKERS_SITE": f"localhost:{https_port}",
+        "POOLCHECKERS_HTTPS_PORT": str(https_port),
+        "POOLCHECKERS_HTTP_PORT": str(http_port),
+        "POOLCHECKERS_UPSTREAMS": " ".join(f"127.0.0.1:{p.port}" for p in processes),
+        "POOLCHECKERS_TLS": "tls internal",
+        "POOLCHECKERS_LOG_DIR": str(tmp_path),
+        # no admin endpoint, and the CA is not installed into the system's trust store
+        "POOLCHECKERS_CADDY_GLOBAL": "admin off\n\tskip_install_trust",
+    }
+    caddy_log = (tmp_path / "caddy.log").open("wb")
+    assert CADDY is not None
+    caddy = subprocess.Popen(
+        [CADDY, "run", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter", "caddyfile"],
+        env=env,
+        stdout=caddy_log,
+        stderr=subprocess.STDOUT,
+    )
+    root_ca = tmp_path / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
+    try:
+        deadline = time.monotonic() + 60
+        while not root_ca.exists():
+            assert caddy.poll() is None, (tmp_path / "caddy.log").read_text()
+            assert time.monotonic() < deadline, "Caddy made no CA"
+            time.sleep(0.2)
+        tls = ssl.create_default_context(cafile=str(root_ca))
+        _wait_health(origin, verify=tls)
+        yield {"origin": origin, "tls": tls, "processes": processes, "tmp": tmp_path}
+    finally:
+        caddy.terminate()
+        caddy.wait(timeout=30)
+        caddy_log.close()
+        for p in processes:
+            if p.proc is not None and p.proc.poll() is None:
+                p.stop()
+
+
+def _player(origin: str, tls: ssl.SSLContext, name: str) -> httpx2.Client:
+    client = httpx2.Client(base_url=origin, verify=tls, timeout=30, headers={"Origin": origin})
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    # the server sees https (X-Forwarded-Proto from the trusted proxy): a Secure cookie
+    assert "secure" in r.headers["set-cookie"].lower()
+    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    return client
+
+
+def _watch(
+    sockets: ExitStack, origin: str, tls: ssl.SSLContext, client: httpx2.Client, gid: str
+) -> ClientConnection:
+    """The game page's socket (signed in as ``client``), closed with ``sockets``."""
+    cookie = f"pc_session={client.cookies['pc_session']}"
+    url = origin.replace("https", "wss") + f"/ws/games/{gid}"
+    headers = {"Cookie": cookie, "Origin": origin}
+    return sockets.enter_context(connect(url, ssl=tls, additional_headers=headers))
+
+
+def _last_state(ws: ClientConnection, ply: int) -> dict[str, Any]:
+    """The socket's states until the one at ``ply``."""
+    while True:
+        message = json.loads(ws.recv(timeout=30))
+        state = message.get("game", message)
+        if isinstance(state, dict) and state.get("ply") == ply:
+            return state
+
+
+def test_online_game_through_caddy_survives_a_process_restart_then_backup_restores_it(
+    site: dict[str, Any], pg_url: str, pg_cluster: PgCluster
+) -> None:
+    origin, tls = site["origin"], site["tls"]
+    ann, bob = _player(origin, tls, "Ann"), _player(origin, tls, "Bob")
+    seek = ann.post(
+        "/api/seeks", json={"clock": {"initial": 600, "increment": 5}, "rated": True,
+                            "color": "black"},
+    )  # fmt: skip
+    assert seek.status_code == 200, seek.text
+    started = bob.post(f"/api/seeks/{seek.json()['id']}/accept")
+    assert started.status_code == 200, started.text
+    state = started.json()["game"]
+    gid = state["id"]
+    sockets = ExitStack()
+    watcher = _watch(sockets, origin, tls, ann, gid)
+    played: list[str] = []
+    for ply in range(12):
+        if ply == 5:  # mid-game: one process stops and starts again
+            first = site["processes"][0]
+            # uvicorn finishes its requests, shuts the app down, then ends by the
+            # signal it caught (what systemd expects of a stopped unit)
+            assert first.stop() in (0, -signal.SIGTERM)
+            assert "Application shutdown complete" in first.log.read_text()
+            # while it is down, Caddy sends everything to the other process
+            mover = ann if state["turn"] == "black" else bob
+            assert mover.get(f"/api/games/{gid}").json()["ply"] == ply
+            first.start()
+            # Caddy's health checks put it back in the rotation
+            deadline = time.monotonic() + 20
+            while (
+                f"GET /api/games/{gid} "
+                not in first.log.read_text().split("Application startup complete")[-1]
+            ):
+                assert time.monotonic() < deadline, "Caddy never used the restarted process"
+                mover.get(f"/api/games/{gid}")
+                time.sleep(0.1)
+        mover = ann if state["turn"] == "black" else bob
+        move = state["legal_moves"][0]["notation"]
+        r = mover.post(f"/api/games/{gid}/move", json={"move": move, "ply": state["ply"]})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        played.append(move)
+        try:
+            seen = _last_state(watcher, len(played))
+        except Exception:
+            # the watcher's process was the one restarted: the page reconnects
+            watcher = _watch(sockets, origin, tls, ann, gid)
+            seen = _last_state(watcher, len(played))
+        assert seen["ply"] == len(played)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    sockets.close()
+    final = ann.get(f"/api/games/{gid}").json()
+    assert final["status"] == "finished" and final["ply"] == 12
+    assert final["moves"] == played
+    # Caddy shared the game's moves between both processes
+    for p in site["processes"]:
+        assert f"/api/games/{gid}/move" in p.log.read_text()
+
+    # every move stored once, the rated result applied once
+    engine = create_engine(normalize_url(pg_url))
+    with engine.connect() as conn:
+        moves = conn.execute(select(func.count()).where(MOVES.c.game_id == gid)).scalar_one()
+        rated = conn.execute(
+            select(func.count()).where(RATING_UPDATES.c.game_id == gid)
+        ).scalar_one()
+    engine.dispose()
+    assert (moves, rated) == (12, 1)
+
+    # PostgreSQL's own tools through the command, while the site runs
+    backup = site["tmp"] / "site.dump"
+    done = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "db", "backup", str(backup),
+         "--database-url", pg_url], capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    copy = pg_cluster.create_database(f"restored_{int(time.time() * 1000) % 100000}")
+    done = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "db", "restore", str(backup),
+         "--database-url", copy], capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    engine = create_engine(normalize_url(copy))
+    with engine.connect() as conn:
+        row = conn.execute(select(GAMES.c.status, GAMES.c.ply).where(GAMES.c.id == gid)).one()
+        notations = conn.execute(
+            select(MOVES.c.notation).where(MOVES.c.game_id == gid).order_by(MOVES.c.ply)
+        ).scalars()
+        assert (row.status, row.ply, list(notations)) == ("finished", 12, played)
+    engine.dispose()
+    # the access log is Caddy's JSON lines, one per request through the proxy
+    lines = (site["tmp"] / "poolcheckers-access.log").read_text().splitlines()
+    assert any(json.loads(line)["request"]["uri"] == f"/api/games/{gid}" for line in lines)
