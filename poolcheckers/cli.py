@@ -234,9 +234,7 @@ def _cmd_db(args: argparse.Namespace) -> int:
     missing = _web_missing("db")
     if missing is not None:
         return missing
-    db_main: Callable[[list[str]], int] = importlib.import_module(
-        "poolcheckers.server.cli"
-    ).db_main
+    db_main: Callable[[list[str]], int] = importlib.import_module("poolcheckers.server.cli").db_main
     return db_main(list(args.rest))
 
 

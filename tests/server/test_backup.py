@@ -46,9 +46,7 @@ def test_restore_of_a_missing_backup_names_it_and_changes_nothing(
     target = tmp_path / "site.sqlite3"
     missing = tmp_path / "nothing.backup"
     assert db_main(["restore", str(missing), "--database-url", f"sqlite:///{target}"]) == 1
-    assert capsys.readouterr().err == (
-        f"poolcheckers db restore: error: no backup at {missing}\n"
-    )
+    assert capsys.readouterr().err == (f"poolcheckers db restore: error: no backup at {missing}\n")
     assert not target.exists()
 
 
