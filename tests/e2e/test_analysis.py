@@ -154,17 +154,21 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
     page.fill("#engine-time", "2")
     page.click("#engine-toggle")
-    page.wait_for_selector("#engine-depth")
+    # the engine's answers wait on a search thread: on a loaded machine (a CI run
+    # beside other jobs) they take longer than the page's usual 15 s
+    engine_wait = 60_000
+    page.wait_for_selector("#engine-depth", timeout=engine_wait)
     page.wait_for_function(
-        "() => document.querySelector('#engine-pv')?.textContent.includes('9x18')"
+        "() => document.querySelector('#engine-pv')?.textContent.includes('9x18')",
+        timeout=engine_wait,
     )
     assert page.inner_text("#engine-score")
     # the evaluation bar (Black wins a man: more than half is Black's) and the best
     # move's arrow on the board (9x18: from 9 over 14 to 18)
-    page.wait_for_selector("#eval-bar:not([hidden])")
+    page.wait_for_selector("#eval-bar:not([hidden])", timeout=engine_wait)
     assert float(page.get_attribute("#eval-bar", "data-black") or 0) > 0.5
     assert "for Black" in page.inner_text("#eval-bar")
-    page.wait_for_selector('svg.board polyline.arrow[data-path="9-18"]')
+    page.wait_for_selector('svg.board polyline.arrow[data-path="9-18"]', timeout=engine_wait)
     assert page.get_attribute("#engine-toggle", "aria-pressed") == "true"
     shot(page, "analysis-engine")
     # Moving on restarts the analysis on the new position.
@@ -172,7 +176,8 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
     wait_shown(page, board_after(BLUNDER_LINE).fen())
     page.wait_for_function(
         "() => { const pv = document.querySelector('#engine-pv'); "
-        "return pv && !pv.textContent.includes('9x18'); }"
+        "return pv && !pv.textContent.includes('9x18'); }",
+        timeout=engine_wait,
     )
     page.click("#engine-toggle")
     assert page.get_attribute("#engine-toggle", "aria-pressed") == "false"
