@@ -37,6 +37,7 @@ from poolcheckers.server.api.routers import (
     practice,
     puzzles,
     rulebook,
+    tokens,
     tournaments,
     ws,
 )
@@ -136,7 +137,7 @@ def create_app(settings: Settings) -> FastAPI:
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
-        practice, lessons, rulebook,
+        practice, lessons, rulebook, tokens,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

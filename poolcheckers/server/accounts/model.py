@@ -302,9 +302,11 @@ class User:
     key: str
     password_hash: str
     created: float
+    #: a bot account (plays through the bot API; irreversible)
+    bot: bool = False
 
     def public(self) -> dict[str, object]:
-        return {"username": self.username, "created": self.created}
+        return {"username": self.username, "created": self.created, "bot": self.bot}
 
     def private(self, session_token: str) -> dict[str, object]:
         """``GET /api/account``: the username and the session's CSRF token."""

@@ -15,7 +15,9 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server.accounts.model import User, fold
 from poolcheckers.server.accounts.sessions import Session
+from poolcheckers.server.accounts.tokens import ApiToken
 from poolcheckers.server.database.tables import (
+    API_TOKENS,
     PASSWORD_RESETS,
     SESSIONS,
     USERS,
@@ -27,6 +29,7 @@ from poolcheckers.server.database.tables import (
 # SQLAlchemy about twice what executing it costs against SQLite.
 _SESSION_BY_DIGEST = select(SESSIONS).where(SESSIONS.c.digest == bindparam("digest"))
 _USER_BY_ID = select(USERS).where(USERS.c.id == bindparam("user_id"))
+_TOKEN_BY_DIGEST = select(API_TOKENS).where(API_TOKENS.c.digest == bindparam("digest"))
 
 
 class DbUserStore:
@@ -44,6 +47,7 @@ class DbUserStore:
             row["username_key"],
             row["password_hash"],
             to_s(row["created_ms"]),
+            bool(row["bot"]),
         )
 
     def add(self, user: User) -> bool:
@@ -62,6 +66,11 @@ class DbUserStore:
         except IntegrityError:
             return False
         return True
+
+    def make_bot(self, user_id: str) -> None:
+        """Turn the account into a bot (never back)."""
+        with self.db.begin() as conn:
+            conn.execute(update(USERS).where(USERS.c.id == user_id).values(bot=True))
 
     def _one(self, where: Any) -> User | None:
         with self.db.connect() as conn:
@@ -172,3 +181,68 @@ class DbSessionStore:
     def delete_user(self, user_id: str) -> int:
         with self.db.begin() as conn:
             return int(conn.execute(delete(SESSIONS).where(SESSIONS.c.user_id == user_id)).rowcount)
+
+
+class DbTokenStore:
+    """Personal API tokens in ``api_tokens``, keyed by the token's SHA-256."""
+
+    def __init__(self, db: Engine) -> None:
+        self.db = db
+
+    @staticmethod
+    def _token(row: Any) -> ApiToken:
+        last = row["last_used_ms"]
+        return ApiToken(
+            row["digest"],
+            row["user_id"],
+            row["label"],
+            frozenset(row["scopes"].split()),
+            to_s(row["created_ms"]),
+            None if last is None else to_s(last),
+        )
+
+    def insert(self, token: ApiToken) -> None:
+        with self.db.begin() as conn:
+            conn.execute(
+                insert(API_TOKENS).values(
+                    digest=token.digest,
+                    user_id=token.user_id,
+                    label=token.label,
+                    scopes=" ".join(sorted(token.scopes)),
+                    created_ms=to_ms(token.created),
+                )
+            )
+
+    def of_user(self, user_id: str) -> list[ApiToken]:
+        query = (
+            select(API_TOKENS)
+            .where(API_TOKENS.c.user_id == user_id)
+            .order_by(API_TOKENS.c.created_ms, API_TOKENS.c.digest)
+        )
+        with self.db.connect() as conn:
+            return [self._token(r) for r in conn.execute(query).mappings()]
+
+    def by_digest(self, digest: str) -> ApiToken | None:
+        with self.db.connect() as conn:
+            row = conn.execute(_TOKEN_BY_DIGEST, {"digest": digest}).mappings().first()
+        return None if row is None else self._token(row)
+
+    def touch(self, digest: str, at: float) -> None:
+        with self.db.begin() as conn:
+            conn.execute(
+                update(API_TOKENS)
+                .where(API_TOKENS.c.digest == digest)
+                .values(last_used_ms=to_ms(at))
+            )
+
+    def revoke(self, user_id: str, token_id: str) -> bool:
+        if len(token_id) != 12 or not token_id.isalnum():
+            return False
+        with self.db.begin() as conn:
+            gone = conn.execute(
+                delete(API_TOKENS).where(
+                    API_TOKENS.c.user_id == user_id,
+                    API_TOKENS.c.digest.startswith(token_id, autoescape=True),
+                )
+            )
+        return gone.rowcount > 0

@@ -25,8 +25,9 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketState
 
 from poolcheckers.server.accounts.model import Accounts, Passwords, User
-from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
+from poolcheckers.server.accounts.repository import DbSessionStore, DbTokenStore, DbUserStore
 from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_digest
+from poolcheckers.server.accounts.tokens import ApiToken, Tokens
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError, busy
 from poolcheckers.server.quotas import Quotas
@@ -66,6 +67,7 @@ class AccountService:
             signup_limit=(quotas, rate(SIGNUP_LIMIT.name, settings.signup_limit)),
             clock=lambda: time.now_ms() / 1000,
         )
+        self.tokens = Tokens(DbTokenStore(db))
         self._hash_slots: asyncio.Semaphore | None = None
         #: hashes running or waiting for a thread in this process
         self._hashing = 0
@@ -116,6 +118,27 @@ class AccountService:
         if user is None or token is None:
             raise ApiError(401, "unauthorized", "sign in first (no valid session cookie)")
         return user, token
+
+    async def bearer(self, conn: HTTPConnection, scope: str | None) -> tuple[User, ApiToken]:
+        """The account of the request's ``Authorization: Bearer`` API token, which must
+        hold ``scope`` (None: any); 401 ``unauthorized`` without a live token, 403
+        ``forbidden`` without the scope."""
+        header = conn.headers.get("authorization", "")
+        kind, _, token = header.partition(" ")
+        if kind.lower() != "bearer" or not token.strip():
+            raise ApiError(
+                401, "unauthorized", "send a personal API token: Authorization: Bearer pct_…"
+            )
+        now = self.settings.clock.now_ms() / 1000
+        found = await self.executor.run(self.tokens.check, token.strip(), now)
+        user = None if found is None else await self.executor.run(self.users.by_id, found.user_id)
+        if found is None or user is None:
+            raise ApiError(401, "unauthorized", "this API token is unknown or was revoked")
+        if scope is not None and scope not in found.scopes:
+            raise ApiError(
+                403, "forbidden", f"this API token lacks the scope {scope}: make one with it"
+            )
+        return user, found
 
     def username(self, user_id: str) -> str | None:
         """An account's username (names never change: kept once read)."""

@@ -273,6 +273,15 @@ class PasswordReset(Request):
     password: Text = Field(max_length=1024, description="the new password, 8 to 256 characters")
 
 
+class NewApiToken(Request):
+    """``POST /api/account/tokens``: what the program is (a name) and what it may do."""
+
+    label: Text = Field(max_length=1024, description="the token's name, 1 to 60 characters")
+    scopes: list[Text] = Field(
+        max_length=10, description="bot:play, challenge:read, challenge:write"
+    )
+
+
 class SessionInfo(Answer):
     """``GET /api/session``: the signed-in account, or null (never 401)."""
 
@@ -372,6 +381,9 @@ class PlayerPage(Answer):
 
     username: str
     created: float
+    bot: bool = Field(
+        default=False, description="a bot account (shown BOT; never in the leaderboards)"
+    )
     ratings: dict[str, PerfInfo]
     stats: dict[str, CategoryStats] = Field(
         default_factory=dict, description="rated games by category: results and best rating"

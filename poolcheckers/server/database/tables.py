@@ -134,7 +134,24 @@ USERS = Table(
     # the name's look-alike form (accounts.model.fold), unique; NULL for an account
     # made before it existed whose form another older account had already
     Column("username_fold", String(20), nullable=True),
+    # a bot account (migration 0013): plays through the bot API, never in the
+    # leaderboards nor the lobby's quick pairing; once a bot, always a bot
+    Column("bot", Boolean, nullable=False, server_default=false()),
     Index("ux_users_username_fold", "username_fold", unique=True),
+)
+
+#: Personal API tokens (migration 0013): the SHA-256 of the token (shown once, never
+#: stored), its owner, label and space-separated scopes
+API_TOKENS = Table(
+    "api_tokens",
+    METADATA,
+    Column("digest", String(64), primary_key=True),
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("label", String(60), nullable=False),
+    Column("scopes", String(200), nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("last_used_ms", BigInteger, nullable=True),
+    Index("ix_api_tokens_user", "user_id"),
 )
 
 #: One password-reset code per account (migration 0011): its SHA-256 and expiry; an

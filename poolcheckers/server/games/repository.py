@@ -465,6 +465,17 @@ class GameStore:
             total = int(conn.execute(count).scalar_one())
         return [GameRec.from_row(r) for r in rows], total
 
+    def count_of_player(self, user_id: str) -> int:
+        """Games an account has a seat in (any kind, any state)."""
+        c = GAMES.c
+        query = (
+            select(func.count())
+            .select_from(GAMES)
+            .where(or_(c.black_user_id == user_id, c.white_user_id == user_id))
+        )
+        with self.db.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
     def rated_between(self, one: str, other: str, since_ms: int) -> int:
         """Rated games between two accounts (either colours) created since ``since_ms``."""
         params = {"one": one, "other": other, "since": since_ms}

@@ -140,6 +140,7 @@ class PlayerPages:
         return PlayerPage(
             username=user.username,
             created=user.created,
+            bot=user.bot,
             ratings=ratings,
             stats=stats,
             games=[player_game(g, user.id, names) for g in games],

@@ -270,6 +270,7 @@ def leaderboard_perfs(db: Engine, category: Category, since_ms: int) -> list[tup
             RATINGS.c.category == category.value,
             RATINGS.c.deviation <= 75.0,
             RATINGS.c.last_played_ms >= since_ms,
+            USERS.c.bot.is_(False),  # bots are never ranked among people
         )
         .order_by(RATINGS.c.rating.desc())
         .limit(1000)
@@ -286,7 +287,11 @@ def active_perfs(
     query = (
         select(USERS.c.username, RATINGS)
         .join(USERS, USERS.c.id == RATINGS.c.user_id)
-        .where(RATINGS.c.category == category.value, RATINGS.c.last_played_ms >= since_ms)
+        .where(
+            RATINGS.c.category == category.value,
+            RATINGS.c.last_played_ms >= since_ms,
+            USERS.c.bot.is_(False),
+        )
         .order_by(RATINGS.c.deviation)
         .limit(limit)
     )

@@ -15,6 +15,7 @@ import json
 from fastapi import APIRouter, Request, Response, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from poolcheckers.server import errors
 from poolcheckers.server.accounts.guard import websocket_origin_ok
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.service import close_ended
@@ -101,6 +102,10 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     is posted and the game starts when someone takes it."""
     c = ctx.lobby
     user, _token = await ctx.accounts.require_user(request)
+    if user.bot:
+        raise errors.ApiError(
+            403, "forbidden", "a bot account cannot use quick pairing: players challenge it"
+        )
     spec = SeekSpec.from_dict(body.model_dump())
     perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
     got = await ctx.run(c.play_now, player_of(user), spec, perf)

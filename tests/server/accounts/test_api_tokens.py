@@ -1,0 +1,207 @@
+"""Personal API tokens and bot accounts: made on the account page with the
+password's session and shown once, stored as a digest, scoped, revocable; the bot
+routes take only a token; an account that has played no game becomes a bot for
+good and is marked BOT."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from argon2.profiles import CHEAPEST
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, select
+
+from poolcheckers.server.database.tables import API_TOKENS
+
+from ..conftest import AppFactory
+from ..helpers import error_code
+
+PASSWORD = "correct horse battery"
+
+
+def signed_in(make_client: AppFactory, name: str, same: TestClient | None = None) -> TestClient:
+    client = TestClient(same.app) if same is not None else make_client(password_parameters=CHEAPEST)
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    return client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_token_is_shown_once_and_stored_only_as_a_digest(
+    make_client: AppFactory, db_url: str
+) -> None:
+    ann = signed_in(make_client, "Ann")
+    r = ann.post("/api/account/tokens", json={"label": "my engine", "scopes": ["bot:play"]})
+    assert r.status_code == 200, r.text
+    made = r.json()
+    token = made["token"]
+    assert token.startswith("pct_") and made["scopes"] == ["bot:play"]
+    listed = ann.get("/api/account/tokens").json()["tokens"]
+    assert listed == [{k: v for k, v in made.items() if k != "token"}]
+    assert token not in ann.get("/api/account/tokens").text
+    engine = create_engine(db_url)
+    with engine.connect() as conn:
+        rows = [tuple(r) for r in conn.execute(select(API_TOKENS))]
+    engine.dispose()
+    assert len(rows) == 1 and all(token not in str(v) for v in rows[0])
+
+
+def test_token_signs_a_program_in_to_the_bot_routes_only(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    token = ann.post(
+        "/api/account/tokens", json={"label": "script", "scopes": ["challenge:read"]}
+    ).json()["token"]
+    program = TestClient(ann.app)  # no cookie: the token alone
+    me = program.get("/api/bot/account", headers=bearer(token))
+    assert me.status_code == 200, me.text
+    assert me.json() == {"username": "Ann", "bot": False, "scopes": ["challenge:read"]}
+    # the account's own routes need the password's session: a token makes no tokens
+    r = program.post(
+        "/api/account/tokens", json={"label": "x", "scopes": ["bot:play"]}, headers=bearer(token)
+    )
+    assert r.status_code == 401
+    # a scope the token lacks
+    r = program.post("/api/bot/account/upgrade", headers=bearer(token))
+    assert r.status_code == 403 and error_code(r) == "forbidden"
+    assert "bot:play" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [None, "Bearer", "Bearer pct_" + "x" * 43, "Basic dXNlcjpwYXNz", "Bearer pct_short"],
+)
+def test_without_a_live_token_the_bot_routes_answer_401(
+    make_client: AppFactory, header: str | None
+) -> None:
+    client = make_client()
+    r = client.get("/api/bot/account", headers={} if header is None else {"Authorization": header})
+    assert r.status_code == 401 and error_code(r) == "unauthorized"
+
+
+def test_revoked_token_stops_at_once(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    made = ann.post("/api/account/tokens", json={"label": "bot", "scopes": ["bot:play"]}).json()
+    program = TestClient(ann.app)
+    assert program.get("/api/bot/account", headers=bearer(made["token"])).status_code == 200
+    assert ann.delete(f"/api/account/tokens/{made['id']}").status_code == 204
+    assert program.get("/api/bot/account", headers=bearer(made["token"])).status_code == 401
+    assert ann.delete(f"/api/account/tokens/{made['id']}").status_code == 404
+
+
+def test_another_account_cannot_revoke_your_token(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    bob = signed_in(make_client, "Bob", same=ann)
+    made = ann.post("/api/account/tokens", json={"label": "bot", "scopes": ["bot:play"]}).json()
+    assert bob.delete(f"/api/account/tokens/{made['id']}").status_code == 404
+    assert len(ann.get("/api/account/tokens").json()["tokens"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"label": "", "scopes": ["bot:play"]}, "give the token a name"),
+        ({"label": "x" * 61, "scopes": ["bot:play"]}, "at most 60 characters"),
+        ({"label": "x", "scopes": []}, "at least one scope"),
+        ({"label": "x", "scopes": ["admin"]}, "unknown scope 'admin'"),
+    ],
+)
+def test_bad_token_requests_say_what_is_wrong(
+    make_client: AppFactory, body: dict[str, object], says: str
+) -> None:
+    ann = signed_in(make_client, "Ann")
+    r = ann.post("/api/account/tokens", json=body)
+    assert r.status_code == 400 and says in r.json()["error"]["message"]
+    assert ann.get("/api/account/tokens").json()["tokens"] == []
+
+
+def test_new_account_becomes_a_bot_for_good_and_is_marked(make_client: AppFactory) -> None:
+    bot = signed_in(make_client, "RoboPool")
+    token = bot.post(
+        "/api/account/tokens", json={"label": "engine", "scopes": ["bot:play"]}
+    ).json()["token"]
+    program = TestClient(bot.app)
+    r = program.post("/api/bot/account/upgrade", headers=bearer(token))
+    assert r.status_code == 200 and r.json() == {"username": "RoboPool", "bot": True}
+    assert program.get("/api/bot/account", headers=bearer(token)).json()["bot"] is True
+    assert bot.get("/api/account/tokens").json()["bot"] is True
+    # again: still a bot (there is no way back)
+    assert program.post("/api/bot/account/upgrade", headers=bearer(token)).status_code == 200
+
+
+def test_account_that_has_played_cannot_become_a_bot(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    bob = signed_in(make_client, "Bob", same=ann)
+    seek = ann.post(
+        "/api/seeks", json={"clock": {"initial": 180, "increment": 2}, "rated": False}
+    ).json()
+    assert bob.post(f"/api/seeks/{seek['id']}/accept").status_code == 200
+    token = ann.post(
+        "/api/account/tokens", json={"label": "engine", "scopes": ["bot:play"]}
+    ).json()["token"]
+    r = TestClient(ann.app).post("/api/bot/account/upgrade", headers=bearer(token))
+    assert r.status_code == 409 and "has played 1 game" in r.json()["error"]["message"]
+    assert ann.get("/api/account/tokens").json()["bot"] is False
+
+
+def test_tokens_survive_in_the_database_not_the_process(
+    make_client: AppFactory, tmp_path: Path
+) -> None:
+    ann = signed_in(make_client, "Ann")
+    token = ann.post(
+        "/api/account/tokens", json={"label": "engine", "scopes": ["bot:play"]}
+    ).json()["token"]
+    other_process = make_client()  # another app over the same database
+    assert other_process.get("/api/bot/account", headers=bearer(token)).status_code == 200
+
+
+def _make_bot(make_client: AppFactory, name: str, same: TestClient | None = None) -> TestClient:
+    client = signed_in(make_client, name, same)
+    token = client.post(
+        "/api/account/tokens", json={"label": "engine", "scopes": ["bot:play"]}
+    ).json()["token"]
+    r = TestClient(client.app).post("/api/bot/account/upgrade", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return client
+
+
+def test_bot_is_marked_on_its_page_and_people_are_not(make_client: AppFactory) -> None:
+    bot = _make_bot(make_client, "RoboPool")
+    ann = signed_in(make_client, "Ann", same=bot)
+    assert ann.get("/api/users/RoboPool").json()["bot"] is True
+    assert ann.get("/api/users/Ann").json()["bot"] is False
+
+
+def test_bot_cannot_use_quick_pairing(make_client: AppFactory) -> None:
+    bot = _make_bot(make_client, "RoboPool")
+    r = bot.post(
+        "/api/seeks/play-now", json={"clock": {"initial": 180, "increment": 2}, "rated": True}
+    )
+    assert r.status_code == 403 and "quick pairing" in r.json()["error"]["message"]
+    assert bot.get("/api/seeks").json() == []
+
+
+def test_leaderboards_rank_people_only(make_client: AppFactory, db_url: str) -> None:
+    from poolcheckers.server.database.tables import RATINGS, USERS
+    from poolcheckers.server.games.timecontrol import Category
+    from poolcheckers.server.ratings.repository import active_perfs, leaderboard_perfs
+
+    bot = _make_bot(make_client, "RoboPool")
+    signed_in(make_client, "Ann", same=bot)
+    engine = create_engine(db_url)
+    with engine.begin() as conn:
+        for (user_id,) in conn.execute(select(USERS.c.id)):
+            conn.execute(
+                RATINGS.insert().values(
+                    user_id=user_id, category="blitz", rating=1600.0, deviation=50.0,
+                    volatility=0.06, games=30, last_played_ms=10**13,
+                )
+            )  # fmt: skip
+    ranked = [name for name, _ in leaderboard_perfs(engine, Category.BLITZ, 0)]
+    waiting = [name for name, _ in active_perfs(engine, Category.BLITZ, 0)]
+    engine.dispose()
+    assert ranked == ["Ann"] and waiting == ["Ann"]
