@@ -28,6 +28,7 @@ from poolcheckers.server.api.routers import (
     account,
     analysis,
     archive,
+    bot,
     challenges,
     games,
     lessons,
@@ -137,7 +138,7 @@ def create_app(settings: Settings) -> FastAPI:
     guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
-        practice, lessons, rulebook, tokens,
+        practice, lessons, rulebook, tokens, bot,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

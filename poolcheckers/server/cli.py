@@ -74,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         "token=/invite= values are hidden in log lines)",
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
+    p.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="on SIGTERM, how long requests in progress may take to finish before the "
+        "connections still open (a bot's streams, which never end) are closed (10)",
+    )
     add_limit_options(p)
     add_rating_options(p)
     return p
@@ -472,6 +480,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         ws_max_size=1 << 20,
         ws_per_message_deflate=args.ws_deflate,
         log_config=log_config(),
+        timeout_graceful_shutdown=args.shutdown_timeout,
         **connection_options(settings),
     )
     return 0

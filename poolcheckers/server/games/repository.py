@@ -465,6 +465,20 @@ class GameStore:
             total = int(conn.execute(count).scalar_one())
         return [GameRec.from_row(r) for r in rows], total
 
+    def running_of_player(self, user_id: str) -> list[str]:
+        """The ids of the running games an account has a seat in, oldest first."""
+        c = GAMES.c
+        query = (
+            select(c.id)
+            .where(
+                c.status == "running",
+                or_(c.black_user_id == user_id, c.white_user_id == user_id),
+            )
+            .order_by(c.created_ms, c.id)
+        )
+        with self.db.connect() as conn:
+            return [str(r[0]) for r in conn.execute(query)]
+
     def count_of_player(self, user_id: str) -> int:
         """Games an account has a seat in (any kind, any state)."""
         c = GAMES.c

@@ -1,0 +1,225 @@
+"""The bot API: a program plays through these routes with a personal API token
+(``Authorization: Bearer``, scope ``bot:play``, a bot account).  docs/BOTS.md.
+
+Streams are newline-delimited JSON (``application/x-ndjson``), one object per line,
+an empty line every few seconds to keep idle connections open.  A client that
+loses one reconnects and gets the current state again: every stream starts with
+what is going on (running games, open challenges, the full game).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import StreamingResponse
+
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
+from poolcheckers.server.api.routers.challenges import ChallengeRequest
+from poolcheckers.server.api.schemas import ACTIONS
+from poolcheckers.server.errors import ApiError
+from poolcheckers.server.throttle import client_address
+from poolcheckers.server.wiring import Services
+
+router = APIRouter(tags=["bot"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+#: seconds between keep-alive lines on an idle stream
+KEEPALIVE_S = 6.0
+NDJSON = "application/x-ndjson"
+
+
+def _line(event: dict[str, object]) -> bytes:
+    return (json.dumps(event, separators=(",", ":")) + "\n").encode()
+
+
+async def _bot(request: Request, ctx: Services) -> User:
+    """The bot account of the request's token (scope ``bot:play``)."""
+    user, _token = await ctx.accounts.bearer(request, "bot:play")
+    if not user.bot:
+        raise ApiError(
+            403,
+            "forbidden",
+            f"{user.username} is not a bot account: POST /api/bot/account/upgrade first",
+        )
+    return user
+
+
+@router.get("/api/stream/event", summary="The bot's events: challenges and game starts (NDJSON)")
+async def event_stream(request: Request, ctx: Ctx) -> Response:
+    """``{"type": "gameStart", "game": {"id"}}`` for every game of the account (those
+    running when the stream opens first), ``{"type": "challenge", "challenge"}`` for
+    every challenge to it (the open ones first), ``{"type": "challengeCanceled" |
+    "challengeDeclined", "challenge"}`` when one goes."""
+    user = await _bot(request, ctx)
+    lobby = ctx.lobby
+    queue = lobby.join(user.id)
+    now = ctx.settings.clock.now_ms()
+    running = await ctx.run(ctx.games.store.running_of_player, user.id)
+    challenges = await ctx.run(ctx.challenges.listed, user)
+    waiting = [
+        c.to_dict(now)
+        for c in challenges
+        if c.challenged_id == user.id and c.shown_status(now) == "open"
+    ]
+
+    async def events() -> AsyncIterator[bytes]:
+        started: set[str] = set()
+
+        def game(gid: object) -> bytes | None:
+            if not isinstance(gid, str) or gid in started:
+                return None
+            started.add(gid)
+            return _line({"type": "gameStart", "game": {"id": gid}})
+
+        try:
+            for gid in running:
+                if (line := game(gid)) is not None:
+                    yield line
+            for c in waiting:
+                yield _line({"type": "challenge", "challenge": c})
+            while True:
+                try:
+                    raw = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b"\n"
+                    continue
+                for line in _events_of(raw, user, game):
+                    yield line
+        finally:
+            if lobby.leave(user.id, queue):
+                await ctx.run(lobby.lobby.leave, user.id)
+
+    return StreamingResponse(events(), media_type=NDJSON)
+
+
+def _events_of(raw: str, user: User, game: object) -> list[bytes]:
+    """The bot's events in one lobby message (seeks and others' news are not its)."""
+    assert callable(game)
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        return []
+    frames = message if isinstance(message, list) else [message]
+    out: list[bytes] = []
+    for m in frames:
+        kind = m.get("type") if isinstance(m, dict) else None
+        challenge = m.get("challenge") if isinstance(m, dict) else None
+        if kind == "game":
+            line = game(m.get("id"))
+        elif kind == "challenge_accepted" and isinstance(challenge, dict):
+            line = game(challenge.get("game"))
+        elif kind == "challenge" and isinstance(challenge, dict):
+            mine = challenge.get("challenged") == user.username
+            line = _line({"type": "challenge", "challenge": challenge}) if mine else None
+        elif kind in ("challenge_declined", "challenge_cancelled"):
+            name = "challengeDeclined" if kind == "challenge_declined" else "challengeCanceled"
+            line = _line({"type": name, "challenge": challenge})
+        else:
+            line = None
+        if line is not None:
+            out.append(line)
+    return out
+
+
+@router.get("/api/bot/game/stream/{game_id}", summary="One game of the bot, live (NDJSON)")
+async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
+    """``{"type": "gameFull", "game": GameState}`` first (``your_color`` is the
+    bot's), then ``{"type": "gameState", "game": GameState}`` after every change;
+    the stream ends after the state that finishes the game."""
+    user = await _bot(request, ctx)
+    fanout = ctx.fanout
+    sub = fanout.subscribe(game_id, None)
+    try:
+        view = await ctx.run(ctx.games.view, game_id, None, user.id)
+    except BaseException:
+        fanout.unsubscribe(sub)
+        raise
+    if view.seat is None:
+        fanout.unsubscribe(sub)
+        raise ApiError(403, "forbidden", f"{user.username} does not play game {game_id}")
+    sub.color, sub.ready, sub.version = view.seat, True, view.loaded.game.version
+    first = json.loads(view.json())
+
+    async def states() -> AsyncIterator[bytes]:
+        try:
+            yield _line({"type": "gameFull", "game": first})
+            if first["status"] != "running":
+                return
+            while True:
+                try:
+                    raw = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b"\n"
+                    continue
+                if raw is None:
+                    return  # too far behind: reconnect for the current state
+                state = json.loads(raw)["game"]
+                yield _line({"type": "gameState", "game": state})
+                if state["status"] != "running":
+                    return
+        finally:
+            fanout.unsubscribe(sub)
+
+    return StreamingResponse(states(), media_type=NDJSON)
+
+
+@router.post("/api/bot/game/{game_id}/move/{move}", summary="Play a move (R4 notation)")
+async def bot_move(game_id: str, move: str, request: Request, ctx: Ctx) -> Response:
+    """The move at the game's current ply; the answer is the new state.  A move
+    refused by the rules is 400 naming the rule, the game unchanged."""
+    user = await _bot(request, ctx)
+    ply_text = request.query_params.get("ply")
+    if ply_text is None:
+        state = await ctx.run(ctx.games.view, game_id, None, user.id)
+        ply = state.loaded.game.ply
+    elif ply_text.isdigit():
+        ply = int(ply_text)
+    else:
+        raise ApiError(400, "malformed", f"ply must be a whole number, not {ply_text[:20]!r}")
+    view, _played = await ctx.run(ctx.games.move, game_id, None, move, ply, user.id)
+    return json_response(view.json())
+
+
+@router.post("/api/bot/game/{game_id}/{action}", summary="Resign, offer or answer a draw…")
+async def bot_action(game_id: str, action: str, request: Request, ctx: Ctx) -> Response:
+    """``resign``, ``draw-offer``, ``draw-accept``, ``draw-decline``, ``abort``, as on
+    the game page."""
+    user = await _bot(request, ctx)
+    allowed = [a for a in ACTIONS if a in ("resign", "draw-offer", "draw-accept",
+                                           "draw-decline", "abort")]  # fmt: skip
+    chosen = next((a for a in allowed if a == action), None)
+    if chosen is None:
+        raise ApiError(404, "not_found", f"no bot action {action[:30]!r}: {', '.join(allowed)}")
+    view = await ctx.act(game_id, chosen, None, user.id, client_address(request))
+    return json_response(view.json())
+
+
+@router.post("/api/bot/challenge", summary="Challenge a player (or another bot)")
+async def bot_challenge(body: ChallengeRequest, request: Request, ctx: Ctx) -> Response:
+    user = await _bot(request, ctx)
+    c = await ctx.run(ctx.challenges.create, user, body.model_dump())
+    return json_response(c.to_dict(ctx.settings.clock.now_ms()))
+
+
+@router.post("/api/bot/challenge/{cid}/{answer}", summary="Accept or decline a challenge")
+async def bot_answer(cid: str, answer: str, request: Request, ctx: Ctx) -> Response:
+    """``accept``: the game starts (a ``gameStart`` event follows); ``decline``
+    (optional JSON ``{"reason"}``, as the site's challenges)."""
+    user = await _bot(request, ctx)
+    if answer == "accept":
+        committed = await ctx.run(ctx.challenges.accept, user, cid)
+        return json_response({"game": {"id": committed.loaded.game.id}})
+    if answer == "decline":
+        reason = "generic"
+        if await request.body():
+            try:
+                reason = str(json.loads(await request.body()).get("reason", "generic"))
+            except (ValueError, AttributeError):
+                raise ApiError(400, "malformed", 'the body must be {"reason": …}') from None
+        c = await ctx.run(ctx.challenges.decline, user, cid, reason)
+        return json_response(c.to_dict(ctx.settings.clock.now_ms()))
+    raise ApiError(404, "not_found", f"answer a challenge with accept or decline, not {answer!r}")

@@ -1,0 +1,191 @@
+"""The bot API against a real server process (its streams are long-lived HTTP
+answers): two bot accounts find each other through a challenge, hear the game
+start on their event streams, follow it on their game streams and play it out
+with moves by POST; and what a bot may not do."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from .conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("bots")
+    port = free_port()
+    args = [
+        sys.executable, "-m", "poolcheckers.server", "--port", str(port),
+        "--database-url", f"sqlite:///{tmp / 'site.sqlite3'}", "--log-level", "warning",
+        "--signup-limit", "100", "--min-rated-plies", "2",
+    ]  # fmt: skip
+    with (tmp / "server.log").open("wb") as log:
+        proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx2.get(base + "/api/health", timeout=2).status_code == 200:
+                break
+        except httpx2.HTTPError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def account(base: str, name: str, *, bot: bool, scopes: tuple[str, ...] = ("bot:play",)) -> str:
+    """A new account's API token (the account made a bot when ``bot``)."""
+    with httpx2.Client(base_url=base, timeout=30) as web:
+        r = web.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+        assert r.status_code == 200, r.text
+        web.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+        made = web.post("/api/account/tokens", json={"label": "engine", "scopes": list(scopes)})
+        token: str = made.json()["token"]
+    if bot:
+        r = httpx2.post(base + "/api/bot/account/upgrade", headers=auth(token), timeout=30)
+        assert r.status_code == 200, r.text
+    return token
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Stream:
+    """An NDJSON stream read line by line (keep-alive empty lines skipped)."""
+
+    def __init__(self, base: str, path: str, token: str) -> None:
+        self.client = httpx2.Client(base_url=base, timeout=30, headers=auth(token))
+        self.response = self.client.send(self.client.build_request("GET", path), stream=True)
+        assert self.response.status_code == 200, self.response.read()
+        assert self.response.headers["content-type"].startswith("application/x-ndjson")
+        self.lines = self.response.iter_lines()
+
+    def next(self) -> dict[str, Any]:
+        for line in self.lines:
+            if line.strip():
+                event: dict[str, Any] = json.loads(line)
+                return event
+        raise AssertionError("the stream ended")
+
+    def ended(self) -> bool:
+        return all(not line.strip() for line in self.lines)
+
+    def close(self) -> None:
+        self.response.close()
+        self.client.close()
+
+
+def test_two_bots_meet_by_challenge_and_play_a_game_through_the_streams(site: str) -> None:
+    alpha, beta = account(site, "AlphaBot", bot=True), account(site, "BetaBot", bot=True)
+    beta_events = Stream(site, "/api/stream/event", beta)
+    alpha_events = Stream(site, "/api/stream/event", alpha)
+    r = httpx2.post(
+        site + "/api/bot/challenge", headers=auth(alpha), timeout=30,
+        json={"username": "BetaBot", "clock": {"initial": 300, "increment": 3},
+              "rated": True, "color": "black"},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    challenge = beta_events.next()
+    assert challenge["type"] == "challenge"
+    assert challenge["challenge"]["challenger"] == "AlphaBot"
+    cid = challenge["challenge"]["id"]
+    r = httpx2.post(f"{site}/api/bot/challenge/{cid}/accept", headers=auth(beta), timeout=30)
+    assert r.status_code == 200, r.text
+    gid = r.json()["game"]["id"]
+    assert beta_events.next() == {"type": "gameStart", "game": {"id": gid}}
+    assert alpha_events.next() == {"type": "gameStart", "game": {"id": gid}}
+
+    games = {name: Stream(site, f"/api/bot/game/stream/{gid}", t)
+             for name, t in (("alpha", alpha), ("beta", beta))}  # fmt: skip
+    full = {name: s.next() for name, s in games.items()}
+    assert full["alpha"]["type"] == "gameFull" and full["alpha"]["game"]["your_color"] == "black"
+    assert full["beta"]["game"]["your_color"] == "white"
+    tokens = {"black": alpha, "white": beta}
+    state = full["alpha"]["game"]
+    for ply in range(6):
+        move = state["legal_moves"][0]["notation"]
+        r = httpx2.post(
+            f"{site}/api/bot/game/{gid}/move/{move}", headers=auth(tokens[state["turn"]]),
+            timeout=30,
+        )  # fmt: skip
+        assert r.status_code == 200, r.text
+        state = r.json()
+        for s in games.values():
+            seen = s.next()
+            assert seen["type"] == "gameState" and seen["game"]["ply"] == ply + 1
+    r = httpx2.post(f"{site}/api/bot/game/{gid}/resign", headers=auth(beta), timeout=30)
+    assert r.status_code == 200 and r.json()["status"] == "finished"
+    for s in games.values():
+        last = s.next()
+        assert last["game"]["status"] == "finished" and last["game"]["outcome"]["winner"] == "black"
+        assert s.ended()  # the stream closes after the finishing state
+        s.close()
+    alpha_events.close()
+    beta_events.close()
+
+
+def test_a_refused_move_names_the_rule_and_changes_nothing(site: str) -> None:
+    one, two = account(site, "OneBot", bot=True), account(site, "TwoBot", bot=True)
+    r = httpx2.post(
+        site + "/api/bot/challenge", headers=auth(one), timeout=30,
+        json={"username": "TwoBot", "clock": {"initial": 300, "increment": 3},
+              "rated": False, "color": "black"},
+    )  # fmt: skip
+    cid = r.json()["id"]
+    gid = httpx2.post(f"{site}/api/bot/challenge/{cid}/accept", headers=auth(two), timeout=30)
+    gid = gid.json()["game"]["id"]
+    # 1-5 is no move at the start: square 5 holds a man (R6)
+    r = httpx2.post(f"{site}/api/bot/game/{gid}/move/1-5", headers=auth(one), timeout=30)
+    assert r.status_code == 400
+    assert r.json()["error"]["message"] == "1-5: square 5 is occupied (R6)"
+    # White's bot may not move on Black's turn (R3: Black moves first)
+    r = httpx2.post(f"{site}/api/bot/game/{gid}/move/22-18", headers=auth(two), timeout=30)
+    assert r.status_code == 403
+    assert r.json()["error"]["message"] == "it is black's turn; this seat plays white"
+    stream = Stream(site, f"/api/bot/game/stream/{gid}", one)
+    assert stream.next()["game"]["ply"] == 0
+    stream.close()
+
+
+def test_what_a_bot_token_may_not_do(site: str) -> None:
+    person = account(site, "Person", bot=False)
+    r = httpx2.get(site + "/api/stream/event", headers=auth(person), timeout=30)
+    assert r.status_code == 403 and "not a bot account" in r.json()["error"]["message"]
+    reader = account(site, "Reader", bot=False, scopes=("challenge:read",))
+    r = httpx2.get(site + "/api/stream/event", headers=auth(reader), timeout=30)
+    assert r.status_code == 403 and "bot:play" in r.json()["error"]["message"]
+    r = httpx2.get(site + "/api/stream/event", timeout=30)
+    assert r.status_code == 401
+    # a bot cannot follow a game it does not play
+    one, two = account(site, "SeatBot", bot=True), account(site, "OtherBot", bot=True)
+    outsider = account(site, "OutBot", bot=True)
+    cid = httpx2.post(
+        site + "/api/bot/challenge", headers=auth(one), timeout=30,
+        json={"username": "OtherBot", "clock": {"initial": 300, "increment": 3}},
+    ).json()["id"]  # fmt: skip
+    gid = httpx2.post(f"{site}/api/bot/challenge/{cid}/accept", headers=auth(two), timeout=30)
+    r = httpx2.get(
+        f"{site}/api/bot/game/stream/{gid.json()['game']['id']}", headers=auth(outsider),
+        timeout=30,
+    )  # fmt: skip
+    assert r.status_code == 403
