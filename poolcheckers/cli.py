@@ -46,6 +46,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.tune",
     "poolcheckers.commands.book",
     "poolcheckers.commands.puzzles",
+    "poolcheckers.commands.bot",
 )
 
 

@@ -189,3 +189,38 @@ def test_what_a_bot_token_may_not_do(site: str) -> None:
         timeout=30,
     )  # fmt: skip
     assert r.status_code == 403
+
+
+def test_two_engines_play_a_game_through_the_bot_command(site: str, tmp_path: Path) -> None:
+    """The project's engine at two levels, each behind ``poolcheckers bot``: one
+    challenges, the other accepts by its rules and clock, and they play to the end."""
+    tokens = {name: account(site, name, bot=True) for name in ("LevelOne", "LevelFour")}
+    for name, token in tokens.items():
+        (tmp_path / name).write_text(token + "\n", encoding="utf-8")
+    hub = f"{sys.executable} -m poolcheckers.cli hub"
+
+    def bot(name: str, level: int, *extra: str) -> subprocess.Popen[str]:
+        args = [
+            sys.executable, "-m", "poolcheckers.cli", "bot", "--site", site,
+            "--token-file", str(tmp_path / name), "--hub", hub,
+            "--hub-param", f"level={level}", "--games", "1", *extra,
+        ]  # fmt: skip
+        return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+    accepting = bot("LevelOne", 1)
+    time.sleep(1.0)  # its event stream is open before the challenge comes
+    # 30 s each: the game ends within a minute and a half whatever the engines do
+    challenging = bot("LevelFour", 4, "--challenge", "LevelOne", "--challenge-clock", "0.5+0")
+    outputs = {}
+    for name, proc in (("LevelOne", accepting), ("LevelFour", challenging)):
+        out, _ = proc.communicate(timeout=240)
+        assert proc.returncode == 0, out
+        outputs[name] = out
+    assert "accepted LevelFour's challenge" in outputs["LevelOne"]
+    started = [line for line in outputs["LevelOne"].splitlines() if "starts" in line]
+    gid = started[0].split("game ", 1)[1].split()[0]
+    final = httpx2.get(f"{site}/api/games/{gid}", timeout=30).json()
+    assert final["status"] == "finished" and final["outcome"]["result"] in ("2-0", "0-2", "1-1")
+    assert len(final["moves"]) >= 2
+    for out in outputs.values():
+        assert f"game {gid}: {final['outcome']['result']}" in out
