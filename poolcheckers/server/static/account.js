@@ -1,4 +1,4 @@
-// The account page: sign up, sign in, sign out, change the password.
+// The account page: sign up, sign in, sign out, change the password, API tokens.
 
 /** @import { AccountInfo, Bounds, RequestLimits } from "./types.js" */
 /** @import { Attrs } from "./util.js" */
@@ -6,6 +6,7 @@
 import { errorText } from "./api.js";
 import { currentAccount, playerLink, send, setAccount } from "./community.js";
 import { requestLimits } from "./rules.js";
+import { tokensSection } from "./tokens.js";
 import { announce, h } from "./util.js";
 
 /**
@@ -169,6 +170,7 @@ function signedIn(root, account, limits) {
     h("h1", {}, "Account"),
     h("p", {}, "Signed in as ", playerLink(account.username), ". ", h("a", { href: "/lobby" }, "To the lobby"), " ", out),
     password,
+    tokensSection(),
   );
 }
 

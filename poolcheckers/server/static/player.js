@@ -316,7 +316,9 @@ async function draw(root, name, view, rivals, events) {
     gamesSection(page, view, go),
   ];
   // replaceChildren would write a missing section (null) as the text "null".
-  root.replaceChildren(h("h1", {}, page.username), ...sections.filter((s) => s !== null));
+  // a bot account is marked as on lichess: BOT before the name
+  const title = h("h1", {}, page.bot ? h("span", { class: "bot-mark", title: "a bot account: a program plays" }, "BOT ") : "", page.username);
+  root.replaceChildren(title, ...sections.filter((s) => s !== null));
 }
 
 /**

@@ -441,6 +441,7 @@
 /**
  * @typedef {object} PlayerPage
  * @property {string} username
+ * @property {boolean} [bot]
  * @property {Record<string, PerfInfo>} ratings
  * @property {Record<string, {games: number, wins: number, draws: number, losses: number, best: number | null}>} [stats]
  * @property {PlayerGame[]} games
@@ -555,3 +556,21 @@
  */
 
 export {};
+
+/**
+ * An API token as the account page lists it (never the token itself).
+ * @typedef {object} ApiToken
+ * @property {string} id
+ * @property {string} label
+ * @property {string[]} scopes
+ * @property {number} created
+ * @property {number | null} last_used
+ */
+
+/**
+ * GET /api/account/tokens.
+ * @typedef {object} TokenList
+ * @property {ApiToken[]} tokens
+ * @property {Record<string, string>} scopes
+ * @property {boolean} bot
+ */
