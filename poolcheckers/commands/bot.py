@@ -63,21 +63,22 @@ class Site:
         return self._request("POST", path, body if body is not None else {})
 
     def stream(self, path: str, stop: threading.Event) -> Iterator[dict[str, Any]]:
-        """The objects of an NDJSON stream, opened again (with a growing pause) when it
-        breaks, until ``stop`` is set or the server ends the stream (404, 403:
-        given up)."""
+        """The objects of an NDJSON stream, opened again (after a pause growing to
+        30 s) whenever it ends or breaks: a server going away ends it as a finished
+        game does, so the reader stops it (``stop``, or leaving the loop); a refusal
+        (401, 403, 404) gives up."""
         pause = 1.0
         while not stop.is_set():
             request = urllib.request.Request(self.url + path, headers=self.headers)
             try:
                 with urllib.request.urlopen(request, timeout=READ_TIMEOUT_S) as answer:
-                    pause = 1.0
                     for raw in answer:
                         if stop.is_set():
                             return
+                        pause = 1.0
                         if raw.strip():
                             yield json.loads(raw)
-                    return  # the server ended it (a finished game)
+                self.log(f"{path}: the stream ended; again in {pause:.0f} s")
             except urllib.error.HTTPError as exc:
                 if exc.code in (401, 403, 404):
                     self.log(f"{path}: {exc.code} {_message(exc)}; giving up")
@@ -169,6 +170,8 @@ class GamePlayer:
                 if isinstance(state, dict):
                     final = state
                     self.on_state(engine, state)
+                    if state["status"] != "running":
+                        break
             if final is not None and final["status"] != "running":
                 outcome = final.get("outcome") or {}
                 self.site.log(f"game {self.id}: {outcome.get('result')} {outcome.get('reason')}")

@@ -24,32 +24,49 @@ PASSWORD = "correct horse battery"
 pytestmark = pytest.mark.slow
 
 
+class Server:
+    """``python -m poolcheckers.server`` on one port and one SQLite file, which can be
+    stopped and started again (a network fault, as a bot sees it)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp, self.port = tmp, free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [
+            sys.executable, "-m", "poolcheckers.server", "--port", str(self.port),
+            "--database-url", f"sqlite:///{self.tmp / 'site.sqlite3'}", "--log-level",
+            "warning", "--signup-limit", "100", "--min-rated-plies", "2",
+            "--shutdown-timeout", "1",
+        ]  # fmt: skip
+        with (self.tmp / "server.log").open("ab") as log:
+            self.proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx2.get(self.base + "/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx2.HTTPError:
+                pass
+            assert self.proc.poll() is None, "the server did not start"
+            assert time.monotonic() < deadline, "the server did not answer"
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        assert self.proc is not None
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("bots")
-    port = free_port()
-    args = [
-        sys.executable, "-m", "poolcheckers.server", "--port", str(port),
-        "--database-url", f"sqlite:///{tmp / 'site.sqlite3'}", "--log-level", "warning",
-        "--signup-limit", "100", "--min-rated-plies", "2",
-    ]  # fmt: skip
-    with (tmp / "server.log").open("wb") as log:
-        proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx2.get(base + "/api/health", timeout=2).status_code == 200:
-                break
-        except httpx2.HTTPError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.2)
+    server = Server(tmp_path_factory.mktemp("bots"))
+    server.start()
     try:
-        yield base
+        yield server.base
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        server.stop()
 
 
 def account(base: str, name: str, *, bot: bool, scopes: tuple[str, ...] = ("bot:play",)) -> str:
@@ -224,3 +241,49 @@ def test_two_engines_play_a_game_through_the_bot_command(site: str, tmp_path: Pa
     assert len(final["moves"]) >= 2
     for out in outputs.values():
         assert f"game {gid}: {final['outcome']['result']}" in out
+
+
+def test_the_bot_command_reconnects_after_the_site_went_away(tmp_path: Path) -> None:
+    """The site stops and starts again while the bot waits: its event stream comes
+    back by itself, and the challenge sent afterwards is accepted and played out."""
+    server = Server(tmp_path)
+    server.start()
+    try:
+        waiting = account(server.base, "Patient", bot=True)
+        sender = account(server.base, "Sender", bot=True)
+        (tmp_path / "token").write_text(waiting, encoding="utf-8")
+        args = [
+            sys.executable, "-m", "poolcheckers.cli", "bot", "--site", server.base,
+            "--token-file", str(tmp_path / "token"), "--hub",
+            f"{sys.executable} -m poolcheckers.cli hub", "--hub-param", "level=1",
+            "--games", "1",
+        ]  # fmt: skip
+        bot = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        time.sleep(1.5)  # its event stream is open
+        server.stop()
+        time.sleep(2.0)  # the bot finds the stream broken and waits to try again
+        server.start()
+        # sent while the bot is still away: its event stream, once back, starts with
+        # the open challenges
+        r = httpx2.post(
+            server.base + "/api/bot/challenge", headers=auth(sender), timeout=30,
+            json={"username": "Patient", "clock": {"initial": 60, "increment": 1}},
+        )  # fmt: skip
+        assert r.status_code == 200, r.text
+        deadline = time.monotonic() + 60
+        started: list[dict[str, Any]] = []
+        while not started and time.monotonic() < deadline:
+            time.sleep(0.5)
+            page = httpx2.get(f"{server.base}/api/users/Patient", timeout=30).json()
+            started = page["current"]
+        assert started, "the bot never took a challenge after the restart"
+        gid = started[0]["id"]
+        # the sender resigns: the bot's game ends and so does the command
+        r = httpx2.post(f"{server.base}/api/bot/game/{gid}/resign", headers=auth(sender))
+        assert r.status_code == 200, r.text
+        out, _ = bot.communicate(timeout=120)
+        assert bot.returncode == 0, out
+        assert "again in" in out  # it saw the fault and retried
+        assert f"game {gid} starts" in out
+    finally:
+        server.stop()
