@@ -287,3 +287,25 @@ def test_the_bot_command_reconnects_after_the_site_went_away(tmp_path: Path) -> 
         assert f"game {gid} starts" in out
     finally:
         server.stop()
+
+
+def test_a_bot_holds_at_most_four_event_streams(site: str) -> None:
+    token = account(site, "GreedyBot", bot=True)
+    held = [Stream(site, "/api/stream/event", token) for _ in range(4)]
+    r = httpx2.get(site + "/api/stream/event", headers=auth(token), timeout=30)
+    assert r.status_code == 429 and "at most 4 event streams" in r.json()["error"]["message"]
+    held.pop().close()
+    deadline = time.monotonic() + 30  # the closed stream's place comes back
+    while True:
+        again = httpx2.Client(base_url=site, timeout=30, headers=auth(token))
+        answer = again.send(again.build_request("GET", "/api/stream/event"), stream=True)
+        if answer.status_code == 200 or time.monotonic() > deadline:
+            break
+        answer.close()
+        again.close()
+        time.sleep(0.5)
+    assert answer.status_code == 200
+    answer.close()
+    again.close()
+    for s in held:
+        s.close()

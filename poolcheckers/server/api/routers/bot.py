@@ -10,6 +10,7 @@ what is going on (running games, open challenges, the full game).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 
@@ -30,6 +31,43 @@ router = APIRouter(tags=["bot"], route_class=ApiRoute, responses=ERROR_RESPONSES
 #: seconds between keep-alive lines on an idle stream
 KEEPALIVE_S = 6.0
 NDJSON = "application/x-ndjson"
+#: streams one bot may hold open at once, counted in the database (every process):
+#: event streams of the account, and streams of one of its games
+EVENT_STREAMS = 4
+GAME_STREAMS = 2
+#: a stream's place is held this long and renewed while it is open (a process that
+#: dies gives its places back when they lapse)
+LEASE_S = 60.0
+
+
+async def _lease(ctx: Services, name: str, limit: int, what: str) -> str:
+    """One of ``limit`` places of ``name``; 429 ``rate_limited`` when all are held."""
+    lease = await ctx.run(ctx.quotas.slots.take, name, limit, LEASE_S)
+    if lease is None:
+        raise ApiError(
+            429, "rate_limited", f"at most {limit} {what} open at once: close one first", LEASE_S
+        )
+    return lease
+
+
+async def _held(ctx: Services, lease: str, stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``stream``, its place renewed while it runs and given back when it ends."""
+
+    async def keep() -> None:
+        while True:
+            await asyncio.sleep(LEASE_S / 3)
+            await ctx.run(ctx.quotas.slots.extend, lease, LEASE_S)
+
+    keeper = asyncio.create_task(keep())
+    try:
+        async for chunk in stream:
+            yield chunk
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await keeper
+        with contextlib.suppress(Exception):
+            await ctx.run(ctx.quotas.slots.give_back, lease)
 
 
 def _line(event: dict[str, object]) -> bytes:
@@ -55,6 +93,7 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
     every challenge to it (the open ones first), ``{"type": "challengeCanceled" |
     "challengeDeclined", "challenge"}`` when one goes."""
     user = await _bot(request, ctx)
+    lease = await _lease(ctx, f"bot-events:{user.id}", EVENT_STREAMS, "event streams")
     lobby = ctx.lobby
     queue = lobby.join(user.id)
     now = ctx.settings.clock.now_ms()
@@ -93,7 +132,7 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
             if lobby.leave(user.id, queue):
                 await ctx.run(lobby.lobby.leave, user.id)
 
-    return StreamingResponse(events(), media_type=NDJSON)
+    return StreamingResponse(_held(ctx, lease, events()), media_type=NDJSON)
 
 
 def _events_of(raw: str, user: User, game: object) -> list[bytes]:
@@ -131,16 +170,19 @@ async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
     bot's), then ``{"type": "gameState", "game": GameState}`` after every change;
     the stream ends after the state that finishes the game."""
     user = await _bot(request, ctx)
+    view = await ctx.run(ctx.games.view, game_id, None, user.id)
+    if view.seat is None:
+        raise ApiError(403, "forbidden", f"{user.username} does not play game {game_id}")
+    name = f"bot-game:{user.id}:{game_id[:64]}"
+    lease = await _lease(ctx, name, GAME_STREAMS, "streams of one game")
     fanout = ctx.fanout
     sub = fanout.subscribe(game_id, None)
-    try:
+    try:  # a change between the read above and the subscription: read again
         view = await ctx.run(ctx.games.view, game_id, None, user.id)
     except BaseException:
         fanout.unsubscribe(sub)
+        await ctx.run(ctx.quotas.slots.give_back, lease)
         raise
-    if view.seat is None:
-        fanout.unsubscribe(sub)
-        raise ApiError(403, "forbidden", f"{user.username} does not play game {game_id}")
     sub.color, sub.ready, sub.version = view.seat, True, view.loaded.game.version
     first = json.loads(view.json())
 
@@ -164,7 +206,7 @@ async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
         finally:
             fanout.unsubscribe(sub)
 
-    return StreamingResponse(states(), media_type=NDJSON)
+    return StreamingResponse(_held(ctx, lease, states()), media_type=NDJSON)
 
 
 @router.post("/api/bot/game/{game_id}/move/{move}", summary="Play a move (R4 notation)")
