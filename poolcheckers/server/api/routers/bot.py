@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
@@ -50,8 +50,11 @@ async def _lease(ctx: Services, name: str, limit: int, what: str) -> str:
     return lease
 
 
-async def _held(ctx: Services, lease: str, stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``stream``, its place renewed while it runs and given back when it ends."""
+async def _held(
+    ctx: Services, lease: str, stream: AsyncGenerator[bytes, None]
+) -> AsyncIterator[bytes]:
+    """``stream``, its place renewed while it runs and given back when it ends (the
+    stream closed first, so that its own cleanup has run)."""
 
     async def keep() -> None:
         while True:
@@ -63,6 +66,7 @@ async def _held(ctx: Services, lease: str, stream: AsyncIterator[bytes]) -> Asyn
         async for chunk in stream:
             yield chunk
     finally:
+        await stream.aclose()
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await keeper
@@ -95,17 +99,8 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
     user = await _bot(request, ctx)
     lease = await _lease(ctx, f"bot-events:{user.id}", EVENT_STREAMS, "event streams")
     lobby = ctx.lobby
-    queue = lobby.join(user.id)
-    now = ctx.settings.clock.now_ms()
-    running = await ctx.run(ctx.games.store.running_of_player, user.id)
-    challenges = await ctx.run(ctx.challenges.listed, user)
-    waiting = [
-        c.to_dict(now)
-        for c in challenges
-        if c.challenged_id == user.id and c.shown_status(now) == "open"
-    ]
 
-    async def events() -> AsyncIterator[bytes]:
+    async def events() -> AsyncGenerator[bytes, None]:
         started: set[str] = set()
 
         def game(gid: object) -> bytes | None:
@@ -114,12 +109,17 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
             started.add(gid)
             return _line({"type": "gameStart", "game": {"id": gid}})
 
+        # joined inside the stream, so that only a stream that runs holds a queue;
+        # joined before reading what is going on, so that nothing falls between
+        queue = lobby.join(user.id)
         try:
-            for gid in running:
+            now = ctx.settings.clock.now_ms()
+            for gid in await ctx.run(ctx.games.store.running_of_player, user.id):
                 if (line := game(gid)) is not None:
                     yield line
-            for c in waiting:
-                yield _line({"type": "challenge", "challenge": c})
+            for c in await ctx.run(ctx.challenges.listed, user):
+                if c.challenged_id == user.id and c.shown_status(now) == "open":
+                    yield _line({"type": "challenge", "challenge": c.to_dict(now)})
             while True:
                 try:
                     raw = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
@@ -135,9 +135,9 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
     return StreamingResponse(_held(ctx, lease, events()), media_type=NDJSON)
 
 
-def _events_of(raw: str, user: User, game: object) -> list[bytes]:
-    """The bot's events in one lobby message (seeks and others' news are not its)."""
-    assert callable(game)
+def _events_of(raw: str, user: User, game: Callable[[object], bytes | None]) -> list[bytes]:
+    """The bot's events in one lobby message (seeks and others' news are not its);
+    ``game`` makes a game's ``gameStart`` line (None for a game already told)."""
     try:
         message = json.loads(raw)
     except ValueError:
@@ -176,18 +176,15 @@ async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
     name = f"bot-game:{user.id}:{game_id[:64]}"
     lease = await _lease(ctx, name, GAME_STREAMS, "streams of one game")
     fanout = ctx.fanout
-    sub = fanout.subscribe(game_id, None)
-    try:  # a change between the read above and the subscription: read again
-        view = await ctx.run(ctx.games.view, game_id, None, user.id)
-    except BaseException:
-        fanout.unsubscribe(sub)
-        await ctx.run(ctx.quotas.slots.give_back, lease)
-        raise
-    sub.color, sub.ready, sub.version = view.seat, True, view.loaded.game.version
-    first = json.loads(view.json())
 
-    async def states() -> AsyncIterator[bytes]:
+    async def states() -> AsyncGenerator[bytes, None]:
+        # subscribed inside the stream (only a stream that runs holds a subscriber),
+        # then the state read again: no change falls between the two
+        sub = fanout.subscribe(game_id, None)
         try:
+            view = await ctx.run(ctx.games.view, game_id, None, user.id)
+            sub.color, sub.ready, sub.version = view.seat, True, view.loaded.game.version
+            first = json.loads(view.json())
             yield _line({"type": "gameFull", "game": first})
             if first["status"] != "running":
                 return
