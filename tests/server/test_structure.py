@@ -112,6 +112,17 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
         "/api/blocks": {"get", "post"},
         "/api/blocks/{username}": {"delete"},
+        # API tokens and the bot API (docs/BOTS.md)
+        "/api/account/tokens": {"get", "post"},
+        "/api/account/tokens/{token_id}": {"delete"},
+        "/api/bot/account": {"get"},
+        "/api/bot/account/upgrade": {"post"},
+        "/api/stream/event": {"get"},
+        "/api/bot/game/stream/{game_id}": {"get"},
+        "/api/bot/game/{game_id}/move/{move}": {"post"},
+        "/api/bot/game/{game_id}/{action}": {"post"},
+        "/api/bot/challenge": {"post"},
+        "/api/bot/challenge/{cid}/{answer}": {"post"},
     }
     for action in (
         "resign",
