@@ -205,3 +205,27 @@ def test_leaderboards_rank_people_only(make_client: AppFactory, db_url: str) -> 
     waiting = [name for name, _ in active_perfs(engine, Category.BLITZ, 0)]
     engine.dispose()
     assert ranked == ["Ann"] and waiting == ["Ann"]
+
+
+def test_challenge_scopes_let_a_program_read_and_send_challenges(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    bob = signed_in(make_client, "Bob", same=ann)
+    reader = ann.post(
+        "/api/account/tokens", json={"label": "reader", "scopes": ["challenge:read"]}
+    ).json()["token"]
+    writer = ann.post(
+        "/api/account/tokens", json={"label": "writer", "scopes": ["challenge:write"]}
+    ).json()["token"]
+    program = TestClient(ann.app)  # no cookie: the tokens alone
+    body = {"username": "Bob", "clock": {"initial": 300, "increment": 3}}
+    refused = program.post("/api/challenges", json=body, headers=bearer(reader))
+    assert refused.status_code == 403 and "challenge:write" in refused.json()["error"]["message"]
+    sent = program.post("/api/challenges", json=body, headers=bearer(writer))
+    assert sent.status_code == 200, sent.text
+    assert sent.json()["challenger"] == "Ann" and sent.json()["challenged"] == "Bob"
+    listed = program.get("/api/challenges", headers=bearer(reader)).json()
+    assert [c["id"] for c in listed["out"]] == [sent.json()["id"]]
+    assert program.get("/api/challenges", headers=bearer(writer)).status_code == 403
+    assert [c["id"] for c in bob.get("/api/challenges").json()["in"]] == [sent.json()["id"]]
+    # blocks stay the session's
+    assert program.get("/api/blocks", headers=bearer(writer)).status_code == 401

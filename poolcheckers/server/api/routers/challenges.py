@@ -1,7 +1,12 @@
 """Direct challenges and blocks (docs/TOURNAMENTS.md, "Direct challenges").  All need
 an account.  The challenged player hears of a challenge on their lobby socket (in
 every server process), and both players hear of its answer; an accepted challenge's
-game starts for both at once."""
+game starts for both at once.
+
+A program may use the challenge routes with a personal API token instead of the
+session (``Authorization: Bearer``, docs/BOTS.md): listing needs the scope
+``challenge:read``, sending and answering ``challenge:write``.  Blocks need the
+session."""
 
 from __future__ import annotations
 
@@ -10,13 +15,26 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request, Response
 from pydantic import Field
 
+from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import AcceptedSeek, Rules, Text
 from poolcheckers.server.api.schemas import Request as Body
 from poolcheckers.server.games.view import View
+from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["challenges"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+async def _player(request: Request, ctx: Services, scope: str) -> User:
+    """The account of the session cookie, or (without one) of an API token with
+    ``scope``; 401 with neither."""
+    if COOKIE_NAME not in request.cookies and "authorization" in request.headers:
+        user, _token = await ctx.accounts.bearer(request, scope)
+        return user
+    user, _session = await ctx.accounts.require_user(request)
+    return user
 
 
 class ChallengeRequest(Body):
@@ -41,14 +59,14 @@ class BlockRequest(Body):
 
 @router.post("/api/challenges", summary="Challenge a named player")
 async def create(body: ChallengeRequest, request: Request, ctx: Ctx) -> Response:
-    user, _token = await ctx.accounts.require_user(request)
+    user = await _player(request, ctx, "challenge:write")
     c = await ctx.run(ctx.challenges.create, user, body.model_dump())
     return json_response(c.to_dict(ctx.settings.clock.now_ms()))
 
 
 @router.get("/api/challenges", summary="Your challenges, sent and received")
 async def listed(request: Request, ctx: Ctx) -> Response:
-    user, _token = await ctx.accounts.require_user(request)
+    user = await _player(request, ctx, "challenge:read")
     now = ctx.settings.clock.now_ms()
     mine = await ctx.run(ctx.challenges.listed, user)
     return json_response(
@@ -65,7 +83,7 @@ async def listed(request: Request, ctx: Ctx) -> Response:
     summary="Accept: the game starts for both",
 )
 async def accept(cid: str, request: Request, ctx: Ctx) -> Response:
-    user, _token = await ctx.accounts.require_user(request)
+    user = await _player(request, ctx, "challenge:write")
     committed = await ctx.run(ctx.challenges.accept, user, cid)
     game = committed.loaded.game
     seat = "black" if game.black_user_id == user.id else "white"
@@ -77,7 +95,7 @@ async def accept(cid: str, request: Request, ctx: Ctx) -> Response:
 async def decline(
     cid: str, request: Request, ctx: Ctx, body: DeclineRequest | None = None
 ) -> Response:
-    user, _token = await ctx.accounts.require_user(request)
+    user = await _player(request, ctx, "challenge:write")
     reason = "generic" if body is None else body.reason
     c = await ctx.run(ctx.challenges.decline, user, cid, reason)
     return json_response(c.to_dict(ctx.settings.clock.now_ms()))
@@ -85,7 +103,7 @@ async def decline(
 
 @router.post("/api/challenges/{cid}/cancel", summary="Cancel your challenge")
 async def cancel(cid: str, request: Request, ctx: Ctx) -> Response:
-    user, _token = await ctx.accounts.require_user(request)
+    user = await _player(request, ctx, "challenge:write")
     c = await ctx.run(ctx.challenges.cancel, user, cid)
     return json_response(c.to_dict(ctx.settings.clock.now_ms()))
 
