@@ -174,17 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="start the web app (serve --help for its options)")
     p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=_cmd_serve)
+    p.set_defaults(func=_cmd_web_args)
 
     p = sub.add_parser(
         "reset-password", help="print a one-time code to set a forgotten password (site admin)"
     )
     p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=_cmd_reset_password)
+    p.set_defaults(func=_cmd_web_args)
 
     p = sub.add_parser("db", help="back up or restore the site's database (site admin)")
     p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=_cmd_db)
+    p.set_defaults(func=_cmd_web_args)
 
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
@@ -211,43 +211,35 @@ def _web_missing(command: str) -> int | None:
     return None
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
-    missing = _web_missing("serve")
+#: the web app's commands and their entry points in poolcheckers.server.cli (each
+#: parses its own options)
+WEB_COMMANDS: dict[str, str] = {
+    "serve": "serve_main",
+    "reset-password": "reset_main",
+    "db": "db_main",
+}
+
+
+def _cmd_web(command: str, rest: list[str]) -> int:
+    """Run a web app command, or name the extra it needs."""
+    missing = _web_missing(command)
     if missing is not None:
         return missing
-    serve_main: Callable[[list[str]], int] = importlib.import_module(
-        "poolcheckers.server.cli"
-    ).serve_main
-    return serve_main(list(args.rest))
+    entry: Callable[[list[str]], int] = getattr(
+        importlib.import_module("poolcheckers.server.cli"), WEB_COMMANDS[command]
+    )
+    return entry(rest)
 
 
-def _cmd_reset_password(args: argparse.Namespace) -> int:
-    missing = _web_missing("reset-password")
-    if missing is not None:
-        return missing
-    reset_main: Callable[[list[str]], int] = importlib.import_module(
-        "poolcheckers.server.cli"
-    ).reset_main
-    return reset_main(list(args.rest))
-
-
-def _cmd_db(args: argparse.Namespace) -> int:
-    missing = _web_missing("db")
-    if missing is not None:
-        return missing
-    db_main: Callable[[list[str]], int] = importlib.import_module("poolcheckers.server.cli").db_main
-    return db_main(list(args.rest))
+def _cmd_web_args(args: argparse.Namespace) -> int:
+    return _cmd_web(args.command, list(args.rest))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["serve"]:
+    if arguments[:1] and arguments[0] in WEB_COMMANDS:
         # the web app parses its own options (--host, --port, --database-url)
-        return _cmd_serve(argparse.Namespace(rest=arguments[1:]))
-    if arguments[:1] == ["reset-password"]:
-        return _cmd_reset_password(argparse.Namespace(rest=arguments[1:]))
-    if arguments[:1] == ["db"]:
-        return _cmd_db(argparse.Namespace(rest=arguments[1:]))
+        return _cmd_web(arguments[0], arguments[1:])
     # here, after serve: the web app never loads the tools (the commands below do)
     from poolcheckers.tooling import MissingExtraError
 

@@ -499,6 +499,15 @@ def connection_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+def add_site_database(p: argparse.ArgumentParser) -> None:
+    """An administrator's command's ``--database-url`` (the site's default database
+    when omitted)."""
+    default = f"sqlite:///{default_database_path()}"
+    p.add_argument(
+        "--database-url", default=default, help=f"the site's database (default: {default})"
+    )
+
+
 def reset_main(argv: Sequence[str] | None = None) -> int:
     """Print a one-time code with which ``NAME`` sets a new password on the account
     page (valid one hour; a new code replaces the last)."""
@@ -509,11 +518,7 @@ def reset_main(argv: Sequence[str] | None = None) -> int:
         "phone: the site sends no mail.",
     )
     p.add_argument("username", help="the account's username (any case)")
-    p.add_argument(
-        "--database-url",
-        default=None,
-        help=f"the site's database (default: sqlite:///{default_database_path()})",
-    )
+    add_site_database(p)
     args = p.parse_args(list(argv) if argv is not None else None)
     from poolcheckers.server.accounts.model import Accounts
     from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
@@ -521,7 +526,7 @@ def reset_main(argv: Sequence[str] | None = None) -> int:
     from poolcheckers.server.database.engine import make_engine, run_migrations
     from poolcheckers.server.domain_errors import UsernameError
 
-    url = args.database_url or f"sqlite:///{default_database_path()}"
+    url = str(args.database_url)
     try:
         engine = make_engine(url)
         run_migrations(engine)
@@ -560,16 +565,12 @@ def db_main(argv: Sequence[str] | None = None) -> int:
     ):
         a = sub.add_parser(action, help=helptext)
         a.add_argument("file", type=Path, help="the backup file")
-        a.add_argument(
-            "--database-url",
-            default=None,
-            help=f"the site's database (default: sqlite:///{default_database_path()})",
-        )
+        add_site_database(a)
     args = p.parse_args(list(argv) if argv is not None else None)
     from poolcheckers.server.database.backup import BackupError, backup, restore
     from poolcheckers.server.database.engine import make_engine, make_url_safe, run_migrations
 
-    url = args.database_url or f"sqlite:///{default_database_path()}"
+    url = str(args.database_url)
     try:
         if args.action == "backup":
             size = backup(url, args.file)
