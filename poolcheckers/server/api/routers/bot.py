@@ -10,7 +10,6 @@ what is going on (running games, open challenges, the full game).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
@@ -21,6 +20,7 @@ from poolcheckers.server.accounts.model import User
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.routers.challenges import ChallengeRequest
+from poolcheckers.server.api.routers.ws import kept
 from poolcheckers.server.api.schemas import ACTIONS
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.throttle import client_address
@@ -55,23 +55,12 @@ async def _held(
 ) -> AsyncIterator[bytes]:
     """``stream``, its place renewed while it runs and given back when it ends (the
     stream closed first, so that its own cleanup has run)."""
-
-    async def keep() -> None:
-        while True:
-            await asyncio.sleep(LEASE_S / 3)
-            await ctx.run(ctx.quotas.slots.extend, lease, LEASE_S)
-
-    keeper = asyncio.create_task(keep())
-    try:
-        async for chunk in stream:
-            yield chunk
-    finally:
-        await stream.aclose()
-        keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await keeper
-        with contextlib.suppress(Exception):
-            await ctx.run(ctx.quotas.slots.give_back, lease)
+    async with kept(ctx, lease, LEASE_S):
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()
 
 
 def _line(event: dict[str, object]) -> bytes:

@@ -96,15 +96,24 @@ async def socket_lease(
         await ws.close(code=1008, reason=f"at most {limit} {what} from one address")
         yield False
         return
+    async with kept(ctx, lease, SOCKET_LEASE_SECONDS):
+        yield True
+
+
+@contextlib.asynccontextmanager
+async def kept(ctx: Ctx, lease: str, seconds: float) -> AsyncIterator[None]:
+    """Hold a slot ``lease`` taken for ``seconds``: renewed every third of them while
+    the block runs, given back when it ends (a process that dies lets it lapse)."""
+    slots = ctx.quotas.slots
 
     async def keep() -> None:
         while True:
-            await asyncio.sleep(SOCKET_LEASE_SECONDS / 3)
-            await ctx.run(slots.extend, lease, SOCKET_LEASE_SECONDS)
+            await asyncio.sleep(seconds / 3)
+            await ctx.run(slots.extend, lease, seconds)
 
     keeper = asyncio.create_task(keep())
     try:
-        yield True
+        yield
     finally:
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
