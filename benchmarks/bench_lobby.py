@@ -61,7 +61,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import baseline
-from serverproc import first_health, free_port, stop_server
+from serverproc import first_health, free_port, percentile, stop_server
 
 PASSWORD = "benchmark password"
 #: the server before the lobby's speed-up: the old side of the comparison
@@ -306,11 +306,6 @@ async def round_of(
     return [started for started, _ in results], sum(ended), burst
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def run(
     bases: list[str], pids: list[int], args: argparse.Namespace, label: str
 ) -> dict[str, Any]:
@@ -343,7 +338,7 @@ async def run(
         )
         times += started
         bursts.append(burst)
-        p50, p99 = 1000 * statistics.median(started), 1000 * percentile(started, 0.99)
+        p50, p99 = 1000 * statistics.median(started), 1000 * percentile(started, 99)
         tqdm.write(
             f"{label} round {rnd + 1}: p50 {p50:.0f} ms, p99 {p99:.0f} ms; burst "
             f"{burst['wall_ms']:.0f} ms, server CPU {burst['server_cpu_ms']:.0f} ms, "
@@ -369,8 +364,8 @@ async def run(
         "games_finished": games,
         "accept_to_start_s": {
             "p50": statistics.median(times),
-            "p95": percentile(times, 0.95),
-            "p99": percentile(times, 0.99),
+            "p95": percentile(times, 95),
+            "p99": percentile(times, 99),
             "max": max(times),
         },
         "accept_to_start_all_s": sorted(times),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ssl
+import subprocess
+import time
 from typing import Any
 
 import httpx2
@@ -83,3 +86,24 @@ def play_plies(black: TestClient, white: TestClient, gid: str, plies: int) -> No
         r = seat.post(f"/api/games/{gid}/move", json={"move": mv, "ply": ply})
         assert r.status_code == 200, r.text
         board.push(board.parse_move(mv))
+
+
+def wait_health(
+    url: str,
+    proc: subprocess.Popen[bytes] | None = None,
+    *,
+    verify: ssl.SSLContext | bool = True,
+    timeout: float = 60,
+) -> None:
+    """Poll ``url``'s ``/api/health`` until it answers 200 (a started server process:
+    ``proc``, which must not end meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx2.get(url + "/api/health", verify=verify, timeout=2).status_code == 200:
+                return
+        except (httpx2.HTTPError, ssl.SSLError, OSError):
+            pass
+        assert proc is None or proc.poll() is None, f"the server at {url} did not start"
+        assert time.monotonic() < deadline, f"{url} did not answer /api/health in {timeout} s"
+        time.sleep(0.2)

@@ -17,6 +17,7 @@ import httpx2
 import pytest
 
 from .conftest import free_port
+from .helpers import wait_health
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery"
@@ -42,16 +43,7 @@ class Server:
         ]  # fmt: skip
         with (self.tmp / "server.log").open("ab") as log:
             self.proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx2.get(self.base + "/api/health", timeout=2).status_code == 200:
-                    return
-            except httpx2.HTTPError:
-                pass
-            assert self.proc.poll() is None, "the server did not start"
-            assert time.monotonic() < deadline, "the server did not answer"
-            time.sleep(0.2)
+        wait_health(self.base, self.proc)
 
     def stop(self) -> None:
         assert self.proc is not None

@@ -28,6 +28,7 @@ from poolcheckers.server.database.engine import normalize_url
 from poolcheckers.server.database.tables import GAMES, MOVES, RATING_UPDATES
 
 from .conftest import PgCluster, free_port
+from .helpers import wait_health
 
 ROOT = Path(__file__).resolve().parents[2]
 CADDY = shutil.which("caddy")
@@ -38,19 +39,6 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(CADDY is None, reason="needs Debian's caddy (make system-deps)"),
 ]
-
-
-def _wait_health(url: str, *, verify: ssl.SSLContext | bool = True, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if httpx2.get(url + "/api/health", verify=verify, timeout=2).status_code == 200:
-                return
-        except (httpx2.HTTPError, ssl.SSLError, OSError):
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{url} did not answer /api/health within {timeout} s")
-        time.sleep(0.2)
 
 
 class Process:
@@ -72,7 +60,7 @@ class Process:
         ]  # fmt: skip
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-        _wait_health(f"http://127.0.0.1:{self.port}")
+        wait_health(f"http://127.0.0.1:{self.port}", self.proc)
 
     def stop(self) -> int:
         """SIGTERM, as systemd stops a unit: uvicorn finishes what it is answering."""
@@ -120,7 +108,7 @@ def site(pg_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
             assert time.monotonic() < deadline, "Caddy made no CA"
             time.sleep(0.2)
         tls = ssl.create_default_context(cafile=str(root_ca))
-        _wait_health(origin, verify=tls)
+        wait_health(origin, verify=tls)
         yield {"origin": origin, "tls": tls, "processes": processes, "tmp": tmp_path}
     finally:
         caddy.terminate()
