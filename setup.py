@@ -6,6 +6,10 @@ another machine).  Set ``POOLCHECKERS_TUNED=1`` to add ``-march=native`` (a bina
 for this CPU only; the speed it gains is measured in docs/ENGINE.md, "Portable and
 tuned builds") and ``POOLCHECKERS_SANITIZE=1`` to build with AddressSanitizer/UBSan.
 
+The gettext catalogs of the web app (``poolcheckers/server/i18n/locale/*/LC_MESSAGES/*.po``,
+kept in the repository) are compiled to ``.mo`` files by ``build_py``, in the source
+tree before the package's files are collected (so editable installs have them too).
+
 Without a working C compiler the package still installs: the rules library,
 the web app (local and online games, the archive) and the commands that need
 no engine work, and what needs the engine says that it is not built
@@ -22,6 +26,7 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
 
 #: What a missing or broken C compiler raises while building an extension.
@@ -73,6 +78,31 @@ class OptionalNativeBuild(build_ext):
         )
 
 
+def compile_catalogs() -> list[str]:
+    """Every ``.po`` of the web app's catalogs compiled to its ``.mo`` beside it;
+    returns the files written.  A catalog with a broken entry stops the build."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    written = []
+    for po_path in sorted(glob.glob("poolcheckers/server/i18n/locale/*/LC_MESSAGES/*.po")):
+        with open(po_path, "rb") as po_file:
+            catalog = read_po(po_file, abort_invalid=True)
+        mo_path = po_path[:-3] + ".mo"
+        with open(mo_path, "wb") as mo_file:
+            write_mo(mo_file, catalog, use_fuzzy=False)
+        written.append(mo_path)
+    return written
+
+
+class BuildWithCatalogs(build_py):
+    """``build_py`` that compiles the gettext catalogs first."""
+
+    def run(self) -> None:
+        compile_catalogs()
+        super().run()
+
+
 ext_modules = []
 if any(os.path.basename(s) == "module.c" for s in sources):
     ext_modules.append(
@@ -86,4 +116,7 @@ if any(os.path.basename(s) == "module.c" for s in sources):
         )
     )
 
-setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalNativeBuild})
+setup(
+    ext_modules=ext_modules,
+    cmdclass={"build_ext": OptionalNativeBuild, "build_py": BuildWithCatalogs},
+)

@@ -29,23 +29,30 @@ from poolcheckers.board import Board
 from poolcheckers.move import Move
 from poolcheckers.pieces import Color, PieceType
 
+
+def N_(words: str) -> str:
+    """Marks ``words`` for a user interface's catalogs (the site's gettext catalogs
+    extract them); the library itself speaks English."""
+    return words
+
+
 #: every theme and its words on the trainer page
 THEME_WORDS = {
-    "shot": "Shots",
-    "sacrifice": "Sacrifices",
-    "forced_capture": "Forced captures",
-    "multi_jump": "Multi-jumps",
-    "king_row": "To the king row",
-    "breakthrough": "Breakthroughs",
-    "block": "Blocks",
-    "endgame": "Endgames",
-    "kings_ending": "Kings endings",
-    "three_kings_v_one": "Three kings against one",
-    "two_kings_v_one": "Two kings against one",
-    "endgame_technique": "Endgame technique (tables)",
-    "one_move": "One move",
-    "short": "Two moves",
-    "long": "Three moves or more",
+    "shot": N_("Shots"),
+    "sacrifice": N_("Sacrifices"),
+    "forced_capture": N_("Forced captures"),
+    "multi_jump": N_("Multi-jumps"),
+    "king_row": N_("To the king row"),
+    "breakthrough": N_("Breakthroughs"),
+    "block": N_("Blocks"),
+    "endgame": N_("Endgames"),
+    "kings_ending": N_("Kings endings"),
+    "three_kings_v_one": N_("Three kings against one"),
+    "two_kings_v_one": N_("Two kings against one"),
+    "endgame_technique": N_("Endgame technique (tables)"),
+    "one_move": N_("One move"),
+    "short": N_("Two moves"),
+    "long": N_("Three moves or more"),
 }
 THEMES = tuple(THEME_WORDS)
 

@@ -31,6 +31,7 @@ from poolcheckers.server.api.routers import (
     bot,
     challenges,
     games,
+    language,
     lessons,
     lobby,
     pages,
@@ -129,16 +130,17 @@ def create_app(settings: Settings) -> FastAPI:
         app.add_exception_handler(exc_type, handler)
     app.add_exception_handler(
         StarletteHTTPException,
-        http_error_handler(lambda status: pages.page_response(settings.static_dir, status)),
+        http_error_handler(
+            lambda status, request: pages.page_response(ctx.shells, request, status)
+        ),
     )
     app.add_exception_handler(CommunityError, on_community_error)
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
-    index = settings.static_dir / "index.html"
-    shell = index.read_text("utf-8") if index.is_file() else ""
-    guard_headers(app, settings.allowed_hosts, [shell, pages.docs_html({"info": {"title": ""}})])
+    styled = [*ctx.shells.values(), pages.docs_html({"info": {"title": ""}})]
+    guard_headers(app, settings.allowed_hosts, styled)
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
-        practice, lessons, rulebook, tokens, bot,
+        practice, lessons, rulebook, tokens, bot, language,
     )  # fmt: skip
     for module in (*routers, challenges):
         app.include_router(module.router)

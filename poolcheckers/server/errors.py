@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from poolcheckers.server.i18n import Translator
 from poolcheckers.server.text import clean_text
 
 CODES = frozenset(
@@ -48,9 +49,11 @@ class ApiError(Exception):
         #: seconds for ``Retry-After`` (None: the answer carries none, or 429's default)
         self.retry_after = retry_after
 
-    def body(self) -> dict[str, Any]:
+    def body(self, words: Translator | None = None) -> dict[str, Any]:
+        """The answer's body; ``words``: the language the message is said in."""
+        message = self.message if words is None else words.say(self.message)
         # a message may quote the input, which may hold a lone surrogate (not UTF-8)
-        return {"error": {"code": self.code, "message": clean_text(self.message)}}
+        return {"error": {"code": self.code, "message": clean_text(message)}}
 
 
 def not_found(game_id: str) -> ApiError:

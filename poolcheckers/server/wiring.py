@@ -36,6 +36,7 @@ from poolcheckers.server.games.model import IdleLimits
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
+from poolcheckers.server.i18n.shell import render_shells
 from poolcheckers.server.lessons.service import LessonService
 from poolcheckers.server.lobby.service import LobbyService
 from poolcheckers.server.practice.service import PracticeService
@@ -57,6 +58,8 @@ class Services:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        #: the app's frame (index.html) in each language
+        self.shells = render_shells(settings.static_dir)
         self.db = make_engine(settings.database_url, background_checkpoints=True)
         if settings.migrate:
             run_migrations(self.db)

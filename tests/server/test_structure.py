@@ -112,6 +112,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
         "/api/blocks": {"get", "post"},
         "/api/blocks/{username}": {"delete"},
+        "/api/language": {"post"},
         # API tokens and the bot API (docs/BOTS.md)
         "/api/account/tokens": {"get", "post"},
         "/api/account/tokens/{token_id}": {"delete"},

@@ -54,6 +54,7 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Decision, Quotas, Rate
 from poolcheckers.server.throttle import SignInLimits, address_key
 
@@ -133,22 +134,33 @@ class Username:
     def parse(cls, text: object) -> Username:
         """Validate ``text``; the error says which rule it breaks."""
         if not isinstance(text, str):
-            raise UsernameError(f"username must be text, not {text!r}")
+            raise UsernameError(M_("username must be text, not {value}", value=repr(text)))
         if not USERNAME_MIN <= len(text) <= USERNAME_MAX:
             raise UsernameError(
-                f"username must be {USERNAME_MIN} to {USERNAME_MAX} characters, "
-                f"not {len(text)}: {text!r}"
+                M_(
+                    "username must be {low} to {high} characters, not {count}: {name}",
+                    low=USERNAME_MIN,
+                    high=USERNAME_MAX,
+                    count=len(text),
+                    name=repr(text),
+                )
             )
         if not _USERNAME_CHARS.fullmatch(text):
             bad = next(c for c in text if not _USERNAME_CHARS.fullmatch(c))
             raise UsernameError(
-                f"username may only use letters A-Z, digits, '_' and '-', not {bad!r}: {text!r}"
+                M_(
+                    "username may only use letters A-Z, digits, '_' and '-', not {bad}: {name}",
+                    bad=repr(bad),
+                    name=repr(text),
+                )
             )
         if not text[0].isalnum():
-            raise UsernameError(f"username must start with a letter or a digit: {text!r}")
+            raise UsernameError(
+                M_("username must start with a letter or a digit: {name}", name=repr(text))
+            )
         key = text.lower()
         if key in RESERVED_USERNAMES:
-            raise UsernameError(f"username {text!r} is reserved")
+            raise UsernameError(M_("username {name} is reserved", name=repr(text)))
         return cls(text, key)
 
     def __str__(self) -> str:
@@ -182,18 +194,26 @@ def check_password(password: object, username: str | None = None) -> str:
         raise PasswordError(f"password must be text, not {type(password).__name__}")
     if len(password) < PASSWORD_MIN:
         raise PasswordError(
-            f"password must be at least {PASSWORD_MIN} characters, not {len(password)}"
+            M_(
+                "password must be at least {low} characters, not {count}",
+                low=PASSWORD_MIN,
+                count=len(password),
+            )
         )
     if len(password) > PASSWORD_MAX:
         raise PasswordError(
-            f"password must be at most {PASSWORD_MAX} characters, not {len(password)}"
+            M_(
+                "password must be at most {high} characters, not {count}",
+                high=PASSWORD_MAX,
+                count=len(password),
+            )
         )
     if not password.strip():
-        raise PasswordError("password must not be only spaces")
+        raise PasswordError(M_("password must not be only spaces"))
     if not _encodable(password):
         raise PasswordError("password must be valid Unicode text (it has a lone surrogate)")
     if username is not None and password.lower() == username.lower():
-        raise PasswordError("password must not be the username")
+        raise PasswordError(M_("password must not be the username"))
     _check_strength(password, username)
     return password
 
@@ -213,10 +233,14 @@ def _check_strength(password: str, username: str | None) -> None:
         return
     feedback = result["feedback"]
     reasons = " ".join([feedback["warning"], *feedback["suggestions"]]).strip()
-    raise PasswordError(
-        "this password is too easy to guess: "
-        + (reasons or "add another word or two; uncommon words are better")
-    )
+    if not reasons:
+        raise PasswordError(
+            M_(
+                "this password is too easy to guess: add another word or two; uncommon words are better"  # noqa: E501 - one message for the catalogs
+            )
+        )
+    # zxcvbn's advice is English: the sentence around it is said in the player's language
+    raise PasswordError(M_("this password is too easy to guess: {reasons}", reasons=reasons))
 
 
 def _encodable(text: str) -> bool:
@@ -304,6 +328,8 @@ class User:
     created: float
     #: a bot account (plays through the bot API; irreversible)
     bot: bool = False
+    #: the site's language the account chose (server/i18n.LOCALES), None: the browser's
+    locale: str | None = None
 
     def public(self) -> dict[str, object]:
         return {"username": self.username, "created": self.created, "bot": self.bot}
@@ -404,8 +430,8 @@ class SignedIn:
     token: str
 
 
-_WRONG: Final = "wrong username or password"
-_WRONG_CODE: Final = (
+_WRONG: Final = M_("wrong username or password")
+_WRONG_CODE: Final = M_(
     "wrong or expired reset code for this username: ask the site's administrator for a new one"
 )
 #: how long a password-reset code lasts
@@ -472,22 +498,27 @@ class Accounts:
         """Create an account and sign it in.  ``signup_limit`` (if set) counts per address."""
         name = Username.parse(username)
         if is_reserved(name.name, self.reserved):
-            raise UsernameError(f"username {name.name!r} is reserved")
+            raise UsernameError(M_("username {name} is reserved", name=repr(name.name)))
         secret = check_password(password, name.name)
         if self.signup_limit is not None:
             quotas, rate = self.signup_limit
             decision = quotas.hit(rate, address_key(address))
             if not decision.allowed:
                 raise RateLimitedError(
-                    f"too many sign-ups from this address: try again in "
-                    f"{math.ceil(decision.retry_after)} s",
+                    M_(
+                        "too many sign-ups from this address: try again in {seconds} s",
+                        seconds=math.ceil(decision.retry_after),
+                    ),
                     decision.retry_after,
                 )
         now = self.clock()
         user = User(self.new_id(), name.name, name.key, self.passwords.hash(secret), now)
         if not self.users.add(user):
             raise UsernameTakenError(
-                f"username {name.name!r} is taken (or too like an existing name)"
+                M_(
+                    "username {name} is taken (or too like an existing name)",
+                    name=repr(name.name),
+                )
             )
         token, _ = self.sessions.start(user.id, now)
         return SignedIn(user, token)
@@ -567,7 +598,7 @@ class Accounts:
         """
         user = self.users.by_key(username.strip().lower())
         if user is None:
-            raise UsernameError(f"no account named {username!r}")
+            raise UsernameError(M_("no account named {name}", name=repr(username)))
         code = "-".join("".join(secrets.choice(_CODE_ALPHABET) for _ in range(4)) for _ in range(3))
         expires = self.clock() + RESET_CODE_SECONDS
         self.users.set_reset(user.id, _code_digest(code), expires)
@@ -611,12 +642,12 @@ class Accounts:
         ends, and the device that asked is signed in again with a new token."""
         user = self.authenticate(token)
         if user is None:
-            raise CredentialsError("sign in first")
+            raise CredentialsError(M_("sign in first"))
         user = self._check_password(user.key, old_password, address)
         secret = check_password(new_password, user.username)
         new_hash = self.passwords.hash(secret)
         if not self.users.set_password_hash(user.id, user.password_hash, new_hash):
-            raise CredentialsError("the password was changed meanwhile: sign in again")
+            raise CredentialsError(M_("the password was changed meanwhile: sign in again"))
         fresh = self.sessions.end_all(user.id, self.clock(), keep_signed_in=True)
         assert fresh is not None
         return SignedIn(replace(user, password_hash=new_hash), fresh)

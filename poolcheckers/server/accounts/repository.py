@@ -48,6 +48,7 @@ class DbUserStore:
             row["password_hash"],
             to_s(row["created_ms"]),
             bool(row["bot"]),
+            row["locale"],
         )
 
     def add(self, user: User) -> bool:
@@ -71,6 +72,11 @@ class DbUserStore:
         """Turn the account into a bot (never back)."""
         with self.db.begin() as conn:
             conn.execute(update(USERS).where(USERS.c.id == user_id).values(bot=True))
+
+    def set_locale(self, user_id: str, locale: str | None) -> None:
+        """Remember the account's language (None: the browser's)."""
+        with self.db.begin() as conn:
+            conn.execute(update(USERS).where(USERS.c.id == user_id).values(locale=locale))
 
     def _one(self, where: Any) -> User | None:
         with self.db.connect() as conn:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Response
 from starlette.requests import HTTPConnection
 
+from poolcheckers.server.i18n import COOKIE, Translator, negotiate, translator
 from poolcheckers.server.wiring import Services, get_ctx
 
 Ctx = Annotated[Services, Depends(get_ctx)]
@@ -22,6 +23,19 @@ async def account_id(conn: HTTPConnection) -> str | None:
 
 
 UserId = Annotated[str | None, Depends(account_id)]
+
+
+def request_locale(conn: HTTPConnection) -> str:
+    """The language of a request: its ``lang`` cookie, else ``Accept-Language``."""
+    return negotiate(conn.headers.get("accept-language"), conn.cookies.get(COOKIE))
+
+
+async def request_translator(conn: HTTPConnection) -> Translator:
+    """The words of the request's language (a dependency)."""
+    return translator(request_locale(conn))
+
+
+Lang = Annotated[Translator, Depends(request_translator)]
 
 
 def json_response(

@@ -8,8 +8,10 @@ import math
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from poolcheckers.server.api.deps import request_locale
 from poolcheckers.server.domain_errors import CommunityError, RateLimitedError
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.i18n import translator
 
 #: HTTP status of each community error code (docs/COMMUNITY.md, "error codes")
 STATUS = {
@@ -25,10 +27,12 @@ STATUS = {
 
 
 def api_error(error: CommunityError) -> ApiError:
-    return ApiError(STATUS.get(error.code, 400), error.code, str(error))
+    # the error's own words object (a Message keeps its template for translation)
+    words = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else None
+    return ApiError(STATUS.get(error.code, 400), error.code, words or str(error))
 
 
-async def on_community_error(_request: Request, exc: Exception) -> Response:
+async def on_community_error(request: Request, exc: Exception) -> Response:
     """A community error as ``{"error": {"code", "message"}}``; 429 with the real
     ``Retry-After``."""
     assert isinstance(exc, CommunityError)
@@ -36,4 +40,5 @@ async def on_community_error(_request: Request, exc: Exception) -> Response:
     headers = None
     if isinstance(exc, RateLimitedError):
         headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
-    return JSONResponse(err.body(), status_code=err.status, headers=headers)
+    words = translator(request_locale(request))
+    return JSONResponse(err.body(words), status_code=err.status, headers=headers)

@@ -24,8 +24,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from poolcheckers.server import errors
+from poolcheckers.server.api.deps import request_locale
 from poolcheckers.server.api.schemas import ErrorBody, error_code, loads
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.i18n import translator
 from poolcheckers.server.text import clean_text
 
 log = logging.getLogger("poolcheckers.server")
@@ -127,17 +129,21 @@ def no_token_in_url(request: Request) -> None:
         )
 
 
-def error_response(exc: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+def error_response(
+    exc: ApiError, headers: dict[str, str] | None = None, request: Request | None = None
+) -> JSONResponse:
+    """The error shape; with ``request``, the message in the request's language."""
+    words = None if request is None else translator(request_locale(request))
+    return JSONResponse(exc.body(words), status_code=exc.status, headers=headers)
 
 
 # ---------------------------------------------------------------- exception handlers
-async def on_api_error(_request: Request, exc: Exception) -> Response:
+async def on_api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
     headers = {"Retry-After": "60"} if exc.status == 429 else None
     if exc.retry_after is not None:
         headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
-    return error_response(exc, headers)
+    return error_response(exc, headers, request)
 
 
 async def on_validation_error(_request: Request, exc: Exception) -> Response:
@@ -184,7 +190,7 @@ async def on_client_disconnect(request: Request, _exc: Exception) -> Response:
     return Response(status_code=400)
 
 
-def http_error_handler(page: Callable[[int], Response]) -> Callable[..., Any]:
+def http_error_handler(page: Callable[[int, Request], Response]) -> Callable[..., Any]:
     """Starlette's HTTP errors (unknown route, wrong method) in the error shape; a
     person's unknown page gets the app shell (``page``) with 404."""
 
@@ -193,7 +199,7 @@ def http_error_handler(page: Callable[[int], Response]) -> Callable[..., Any]:
         path = request.url.path
         wants_page = "text/html" in request.headers.get("accept", "")
         if exc.status_code == 404 and wants_page and not path.startswith(("/api/", "/ws/")):
-            return page(404)
+            return page(404, request)
         code = "not_found" if exc.status_code == 404 else "bad_request"
         return JSONResponse(
             {"error": {"code": code, "message": str(exc.detail)}}, status_code=exc.status_code

@@ -293,6 +293,12 @@ class PasswordChange(Request):
     new: Text = Field(max_length=1024)
 
 
+class LanguageChoice(Request):
+    """``POST /api/language``: the site's language, as a BCP 47 tag."""
+
+    locale: str = Field(max_length=16, examples=["pt-BR"])
+
+
 class AccountInfo(Answer):
     """``GET /api/account``: who is signed in, and the token for ``X-CSRF-Token``."""
 

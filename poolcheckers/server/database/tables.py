@@ -137,6 +137,9 @@ USERS = Table(
     # a bot account (migration 0013): plays through the bot API, never in the
     # leaderboards nor the lobby's quick pairing; once a bot, always a bot
     Column("bot", Boolean, nullable=False, server_default=false()),
+    # the language the account chose on the site (migration 0014; a gettext name of
+    # server/i18n, None: the browser's)
+    Column("locale", String(8), nullable=True),
     Index("ux_users_username_fold", "username_fold", unique=True),
 )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from poolcheckers.board import Board
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.i18n import N_
 
 
 class LessonError(CommunityError):
@@ -50,50 +51,51 @@ class Lesson:
 
 
 LESSONS: tuple[Lesson, ...] = (
-    Lesson("men", "How men move", ("R6",), (
-        Step("Move your man one step forward.", "W:W22:B3", ("22-17", "22-18"),
-             "Men move one square forward, on the dark squares."),
-        Step("This man is at the edge. Move it forward.", "W:W21:B3", ("21-17",),
-             "At the edge there is only one way forward."),
+    Lesson("men", N_("How men move"), ("R6",), (
+        Step(N_("Move your man one step forward."), "W:W22:B3", ("22-17", "22-18"),
+             N_("Men move one square forward, on the dark squares.")),
+        Step(N_("This man is at the edge. Move it forward."), "W:W21:B3", ("21-17",),
+             N_("At the edge there is only one way forward.")),
     )),
-    Lesson("jumping", "Jumping", ("R7", "R11"), (
-        Step("Jump over the black man!", "W:W22,30:B18,3", ("22x15",),
-             "You jump over a piece to the empty square behind it, and take it."),
-        Step("Men can jump backward too.", "W:W14,30:B18,1", ("14x23",),
-             "A man moves forward, but it may jump forward or backward."),
-        Step("If you can jump, you must jump.", "W:W22,31:B18,1", ("22x15",),
-             "Jumping is not a choice: when a jump is there, you take it."),
+    Lesson("jumping", N_("Jumping"), ("R7", "R11"), (
+        Step(N_("Jump over the black man!"), "W:W22,30:B18,3", ("22x15",),
+             N_("You jump over a piece to the empty square behind it, and take it.")),
+        Step(N_("Men can jump backward too."), "W:W14,30:B18,1", ("14x23",),
+             N_("A man moves forward, but it may jump forward or backward.")),
+        Step(N_("If you can jump, you must jump."), "W:W22,31:B18,1", ("22x15",),
+             N_("Jumping is not a choice: when a jump is there, you take it.")),
     )),
-    Lesson("choice", "You choose the jump", ("R12",), (
-        Step("Two jumps are possible. Pick either one.", "W:W15:B9,10,18", ("15x13", "15x22"),
-             "In pool you may choose any jump, even the one that takes fewer pieces."),
+    Lesson("choice", N_("You choose the jump"), ("R12",), (
+        Step(N_("Two jumps are possible. Pick either one."), "W:W15:B9,10,18", ("15x13", "15x22"),
+             N_("In pool you may choose any jump, even the one that takes fewer pieces.")),
     )),
-    Lesson("multi-jumps", "Keep jumping", ("R13", "R14"), (
-        Step("Jump, and keep jumping while you can.", "W:W6:B10,19,27", ("6x31",),
-             "Once you start jumping, you go on until no jump is left."),
+    Lesson("multi-jumps", N_("Keep jumping"), ("R13", "R14"), (
+        Step(N_("Jump, and keep jumping while you can."), "W:W6:B10,19,27", ("6x31",),
+             N_("Once you start jumping, you go on until no jump is left.")),
     )),
-    Lesson("crowning", "Crowning", ("R15",), (
-        Step("Reach the far row to make a king.", "W:W6:B20", ("6-1", "6-2"),
-             "A man that ends its move on the far row becomes a king."),
-        Step("Jump through the far row and keep going: take two.", "W:W17:B7,8,14,22", ("17x12",),
-             "A man that can jump on from the far row must go on, and stays a man."),
+    Lesson("crowning", N_("Crowning"), ("R15",), (
+        Step(N_("Reach the far row to make a king."), "W:W6:B20", ("6-1", "6-2"),
+             N_("A man that ends its move on the far row becomes a king.")),
+        Step(N_("Jump through the far row and keep going: take two."), "W:W17:B7,8,14,22",
+             ("17x12",),
+             N_("A man that can jump on from the far row must go on, and stays a man.")),
     )),
-    Lesson("kings", "Flying kings", ("R8", "R9", "R10"), (
-        Step("A king flies along a diagonal. Move it as far as it can go.", "W:WK29:B4",
-             ("29-8",), "Kings move any distance, forward or backward."),
-        Step("A king can jump from far away.", "W:WK29:B15,4", ("29x11", "29x8"),
-             "A king jumps a piece at any distance and lands on any empty square beyond."),
+    Lesson("kings", N_("Flying kings"), ("R8", "R9", "R10"), (
+        Step(N_("A king flies along a diagonal. Move it as far as it can go."), "W:WK29:B4",
+             ("29-8",), N_("Kings move any distance, forward or backward.")),
+        Step(N_("A king can jump from far away."), "W:WK29:B15,4", ("29x11", "29x8"),
+             N_("A king jumps a piece at any distance and lands on any empty square beyond.")),
     )),
-    Lesson("counts", "Three kings against one", ("R19", "R18"), (
-        Step("Three kings must catch the lone king within 13 moves. Catch it now!",
+    Lesson("counts", N_("Three kings against one"), ("R19", "R18"), (
+        Step(N_("Three kings must catch the lone king within 13 moves. Catch it now!"),
              "W:WK29,K2,K3:BK22", ("29x18", "29x15", "29x11", "29x8", "29x4"),
-             "Caught in time. After 13 moves without catching it, the game is a draw."),
+             N_("Caught in time. After 13 moves without catching it, the game is a draw.")),
     )),
-    Lesson("game-end", "How a game ends", ("R16",), (
-        Step("Take Black's last piece.", "W:W22,30:B18", ("22x15",),
-             "A player with no pieces left loses."),
-        Step("Leave Black without a move.", "W:W5,32:B28", ("5-1",),
-             "A player who cannot move loses, even with pieces on the board."),
+    Lesson("game-end", N_("How a game ends"), ("R16",), (
+        Step(N_("Take Black's last piece."), "W:W22,30:B18", ("22x15",),
+             N_("A player with no pieces left loses.")),
+        Step(N_("Leave Black without a move."), "W:W5,32:B28", ("5-1",),
+             N_("A player who cannot move loses, even with pieces on the board.")),
     )),
 )  # fmt: skip
 BY_ID = {lesson.id: lesson for lesson in LESSONS}

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.i18n import N_
 from poolcheckers.server.lessons.model import LESSONS, LessonError, check, lesson
 from poolcheckers.server.lessons.repository import DbLessonProgress
 from poolcheckers.server.timesource import TimeSource
@@ -48,7 +49,7 @@ class LessonService:
             )
         return {
             "correct": right,
-            "why": s.why if right else "Not this one. Try again!",
+            "why": s.why if right else N_("Not this one. Try again!"),
             "done": done,
             "last": step == len(found.steps) - 1,
         }

@@ -25,6 +25,7 @@ from typing import Literal
 from poolcheckers.engine import tables_best_move
 from poolcheckers.move import Move
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.i18n import N_
 
 Value = str
 MoveValues = Sequence[tuple[Move, Value, int | None]]
@@ -52,29 +53,29 @@ class Exercise:
 #: The positions of the practice page (checked against the tables by a test).
 EXERCISES: tuple[Exercise, ...] = (
     Exercise(
-        "three-kings", "Three kings against one",
-        "Catch the lone king within 13 moves of the count, or the game is a draw.",
+        "three-kings", N_("Three kings against one"),
+        N_("Catch the lone king within 13 moves of the count, or the game is a draw."),
         "W:WK12,K16,K26:BK27", "win",
     ),
     Exercise(
-        "three-kings-hold", "One king against three: hold the long diagonal",
-        "You have the lone king. Three kings catch it only where they can trap it: "
-        "find the safe squares of the long diagonal and keep to them.",
+        "three-kings-hold", N_("One king against three: hold the long diagonal"),
+        N_("You have the lone king. Three kings catch it only where they can trap it: "
+        "find the safe squares of the long diagonal and keep to them."),
         "B:WK20,K23,K32:BK15", "draw",
     ),
     Exercise(
-        "two-kings-hold", "Two kings against one: hold the draw",
-        "You have the lone king. Keep it safe: one careless step and it is caught.",
+        "two-kings-hold", N_("Two kings against one: hold the draw"),
+        N_("You have the lone king. Keep it safe: one careless step and it is caught."),
         "B:WK4,K16:BK18", "draw",
     ),
     Exercise(
-        "king-and-man", "King and man against king",
-        "Bring your man home to the king row with the king's help, and win.",
+        "king-and-man", N_("King and man against king"),
+        N_("Bring your man home to the king row with the king's help, and win."),
         "W:WK3,11:BK29", "win",
     ),
     Exercise(
-        "kings-v-king-and-man", "Two kings against king and man",
-        "Win the man, then the king.",
+        "kings-v-king-and-man", N_("Two kings against king and man"),
+        N_("Win the man, then the king."),
         "W:WK3,K15:BK16,20", "win",
     ),
 )  # fmt: skip

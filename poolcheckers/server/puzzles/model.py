@@ -29,15 +29,16 @@ from dataclasses import dataclass
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.puzzles import Puzzle, replay
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.i18n import N_
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf
 
 #: a new puzzle's deviation: its starting rating is an estimate from the generator
 PUZZLE_DEVIATION = 250.0
 #: the words of each goal on the trainer page
 GOAL_TEXT = {
-    "material": "Win material",
-    "win": "Win the game",
-    "draw": "Save the game: find the draw",
+    "material": N_("Win material"),
+    "win": N_("Win the game"),
+    "draw": N_("Save the game: find the draw"),
 }
 
 

@@ -26,6 +26,7 @@ from poolcheckers.server.api.schemas import (
 from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.i18n import Translator, translator
 from poolcheckers.server.ratings.model import Perf, RatingUpdate
 from poolcheckers.server.ratings.players import (
     CHART_RANGES,
@@ -46,7 +47,7 @@ from poolcheckers.server.ratings.repository import (
 #: games a head-to-head table is counted over (the most recent)
 HEAD_TO_HEAD_GAMES = 2000
 #: rating plots kept, by (account, rating updates so far): one is drawn per new game
-_plots: OrderedDict[tuple[str, int, str, bool], str] = OrderedDict()
+_plots: OrderedDict[tuple[str, int, str, bool, str], str] = OrderedDict()
 _plots_lock = threading.Lock()
 PLOTS_KEPT = 256
 
@@ -174,12 +175,14 @@ class PlayerPages:
         updates: dict[Category, list[RatingUpdate]],
         span: str = "all",
         small: bool = False,
+        words: Translator | None = None,
     ) -> str:
         """The rating plot over ``span`` (:data:`CHART_RANGES`, back from the player's
         last rated game), for a phone when ``small`` (CPU work: run it in a worker
         thread, not on the database executor), kept until the player's next rated
-        game."""
-        key = (user.id, sum(len(u) for u in updates.values()), span, small)
+        game; ``words``: its language (None: English)."""
+        words = words or translator("en")
+        key = (user.id, sum(len(u) for u in updates.values()), span, small, words.locale)
         with _plots_lock:
             if key in _plots:
                 _plots.move_to_end(key)
@@ -188,9 +191,8 @@ class PlayerPages:
         last = max((p.at for points in histories.values() for p in points), default=None)
         back = CHART_RANGES[span]
         since = None if back is None or last is None else last - back
-        plot = rating_history_svg(
-            histories, title=f"Rating history of {user.username}", since=since, small=small
-        )
+        title = words.gettext("Rating history of {name}", name=user.username)
+        plot = rating_history_svg(histories, title=title, since=since, small=small, words=words)
         with _plots_lock:
             _plots[key] = plot
             while len(_plots) > PLOTS_KEPT:

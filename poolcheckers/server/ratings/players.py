@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.i18n import N_, Translator, translator
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
 
 PlayerResult = Literal["win", "draw", "loss"]
@@ -267,6 +268,15 @@ def waiting_list(
     return waiting[:limit]
 
 
+#: each category's name in the chart's legend
+CATEGORY_WORDS: Final = {
+    Category.BULLET: N_("bullet"),
+    Category.BLITZ: N_("blitz"),
+    Category.RAPID: N_("rapid"),
+    Category.CLASSICAL: N_("classical"),
+    Category.CORRESPONDENCE: N_("correspondence"),
+}
+
 #: the rating chart's time ranges: seconds back from the last game (None: all)
 CHART_RANGES: Final = {"all": None, "year": 365 * 86_400.0, "month": 30 * 86_400.0}
 
@@ -277,10 +287,14 @@ def rating_history_svg(
     title: str = "Rating history",
     since: float | None = None,
     small: bool = False,
+    words: Translator | None = None,
 ) -> str:
     """An SVG plot of the rating history, one line per category (±deviation shaded):
     the points from ``since`` (epoch seconds; None: all), and with ``small`` a figure
     drawn for a phone (narrower, larger type), so that its words stay readable.
+
+    ``words``: the language of the plot's words (None: English); ``title`` is given
+    in it already.
 
     Uses matplotlib's object API (no pyplot global state), so it is safe in server
     threads.
@@ -289,6 +303,7 @@ def rating_history_svg(
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
+    say = (words or translator("en")).gettext
     figure = Figure(figsize=(4.2, 3.4) if small else (8, 3.2))
     FigureCanvasSVG(figure)
     axes = figure.add_subplot()
@@ -303,7 +318,9 @@ def rating_history_svg(
         rating = [p.rating for p in points]
         low = [p.rating - p.deviation for p in points]
         high = [p.rating + p.deviation for p in points]
-        (line,) = axes.plot(when, rating, marker="o", markersize=3, label=category.value)
+        (line,) = axes.plot(
+            when, rating, marker="o", markersize=3, label=say(CATEGORY_WORDS[category])
+        )
         axes.fill_between(when, low, high, color=line.get_color(), alpha=0.12)
         drawn += 1
     if drawn:
@@ -315,10 +332,10 @@ def rating_history_svg(
         right: Any = np.datetime64(round(last + pad), "s")
         axes.set_xlim(left, right)
     else:
-        words = "no rated games yet" if since is None else "no rated game in this time"
-        axes.text(0.5, 0.5, words, ha="center", va="center", transform=axes.transAxes)
+        empty = N_("no rated games yet") if since is None else N_("no rated game in this time")
+        axes.text(0.5, 0.5, say(empty), ha="center", va="center", transform=axes.transAxes)
     axes.set_title(title)
-    axes.set_ylabel("rating (shaded: ± RD)")
+    axes.set_ylabel(say("rating (shaded: ± RD)"))
     axes.grid(True, alpha=0.3)
     figure.autofmt_xdate()
     figure.tight_layout()

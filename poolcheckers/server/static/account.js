@@ -7,7 +7,11 @@ import { errorText } from "./api.js";
 import { currentAccount, playerLink, send, setAccount } from "./community.js";
 import { requestLimits } from "./rules.js";
 import { tokensSection } from "./tokens.js";
+import { t, tn } from "./i18n.js";
 import { announce, h } from "./util.js";
+
+/** A reset code's shape (the placeholder of its field): letters of the code, the same in every language. */
+const CODE_SHAPE = "ABCD-EFGH-JKMN";
 
 /**
  * @param {string} label
@@ -52,13 +56,15 @@ function sitePath(next) {
  * short without a word); the server's own rule is said as soon as the text breaks it.
  * @param {HTMLInputElement} input
  * @param {Bounds | undefined} bounds
- * @param {string} what "Username" or "Password"
+ * @param {"username" | "password"} what
  */
 function checkLength(input, bounds, what) {
   if (!bounds) return;
   input.addEventListener("input", () => {
     const n = input.value.length;
-    const message = n > bounds.maximum ? `${what} must be ${bounds.minimum} to ${bounds.maximum} characters, not ${n}.` : "";
+    const said = { min: bounds.minimum, max: bounds.maximum, n };
+    const rule = what === "username" ? t("Username must be {min} to {max} characters, not {n}.", said) : t("Password must be {min} to {max} characters, not {n}.", said);
+    const message = n > bounds.maximum ? rule : "";
     input.setCustomValidity(message);
     const hint = input.closest("label")?.querySelector(".limit");
     if (hint) hint.textContent = message;
@@ -78,19 +84,19 @@ function credentialsForm(kind, limits) {
   const usernameBounds = kind.rule ? limits?.username_length : undefined;
   const username = h("input", { name: "username", required: true, autocomplete: "username", ...(usernameBounds ? { minlength: usernameBounds.minimum } : {}) });
   const password = h("input", { name: "password", type: "password", required: true, autocomplete: kind.autocomplete, ...(kind.rule && limits ? { minlength: limits.password_length.minimum } : {}) });
-  checkLength(username, usernameBounds, "Username");
-  checkLength(password, kind.rule ? limits?.password_length : undefined, "Password");
-  const ruleText = usernameBounds ? `${usernameBounds.minimum} to ${usernameBounds.maximum} characters: letters, digits, _ and -, starting with a letter or a digit.` : "";
-  const code = kind.code ? h("input", { name: "code", required: true, autocomplete: "one-time-code", autocapitalize: "characters", spellcheck: "false", placeholder: "ABCD-EFGH-JKMN" }) : null;
+  checkLength(username, usernameBounds, "username");
+  checkLength(password, kind.rule ? limits?.password_length : undefined, "password");
+  const ruleText = usernameBounds ? t("{min} to {max} characters: letters, digits, _ and -, starting with a letter or a digit.", { min: usernameBounds.minimum, max: usernameBounds.maximum }) : "";
+  const code = kind.code ? h("input", { name: "code", required: true, autocomplete: "one-time-code", autocapitalize: "characters", spellcheck: "false", placeholder: CODE_SHAPE }) : null;
   const button = h("button", { type: "submit", class: "primary" }, kind.submit);
   const form = h(
     "form",
     { class: "card", "aria-label": kind.title },
     h("h2", {}, kind.title),
-    h("label", { class: "field" }, "Username ", username, ruleText ? h("span", { class: "hint" }, ruleText) : "", h("span", { class: "limit error", "aria-live": "polite" })),
+    h("label", { class: "field" }, t("Username"), " ", username, ruleText ? h("span", { class: "hint" }, ruleText) : "", h("span", { class: "limit error", "aria-live": "polite" })),
     " ",
-    code ? h("label", { class: "field" }, "Reset code ", code, h("span", { class: "hint" }, "The site's administrator gives it to you: it works once, for an hour.")) : "",
-    h("label", { class: "field" }, kind.code ? "New password " : "Password ", password, kind.rule && limits ? h("span", { class: "hint" }, `At least ${limits.password_length.minimum} characters.`) : "", h("span", { class: "limit error", "aria-live": "polite" })),
+    code ? h("label", { class: "field" }, t("Reset code"), " ", code, h("span", { class: "hint" }, t("The site's administrator gives it to you: it works once, for an hour."))) : "",
+    h("label", { class: "field" }, kind.code ? t("New password") : t("Password"), " ", password, kind.rule && limits ? h("span", { class: "hint" }, tn("At least {n} character.", "At least {n} characters.", limits.password_length.minimum)) : "", h("span", { class: "limit error", "aria-live": "polite" })),
     " ",
     button,
     error,
@@ -111,7 +117,7 @@ function credentialsForm(kind, limits) {
         password: data.get("password"),
       });
       setAccount(account);
-      announce(`Signed in as ${account.username}.`);
+      announce(t("Signed in as {name}.", { name: account.username }));
       window.location.assign(sitePath(new URLSearchParams(window.location.search).get("next")));
     } catch (err) {
       error.textContent = errorText(err);
@@ -136,13 +142,13 @@ function signedIn(root, account, limits) {
   const notice = h("p", { class: "notice", role: "status" });
   const password = h(
     "form",
-    { class: "card", "aria-label": "Change the password" },
-    h("h2", {}, "Change the password"),
-    field("Current password", { name: "old", type: "password", required: true, autocomplete: "current-password" }),
+    { class: "card", "aria-label": t("Change the password") },
+    h("h2", {}, t("Change the password")),
+    field(t("Current password"), { name: "old", type: "password", required: true, autocomplete: "current-password" }),
     " ",
-    field("New password", { name: "new", type: "password", required: true, ...lengths(limits?.password_length), autocomplete: "new-password" }),
+    field(t("New password"), { name: "new", type: "password", required: true, ...lengths(limits?.password_length), autocomplete: "new-password" }),
     " ",
-    h("button", { type: "submit" }, "Change"),
+    h("button", { type: "submit" }, t("Change")),
     error,
     notice,
   );
@@ -154,21 +160,23 @@ function signedIn(root, account, limits) {
       /** @type {AccountInfo} */
       const changed = await send("POST", "/api/account/password", { old: data.get("old"), new: data.get("new") });
       setAccount(changed);
-      notice.textContent = "Password changed; your other devices are signed out.";
+      notice.textContent = t("Password changed; your other devices are signed out.");
       password.reset();
     } catch (err) {
       error.textContent = errorText(err);
     }
   });
-  const out = h("button", { type: "button" }, "Sign out");
+  const out = h("button", { type: "button" }, t("Sign out"));
+  // the sentence's words around the name, which is a link
+  const [before, after = ""] = t("Signed in as {name}.").split("{name}");
   out.addEventListener("click", async () => {
     await send("POST", "/api/account/logout");
     setAccount(null);
     window.location.assign("/account");
   });
   root.replaceChildren(
-    h("h1", {}, "Account"),
-    h("p", {}, "Signed in as ", playerLink(account.username), ". ", h("a", { href: "/lobby" }, "To the lobby"), " ", out),
+    h("h1", {}, t("Account")),
+    h("p", {}, before, playerLink(account.username), after, " ", h("a", { href: "/lobby" }, t("To the lobby")), " ", out),
     password,
     tokensSection(),
   );
@@ -186,16 +194,16 @@ export async function render(root) {
     return;
   }
   root.replaceChildren(
-    h("h1", {}, "Account"),
-    h("p", {}, "An account gives you a name, a rating and your games on every device. Playing the engine, on one screen or by an invitation link needs none."),
-    credentialsForm({ title: "Sign in", path: "/api/account/login", submit: "Sign in", busy: "Signing in…", autocomplete: "current-password" }, limits),
-    credentialsForm({ title: "Create an account", path: "/api/account/signup", submit: "Sign up", busy: "Signing up…", autocomplete: "new-password", rule: true }, limits),
+    h("h1", {}, t("Account")),
+    h("p", {}, t("An account gives you a name, a rating and your games on every device. Playing the engine, on one screen or by an invitation link needs none.")),
+    credentialsForm({ title: t("Sign in"), path: "/api/account/login", submit: t("Sign in"), busy: t("Signing in…"), autocomplete: "current-password" }, limits),
+    credentialsForm({ title: t("Create an account"), path: "/api/account/signup", submit: t("Sign up"), busy: t("Signing up…"), autocomplete: "new-password", rule: true }, limits),
     h(
       "details",
       { class: "forgot", id: "forgot" },
-      h("summary", {}, "Forgot your password?"),
-      h("p", {}, "Ask the site's administrator for a reset code (the site sends no e-mail), then set a new password here."),
-      credentialsForm({ title: "Set a new password", path: "/api/account/reset", submit: "Set the password", busy: "Setting…", autocomplete: "new-password", rule: true, code: true }, limits),
+      h("summary", {}, t("Forgot your password?")),
+      h("p", {}, t("Ask the site's administrator for a reset code (the site sends no e-mail), then set a new password here.")),
+      credentialsForm({ title: t("Set a new password"), path: "/api/account/reset", submit: t("Set the password"), busy: t("Setting…"), autocomplete: "new-password", rule: true, code: true }, limits),
     ),
   );
 }

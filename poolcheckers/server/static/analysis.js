@@ -6,17 +6,17 @@
  *   AnalysisReport, GameState, PositionInfo, RequestLimits, Rules, RulesInfo, TablebaseInfo, TreeLine } from "./types.js"
  */
 /** @import { TreeNode } from "./tree.js" */
-/** @import { JudgedMove } from "./review.js" */
+/** @import { JudgedMove, MoveClass } from "./review.js" */
 /** @import { RuleForm } from "./rules.js" */
 /** @import { MoveCell } from "./util.js" */
 
 import { LiveSocket, api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
+import { formatDate, formatNumber, t, tn } from "./i18n.js";
 import { CLASSES, accuracy, expectedScore, judgeMoves } from "./review.js";
 import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
-  COLOR_NAME,
   announce,
   boardPosition,
   h,
@@ -24,13 +24,12 @@ import {
   moveNumber,
   moveRows,
   opponent,
-  plainWords,
-  plural,
   storageGet,
   storageSet,
   svg,
   tokenKey,
 } from "./util.js";
+import { gameEnding } from "./outcome.js";
 
 // Every position shown here is the server's (POST /api/analysis/position: the rules
 // library): its board, side to move, legal moves with their paths, counters and
@@ -46,6 +45,12 @@ const ENGINE_MIN_SECONDS = 0.2;
 const ENGINE_SECONDS = 5;
 // Seconds per position of a game review: short searches, many positions.
 const REVIEW_MAX_SECONDS = 10;
+// An example of PDN text for the form's placeholder: PDN itself, not words to translate.
+const PDN_EXAMPLE = '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *';
+// The tables' values ("win", "draw", "loss": the server's) as players read them: alone,
+// and as a sentence names them ("a win").
+const VALUE_WORDS = { win: t("win"), draw: t("draw"), loss: t("loss") };
+const VALUE_NOUNS = { win: t("a win"), draw: t("a draw"), loss: t("a loss") };
 
 /**
  * A position's evaluation in a review, from Black's view: centi-men and expected score.
@@ -86,6 +91,55 @@ function clampScore(score, winIn) {
 }
 
 /**
+ * A number with two decimals, as an expected score is shown ("0.26").
+ * @param {number} x
+ * @returns {string}
+ */
+function twoDecimals(x) {
+  return formatNumber(x, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+/**
+ * @param {Color} color
+ * @returns {string} "Black to move"
+ */
+function toMoveText(color) {
+  return color === "black" ? t("Black to move") : t("White to move");
+}
+
+/**
+ * @param {Color} color
+ * @returns {string} "Black wins"
+ */
+function winsText(color) {
+  return color === "black" ? t("Black wins") : t("White wins");
+}
+
+/**
+ * A message with one hole filled by an element: the message's words around it.
+ * @param {string} text the message from t(), that hole left unfilled
+ * @param {string} hole the hole's name
+ * @param {HTMLElement} element
+ * @returns {(string | HTMLElement)[]}
+ */
+function around(text, hole, element) {
+  const at = text.indexOf(`{${hole}}`);
+  if (at < 0) return [text, " ", element];
+  return [text.slice(0, at), element, text.slice(at + hole.length + 2)];
+}
+
+/**
+ * A class of #mark-from: "mistakes+ (≥ 0.10)", the worse classes with it ("+")
+ * unless it is the worst.
+ * @param {MoveClass} c
+ * @returns {string}
+ */
+function markLabel(c) {
+  const params = { kinds: c.plural, loss: twoDecimals(c.loss) };
+  return c.name === "blunder" ? t("{kinds} (≥ {loss})", params) : t("{kinds}+ (≥ {loss})", params);
+}
+
+/**
  * The choice of how many engine lines to show, 1 to the server's bound.
  * @param {number} most
  * @returns {HTMLSelectElement}
@@ -93,8 +147,8 @@ function clampScore(score, winIn) {
 function linesSelect(most) {
   const select = h(
     "select",
-    { id: "engine-lines-count", "aria-label": "Engine lines" },
-    ...Array.from({ length: most }, (_, i) => h("option", { value: i + 1 }, plural(i + 1, "line"))),
+    { id: "engine-lines-count", "aria-label": t("Engine lines") },
+    ...Array.from({ length: most }, (_, i) => h("option", { value: i + 1 }, tn("{n} line", "{n} lines", i + 1))),
   );
   const stored = Number(storageGet(LINES_KEY));
   select.value = String(Number.isInteger(stored) && stored >= 1 && stored <= most ? stored : Math.min(DEFAULT_LINES, most));
@@ -109,11 +163,11 @@ function linesSelect(most) {
 function navButtons(page) {
   return h(
     "div",
-    { class: "nav", role: "group", "aria-label": "Move navigation" },
-    h("button", { type: "button", id: "nav-first", "aria-label": "First position", onclick: () => page.go(0) }, "«"),
-    h("button", { type: "button", id: "nav-prev", "aria-label": "Previous move", onclick: () => page.go(page.goal() - 1) }, "‹"),
-    h("button", { type: "button", id: "nav-next", "aria-label": "Next move", onclick: () => page.go(page.goal() + 1) }, "›"),
-    h("button", { type: "button", id: "nav-last", "aria-label": "Last move", onclick: () => page.go(page.line.length) }, "»"),
+    { class: "nav", role: "group", "aria-label": t("Move navigation") },
+    h("button", { type: "button", id: "nav-first", "aria-label": t("First position"), onclick: () => page.go(0) }, "«"),
+    h("button", { type: "button", id: "nav-prev", "aria-label": t("Previous move"), onclick: () => page.go(page.goal() - 1) }, "‹"),
+    h("button", { type: "button", id: "nav-next", "aria-label": t("Next move"), onclick: () => page.go(page.goal() + 1) }, "›"),
+    h("button", { type: "button", id: "nav-last", "aria-label": t("Last move"), onclick: () => page.go(page.line.length) }, "»"),
   );
 }
 
@@ -123,12 +177,12 @@ function navButtons(page) {
  * @returns {HTMLDivElement}
  */
 function boardTools(board) {
-  const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Square numbers");
+  const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, t("Square numbers"));
   numbers.addEventListener("click", () => {
     board.setShowNumbers(!board.showNumbers);
     numbers.setAttribute("aria-pressed", String(board.showNumbers));
   });
-  return h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => board.setFlipped(!board.flipped) }, "Flip board"), numbers);
+  return h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => board.setFlipped(!board.flipped) }, t("Flip board")), numbers);
 }
 
 class AnalysisPage {
@@ -138,52 +192,52 @@ class AnalysisPage {
   // Black's share of the expected score, left to right (engine or tables); its words
   evalFill = h("div", { class: "eval-fill" });
   evalText = h("span", { class: "eval-text" });
-  evalBar = h("div", { class: "eval-bar", id: "eval-bar", role: "img", "aria-label": "Evaluation", hidden: true }, this.evalFill, this.evalText);
-  board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Analysis board" });
-  heading = h("h1", { class: "title", id: "analysis-title" }, "Analysis");
+  evalBar = h("div", { class: "eval-bar", id: "eval-bar", role: "img", "aria-label": t("Evaluation"), hidden: true }, this.evalFill, this.evalText);
+  board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (text) => { this.boardHint.textContent = text; }, label: t("Analysis board") });
+  heading = h("h1", { class: "title", id: "analysis-title" }, t("Analysis"));
   turnLine = h("p", { class: "status", id: "status" });
   // Endgame tables (docs/EGDB.md): the position's value and every move's, when files cover it.
   // Shown as lichess shows its tablebase: the value as a headline, then every legal move
   // with the mover's value, best first, each a button that plays it.
   tablebaseValue = h("p", { class: "tb-value", id: "tablebase-value" });
-  tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": "Moves by their table value" });
+  tablebaseMoves = h("ul", { class: "tb-moves", id: "tablebase-moves", "aria-label": t("Moves by their table value") });
   // the tables' line to the end of the game, with the winner's moves along it
   tablebaseLine = h("p", { class: "tb-line", id: "tablebase-line", hidden: true });
-  tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": "Endgame tables", hidden: true }, h("h2", {}, "Endgame tables"), this.tablebaseValue, this.tablebaseLine, this.tablebaseMoves);
+  tablebase = h("section", { class: "card tablebase", id: "tablebase", "aria-label": t("Endgame tables"), hidden: true }, h("h2", {}, t("Endgame tables")), this.tablebaseValue, this.tablebaseLine, this.tablebaseMoves);
   error = h("p", { class: "error", id: "error" });
-  fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": "FEN", placeholder: "e.g. W:WK4,19:B11,K30 (empty: the start position)" });
-  pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": "PDN text", placeholder: '[Event "…"]\n1. 11-15 23-19 2. 8-11 22-17 *' });
-  pdnFile = h("input", { type: "file", id: "pdn-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file" });
-  pdnPick = h("select", { id: "pdn-pick", "aria-label": "Game in the PDN", hidden: true });
+  fenInput = h("input", { type: "text", id: "fen-input", spellcheck: "false", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", "aria-label": t("FEN"), placeholder: t("e.g. W:WK4,19:B11,K30 (empty: the start position)") });
+  pdnText = h("textarea", { id: "pdn-input", rows: 4, spellcheck: "false", "aria-label": t("PDN text"), placeholder: PDN_EXAMPLE });
+  pdnFile = h("input", { type: "file", id: "pdn-file", accept: ".pdn,.txt,text/plain", "aria-label": t("PDN file") });
+  pdnPick = h("select", { id: "pdn-pick", "aria-label": t("Game in the PDN"), hidden: true });
   // the set-up forms' errors, next to their fields
   fenError = h("p", { class: "error field-error", id: "fen-error", role: "alert" });
   pdnError = h("p", { class: "error field-error", id: "pdn-error", role: "alert" });
-  archivePick = h("select", { id: "archive-pick", "aria-label": "Archive game" }, h("option", { value: "" }, "Loading…"));
-  engineButton = h("button", { type: "button", id: "engine-toggle", "aria-pressed": "false", class: "primary" }, "Start engine");
+  archivePick = h("select", { id: "archive-pick", "aria-label": t("Archive game") }, h("option", { value: "" }, t("Loading…")));
+  engineButton = h("button", { type: "button", id: "engine-toggle", "aria-pressed": "false", class: "primary" }, t("Start engine"));
   engineOut = h("div", { class: "engine-out", id: "engine-out", "aria-live": "off" });
-  bestButton = h("button", { type: "button", id: "play-best", disabled: true }, "Play best move");
-  reviewButton = h("button", { type: "button", id: "review" }, "Evaluate the game");
+  bestButton = h("button", { type: "button", id: "play-best", disabled: true }, t("Play best move"));
+  reviewButton = h("button", { type: "button", id: "review" }, t("Evaluate the game"));
   // Which classes to mark: moves that lose at least this much expected score.
   markFrom = h(
     "select",
-    { id: "mark-from", "aria-label": "Moves to mark" },
-    ...[...CLASSES].reverse().map((c) => h("option", { value: c.name }, `${c.plural}${c.name === "blunder" ? "" : "+"} (≥ ${c.loss.toFixed(2)})`)),
+    { id: "mark-from", "aria-label": t("Moves to mark") },
+    ...[...CLASSES].reverse().map((c) => h("option", { value: c.name }, markLabel(c))),
   );
   reviewStatus = h("p", { class: "hint", id: "review-status" });
   chart = h("div", { class: "chart", id: "eval-chart" });
   mistakes = h("ul", { class: "mistakes", id: "mistakes" });
-  moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+  moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": t("Moves") });
   branchBanner = h("div", { class: "view-banner", id: "branch-banner", hidden: true });
   // Editing the move tree: the shown move's comment, its line made the main line or
   // deleted; the whole tree exported as PDN (written by the server).
-  commentInput = h("textarea", { id: "move-comment", rows: 2, maxlength: 2000, "aria-label": "Comment on the shown move", placeholder: "A comment on this move" });
-  promoteButton = h("button", { type: "button", class: "small", id: "promote-line" }, "Make main line");
-  deleteButton = h("button", { type: "button", class: "small", id: "delete-move" }, "Delete from here");
-  exportButton = h("button", { type: "button", class: "small", id: "export-pdn" }, "Export PDN");
-  exportOut = h("textarea", { id: "pdn-export", rows: 6, readonly: true, spellcheck: "false", "aria-label": "The analysis as PDN", hidden: true });
-  exportLink = h("a", { id: "pdn-download", download: "analysis.pdn", hidden: true }, "Download");
-  fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": "FEN of the shown position" });
-  copyButton = h("button", { type: "button", class: "small", id: "copy-link", onclick: () => this.copyLink() }, "Copy link");
+  commentInput = h("textarea", { id: "move-comment", rows: 2, maxlength: 2000, "aria-label": t("Comment on the shown move"), placeholder: t("A comment on this move") });
+  promoteButton = h("button", { type: "button", class: "small", id: "promote-line" }, t("Make main line"));
+  deleteButton = h("button", { type: "button", class: "small", id: "delete-move" }, t("Delete from here"));
+  exportButton = h("button", { type: "button", class: "small", id: "export-pdn" }, t("Export PDN"));
+  exportOut = h("textarea", { id: "pdn-export", rows: 6, readonly: true, spellcheck: "false", "aria-label": t("The analysis as PDN"), hidden: true });
+  exportLink = h("a", { id: "pdn-download", download: "analysis.pdn", hidden: true }, t("Download"));
+  fenOut = h("input", { type: "text", readonly: true, id: "fen-out", "aria-label": t("FEN of the shown position") });
+  copyButton = h("button", { type: "button", class: "small", id: "copy-link", onclick: () => this.copyLink() }, t("Copy link"));
 
   // ---- what is shown --------------------------------------------------------------
   /** @type {string | null} null: the server's start position (R3) */
@@ -247,8 +301,8 @@ class AnalysisPage {
     // Without the server's limits: one line, which every analysis request may ask for.
     this.maxLines = limits ? limits.analysis_lines : 1;
     const seconds = limits ? limits.analysis_seconds : null;
-    this.engineTime = h("input", { type: "number", id: "engine-time", min: ENGINE_MIN_SECONDS, max: seconds, step: 0.1, value: Math.min(ENGINE_SECONDS, seconds ?? Infinity), "aria-label": "Seconds per analysis" });
-    this.reviewTime = h("input", { type: "number", id: "review-time", min: 0.05, max: Math.min(REVIEW_MAX_SECONDS, seconds ?? Infinity), step: 0.05, value: 0.3, "aria-label": "Seconds per position" });
+    this.engineTime = h("input", { type: "number", id: "engine-time", min: ENGINE_MIN_SECONDS, max: seconds, step: 0.1, value: Math.min(ENGINE_SECONDS, seconds ?? Infinity), "aria-label": t("Seconds per analysis") });
+    this.reviewTime = h("input", { type: "number", id: "review-time", min: 0.05, max: Math.min(REVIEW_MAX_SECONDS, seconds ?? Infinity), step: 0.05, value: 0.3, "aria-label": t("Seconds per position") });
     // How many of the engine's best lines to show (the search is asked for as many).
     this.linesCount = linesSelect(this.maxLines);
   }
@@ -270,17 +324,17 @@ class AnalysisPage {
       try {
         rules = params.has("rules") ? JSON.parse(params.get("rules") || "null") : null;
       } catch {
-        this.showError("The link's rule options cannot be read: the APCA rules are used.");
+        this.showError(t("The link's rule options cannot be read: the APCA rules are used."));
       }
       if (rules) this.showRules(rules);
-      ok = await this.setup(fen || null, moves, rules, moves.length ? "Shared line" : "Position from the link");
+      ok = await this.setup(fen || null, moves, rules, moves.length ? t("Shared line") : t("Position from the link"));
     }
     const ply = Number.parseInt(params.get("ply") || "", 10);
     if (ok && Number.isFinite(ply) && ply >= 0 && ply < this.line.length) await this.go(ply, { animate: false });
     if (!ok) {
       // Nothing (or nothing usable) in the link: the start position, and the error stays.
       const why = this.error.textContent;
-      await this.setup(null, [], null, "Start position");
+      await this.setup(null, [], null, t("Start position"));
       if (why) this.showError(why);
     }
     this.fillArchiveList();
@@ -293,14 +347,14 @@ class AnalysisPage {
       h(
         "div",
         { class: "play analysis" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.heading, this.turnLine, this.evalBar, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenOut), h("div", { class: "row" }, this.copyButton), this.chart),
+        h("section", { class: "board-col", "aria-label": t("Board") }, this.heading, this.turnLine, this.evalBar, this.boardBox, boardTools(this.board), this.boardHint, h("label", { class: "field" }, h("span", { class: "label" }, t("FEN")), this.fenOut), h("div", { class: "row" }, this.copyButton), this.chart),
         h(
           "aside",
           { class: "side" },
           this.error,
           this.tablebase,
           this.engineSection(),
-          h("h2", { class: "sub" }, "Moves"),
+          h("h2", { class: "sub" }, t("Moves")),
           navButtons(this),
           this.branchBanner,
           this.moveList,
@@ -320,7 +374,7 @@ class AnalysisPage {
       storageSet(LINES_KEY, this.linesCount.value);
       if (this.engineOn) this.analyse();
     });
-    return h("section", { class: "card engine" }, h("h2", {}, "Engine"), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, "seconds ", this.engineTime), this.linesCount, this.bestButton), this.engineOut);
+    return h("section", { class: "card engine" }, h("h2", {}, t("Engine")), h("div", { class: "row" }, this.engineButton, h("label", { class: "inline" }, `${t("seconds")} `, this.engineTime), this.linesCount, this.bestButton), this.engineOut);
   }
 
   /** The game review's controls, status and marked moves. */
@@ -330,8 +384,8 @@ class AnalysisPage {
     return h(
       "section",
       { class: "card review" },
-      h("h2", {}, "Game review"),
-      h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, "s/position ", this.reviewTime), h("label", { class: "inline" }, "mark ", this.markFrom)),
+      h("h2", {}, t("Game review")),
+      h("div", { class: "row" }, this.reviewButton, h("label", { class: "inline" }, `${t("s/position")} `, this.reviewTime), h("label", { class: "inline" }, `${t("mark")} `, this.markFrom)),
       this.reviewStatus,
       this.mistakes,
     );
@@ -344,30 +398,30 @@ class AnalysisPage {
     const rulesBox = h(
       "details",
       { class: "rules", id: "analysis-rules" },
-      h("summary", {}, "Rule options for FEN and PDN"),
-      h("p", { class: "hint" }, h("a", { href: "/rules#section-7" }, "What the rule options mean")),
+      h("summary", {}, t("Rule options for FEN and PDN")),
+      h("p", { class: "hint" }, h("a", { href: "/rules#section-7" }, t("What the rule options mean"))),
       this.ruleForm ? this.ruleForm.fields : h("p", { class: "hint" }, this.rulesError),
     );
     return h(
       "section",
       { class: "card setup" },
-      h("h2", {}, "Set up"),
+      h("h2", {}, t("Set up")),
       rulesBox,
-      h("h3", {}, "From FEN"),
+      h("h3", {}, t("From FEN")),
       this.fenForm(),
-      h("h3", {}, "From PDN"),
+      h("h3", {}, t("From PDN")),
       this.pdnForm(),
-      h("h3", {}, "From the archive"),
+      h("h3", {}, t("From the archive")),
       this.archiveForm(),
     );
   }
 
   fenForm() {
-    const form = h("form", { class: "row", id: "fen-form" }, this.fenInput, h("button", { type: "submit" }, "Set up"));
+    const form = h("form", { class: "row", id: "fen-form" }, this.fenInput, h("button", { type: "submit" }, t("Set up")));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       this.fenError.textContent = "";
-      const ok = await this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), "Position from FEN");
+      const ok = await this.setup(this.fenInput.value.trim() || null, [], this.chosenRules(), t("Position from FEN"));
       // next to the field as well, where the eyes are (on a phone the top is out of view)
       if (!ok) this.fenError.textContent = this.error.textContent;
       this.fenInput.setAttribute("aria-invalid", String(!ok));
@@ -388,7 +442,7 @@ class AnalysisPage {
       "form",
       { id: "pdn-form" },
       this.pdnText,
-      h("div", { class: "row" }, this.pdnFile, h("button", { type: "submit" }, "Load PDN")),
+      h("div", { class: "row" }, this.pdnFile, h("button", { type: "submit" }, t("Load PDN"))),
       this.pdnPick,
       this.pdnError,
     );
@@ -400,7 +454,7 @@ class AnalysisPage {
   }
 
   archiveForm() {
-    const form = h("form", { class: "row", id: "archive-form" }, this.archivePick, h("button", { type: "submit" }, "Open"));
+    const form = h("form", { class: "row", id: "archive-form" }, this.archivePick, h("button", { type: "submit" }, t("Open")));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       if (this.archivePick.value) this.loadArchiveGame(this.archivePick.value);
@@ -421,9 +475,9 @@ class AnalysisPage {
   bindKeys() {
     // Arrow keys step through the line when the focus is not on the board or a field.
     document.addEventListener("keydown", (e) => {
-      const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
-      if (t instanceof Element && t.closest(".board")) return;
+      const target = e.target;
+      if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
+      if (target instanceof Element && target.closest(".board")) return;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === "ArrowLeft") this.go(this.goal() - 1);
       else if (e.key === "ArrowRight") this.go(this.goal() + 1);
@@ -463,7 +517,7 @@ class AnalysisPage {
       // The server reads the FEN (R5) and the rules (§9): its message says what is wrong.
       first = await api.position(fen, [], rules);
     } catch (err) {
-      this.showError(`Position: ${errorText(err)}`);
+      this.showError(t("Position: {error}", { error: errorText(err) }));
       return false;
     }
     infos.set(0, first);
@@ -475,7 +529,9 @@ class AnalysisPage {
       } catch (err) {
         // Find how far the moves are legal, to show the first bad one.
         good = await this.legalPrefix(start, moves, rules, infos);
-        this.showError(`Only the first ${good} of ${plural(moves.length, "ply", "plies")} can be played: ${errorText(err)}`);
+        this.showError(
+          tn("Only the first {good} of {n} ply can be played: {error}", "Only the first {good} of {n} plies can be played: {error}", moves.length, { good, error: errorText(err) }),
+        );
       }
     }
     this.archiveId = null;
@@ -537,7 +593,7 @@ class AnalysisPage {
       data = await api.analysisPdn(text, this.chosenRules());
     } catch (err) {
       if (seq === this.pdnSeq) {
-        this.showError(`PDN: ${errorText(err)}`);
+        this.showError(t("PDN: {error}", { error: errorText(err) }));
         this.pdnError.textContent = this.error.textContent;
       }
       return;
@@ -552,15 +608,16 @@ class AnalysisPage {
     this.pdnErrors = errors;
     if (!games.length) {
       this.pdnPick.hidden = true;
-      this.showError(errors.length ? `No game can be loaded from the PDN: ${errors.map((e) => e.message).join("; ")}` : "No game found in the PDN text.");
+      this.showError(errors.length ? t("No game can be loaded from the PDN: {errors}", { errors: errors.map((e) => e.message).join("; ") }) : t("No game found in the PDN text."));
       this.pdnError.textContent = this.error.textContent;
       return;
     }
     this.pdnPick.replaceChildren(
       ...games.map((g, i) => {
-        const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "Game";
-        const bad = g.error ? ` · error at line ${g.error.line}` : "";
-        return h("option", { value: i }, `${g.game}. ${name} (${plural(g.moves_count ?? 0, "move")}) ${g.result}${bad}`);
+        const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || t("Game");
+        const bad = g.error ? ` · ${t("error at line {line}", { line: String(g.error.line) })}` : "";
+        const moves = tn("{n} move", "{n} moves", g.moves_count ?? 0);
+        return h("option", { value: i }, `${g.game}. ${name} (${moves}) ${g.result}${bad}`);
       }),
     );
     this.pdnPick.value = "0";
@@ -575,15 +632,15 @@ class AnalysisPage {
   async loadPdnGame(index) {
     const g = this.pdnGames[index];
     if (!g) return;
-    const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || "PDN game";
+    const name = [g.tags.Black, g.tags.White].filter(Boolean).join(" – ") || g.tags.Event || t("PDN game");
     // The rules the server read the game with: its Rules tag, else the options chosen here.
     this.showRules(g.rules);
     const ok = await this.setup(g.start_fen, g.moves, g.rules, name, { tree: g.tree, tags: g.tags, result: g.result });
     if (!ok) return;
     const notes = [];
-    if (g.error) notes.push(`Only the first ${plural(g.moves.length, "ply", "plies")} can be played: ${g.error.message}`);
+    if (g.error) notes.push(tn("Only the first {n} ply can be played: {error}", "Only the first {n} plies can be played: {error}", g.moves.length, { error: g.error.message }));
     const unread = this.pdnErrors.filter((e) => !e.partial);
-    if (unread.length) notes.push(`Not loaded: ${unread.map((e) => e.message).join("; ")}`);
+    if (unread.length) notes.push(t("Not loaded: {errors}", { errors: unread.map((e) => e.message).join("; ") }));
     if (notes.length) {
       this.showError(notes.join(" · "));
       this.pdnError.textContent = this.error.textContent;
@@ -608,7 +665,7 @@ class AnalysisPage {
       if (ok) this.shareLine();
       return ok;
     } catch (err) {
-      this.showError(`Archive game ${id}: ${errorText(err)}`);
+      this.showError(t("Archive game {id}: {error}", { id, error: errorText(err) }));
       return false;
     }
   }
@@ -618,14 +675,14 @@ class AnalysisPage {
       const [finished, running] = await Promise.all([api.listGames("finished", 100), api.listGames("running", 100)]);
       const games = [...(finished.games || []), ...(running.games || [])];
       if (!games.length) {
-        this.archivePick.replaceChildren(h("option", { value: "" }, "No games yet"));
+        this.archivePick.replaceChildren(h("option", { value: "" }, t("No games yet")));
         return;
       }
       this.archivePick.replaceChildren(
         ...games.map((g) => h("option", { value: g.id }, summaryText(g))),
       );
     } catch (err) {
-      this.archivePick.replaceChildren(h("option", { value: "" }, `Archive unavailable (${errorText(err)})`));
+      this.archivePick.replaceChildren(h("option", { value: "" }, t("Archive unavailable ({error})", { error: errorText(err) })));
     }
   }
 
@@ -692,7 +749,7 @@ class AnalysisPage {
     this.renderMoves();
     this.renderReview();
     this.shareLine();
-    if (ply !== from || !animate) announce(ply === 0 ? "Start position." : `After ${this.line[ply - 1]}.`);
+    if (ply !== from || !animate) announce(ply === 0 ? t("Start position.") : t("After {move}.", { move: this.line[ply - 1] }));
     if (this.engineOn) this.analyse();
     else if (ply !== this.engineShownPly) this.clearEngine();
   }
@@ -703,18 +760,19 @@ class AnalysisPage {
    * @param {PositionInfo} info
    */
   renderTablebase(tb, info) {
-    const who = COLOR_NAME[info.turn];
-    const conversion = (/** @type {number | null | undefined} */ d) => (d === null || d === undefined ? "" : `, conversion in ${plural(d, "ply", "plies")}`);
-    const headline = { win: `${who} wins`, draw: "Draw", loss: `${who} loses` }[tb.value];
+    const conversion = (/** @type {number | null | undefined} */ d) => (d === null || d === undefined ? "" : `, ${tn("conversion in {n} ply", "conversion in {n} plies", d)}`);
+    const loses = info.turn === "black" ? t("Black loses") : t("White loses");
+    const headline = { win: winsText(info.turn), draw: t("Draw"), loss: loses }[tb.value];
     this.tablebaseEvaluation(tb, info);
     const line = tb.line || [];
     this.tablebaseLine.hidden = !line.length;
     if (line.length) {
       const winner = tb.value === "win" ? info.turn : opponent(info.turn);
-      const end = tb.win_in ? ` — ${COLOR_NAME[winner]} wins in ${plural(tb.win_in, "move")}` : " …";
-      this.tablebaseLine.replaceChildren("The tables' line: ", h("span", { class: "pv" }, variationText(line, this.ply + 1, this.startTurn)), end);
+      const winsIn = (/** @type {number} */ n) => (winner === "black" ? tn("Black wins in {n} move", "Black wins in {n} moves", n) : tn("White wins in {n} move", "White wins in {n} moves", n));
+      const end = tb.win_in ? ` — ${winsIn(tb.win_in)}` : " …";
+      this.tablebaseLine.replaceChildren(`${t("The tables' line:")} `, h("span", { class: "pv" }, variationText(line, this.ply + 1, this.startTurn)), end);
     }
-    const cursed = tb.fresh_value !== tb.value ? ` (a ${tb.fresh_value} with fresh counts; the running counts make it a ${tb.value})` : "";
+    const cursed = tb.fresh_value !== tb.value ? ` (${t("{fresh} with fresh counts; the running counts make it {value}", { fresh: VALUE_NOUNS[tb.fresh_value], value: VALUE_NOUNS[tb.value] })})` : "";
     this.tablebaseValue.replaceChildren(
       h("strong", { class: `tb-${tb.value}` }, headline),
       tb.value === "draw" ? "" : conversion(tb.dtz),
@@ -724,12 +782,17 @@ class AnalysisPage {
     this.tablebaseMoves.replaceChildren(
       ...sorted.map((m) => {
         const legal = (info.legal_moves || []).find((l) => l.notation === m.move);
+        const value = VALUE_WORDS[m.value];
+        const title =
+          m.dtz === null || m.dtz === undefined
+            ? t("Play {move}: {value} (to the next capture or man move)", { move: m.move, value })
+            : tn("Play {move}: {value}, conversion in {n} ply (to the next capture or man move)", "Play {move}: {value}, conversion in {n} plies (to the next capture or man move)", m.dtz, { move: m.move, value });
         const button = h(
           "button",
-          { type: "button", class: `tb-move tb-${m.value}`, "data-move": m.move, "data-value": m.value, "data-dtz": m.dtz ?? "", title: `Play ${m.move}: ${m.value}${conversion(m.dtz)} (to the next capture or man move)` },
+          { type: "button", class: `tb-move tb-${m.value}`, "data-move": m.move, "data-value": m.value, "data-dtz": m.dtz ?? "", title },
           h("span", { class: "tb-notation" }, m.move),
-          h("span", { class: "tb-result" }, m.value),
-          h("span", { class: "tb-dtz" }, m.dtz === null || m.dtz === undefined ? "" : `DTZ ${m.dtz}`),
+          h("span", { class: "tb-result" }, value),
+          h("span", { class: "tb-dtz" }, m.dtz === null || m.dtz === undefined ? "" : t("DTZ {dtz}", { dtz: m.dtz })),
         );
         button.addEventListener("click", () => {
           if (legal) this.userMove(legal);
@@ -750,9 +813,9 @@ class AnalysisPage {
     const own = tb.value === "win" ? 1 : tb.value === "loss" ? 0 : 0.5;
     const black = info.turn === "black" ? own : 1 - own;
     this.evalFill.style.width = `${black * 100}%`;
-    const words = { win: `${COLOR_NAME[info.turn]} wins`, loss: `${COLOR_NAME[opponent(info.turn)]} wins`, draw: "Draw" }[tb.value];
-    this.evalText.textContent = `${words} (tables)`;
-    this.evalBar.setAttribute("aria-label", `Evaluation: ${words}, by the endgame tables`);
+    const words = { win: winsText(info.turn), loss: winsText(opponent(info.turn)), draw: t("Draw") }[tb.value];
+    this.evalText.textContent = t("{result} (tables)", { result: words });
+    this.evalBar.setAttribute("aria-label", t("Evaluation: {result}, by the endgame tables", { result: words }));
     this.evalBar.dataset.black = black.toFixed(3);
     this.evalBar.hidden = false;
     const [best] = byTableValue(tb.moves);
@@ -766,7 +829,7 @@ class AnalysisPage {
     this.current = null;
     this.bestButton.disabled = true;
     if (this.engineOut.childElementCount) {
-      this.engineOut.replaceChildren(h("p", { class: "hint" }, "Start the engine to analyse this position."));
+      this.engineOut.replaceChildren(h("p", { class: "hint" }, t("Start the engine to analyse this position.")));
     }
   }
 
@@ -796,7 +859,7 @@ class AnalysisPage {
     if (changed) {
       for (const key of [...this.infos.keys()]) if (key > same) this.infos.delete(key);
       this.evals = this.evals.slice(0, same + 1);
-      if (this.reviewStatus.textContent) this.reviewStatus.textContent = "The line changed: evaluate the game again for the new moves.";
+      if (this.reviewStatus.textContent) this.reviewStatus.textContent = t("The line changed: evaluate the game again for the new moves.");
     }
     this.showBranch();
   }
@@ -810,20 +873,24 @@ class AnalysisPage {
       this.branchBanner.hidden = true;
       return;
     }
-    const back = h("button", { type: "button", class: "small", id: "back-to-game" }, "Back to the main line");
+    const back = h("button", { type: "button", class: "small", id: "back-to-game" }, t("Back to the main line"));
     back.addEventListener("click", () => {
       this.showLine(main);
       this.renderReview();
       this.go(k);
-      announce("Back to the main line.");
+      announce(t("Back to the main line."));
     });
     const wasHidden = this.branchBanner.hidden;
-    this.branchBanner.replaceChildren(
-      `A variation from ${moveNumber(k + 1, this.startTurn)} on; the main line goes on from there with ${plural(main.length - k, "ply", "plies")}, kept in the tree. `,
-      back,
+    const move = moveNumber(k + 1, this.startTurn);
+    const banner = tn(
+      "A variation from {move} on; the main line goes on from there with {n} ply, kept in the tree.",
+      "A variation from {move} on; the main line goes on from there with {n} plies, kept in the tree.",
+      main.length - k,
+      { move },
     );
+    this.branchBanner.replaceChildren(`${banner} `, back);
     this.branchBanner.hidden = false;
-    if (wasHidden) announce(`A variation from move ${moveNumber(k + 1, this.startTurn)}; the main line is kept.`);
+    if (wasHidden) announce(t("A variation from move {move}; the main line is kept.", { move }));
   }
 
   /**
@@ -850,12 +917,12 @@ class AnalysisPage {
   async copyLink() {
     try {
       await navigator.clipboard.writeText(window.location.href);
-      this.copyButton.textContent = "Link copied";
+      this.copyButton.textContent = t("Link copied");
     } catch {
-      this.copyButton.textContent = "Copy the address bar";
+      this.copyButton.textContent = t("Copy the address bar");
     }
     window.setTimeout(() => {
-      this.copyButton.textContent = "Copy link";
+      this.copyButton.textContent = t("Copy link");
     }, 2500);
   }
 
@@ -881,7 +948,7 @@ class AnalysisPage {
       this.showLine(this.tree.lineThrough(node));
       this.renderMoves();
       this.syncTreeTools();
-      announce("This line is now the main line.");
+      announce(t("This line is now the main line."));
     });
     this.deleteButton.addEventListener("click", () => {
       const node = this.shownNode();
@@ -891,13 +958,13 @@ class AnalysisPage {
       this.showLine(this.tree.lineThrough(node.parent));
       this.renderReview();
       this.go(k - 1);
-      announce(`${node.move} and the moves after it are deleted.`);
+      announce(t("{move} and the moves after it are deleted.", { move: node.move }));
     });
     this.exportButton.addEventListener("click", () => this.exportPdn());
     return h(
       "section",
-      { class: "tree-tools", "aria-label": "Edit the moves" },
-      h("label", { class: "field" }, h("span", { class: "label", id: "comment-label" }, "Comment"), this.commentInput),
+      { class: "tree-tools", "aria-label": t("Edit the moves") },
+      h("label", { class: "field" }, h("span", { class: "label", id: "comment-label" }, t("Comment")), this.commentInput),
       h("div", { class: "row" }, this.promoteButton, this.deleteButton, this.exportButton, this.exportLink),
       this.exportOut,
     );
@@ -909,7 +976,7 @@ class AnalysisPage {
     const main = this.tree.mainline();
     const onMain = this.line.slice(0, this.ply).every((m, i) => main[i] === m);
     this.commentInput.value = node ? node.comment : this.tree.comment;
-    this.commentInput.placeholder = node ? `A comment after ${moveNumber(this.ply, this.startTurn)} ${node.move}` : "A comment before the first move";
+    this.commentInput.placeholder = node ? t("A comment after {number} {move}", { number: moveNumber(this.ply, this.startTurn), move: node.move }) : t("A comment before the first move");
     this.promoteButton.disabled = !node || onMain;
     this.deleteButton.disabled = !node;
   }
@@ -923,9 +990,9 @@ class AnalysisPage {
       this.exportOut.hidden = false;
       this.exportLink.href = URL.createObjectURL(new Blob([pdn], { type: "application/x-pdn" }));
       this.exportLink.hidden = false;
-      announce("The analysis is written as PDN below.");
+      announce(t("The analysis is written as PDN below."));
     } catch (err) {
-      this.showError(`Export: ${errorText(err)}`);
+      this.showError(t("Export: {error}", { error: errorText(err) }));
     }
   }
 
@@ -950,13 +1017,13 @@ class AnalysisPage {
   toggleEngine() {
     this.engineOn = !this.engineOn;
     this.engineButton.setAttribute("aria-pressed", String(this.engineOn));
-    this.engineButton.textContent = this.engineOn ? "Stop engine" : "Start engine";
+    this.engineButton.textContent = this.engineOn ? t("Stop engine") : t("Start engine");
     if (this.engineOn) {
       this.ensureSocket();
       this.analyse();
     } else {
       if (this.socket && this.outstanding) this.socket.send({ type: "stop" });
-      this.engineOut.append(h("p", { class: "hint" }, "Engine stopped."));
+      this.engineOut.append(h("p", { class: "hint" }, t("Engine stopped.")));
     }
   }
 
@@ -969,11 +1036,12 @@ class AnalysisPage {
     this.bestButton.disabled = true;
     if ((info.legal_moves || []).length === 0 || info.outcome) {
       if (this.outstanding) this.socket.send({ type: "stop" });
-      const why = info.outcome ? plainWords(info.outcome.reason || "the game is over").text : "no legal move";
-      this.engineOut.replaceChildren(h("p", {}, `Nothing to analyse: ${why}.`));
+      const reason = info.outcome ? gameEnding(info.outcome, info.board).text : t("the game is over");
+      const why = info.outcome ? reason : t("no legal move");
+      this.engineOut.replaceChildren(h("p", {}, t("Nothing to analyse: {why}.", { why })));
       return;
     }
-    this.engineOut.replaceChildren(h("p", { class: "hint" }, "Thinking…"));
+    this.engineOut.replaceChildren(h("p", { class: "hint" }, t("Thinking…")));
     if (this.outstanding) this.socket.send({ type: "stop" });
     this.engineShownPly = ply;
     // The start position and the moves, not the FEN alone: the engine then knows
@@ -1001,7 +1069,7 @@ class AnalysisPage {
     if (msg.type === "done" || msg.type === "error") this.outstanding = Math.max(0, this.outstanding - 1);
     if (!latest || !this.current || !this.engineOn) return;
     if (msg.type === "error") {
-      this.engineOut.replaceChildren(h("p", { class: "error" }, `Engine: ${msg.error ? msg.error.message : "error"}`));
+      this.engineOut.replaceChildren(h("p", { class: "error" }, msg.error ? t("Engine: {error}", { error: msg.error.message }) : t("Engine: error")));
       return;
     }
     const data = this.engineView(msg);
@@ -1021,8 +1089,9 @@ class AnalysisPage {
     const es = expectedScore(clampScore(data.score ?? 0, data.win_in), data.win_in ?? null);
     const black = turn === "black" ? es : 1 - es;
     this.evalFill.style.width = `${(black * 100).toFixed(1)}%`;
-    this.evalText.textContent = `${data.score_text ?? ""} for ${COLOR_NAME[turn]}`;
-    this.evalBar.setAttribute("aria-label", `Evaluation: ${data.score_text ?? ""} for ${COLOR_NAME[turn]}`);
+    const score = scoreWords(data.score_text);
+    this.evalText.textContent = turn === "black" ? t("{score} for Black", { score }) : t("{score} for White", { score });
+    this.evalBar.setAttribute("aria-label", turn === "black" ? t("Evaluation: {score} for Black", { score }) : t("Evaluation: {score} for White", { score }));
     this.evalBar.dataset.black = black.toFixed(3);
     this.evalBar.hidden = false;
     const best = data.pv && data.pv.length ? data.pv[0] : null;
@@ -1056,26 +1125,25 @@ class AnalysisPage {
     const lines = data.lines;
     const bv = blackView(clampScore(data.score ?? 0, data.win_in), turn);
     const legal = this.infos.get(data.ply)?.legal_moves || [];
-    const few = legal.length && legal.length < this.wantedLines() ? ` · ${legal.length === 1 ? "the only legal move" : `${legal.length} legal moves`}` : "";
+    const progress = [t("depth {depth}", { depth: data.depth ?? "?" }), t("{count} nodes", { count: formatCount(data.nodes) })];
+    if (data.nps) progress.push(t("{count} n/s", { count: formatCount(data.nps) }));
+    if (legal.length && legal.length < this.wantedLines()) progress.push(legal.length === 1 ? t("the only legal move") : tn("{n} legal move", "{n} legal moves", legal.length));
+    if (done) progress.push(t("done"));
+    const linesLabel =
+      turn === "black"
+        ? tn("The engine's best {n} line, best first, for Black", "The engine's best {n} lines, best first, for Black", lines.length)
+        : tn("The engine's best {n} line, best first, for White", "The engine's best {n} lines, best first, for White", lines.length);
     this.engineOut.replaceChildren(
       h(
         "p",
         { class: "score", id: "engine-score" },
         // The engine facade's words: "+0.35", "win in 2" (the winner's moves, not plies).
-        h("strong", {}, data.score_text ?? ""),
-        ` for ${COLOR_NAME[turn]} · `,
-        bv > 20 ? "Black is better" : bv < -20 ? "White is better" : "about equal",
+        ...around(turn === "black" ? t("{score} for Black") : t("{score} for White"), "score", h("strong", {}, scoreWords(data.score_text))),
+        " · ",
+        bv > 20 ? t("Black is better") : bv < -20 ? t("White is better") : t("about equal"),
       ),
-      h(
-        "ol",
-        { class: "pv-lines", id: "engine-lines", "aria-label": `The engine's best ${plural(lines.length, "line")}, best first, for ${COLOR_NAME[turn]}` },
-        ...lines.map((line, i) => this.lineItem(line, i, data.ply)),
-      ),
-      h(
-        "p",
-        { class: "hint", id: "engine-depth" },
-        `depth ${data.depth ?? "?"} · ${formatCount(data.nodes)} nodes${data.nps ? ` · ${formatCount(data.nps)} n/s` : ""}${few}${done ? " · done" : ""}`,
-      ),
+      h("ol", { class: "pv-lines", id: "engine-lines", "aria-label": linesLabel }, ...lines.map((line, i) => this.lineItem(line, i, data.ply))),
+      h("p", { class: "hint", id: "engine-depth" }, progress.join(" · ")),
     );
     this.bestButton.disabled = !data.pv.length;
   }
@@ -1108,7 +1176,7 @@ class AnalysisPage {
       }
       const n = ++k;
       moves.push(
-        h("button", { type: "button", class: "pv-move", "data-index": n - 1, title: `Play the line up to ${token}`, onclick: () => this.playLine(line.pv, n, ply) }, token),
+        h("button", { type: "button", class: "pv-move", "data-index": n - 1, title: t("Play the line up to {move}", { move: token }), onclick: () => this.playLine(line.pv, n, ply) }, token),
       );
     }
     return h(
@@ -1116,8 +1184,8 @@ class AnalysisPage {
       { class: "pv-row", "data-rank": rank + 1, "data-move": line.move },
       h(
         "button",
-        { type: "button", class: "pv-score", "data-move": line.move, title: `Play ${line.move}`, "aria-label": `Line ${rank + 1}, ${line.score_text}: play ${line.move}`, onclick: () => this.playLine(line.pv, 1, ply) },
-        line.score_text ?? "",
+        { type: "button", class: "pv-score", "data-move": line.move, title: t("Play {move}", { move: line.move }), "aria-label": t("Line {rank}, {score}: play {move}", { rank: rank + 1, score: scoreWords(line.score_text), move: line.move }), onclick: () => this.playLine(line.pv, 1, ply) },
+        scoreWords(line.score_text),
       ),
       h("span", { class: "pv", id: rank === 0 ? "engine-pv" : null }, ...moves),
     );
@@ -1159,15 +1227,15 @@ class AnalysisPage {
       return;
     }
     this.reviewing = true;
-    this.reviewButton.textContent = "Stop review";
+    this.reviewButton.textContent = t("Stop review");
     const seconds = Number(this.reviewTime.value) || 0.3;
     const socket = await openSocket("/ws/analysis").catch((err) => {
-      this.showError(`Engine: ${errorText(err)}`);
+      this.showError(t("Engine: {error}", { error: errorText(err) }));
       return null;
     });
     if (!socket) {
       this.reviewing = false;
-      this.reviewButton.textContent = "Evaluate the game";
+      this.reviewButton.textContent = t("Evaluate the game");
       return;
     }
     const lineAtStart = this.line.join(" ");
@@ -1175,18 +1243,18 @@ class AnalysisPage {
       for (let k = 0; k <= this.line.length && this.reviewing; k++) {
         if (this.line.join(" ") !== lineAtStart) break;
         if (this.evals[k] !== undefined) continue;
-        this.reviewStatus.textContent = `Evaluating position ${k} of ${this.line.length}…`;
+        this.reviewStatus.textContent = t("Evaluating position {k} of {n}…", { k, n: this.line.length });
         this.evals[k] = await this.evaluate(k, socket, seconds);
         this.renderReview();
       }
-      this.reviewStatus.textContent = this.reviewing ? "Review done." : "Review stopped.";
+      this.reviewStatus.textContent = this.reviewing ? t("Review done.") : t("Review stopped.");
       announce(this.reviewStatus.textContent);
     } catch (err) {
-      this.showError(`Review: ${errorText(err)}`);
+      this.showError(t("Review: {error}", { error: errorText(err) }));
     } finally {
       socket.close();
       this.reviewing = false;
-      this.reviewButton.textContent = "Evaluate the game";
+      this.reviewButton.textContent = t("Evaluate the game");
     }
   }
 
@@ -1274,16 +1342,17 @@ class AnalysisPage {
     const mistakes = this.mistakePlies();
     this.chart.replaceChildren(this.evalChart(mistakes), this.accuracyLine());
     this.mistakes.replaceChildren(...mistakes.map((m) => this.mistakeItem(m)));
-    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, "No move marked: none lost that much expected score."));
+    if (!mistakes.length && known > n) this.mistakes.replaceChildren(h("li", {}, t("No move marked: none lost that much expected score.")));
     this.renderMoves();
   }
 
   /** Each player's accuracy over the moves reviewed so far (review.js accuracy). */
   accuracyLine() {
     const acc = accuracy(this.blackScores(), this.reviewPlies());
-    const part = (/** @type {Color} */ c) => (acc[c] === null ? null : `${COLOR_NAME[c]} ${Math.round(acc[c] ?? 0)} %`);
-    const parts = [part("black"), part("white")].filter(Boolean);
-    return h("p", { class: "accuracy", id: "accuracy" }, parts.length ? `Accuracy: ${parts.join(" · ")}` : "");
+    const parts = [];
+    if (acc.black !== null) parts.push(t("Black {accuracy} %", { accuracy: Math.round(acc.black) }));
+    if (acc.white !== null) parts.push(t("White {accuracy} %", { accuracy: Math.round(acc.white) }));
+    return h("p", { class: "accuracy", id: "accuracy" }, parts.length ? t("Accuracy: {players}", { players: parts.join(" · ") }) : "");
   }
 
   /**
@@ -1302,19 +1371,20 @@ class AnalysisPage {
     const esAt = (/** @type {number} */ k) => this.evals[k]?.es ?? 0.5;
     const points = [];
     for (let k = 0; k <= n; k++) if (this.evals[k] !== undefined) points.push(`${x(k).toFixed(1)},${y(esAt(k)).toFixed(1)}`);
+    const marked = tn("{n} move marked", "{n} moves marked", mistakes.length);
     const chart = svg(
       "svg",
-      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": `Black's expected score over ${plural(n, "ply", "plies")}, ${plural(mistakes.length, "move")} marked` },
+      { viewBox: `0 0 ${W} ${H}`, class: "eval-chart", role: "img", "aria-label": tn("Black's expected score over {n} ply, {marked}", "Black's expected score over {n} plies, {marked}", n, { marked }) },
       svg("rect", { class: "white-zone", x: 0, y: H / 2, width: W, height: H / 2 }),
       svg("line", { class: "axis", x1: 0, y1: H / 2, x2: W, y2: H / 2 }),
       points.length > 1 ? svg("polygon", { class: "area", points: `${points[0].split(",")[0]},${H / 2} ${points.join(" ")} ${points[points.length - 1].split(",")[0]},${H / 2}` }) : null,
       svg("polyline", { class: "line", points: points.join(" ") }),
       svg("line", { class: "cursor", x1: x(this.ply), y1: 0, x2: x(this.ply), y2: H }),
       ...mistakes.map((m) =>
-        svg("circle", { class: `mistake ${m.cls.name} ${m.mover}`, cx: x(m.ply), cy: y(esAt(m.ply)), r: 5 }, svg("title", {}, `${this.line[m.ply - 1]}${m.cls.mark} ${m.cls.name}: −${m.loss.toFixed(2)} expected score`)),
+        svg("circle", { class: `mistake ${m.cls.name} ${m.mover}`, cx: x(m.ply), cy: y(esAt(m.ply)), r: 5 }, svg("title", {}, t("{move} {kind}: −{loss} expected score", { move: `${this.line[m.ply - 1]}${m.cls.mark}`, kind: m.cls.label, loss: twoDecimals(m.loss) }))),
       ),
-      svg("text", { x: 4, y: 14, class: "chart-label" }, "Black"),
-      svg("text", { x: 4, y: H - 5, class: "chart-label" }, "White"),
+      svg("text", { x: 4, y: 14, class: "chart-label" }, t("Black")),
+      svg("text", { x: 4, y: H - 5, class: "chart-label" }, t("White")),
     );
     chart.addEventListener("click", (e) => {
       const rect = chart.getBoundingClientRect();
@@ -1335,10 +1405,16 @@ class AnalysisPage {
     const last = m.forced.length ? m.forced[m.forced.length - 1] : m.ply;
     const before = this.evals[m.ply - 1];
     const after = this.evals[last];
-    const best = before && before.best && before.best !== this.line[m.ply - 1] ? `best was ${before.best}` : "";
-    const forced = m.forced.length
-      ? ` with the forced ${m.forced.map((k) => this.line[k - 1]).join(", ")} after it`
-      : "";
+    const kind = m.cls.label;
+    const who = m.mover === "black" ? t("Black, {kind}", { kind }) : t("White, {kind}", { kind });
+    const best = before && before.best && before.best !== this.line[m.ply - 1] ? `: ${t("best was {move}", { move: before.best })}` : "";
+    const loss = twoDecimals(m.loss);
+    const forced = m.forced.map((k) => this.line[k - 1]).join(", ");
+    let scores = t("(−{loss} expected score)", { loss });
+    if (before && after) {
+      const params = { before: twoDecimals(own(before)), after: twoDecimals(own(after)), loss, moves: forced };
+      scores = forced ? t("(expected score {before} → {after}, −{loss} with the forced {moves} after it)", params) : t("(expected score {before} → {after}, −{loss})", params);
+    }
     return h(
       "li",
       { class: m.cls.name },
@@ -1347,8 +1423,8 @@ class AnalysisPage {
         { type: "button", class: "link", onclick: () => this.go(m.ply) },
         `${moveNumber(m.ply, this.startTurn)} ${this.line[m.ply - 1]}${m.cls.mark}`,
       ),
-      ` ${COLOR_NAME[m.mover]}, ${m.cls.name}${best ? `: ${best}` : ""}`,
-      before && after ? ` (expected score ${own(before).toFixed(2)} → ${own(after).toFixed(2)}, −${m.loss.toFixed(2)}${forced})` : ` (−${m.loss.toFixed(2)} expected score)`,
+      ` ${who}${best}`,
+      ` ${scores}`,
     );
   }
 
@@ -1386,7 +1462,7 @@ class AnalysisPage {
     }
     this.moveList.replaceChildren(...items);
     this.syncTreeTools();
-    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet: play on the board, or set up a game below."));
+    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, t("No moves yet: play on the board, or set up a game below.")));
     const currentEl = this.moveList.querySelector(".current");
     if (currentEl instanceof HTMLElement) keepInView(this.moveList, currentEl);
   }
@@ -1419,13 +1495,13 @@ function gameTitle(game) {
   const tags = game.tags || {};
   if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
   const seat = game.your_color;
-  const you = (/** @type {Color} */ c) => (seat === c ? "You" : "Human");
+  const you = (/** @type {Color} */ c) => (seat === c ? t("You") : t("Human"));
   if (game.mode === "engine") {
-    const engine = `Engine (level ${game.level ?? "?"})`;
+    const engine = t("Engine (level {level})", { level: game.level ?? "?" });
     return game.engine_color === "black" ? `${engine} – ${you("white")}` : `${you("black")} – ${engine}`;
   }
-  if (game.mode === "local") return "A game on one screen";
-  return `Game ${game.id}`;
+  if (game.mode === "local") return t("A game on one screen");
+  return t("Game {game}", { game: String(game.id) });
 }
 
 /**
@@ -1452,12 +1528,16 @@ function byTableValue(moves) {
  * @returns {string}
  */
 function statusText(info) {
-  const over = info.outcome ? ` — ${plainWords(info.outcome.reason || "").text}` : "";
+  const over = info.outcome ? ` — ${gameEnding(info.outcome, info.board).text}` : "";
   const c = info.counters;
   const counts = [];
-  if (!over && c && c.r18_plies > 0) counts.push(`draw count: ${c.r18_plies} of ${c.r18_limit_plies} plies without a man move or capture`);
-  if (!over && c && c.r19_active) counts.push(`three kings against one: move ${c.r19_moves} of ${c.r19_limit}`);
-  return `${COLOR_NAME[info.turn]} to move${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
+  if (!over && c && c.r18_plies > 0) {
+    counts.push(
+      tn("draw count: {count} of {n} ply without a man move or capture", "draw count: {count} of {n} plies without a man move or capture", c.r18_limit_plies, { count: c.r18_plies }),
+    );
+  }
+  if (!over && c && c.r19_active) counts.push(t("three kings against one: move {count} of {limit}", { count: c.r19_moves, limit: c.r19_limit }));
+  return `${toMoveText(info.turn)}${over}${counts.length ? ` · ${counts.join(" · ")}` : ""}`;
 }
 
 /**
@@ -1467,9 +1547,10 @@ function statusText(info) {
  */
 function formatCount(n) {
   if (n === undefined || n === null) return "?";
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
-  return String(n);
+  const tenths = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+  if (n >= 1e6) return t("{count}M", { count: formatNumber(n / 1e6, tenths) });
+  if (n >= 1e3) return t("{count}k", { count: formatNumber(n / 1e3, tenths) });
+  return formatNumber(n);
 }
 
 /**
@@ -1479,12 +1560,12 @@ function formatCount(n) {
  */
 export function summaryText(g) {
   const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
-  const result = g.result || (g.status === "running" ? "running" : "");
+  const result = g.result || (g.status === "running" ? t("running") : "");
   const moves = g.moves_count;
   const seconds = g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
-  const when = date && !Number.isNaN(date.getTime()) ? ` · ${date.toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` : "";
-  return `${who} · ${result}${moves !== undefined ? ` · ${plural(moves, "move")}` : ""}${when}`;
+  const when = date && !Number.isNaN(date.getTime()) ? ` · ${formatDate(date, { dateStyle: "short", timeStyle: "short" })}` : "";
+  return `${who} · ${result}${moves !== undefined ? ` · ${tn("{n} move", "{n} moves", moves)}` : ""}${when}`;
 }
 
 /**
@@ -1492,11 +1573,11 @@ export function summaryText(g) {
  * @returns {string}
  */
 function modeName(g) {
-  if (g.mode === "engine") return `vs engine (level ${g.level ?? "?"})`;
-  if (g.mode === "local") return "two players";
-  if (g.mode === "online") return "online";
-  if (g.mode === "import" || g.mode === "imported") return "imported";
-  return g.mode || "game";
+  if (g.mode === "engine") return t("vs engine (level {level})", { level: g.level ?? "?" });
+  if (g.mode === "local") return t("two players");
+  if (g.mode === "online") return t("online");
+  if (g.mode === "import" || g.mode === "imported") return t("imported");
+  return g.mode || t("game");
 }
 
 /**
@@ -1509,7 +1590,7 @@ function openSocket(path) {
     const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${proto}//${window.location.host}${path}`);
     ws.addEventListener("open", () => resolve(ws));
-    ws.addEventListener("error", () => reject(new Error("cannot connect to the engine")));
+    ws.addEventListener("error", () => reject(new Error(t("cannot connect to the engine"))));
   });
 }
 
@@ -1532,7 +1613,7 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
     const timer = window.setTimeout(() => {
       ws.removeEventListener("message", onMessage);
       if (last) resolve(last);
-      else reject(new Error("the engine did not answer"));
+      else reject(new Error(t("the engine did not answer")));
     }, (seconds + 10) * 1000);
     const onMessage = (/** @type {MessageEvent} */ event) => {
       /** @type {AnalysisMessage} */
@@ -1551,7 +1632,7 @@ function analyseOnce(ws, fen, moves, rules, seconds) {
       } else if (msg.type === "error") {
         window.clearTimeout(timer);
         ws.removeEventListener("message", onMessage);
-        reject(new Error(msg.error ? msg.error.message : "engine error"));
+        reject(new Error(msg.error ? msg.error.message : t("engine error")));
       }
     };
     ws.addEventListener("message", onMessage);
@@ -1571,10 +1652,27 @@ export async function render(root) {
   try {
     spec = await ruleOptions();
   } catch (err) {
-    rulesError = `The rule options cannot be loaded (${errorText(err)}): APCA rules.`;
+    rulesError = t("The rule options cannot be loaded ({error}): APCA rules.", { error: errorText(err) });
   }
   const page = new AnalysisPage(root, spec && ruleFields(spec, { idPrefix: "rule" }), rulesError, spec && spec.limits);
   // For debugging in the console and for the end-to-end tests.
   Object.assign(window, { poolcheckersAnalysis: page });
   await page.start();
+}
+
+/**
+ * The engine's score in the page's language: "+0.35" as it is, a proven end in words
+ * (the engine facade says "win in 3", "loss in 2", "tablebase win").
+ * @param {string | null | undefined} text
+ * @returns {string}
+ */
+function scoreWords(text) {
+  const proven = /^(win|loss) in (\d+)$/.exec(text || "");
+  if (proven) {
+    const n = Number(proven[2]);
+    return proven[1] === "win" ? tn("win in {n}", "win in {n}", n) : tn("loss in {n}", "loss in {n}", n);
+  }
+  if (text === "tablebase win") return t("tablebase win");
+  if (text === "tablebase loss") return t("tablebase loss");
+  return text ?? "";
 }

@@ -5,6 +5,7 @@
  *   JoinedGame, PdnReadResult, PositionInfo, Rules, RulesInfo, TreeExport, TreeExportRequest } from "./types.js"
  */
 
+import { t } from "./i18n.js";
 import { plainWords } from "./util.js";
 
 /** A refused or failed request: the HTTP status (0: no answer) and the server's code. */
@@ -82,7 +83,7 @@ export async function request(method, url, body = undefined, { text = false, tok
   try {
     response = await fetch(url, init);
   } catch (err) {
-    throw new ApiError(0, "network", `The server cannot be reached (${errorText(err)}).`);
+    throw new ApiError(0, "network", t("The server cannot be reached ({reason}).", { reason: errorText(err) }));
   }
   if (!response.ok) throw await parseError(response);
   // The caller's T: a string for text, null for "204 No Content", else the JSON.

@@ -6,7 +6,9 @@
 import { api, errorText } from "./api.js";
 import { pdnTooLong } from "./rules.js";
 import { currentAccount } from "./community.js";
-import { announce, h, plainWords, plural, seatTokenIds, storageGet, tokenKey } from "./util.js";
+import { formatDate, formatNumber, t, tn } from "./i18n.js";
+import { announce, h, seatTokenIds, storageGet, tokenKey } from "./util.js";
+import { endingOfReason } from "./outcome.js";
 
 const PAGE = 50;
 
@@ -29,7 +31,7 @@ function when(g, key = "created") {
   const seconds = g[key] ?? g.updated ?? g.created;
   const date = typeof seconds === "number" ? new Date(seconds * 1000) : null;
   if (!date || Number.isNaN(date.getTime())) return "";
-  return date.toLocaleString();
+  return formatDate(date);
 }
 
 /**
@@ -43,14 +45,14 @@ export function players(g, yours = false) {
   const tags = g.tags || {};
   if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
   if (g.mode === "engine") {
-    const engine = `Engine (level ${g.level ?? "?"})`;
-    const human = yours ? "You" : "Human";
+    const engine = t("Engine (level {level})", { level: g.level ?? "?" });
+    const human = yours ? t("You") : t("Human");
     return g.engine_color === "black" ? `${engine} – ${human}` : `${human} – ${engine}`;
   }
-  if (g.mode === "local") return `Human – Human (one screen${yours ? ", yours" : ""})`;
-  if (g.mode === "online") return `Human – Human (online${yours ? ", you play" : ""})`;
-  if (g.mode === "imported") return "Imported game";
-  return g.mode || "Game";
+  if (g.mode === "local") return yours ? t("Human – Human (one screen, yours)") : t("Human – Human (one screen)");
+  if (g.mode === "online") return yours ? t("Human – Human (online, you play)") : t("Human – Human (online)");
+  if (g.mode === "imported") return t("Imported game");
+  return g.mode || t("Game");
 }
 
 /**
@@ -59,10 +61,10 @@ export function players(g, yours = false) {
  * @returns {string}
  */
 function resultText(g) {
-  if (g.status === "running") return "running";
-  if (g.mode === "imported" && (!g.result || g.result === "*")) return "unfinished";
+  if (g.status === "running") return t("running");
+  if (g.mode === "imported" && (!g.result || g.result === "*")) return t("unfinished");
   let result = g.result ?? "";
-  const reason = plainWords(g.reason ?? "").text;
+  const reason = endingOfReason(g.reason).text;
   // "*" (no result) says nothing that the reason does not say in words.
   if ((result === "*" || reason.includes(result)) && reason) result = "";
   return [result, reason].filter(Boolean).join(" — ");
@@ -84,14 +86,26 @@ const FILTERS = /** @type {const} */ (["player", "event", "result", "date_from",
  */
 
 /**
+ * Where an import error is: "Game 2, line 3, column 7" (its numbers as the PDN text has them).
+ * @param {ImportError} e
+ * @returns {string}
+ */
+function errorPlace(e) {
+  const place = { game: String(e.game), line: String(e.line), column: String(e.column) };
+  if (e.line && e.column) return t("Game {game}, line {line}, column {column}", place);
+  if (e.line) return t("Game {game}, line {line}", place);
+  if (e.column) return t("Game {game}, column {column}", place);
+  return t("Game {game}", place);
+}
+
+/**
  * The message of an import error without the place it repeats ("game 2, line 3: ").
  * @param {ImportError} e
  * @returns {HTMLLIElement}
  */
 function importErrorItem(e) {
   const message = String(e.message).replace(/^game \d+, line \d+(, column \d+)?:\s*/i, "");
-  const where = `Game ${e.game}${e.line ? `, line ${e.line}` : ""}${e.column ? `, column ${e.column}` : ""}`;
-  return h("li", { class: "error" }, `${where}: ${message}`);
+  return h("li", { class: "error" }, `${errorPlace(e)}: ${message}`);
 }
 
 /**
@@ -131,13 +145,14 @@ async function importedList(text, res) {
     { class: "imported", id: "imported-games" },
     ...res.imported.map((id, i) => {
       const tags = tagsOf.get(places[i]) || {};
-      const who = tags.Black || tags.White ? ` (${tags.Black || "?"} – ${tags.White || "?"})` : "";
+      const named = { game: String(places[i]), players: `${tags.Black || "?"} – ${tags.White || "?"}` };
+      const both = tags.Black || tags.White;
       return h(
         "li",
         {},
-        h("a", { href: `/play/${encodeURIComponent(id)}` }, `Game ${places[i]}${who}`),
+        h("a", { href: `/play/${encodeURIComponent(id)}` }, both ? t("Game {game} ({players})", named) : t("Game {game}", named)),
         " · ",
-        h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": `Analyse game ${places[i]}${who}` }, "analyse"),
+        h("a", { href: `/analysis?game=${encodeURIComponent(id)}`, "aria-label": both ? t("Analyse game {game} ({players})", named) : t("Analyse game {game}", named) }, t("analyse")),
       );
     }),
   );
@@ -152,14 +167,11 @@ async function importedList(text, res) {
 async function importReport(text, res) {
   const { imported, errors } = res;
   const duplicates = res.duplicates || [];
-  const summary = h(
-    "p",
-    { class: imported.length ? "ok" : "hint", id: "import-summary" },
-    `Imported ${plural(imported.length, "game")}` +
-      (duplicates.length ? `; ${plural(duplicates.length, "game")} already in the archive, not stored again` : "") +
-      (errors.length ? `; ${errors.length} with errors` : "") +
-      ".",
-  );
+  // one clause per count (each its own plural), joined as a list: "…; …; …."
+  const clauses = [tn("Imported {n} game", "Imported {n} games", imported.length)];
+  if (duplicates.length) clauses.push(tn("{n} game already in the archive, not stored again", "{n} games already in the archive, not stored again", duplicates.length));
+  if (errors.length) clauses.push(tn("{n} with errors", "{n} with errors", errors.length));
+  const summary = h("p", { class: imported.length ? "ok" : "hint", id: "import-summary" }, `${clauses.join("; ")}.`);
   const lists = [];
   if (imported.length) lists.push(await importedList(text, res));
   if (duplicates.length) {
@@ -168,7 +180,7 @@ async function importReport(text, res) {
         "ul",
         { class: "import-duplicates", id: "import-duplicates" },
         ...duplicates.map((d) =>
-          h("li", {}, `Game ${d.game} is already in the archive: `, h("a", { href: `/play/${encodeURIComponent(d.id)}` }, "open it")),
+          h("li", {}, t("Game {game} is already in the archive:", { game: String(d.game) }), " ", h("a", { href: `/play/${encodeURIComponent(d.id)}` }, t("open it"))),
         ),
       ),
     );
@@ -192,12 +204,12 @@ class ArchivePage {
     /** @type {boolean | null} null: decided at start */
     this.mine = query.has("view") ? query.get("view") === "mine" : null;
     this.filterForm = this.filters(query);
-    this.mineButton = h("button", { type: "button", id: "view-mine", "aria-pressed": "false" }, "My games");
-    this.allButton = h("button", { type: "button", id: "view-all", "aria-pressed": "false" }, "All games");
+    this.mineButton = h("button", { type: "button", id: "view-mine", "aria-pressed": "false" }, t("My games"));
+    this.allButton = h("button", { type: "button", id: "view-all", "aria-pressed": "false" }, t("All games"));
     this.mineButton.addEventListener("click", () => this.show(true));
     this.allButton.addEventListener("click", () => this.show(false));
-    this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": "PDN file to import" });
-    this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": "PDN text to import", placeholder: "…or paste PDN text here" });
+    this.fileInput = h("input", { type: "file", id: "import-file", accept: ".pdn,.txt,text/plain", "aria-label": t("PDN file to import") });
+    this.importText = h("textarea", { id: "import-text", rows: 5, spellcheck: "false", "aria-label": t("PDN text to import"), placeholder: t("…or paste PDN text here") });
     this.importResult = h("div", { id: "import-result", "aria-live": "polite" });
   }
 
@@ -231,19 +243,19 @@ class ArchivePage {
     const result = h(
       "select",
       { name: "result" },
-      ...[["", "Any result"], ["2-0", "Black won (2-0)"], ["0-2", "White won (0-2)"], ["1-1", "Draw (1-1)"], ["unfinished", "Unfinished"]].map(([value, text]) =>
+      ...[["", t("Any result")], ["2-0", t("Black won (2-0)")], ["0-2", t("White won (0-2)")], ["1-1", t("Draw (1-1)")], ["unfinished", t("Unfinished")]].map(([value, text]) =>
         h("option", { value, selected: (query.get("result") || "") === value }, text),
       ),
     );
     const form = h(
       "form",
-      { class: "archive-filters", id: "archive-filters", "aria-label": "Search the games" },
-      input("player", "Player", { maxlength: "64", type: "search" }),
-      input("event", "Event", { maxlength: "64", type: "search" }),
-      h("label", { class: "field" }, h("span", { class: "label" }, "Result"), result),
-      input("date_from", "Played from", { type: "date" }),
-      input("date_to", "to", { type: "date" }),
-      h("button", { type: "submit", class: "primary" }, "Search"),
+      { class: "archive-filters", id: "archive-filters", "aria-label": t("Search the games") },
+      input("player", t("Player"), { maxlength: "64", type: "search" }),
+      input("event", t("Event"), { maxlength: "64", type: "search" }),
+      h("label", { class: "field" }, h("span", { class: "label" }, t("Result")), result),
+      input("date_from", t("Played from"), { type: "date" }),
+      input("date_to", t("to"), { type: "date" }),
+      h("button", { type: "submit", class: "primary" }, t("Search")),
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -270,7 +282,7 @@ class ArchivePage {
    */
   table(status) {
     const body = h("tbody", { id: `${status}-games` });
-    const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, "Show more");
+    const more = h("button", { type: "button", class: "small", hidden: true, id: `${status}-more` }, t("Show more"));
     more.addEventListener("click", () => this.load(status, true));
     const count = h("span", { class: "count hint", id: `${status}-count` });
     return { body, more, count };
@@ -294,7 +306,7 @@ class ArchivePage {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Moves"), h("th", { scope: "col" }, "Result"), h("th", { scope: "col", class: "date" }, "Played"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("Game")), h("th", { scope: "col" }, t("Moves")), h("th", { scope: "col" }, t("Result")), h("th", { scope: "col", class: "date" }, t("Played")), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("Actions"))))),
             body,
           ),
         ),
@@ -308,7 +320,7 @@ class ArchivePage {
       { id: "import-form" },
       h("div", { class: "row" }, this.fileInput),
       this.importText,
-      h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Import")),
+      h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, t("Import"))),
       this.importResult,
     );
     importForm.addEventListener("submit", (e) => {
@@ -316,17 +328,17 @@ class ArchivePage {
       this.importPdn();
     });
     this.root.replaceChildren(
-      h("h1", {}, "Archive"),
+      h("h1", {}, t("Archive")),
       h(
         "div",
         { class: "archive" },
         h(
           "div",
           {},
-          h("div", { class: "row view-switch", role: "group", "aria-label": "Whose games" }, this.mineButton, this.allButton),
+          h("div", { class: "row view-switch", role: "group", "aria-label": t("Whose games") }, this.mineButton, this.allButton),
           this.filterForm,
-          this.section("running", "Running games"),
-          this.section("finished", "Finished games"),
+          this.section("running", t("Running games")),
+          this.section("finished", t("Finished games")),
         ),
         h(
           "aside",
@@ -334,10 +346,10 @@ class ArchivePage {
           h(
             "section",
             { class: "card" },
-            h("h2", {}, "Export"),
-            h("p", {}, h("a", { class: "button", id: "export-all", href: "/api/export.pdn", download: "poolcheckers-games.pdn" }, "Download all games (PDN)")),
+            h("h2", {}, t("Export")),
+            h("p", {}, h("a", { class: "button", id: "export-all", href: "/api/export.pdn", download: "poolcheckers-games.pdn" }, t("Download all games (PDN)"))),
           ),
-          h("section", { class: "card" }, h("h2", {}, "Import PDN"), importForm),
+          h("section", { class: "card" }, h("h2", {}, t("Import PDN")), importForm),
         ),
       ),
     );
@@ -352,7 +364,7 @@ class ArchivePage {
     const { body, more: moreButton, count } = this.tables[status];
     if (!more) {
       this.offsets[status] = 0;
-      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "hint" }, "Loading…")));
+      body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "hint" }, t("Loading…"))));
     }
     try {
       const query = this.query();
@@ -370,9 +382,9 @@ class ArchivePage {
       for (const g of games) body.append(this.row(g));
       this.offsets[status] += games.length;
       const total = data.total ?? this.offsets[status];
-      count.textContent = total ? `(${this.offsets[status] < total ? `${this.offsets[status]} of ${total}` : total})` : "";
+      count.textContent = total ? (this.offsets[status] < total ? t("({shown} of {total})", { shown: this.offsets[status], total }) : `(${formatNumber(total)})`) : "";
       if (!body.children.length) {
-        const none = this.query().toString() !== `view=${this.mine ? "mine" : "all"}` ? "No game matches the search." : status === "running" ? "No game in progress." : "No finished game yet.";
+        const none = this.query().toString() !== `view=${this.mine ? "mine" : "all"}` ? t("No game matches the search.") : status === "running" ? t("No game in progress.") : t("No finished game yet.");
         body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, none)));
       }
       moreButton.hidden = this.offsets[status] >= total;
@@ -393,18 +405,18 @@ class ArchivePage {
       "tr",
       { "data-game": g.id },
       h("td", {}, h("a", { href: `/play/${id}` }, players(g, Boolean(storageGet(tokenKey(g.id))))), h("span", { class: "sub-date" }, when(g))),
-      h("td", { class: "num", title: g.ply !== undefined ? plural(g.ply, "ply", "plies") : null }, String(moves)),
+      h("td", { class: "num", title: g.ply !== undefined ? tn("{n} ply", "{n} plies", g.ply) : null }, String(moves)),
       h("td", {}, resultText(g)),
-      h("td", { class: "date", title: `Last change: ${when(g, "updated")}` }, when(g)),
+      h("td", { class: "date", title: t("Last change: {date}", { date: when(g, "updated") }) }, when(g)),
       h(
         "td",
         {},
         h(
           "span",
           { class: "row-actions" },
-          h("a", { href: `/play/${id}`, "aria-label": `Open game ${g.id}` }, g.status === "running" ? "Open" : "Replay"),
-          h("a", { href: `/analysis?game=${id}`, "aria-label": `Analyse game ${g.id}` }, "Analyse"),
-          h("a", { href: `/api/games/${id}/pdn`, download: `game-${g.id}.pdn`, "aria-label": `Download PDN of game ${g.id}` }, "PDN"),
+          h("a", { href: `/play/${id}`, "aria-label": t("Open game {id}", { id: g.id }) }, g.status === "running" ? t("Open") : t("Replay")),
+          h("a", { href: `/analysis?game=${id}`, "aria-label": t("Analyse game {id}", { id: g.id }) }, t("Analyse")),
+          h("a", { href: `/api/games/${id}/pdn`, download: `game-${g.id}.pdn`, "aria-label": t("Download PDN of game {id}", { id: g.id }) }, t("PDN")),
         ),
       ),
     );
@@ -415,12 +427,12 @@ class ArchivePage {
     let text = this.importText.value;
     const file = this.fileInput.files && this.fileInput.files[0];
     if (file) text = await file.text();
-    const problem = !text.trim() ? "Choose a PDN file or paste PDN text first." : await pdnTooLong(text);
+    const problem = !text.trim() ? t("Choose a PDN file or paste PDN text first.") : await pdnTooLong(text);
     if (problem) {
       this.importResult.replaceChildren(h("p", { class: "error" }, problem));
       return;
     }
-    this.importResult.replaceChildren(h("p", { class: "hint" }, "Importing…"));
+    this.importResult.replaceChildren(h("p", { class: "hint" }, t("Importing…")));
     try {
       const res = await api.importPdn(text);
       const { summary, lists } = await importReport(text, res);
@@ -429,7 +441,7 @@ class ArchivePage {
       await this.load("finished");
       await this.load("running");
     } catch (err) {
-      this.importResult.replaceChildren(h("p", { class: "error" }, `Import failed: ${errorText(err)}`)); // #import-result is a live region
+      this.importResult.replaceChildren(h("p", { class: "error" }, t("Import failed: {error}", { error: errorText(err) }))); // #import-result is a live region
     }
   }
 }

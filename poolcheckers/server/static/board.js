@@ -4,11 +4,22 @@
 /** @import { LastMove, LegalMove } from "./types.js" */
 /** @import { Position } from "./util.js" */
 
+import { t } from "./i18n.js";
 import { SQUARES, announce, pieceName, rcToSquare, squareToRC, svg } from "./util.js";
 
 const CELL = 100;
 const STEP_MS = 190;
 const CROWN = "M30 60 L27 36 L39 47 L50 31 L61 47 L73 36 L70 60 Z";
+
+/**
+ * Squares to choose from, in words: "15 or 31", "9 or 13 or 18".
+ * @param {number[]} squares
+ * @returns {string}
+ */
+function eitherOf(squares) {
+  const words = squares.map(String);
+  return words.length ? words.reduce((first, second) => t("{first} or {second}", { first, second })) : "";
+}
 
 /**
  * A piece drawn on the board: its element, its letter ("b", "W", ...), the square
@@ -35,7 +46,7 @@ export class BoardView {
    * @param {HTMLElement} container
    * @param {BoardOptions} [options]
    */
-  constructor(container, { onMove = null, onHint = null, onSquare = null, label = "Board" } = {}) {
+  constructor(container, { onMove = null, onHint = null, onSquare = null, label = t("Board") } = {}) {
     this.container = container;
     this.onMove = onMove;
     this.onSquare = onSquare;
@@ -73,7 +84,7 @@ export class BoardView {
       class: "board",
       viewBox: `0 0 ${8 * CELL} ${8 * CELL}`,
       role: "group",
-      "aria-label": `${label}. Arrow keys move between squares, Enter picks a piece and drops it.`,
+      "aria-label": t("{label}. Arrow keys move between squares, Enter picks a piece and drops it.", { label }),
     });
     this.squareLayer = svg("g", { class: "squares" });
     this.markLayer = svg("g", { class: "marks", "aria-hidden": "true" });
@@ -484,7 +495,8 @@ export class BoardView {
     this.refreshLabels();
     const cands = this.candidates(this.prefix);
     const dests = [...new Set(cands.map((m) => m.path[m.path.length - 1]))].sort((a, b) => a - b);
-    announce(`Picked ${pieceName(this.position.pieces.get(origin))} on ${origin}. Destinations: ${dests.join(", ")}.`);
+    const picked = { piece: pieceName(this.position.pieces.get(origin)), square: origin, squares: dests.join(", ") };
+    announce(t("Picked {piece} on {square}. Destinations: {squares}.", picked));
   }
 
   clear() {
@@ -530,10 +542,15 @@ export class BoardView {
     if (piece === undefined) return;
     const mover = this.position.turn === "black" ? "b" : "w";
     const mustCapture = this.legal.some((m) => m.captured && m.captured.length);
+    const words = { piece: pieceName(piece), square: s };
     if (piece.toLowerCase() !== mover) {
-      this.hint(`Square ${s} holds a ${pieceName(piece)}; ${this.position.turn === "black" ? "Black" : "White"} is to move.`);
+      this.hint(
+        this.position.turn === "black"
+          ? t("Square {square} holds a {piece}; Black is to move.", words)
+          : t("Square {square} holds a {piece}; White is to move.", words),
+      );
     } else {
-      this.hint(mustCapture ? `The ${pieceName(piece)} on ${s} cannot capture, and capturing is a must.` : `The ${pieceName(piece)} on ${s} has no legal move.`);
+      this.hint(mustCapture ? t("The {piece} on {square} cannot capture, and capturing is a must.", words) : t("The {piece} on {square} has no legal move.", words));
     }
   }
 
@@ -557,14 +574,14 @@ export class BoardView {
     }
     if (s === prefix[0] && prefix.length === 1) {
       this.clear();
-      announce("Selection cleared.");
+      announce(t("Selection cleared."));
       return;
     }
     if (this.origins().has(s)) {
       this.select(s);
       return;
     }
-    this.hint(`${s} is not a legal landing square.`, true);
+    this.hint(t("{square} is not a legal landing square.", { square: s }), true);
   }
 
   /**
@@ -589,7 +606,7 @@ export class BoardView {
     this.refreshMarks();
     this.refreshLabels();
     const options = [...new Set(next.map((m) => m.path[newPrefix.length]).filter((x) => x !== undefined))].sort((a, b) => a - b);
-    this.hint(`Landed on ${newPrefix[newPrefix.length - 1]}. Several ways on: next landing ${options.join(" or ")}.`);
+    this.hint(t("Landed on {square}. Several ways on: next landing {squares}.", { square: newPrefix[newPrefix.length - 1], squares: eitherOf(options) }));
   }
 
   /**
@@ -615,7 +632,7 @@ export class BoardView {
     this.refreshMarks();
     this.refreshLabels();
     const options = [...new Set(ending.map((m) => m.path[common.length]))].sort((a, b) => a - b);
-    this.hint(`Several capture paths reach ${s}: choose the next landing, ${options.join(" or ")}.`);
+    this.hint(t("Several capture paths reach {square}: choose the next landing, {squares}.", { square: s, squares: eitherOf(options) }));
   }
 
   /**
@@ -721,11 +738,11 @@ export class BoardView {
     // every legal move a capture: the pieces that must take are pointed out
     const mustCapture = this.legal.length > 0 && this.legal.every((m) => m.captured.length > 0);
     for (const s of SQUARES) {
-      const parts = [`Square ${s}`, pieceName(this.position.pieces.get(s))];
+      const parts = [t("Square {square}", { square: s }), pieceName(this.position.pieces.get(s))];
       const movable = this.prefix === null && origins.has(s);
-      if (this.prefix && this.prefix[0] === s) parts.push("picked");
-      else if (targets.has(s)) parts.push("legal landing");
-      else if (movable) parts.push(mustCapture ? "must capture" : "can move");
+      if (this.prefix && this.prefix[0] === s) parts.push(t("picked"));
+      else if (targets.has(s)) parts.push(t("legal landing"));
+      else if (movable) parts.push(mustCapture ? t("must capture") : t("can move"));
       this.squareEls.get(s)?.setAttribute("aria-label", parts.join(", "));
       this.squareEls.get(s)?.classList.toggle("can-move", movable);
       this.squareEls.get(s)?.classList.toggle("must-capture", movable && mustCapture);
@@ -872,7 +889,7 @@ export class BoardView {
     if (e.key === "Escape" && this.prefix) {
       e.preventDefault();
       this.clear();
-      announce("Selection cleared.");
+      announce(t("Selection cleared."));
     }
   }
 }

@@ -6,19 +6,28 @@
 /** @import { ChallengeInfo, RulesInfo } from "./types.js" */
 
 import { errorText } from "./api.js";
-import { clockText, playerLink, send } from "./community.js";
+import { clockText, playerLink, send, withNodes } from "./community.js";
+import { t, tn } from "./i18n.js";
 import { ruleFields } from "./rules.js";
 import { h, plainWords } from "./util.js";
 
 const REASONS = {
-  generic: "Not now",
-  later: "Later, please",
-  too_fast: "Too fast",
-  too_slow: "Too slow",
-  time_control: "Not this time control",
-  rated: "Rated only",
-  casual: "Casual only",
-  rules: "APCA rules only",
+  generic: t("Not now"),
+  later: t("Later, please"),
+  too_fast: t("Too fast"),
+  too_slow: t("Too slow"),
+  time_control: t("Not this time control"),
+  rated: t("Rated only"),
+  casual: t("Casual only"),
+  rules: t("APCA rules only"),
+};
+/** @type {Record<string, string>} a challenge's status (the server's word) in words */
+const STATUS = {
+  open: t("open"),
+  accepted: t("accepted"),
+  declined: t("declined"),
+  cancelled: t("cancelled"),
+  expired: t("expired"),
 };
 /** @type {[string, import("./types.js").SeekClock][]} */
 const CLOCKS = [
@@ -27,8 +36,8 @@ const CLOCKS = [
   ["10+5", { initial: 600, increment: 5 }],
   ["15+10", { initial: 900, increment: 10 }],
   ["30+20", { initial: 1800, increment: 20 }],
-  ["1 day a move", { days: 1 }],
-  ["3 days a move", { days: 3 }],
+  [tn("{n} day a move", "{n} days a move", 1), { days: 1 }],
+  [tn("{n} day a move", "{n} days a move", 3), { days: 3 }],
 ];
 
 /**
@@ -40,19 +49,19 @@ const CLOCKS = [
  * @returns {HTMLElement}
  */
 export function challengeForm(username, rules) {
-  const clock = h("select", { name: "challenge-clock", "aria-label": "Clock" }, ...CLOCKS.map(([label], i) => h("option", { value: String(i) }, label)));
+  const clock = h("select", { name: "challenge-clock", "aria-label": t("Clock") }, ...CLOCKS.map(([label], i) => h("option", { value: String(i) }, label)));
   clock.value = "2";
   const color = h(
     "select",
-    { name: "challenge-color", "aria-label": "Your colour" },
-    h("option", { value: "random" }, "Random colour"),
-    h("option", { value: "black" }, "I play Black (I start)"),
-    h("option", { value: "white" }, "I play White"),
+    { name: "challenge-color", "aria-label": t("Your colour") },
+    h("option", { value: "random" }, t("Random colour")),
+    h("option", { value: "black" }, t("I play Black (I start)")),
+    h("option", { value: "white" }, t("I play White")),
   );
   const rated = h("input", { type: "checkbox", name: "challenge-rated", checked: true });
-  const who = h("input", { name: "challenge-username", "aria-label": "Player", placeholder: "Username", maxlength: "20", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
+  const who = h("input", { name: "challenge-username", "aria-label": t("Player"), placeholder: t("Username"), maxlength: "20", autocomplete: "off", autocapitalize: "off", spellcheck: "false" });
   const options = rules ? ruleFields(rules, { idPrefix: username ? "challenge-rule" : "lobby-challenge-rule" }) : null;
-  const rulesBox = options ? h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...options.fields) : null;
+  const rulesBox = options ? h("details", { class: "rules" }, h("summary", {}, t("Rule options (casual games)")), ...options.fields) : null;
   const showRules = () => {
     if (rulesBox) rulesBox.hidden = rated.checked;
   };
@@ -63,7 +72,7 @@ export function challengeForm(username, rules) {
     note.textContent = "";
     const target = username ?? who.value.trim();
     if (!target) {
-      note.textContent = "Type the username of the player to challenge.";
+      note.textContent = t("Type the username of the player to challenge.");
       return;
     }
     /** @type {Record<string, unknown>} */
@@ -72,7 +81,7 @@ export function challengeForm(username, rules) {
     try {
       /** @type {ChallengeInfo} */
       const sent = await send("POST", "/api/challenges", body);
-      note.textContent = `Challenge sent to ${sent.challenged}: it waits for an answer in your lobby.`;
+      note.textContent = t("Challenge sent to {name}: it waits for an answer in your lobby.", { name: sent.challenged });
       who.value = "";
     } catch (err) {
       note.textContent = errorText(err);
@@ -81,18 +90,18 @@ export function challengeForm(username, rules) {
   const block = async () => {
     try {
       await send("POST", "/api/blocks", { username });
-      note.textContent = `${username} is blocked: they cannot challenge you.`;
+      note.textContent = t("{name} is blocked: they cannot challenge you.", { name: username ?? "" });
     } catch (err) {
       note.textContent = errorText(err);
     }
   };
-  const buttons = [h("button", { type: "button", class: "primary", onclick: challenge }, "Challenge")];
-  if (username) buttons.push(h("button", { type: "button", onclick: block }, "Block"));
+  const buttons = [h("button", { type: "button", class: "primary", onclick: challenge }, t("Challenge"))];
+  if (username) buttons.push(h("button", { type: "button", onclick: block }, t("Block")));
   return h(
     username ? "section" : "div",
-    username ? { class: "card", "aria-label": "Challenge" } : { class: "challenge-form", "aria-label": "Challenge a player" },
-    username ? h("h2", {}, `Challenge ${username}`) : h("h3", {}, "Challenge a player"),
-    h("p", {}, ...(username ? [] : [who, " "]), clock, " ", color, " ", h("label", {}, rated, " Rated")),
+    username ? { class: "card", "aria-label": t("Challenge") } : { class: "challenge-form", "aria-label": t("Challenge a player") },
+    username ? h("h2", {}, t("Challenge {name}", { name: username })) : h("h3", {}, t("Challenge a player")),
+    h("p", {}, ...(username ? [] : [who, " "]), clock, " ", color, " ", h("label", {}, rated, " ", t("Rated"))),
     ...(rulesBox ? [rulesBox] : []),
     h("p", {}, ...buttons.flatMap((b, i) => (i ? [" ", b] : [b]))),
     note,
@@ -110,8 +119,8 @@ export function challengesSection(rules) {
   const error = h("p", { class: "error", role: "alert" });
   const section = h(
     "section",
-    { class: "card", "aria-label": "Challenges" },
-    h("h2", {}, "Challenges"),
+    { class: "card", "aria-label": t("Challenges") },
+    h("h2", {}, t("Challenges")),
     list,
     error,
     ...(rules ? [challengeForm(null, rules)] : []),
@@ -130,46 +139,60 @@ export function challengesSection(rules) {
       error.textContent = errorText(err);
     }
   };
-  /**
-   * @param {ChallengeInfo} c
-   * @param {boolean} incoming
-   */
-  const item = (c, incoming) => {
-    const what = `${clockText(c.clock)} ${c.rated ? "rated" : "casual"}`;
-    const id = encodeURIComponent(c.id);
-    if (incoming && c.status === "open") {
-      const reason = h("select", { "aria-label": "Reason" }, ...Object.entries(REASONS).map(([value, text]) => h("option", { value }, text)));
-      return h(
-        "li",
-        { dataset: { challenge: c.id } },
-        playerLink(c.challenger),
-        ` challenges you: ${what}${c.color === "random" ? "" : ` (they play ${c.color})`} `,
-        h("button", { type: "button", class: "small primary", onclick: () => act(`${id}/accept`) }, "Accept"),
-        " ",
-        reason,
-        h("button", { type: "button", class: "small", onclick: () => act(`${id}/decline`, { reason: reason.value }) }, "Decline"),
-      );
-    }
-    const who = incoming ? c.challenger : c.challenged;
-    const cancel = !incoming && c.status === "open"
-      ? h("button", { type: "button", class: "small", onclick: () => act(`${id}/cancel`) }, "Cancel")
-      : "";
-    const game = c.game ? [" ", h("a", { href: `/play/${encodeURIComponent(c.game)}` }, "the game")] : "";
-    return h(
-      "li",
-      { dataset: { challenge: c.id, status: c.status } },
-      incoming ? "From " : "To ",
-      playerLink(who),
-      `: ${what} · ${c.status}${c.reason ? ` — “${plainWords(c.reason).text}”` : ""} `,
-      cancel,
-      game,
-    );
-  };
   const refresh = async () => {
     /** @type {{in: ChallengeInfo[], out: ChallengeInfo[]}} */
     const mine = await send("GET", "/api/challenges");
-    const items = [...mine.in.map((c) => item(c, true)), ...mine.out.map((c) => item(c, false))];
-    list.replaceChildren(...(items.length ? items : [h("li", {}, "None yet.")]));
+    const items = [...mine.in.map((c) => challengeItem(c, true, act)), ...mine.out.map((c) => challengeItem(c, false, act))];
+    list.replaceChildren(...(items.length ? items : [h("li", {}, t("None yet."))]));
   };
   return { section, refresh };
+}
+
+/**
+ * A challenge of the lobby's list: one received and open (accept, or decline with a
+ * reason), or one sent (cancel while open) or answered.
+ * @param {ChallengeInfo} c
+ * @param {boolean} incoming
+ * @param {(path: string, body?: unknown) => Promise<void>} act
+ * @returns {HTMLLIElement}
+ */
+function challengeItem(c, incoming, act) {
+  const clock = clockText(c.clock);
+  const what = c.rated ? t("{clock} rated", { clock }) : t("{clock} casual", { clock });
+  const id = encodeURIComponent(c.id);
+  if (incoming && c.status === "open") {
+    const reason = h("select", { "aria-label": t("Reason") }, ...Object.entries(REASONS).map(([value, text]) => h("option", { value }, text)));
+    const says =
+      c.color === "black"
+        ? t("{name} challenges you: {what} (they play black)", { what })
+        : c.color === "white"
+          ? t("{name} challenges you: {what} (they play white)", { what })
+          : t("{name} challenges you: {what}", { what });
+    return h(
+      "li",
+      { dataset: { challenge: c.id } },
+      ...withNodes(says, { name: playerLink(c.challenger) }),
+      " ",
+      h("button", { type: "button", class: "small primary", onclick: () => act(`${id}/accept`) }, t("Accept")),
+      " ",
+      reason,
+      h("button", { type: "button", class: "small", onclick: () => act(`${id}/decline`, { reason: reason.value }) }, t("Decline")),
+    );
+  }
+  const who = playerLink(incoming ? c.challenger : c.challenged);
+  const status = STATUS[c.status] ?? c.status;
+  const cancel = !incoming && c.status === "open"
+    ? h("button", { type: "button", class: "small", onclick: () => act(`${id}/cancel`) }, t("Cancel"))
+    : "";
+  const game = c.game ? [" ", h("a", { href: `/play/${encodeURIComponent(c.game)}` }, t("the game"))] : "";
+  // the reason is the server's words
+  const reason = c.reason ? ` — “${plainWords(c.reason).text}”` : "";
+  return h(
+    "li",
+    { dataset: { challenge: c.id, status: c.status } },
+    ...withNodes(incoming ? t("From {name}: {what} · {status}", { what, status }) : t("To {name}: {what} · {status}", { what, status }), { name: who }),
+    `${reason} `,
+    cancel,
+    game,
+  );
 }

@@ -5,6 +5,7 @@
 /** @import { AccountInfo, PerfInfo, SeekClock } from "./types.js" */
 
 import { parseError, request } from "./api.js";
+import { formatNumber, t, tn } from "./i18n.js";
 import { h } from "./util.js";
 
 /** @type {AccountInfo | null | undefined} */
@@ -77,10 +78,37 @@ export function ratingText(perf) {
  * @returns {string}
  */
 export function clockText(clock) {
-  if (!clock) return "no clock";
-  if ("days" in clock) return `${clock.days} day${clock.days === 1 ? "" : "s"} a move`;
+  if (!clock) return t("no clock");
+  if ("days" in clock) return tn("{n} day a move", "{n} days a move", clock.days);
   const minutes = clock.initial / 60;
-  return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)}+${clock.increment}`;
+  const shown = Number.isInteger(minutes) ? String(minutes) : formatNumber(minutes, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
+  return `${shown}+${clock.increment}`;
+}
+
+/** @type {Record<string, string>} the time-control categories (the server's words) in words, as in "Rated blitz" */
+const CATEGORY_WORD = { bullet: t("bullet"), blitz: t("blitz"), rapid: t("rapid"), classical: t("classical"), correspondence: t("correspondence") };
+
+/**
+ * A time-control category (the server's "blitz") as players read it.
+ * @param {string} category
+ * @returns {string}
+ */
+export function categoryWord(category) {
+  return CATEGORY_WORD[category] ?? category;
+}
+
+/**
+ * A translated sentence with elements in its holes, as children of h():
+ * withNodes(t("Signed in as {name}"), { name: playerLink(name) }).
+ * @param {string} text the sentence in the page's language, its holes left unfilled
+ * @param {Record<string, Node | string>} nodes what goes in each hole
+ * @returns {(Node | string)[]}
+ */
+export function withNodes(text, nodes) {
+  return text
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 ? nodes[part] ?? `{${part}}` : part))
+    .filter((part) => part !== "");
 }
 
 /**

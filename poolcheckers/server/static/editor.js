@@ -8,15 +8,17 @@
 import { api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
 import { currentAccount, send } from "./community.js";
-import { COLOR_NAME, boardPosition, h, plainWords } from "./util.js";
+import { t, tn } from "./i18n.js";
+import { boardPosition, h } from "./util.js";
+import { gameEnding } from "./outcome.js";
 
 /** @type {[string, string][]} the palette: a piece letter ("" empties) and its words */
 const PALETTE = [
-  ["b", "Black man"],
-  ["B", "Black king"],
-  ["w", "White man"],
-  ["W", "White king"],
-  ["", "Empty square"],
+  ["b", t("Black man")],
+  ["B", t("Black king")],
+  ["w", t("White man")],
+  ["W", t("White king")],
+  ["", t("Empty square")],
 ];
 const CHECK_DELAY_MS = 250;
 
@@ -56,11 +58,11 @@ class EditorPage {
     this.turn = "black";
     this.brush = "b";
     this.boardBox = h("div", { class: "board-box", id: "board" });
-    this.board = new BoardView(this.boardBox, { onSquare: (s) => this.paint(s), label: "Board editor: click a square to place or remove a piece" });
-    this.fenInput = h("input", { type: "text", id: "editor-fen", "aria-label": "FEN", spellcheck: "false", autocomplete: "off", autocapitalize: "characters" });
-    this.turnSelect = h("select", { id: "editor-turn", "aria-label": "Side to move" }, h("option", { value: "black" }, "Black to move"), h("option", { value: "white" }, "White to move"));
-    this.plies = h("input", { type: "number", id: "editor-plies", min: "0", max: "100", value: "0", "aria-label": "Moves without a man moved or a capture (plies)" });
-    this.kingsCount = h("input", { type: "number", id: "editor-kings-count", min: "0", max: "13", value: "0", "aria-label": "Three kings against one: moves already made" });
+    this.board = new BoardView(this.boardBox, { onSquare: (s) => this.paint(s), label: t("Board editor: click a square to place or remove a piece") });
+    this.fenInput = h("input", { type: "text", id: "editor-fen", "aria-label": t("FEN"), spellcheck: "false", autocomplete: "off", autocapitalize: "characters" });
+    this.turnSelect = h("select", { id: "editor-turn", "aria-label": t("Side to move") }, h("option", { value: "black" }, t("Black to move")), h("option", { value: "white" }, t("White to move")));
+    this.plies = h("input", { type: "number", id: "editor-plies", min: "0", max: "100", value: "0", "aria-label": t("Moves without a man moved or a capture (plies)") });
+    this.kingsCount = h("input", { type: "number", id: "editor-kings-count", min: "0", max: "13", value: "0", "aria-label": t("Three kings against one: moves already made") });
     this.status = h("p", { class: "status", id: "editor-status", role: "status" });
     this.error = h("p", { class: "error", id: "editor-error", role: "alert" });
     this.actions = h("div", { class: "actions", id: "editor-actions" });
@@ -74,16 +76,16 @@ class EditorPage {
   async start() {
     const palette = h(
       "div",
-      { class: "palette", role: "radiogroup", "aria-label": "Piece to place" },
+      { class: "palette", role: "radiogroup", "aria-label": t("Piece to place") },
       ...PALETTE.map(([letter, words]) => {
         const input = h("input", { type: "radio", name: "brush", value: letter, checked: letter === this.brush });
         input.addEventListener("change", () => (this.brush = letter));
         return h("label", { class: "choice" }, input, h("span", {}, words));
       }),
     );
-    const clear = h("button", { type: "button", class: "small", onclick: () => this.setAll(new Map()) }, "Empty board");
-    const initial = h("button", { type: "button", class: "small", onclick: () => this.loadFen("B:W21-32:B1-12") }, "Start position");
-    const flip = h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, "Flip board");
+    const clear = h("button", { type: "button", class: "small", onclick: () => this.setAll(new Map()) }, t("Empty board"));
+    const initial = h("button", { type: "button", class: "small", onclick: () => this.loadFen("B:W21-32:B1-12") }, t("Start position"));
+    const flip = h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, t("Flip board"));
     this.turnSelect.addEventListener("change", () => {
       this.turn = /** @type {"black" | "white"} */ (this.turnSelect.value);
       this.changed();
@@ -97,13 +99,13 @@ class EditorPage {
       h(
         "div",
         { class: "play editor" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.boardBox, h("div", { class: "board-tools" }, clear, initial, flip)),
+        h("section", { class: "board-col", "aria-label": t("Board") }, this.boardBox, h("div", { class: "board-tools" }, clear, initial, flip)),
         h(
           "aside",
           { class: "side" },
-          h("h1", {}, "Board editor"),
-          h("section", { class: "card", "aria-label": "Set up" }, palette, h("p", { class: "hint" }, "Click a square to place the piece; click it again to remove it."), h("label", { class: "field" }, h("span", { class: "label" }, "Side to move"), this.turnSelect), h("label", { class: "field" }, h("span", { class: "label" }, "Moves without a man moved or a capture (plies)"), this.plies), h("label", { class: "field" }, h("span", { class: "label" }, "Three kings against one: moves already made"), this.kingsCount)),
-          h("section", { class: "card", "aria-label": "Position" }, h("label", { class: "field" }, h("span", { class: "label" }, "FEN"), this.fenInput), this.status, this.error, this.actions, this.note),
+          h("h1", {}, t("Board editor")),
+          h("section", { class: "card", "aria-label": t("Set up") }, palette, h("p", { class: "hint" }, t("Click a square to place the piece; click it again to remove it.")), h("label", { class: "field" }, h("span", { class: "label" }, t("Side to move")), this.turnSelect), h("label", { class: "field" }, h("span", { class: "label" }, t("Moves without a man moved or a capture (plies)")), this.plies), h("label", { class: "field" }, h("span", { class: "label" }, t("Three kings against one: moves already made")), this.kingsCount)),
+          h("section", { class: "card", "aria-label": t("Position") }, h("label", { class: "field" }, h("span", { class: "label" }, t("FEN")), this.fenInput), this.status, this.error, this.actions, this.note),
         ),
       ),
     );
@@ -167,9 +169,11 @@ class EditorPage {
     this.fenInput.value = info.fen;
     this.error.textContent = "";
     const moves = info.legal_moves.length;
-    this.status.textContent = info.outcome
-      ? `A finished game: ${plainWords(info.outcome.reason ?? "").text}`
-      : `${COLOR_NAME[info.turn]} to move: ${moves} legal move${moves === 1 ? "" : "s"}.`;
+    const toMove =
+      info.turn === "black"
+        ? tn("Black to move: {n} legal move.", "Black to move: {n} legal moves.", moves)
+        : tn("White to move: {n} legal move.", "White to move: {n} legal moves.", moves);
+    this.status.textContent = info.outcome ? t("A finished game: {reason}", { reason: gameEnding(info.outcome, info.board).text }) : toMove;
     window.history.replaceState(null, "", `/editor?fen=${encodeURIComponent(info.fen)}`);
     this.renderActions(!info.outcome);
   }
@@ -187,11 +191,11 @@ class EditorPage {
     const fen = encodeURIComponent(this.checked);
     const items = [];
     if (this.valid && playable) {
-      items.push(h("a", { class: "button", id: "editor-play", href: `/?fen=${fen}` }, "Play it against the engine"));
-      items.push(h("a", { class: "button", id: "editor-analyse", href: `/analysis?fen=${fen}` }, "Analyse it"));
-      items.push(h("button", { type: "button", id: "editor-puzzle", onclick: () => this.makePuzzle() }, "Make it a puzzle"));
+      items.push(h("a", { class: "button", id: "editor-play", href: `/?fen=${fen}` }, t("Play it against the engine")));
+      items.push(h("a", { class: "button", id: "editor-analyse", href: `/analysis?fen=${fen}` }, t("Analyse it")));
+      items.push(h("button", { type: "button", id: "editor-puzzle", onclick: () => this.makePuzzle() }, t("Make it a puzzle")));
     }
-    if (this.valid) items.push(h("button", { type: "button", id: "editor-share", onclick: () => this.share() }, "Share its link"));
+    if (this.valid) items.push(h("button", { type: "button", id: "editor-share", onclick: () => this.share() }, t("Share its link")));
     this.actions.replaceChildren(...items.flatMap((b, i) => (i ? [" ", b] : [b])));
   }
 
@@ -199,22 +203,23 @@ class EditorPage {
     const url = `${window.location.origin}/editor?fen=${encodeURIComponent(this.checked)}`;
     try {
       await navigator.clipboard.writeText(url);
-      this.note.textContent = `Link copied: ${url}`;
+      this.note.textContent = t("Link copied: {url}", { url });
     } catch {
-      this.note.textContent = `The link: ${url}`;
+      this.note.textContent = t("The link: {url}", { url });
     }
   }
 
   async makePuzzle() {
     if (!this.signedIn) {
-      this.note.textContent = "Sign in to make puzzles.";
+      this.note.textContent = t("Sign in to make puzzles.");
       return;
     }
-    this.note.textContent = "The engine looks for the one winning line…";
+    this.note.textContent = t("The engine looks for the one winning line…");
     try {
       /** @type {{id: string, solution: string[], goal_text: string}} */
       const made = await send("POST", "/api/puzzles/propose", { fen: this.checked });
-      this.note.replaceChildren(`A puzzle: ${made.goal_text}, ${made.solution.join(" ")}. `, h("a", { href: `/puzzles/${encodeURIComponent(made.id)}`, id: "editor-puzzle-link" }, "Open it"));
+      const puzzle = t("A puzzle: {goal}, {solution}.", { goal: made.goal_text, solution: made.solution.join(" ") });
+      this.note.replaceChildren(`${puzzle} `, h("a", { href: `/puzzles/${encodeURIComponent(made.id)}`, id: "editor-puzzle-link" }, t("Open it")));
     } catch (err) {
       this.note.textContent = errorText(err);
     }

@@ -9,7 +9,8 @@
 import { api, errorText, parseError, request } from "./api.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { listMyGames } from "./mygames.js";
-import { COLOR_NAME, announce, h, inviteKey, miniBoard, plural, storageSet, tokenKey } from "./util.js";
+import { formatNumber, t, tn } from "./i18n.js";
+import { announce, h, inviteKey, miniBoard, storageSet, tokenKey } from "./util.js";
 
 /** How often the list of games being played now is asked for again. */
 const WATCH_POLL_MS = 10_000;
@@ -28,10 +29,28 @@ const FIRST_LEVEL = 3;
 export function clockProblem(minutes, increment, limits) {
   const maxMinutes = limits ? limits.clock_initial_seconds / 60 : Infinity;
   const maxIncrement = limits ? limits.clock_increment_seconds : Infinity;
-  if (!(minutes > 0)) return { field: "minutes", text: "The clock needs a time of more than 0 minutes each." };
-  if (minutes > maxMinutes) return { field: "minutes", text: `The clock is at most ${maxMinutes} minutes (${plural(maxMinutes / 60, "hour")}) each, not ${minutes}.` };
-  if (!(increment >= 0)) return { field: "increment", text: "The increment is 0 seconds or more." };
-  if (increment > maxIncrement) return { field: "increment", text: `The increment is at most ${maxIncrement} seconds (${plural(maxIncrement / 60, "minute")}) a move, not ${increment}.` };
+  // the numbers as typed in the form (1440, not 1,440), with the language's decimal sign
+  const number = (/** @type {number} */ x) => formatNumber(x, { useGrouping: false, maximumFractionDigits: 2 });
+  if (!(minutes > 0)) return { field: "minutes", text: t("The clock needs a time of more than 0 minutes each.") };
+  if (minutes > maxMinutes) {
+    const text = tn(
+      "The clock is at most {minutes} minutes ({n} hour) each, not {value}.",
+      "The clock is at most {minutes} minutes ({n} hours) each, not {value}.",
+      maxMinutes / 60,
+      { minutes: number(maxMinutes), value: number(minutes) },
+    );
+    return { field: "minutes", text };
+  }
+  if (!(increment >= 0)) return { field: "increment", text: t("The increment is 0 seconds or more.") };
+  if (increment > maxIncrement) {
+    const text = tn(
+      "The increment is at most {seconds} seconds ({n} minute) a move, not {value}.",
+      "The increment is at most {seconds} seconds ({n} minutes) a move, not {value}.",
+      maxIncrement / 60,
+      { seconds: number(maxIncrement), value: number(increment) },
+    );
+    return { field: "increment", text };
+  }
   return null;
 }
 
@@ -67,15 +86,16 @@ function radio(name, value, text, checked = false) {
  * @returns {HTMLSelectElement}
  */
 function levelSelect(limits) {
-  if (!limits) return h("select", { name: "level", id: "level" }, h("option", { value: "" }, "the server's default"));
+  if (!limits) return h("select", { name: "level", id: "level" }, h("option", { value: "" }, t("the server's default")));
   const { minimum, maximum } = limits.level;
   const first = Math.min(maximum, Math.max(minimum, FIRST_LEVEL));
-  const words = (/** @type {number} */ n) => (n === minimum ? " (beginner)" : n === maximum ? " (full strength)" : "");
+  const words = (/** @type {number} */ n) =>
+    n === minimum ? t("{level} (beginner)", { level: n }) : n === maximum ? t("{level} (full strength)", { level: n }) : String(n);
   return h(
     "select",
     { name: "level", id: "level" },
     Array.from({ length: maximum - minimum + 1 }, (_, i) => minimum + i).map((n) =>
-      h("option", { value: n, selected: n === first }, `${n}${words(n)}`),
+      h("option", { value: n, selected: n === first }, words(n)),
     ),
   );
 }
@@ -90,9 +110,9 @@ function colorSelect(name, id) {
   return h(
     "select",
     { name, id },
-    h("option", { value: "black" }, "Black (moves first)"),
-    h("option", { value: "white" }, "White"),
-    h("option", { value: "random" }, "Random"),
+    h("option", { value: "black" }, t("Black (moves first)")),
+    h("option", { value: "white" }, t("White")),
+    h("option", { value: "random" }, t("Random")),
   );
 }
 
@@ -101,17 +121,17 @@ function moreLinks() {
   return h(
     "section",
     { class: "card home-links" },
-    h("h2", {}, "More"),
+    h("h2", {}, t("More")),
     h(
       "ul",
       {},
-      h("li", {}, h("a", { href: "/analysis" }, "Analysis board"), " — set up a position or a PDN game and let the engine look."),
-      h("li", {}, h("a", { href: "/archive" }, "Archive"), " — running and finished games, PDN import and export."),
+      h("li", {}, h("a", { href: "/analysis" }, t("Analysis board")), " — ", t("set up a position or a PDN game and let the engine look.")),
+      h("li", {}, h("a", { href: "/archive" }, t("Archive")), " — ", t("running and finished games, PDN import and export.")),
     ),
     h(
       "p",
       { class: "hint" },
-      "American pool checkers: men capture backward too, kings fly, captures are compulsory but the choice is free. Black moves first.",
+      t("American pool checkers: men capture backward too, kings fly, captures are compulsory but the choice is free. Black moves first."),
     ),
   );
 }
@@ -137,19 +157,20 @@ class NewGameForm {
     // The server's bounds (schemas.MAX_CLOCK_S, MAX_INCREMENT_S), in the form's units.
     this.minutes = h("input", { type: "number", name: "minutes", min: 0.5, max: limits ? limits.clock_initial_seconds / 60 : null, step: 0.5, value: 5, inputmode: "decimal" });
     this.increment = h("input", { type: "number", name: "increment", min: 0, max: limits ? limits.clock_increment_seconds : null, step: 1, value: 3, inputmode: "numeric" });
-    this.fen = h("input", { type: "text", name: "fen", placeholder: "e.g. W:WK4,19:B11,K30", autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
+    this.fen = h("input", { type: "text", name: "fen", placeholder: t("e.g. {fen}", { fen: "W:WK4,19:B11,K30" }), autocomplete: "off", autocapitalize: "characters", autocorrect: "off", spellcheck: "false" });
     // Read out through the assertive live region (announce), not a second alert role.
     this.error = h("p", { class: "error", id: "new-game-error" });
-    this.submit = h("button", { type: "submit", class: "primary" }, "Start game");
-    this.engineOptions = h("fieldset", { class: "engine-only" }, h("legend", {}, "Engine"), field(`Level (${limits ? `${limits.level.minimum}-${limits.level.maximum}` : "default"})`, this.level), field("Your colour", this.color));
+    this.submit = h("button", { type: "submit", class: "primary" }, t("Start game"));
+    const levels = limits ? t("Level ({min}-{max})", { min: limits.level.minimum, max: limits.level.maximum }) : t("Level (default)");
+    this.engineOptions = h("fieldset", { class: "engine-only" }, h("legend", {}, t("Engine")), field(levels, this.level), field(t("Your colour"), this.color));
     this.onlineOptions = h(
       "fieldset",
       { class: "online-only", hidden: true },
-      h("legend", {}, "Online"),
-      field("Your colour", this.onlineColor),
-      h("p", { class: "hint" }, "You get an invitation link to send to your opponent."),
+      h("legend", {}, t("Online")),
+      field(t("Your colour"), this.onlineColor),
+      h("p", { class: "hint" }, t("You get an invitation link to send to your opponent.")),
     );
-    this.clockBox = h("div", { class: "clock-fields", hidden: true }, field("Minutes each", this.minutes), field("Increment (s)", this.increment));
+    this.clockBox = h("div", { class: "clock-fields", hidden: true }, field(t("Minutes each"), this.minutes), field(t("Increment (s)"), this.increment));
     this.useClock.addEventListener("change", () => {
       this.clockBox.hidden = !this.useClock.checked;
     });
@@ -161,20 +182,20 @@ class NewGameForm {
     const form = h(
       "form",
       { class: "new-game card", id: "new-game", novalidate: true },
-      h("h1", {}, "New game"),
+      h("h1", {}, t("New game")),
       h(
         "fieldset",
         { class: "modes" },
-        h("legend", {}, "Opponent"),
-        radio("mode", "engine", "The engine", true),
-        radio("mode", "local", "Two players on this screen"),
-        radio("mode", "online", "A friend online (invitation link)"),
+        h("legend", {}, t("Opponent")),
+        radio("mode", "engine", t("The engine"), true),
+        radio("mode", "local", t("Two players on this screen")),
+        radio("mode", "online", t("A friend online (invitation link)")),
       ),
       this.engineOptions,
       this.onlineOptions,
-      h("details", { class: "rules" }, h("summary", {}, "Rule options"), this.rules ? this.rules.fields : h("p", { class: "hint" }, this.rulesError)),
-      h("fieldset", {}, h("legend", {}, "Clock"), h("label", { class: "choice" }, this.useClock, h("span", {}, "Play with a clock")), this.clockBox),
-      h("details", { class: "fen" }, h("summary", {}, "Start position (FEN, optional)"), field("FEN", this.fen, "Empty: the standard start.")),
+      h("details", { class: "rules" }, h("summary", {}, t("Rule options")), this.rules ? this.rules.fields : h("p", { class: "hint" }, this.rulesError)),
+      h("fieldset", {}, h("legend", {}, t("Clock")), h("label", { class: "choice" }, this.useClock, h("span", {}, t("Play with a clock"))), this.clockBox),
+      h("details", { class: "fen" }, h("summary", {}, t("Start position (FEN, optional)")), field("FEN", this.fen, t("Empty: the standard start."))),
       this.error,
       h("div", { class: "actions" }, this.submit),
     );
@@ -245,7 +266,7 @@ class NewGameForm {
     const body = this.request();
     if (!body) return;
     this.submit.disabled = true;
-    this.submit.textContent = "Starting…";
+    this.submit.textContent = t("Starting…");
     try {
       const created = await api.createGame(body);
       const id = created.game.id;
@@ -264,7 +285,7 @@ class NewGameForm {
    */
   showRefusal(message, hasFen) {
     this.error.textContent = message;
-    announce(`Could not start the game: ${message}`, true);
+    announce(t("Could not start the game: {message}", { message }), true);
     const named = this.rules && Object.keys(this.rules.controls).find((name) => message.includes(name));
     if (this.rules && named) {
       const control = this.rules.controls[named].control;
@@ -275,7 +296,7 @@ class NewGameForm {
       this.fen.focus();
     }
     this.submit.disabled = false;
-    this.submit.textContent = "Start game";
+    this.submit.textContent = t("Start game");
   }
 }
 
@@ -291,7 +312,7 @@ export async function render(root) {
   try {
     spec = await ruleOptions();
   } catch (err) {
-    rulesError = `The rule options cannot be loaded (${errorText(err)}): the game uses the APCA rules.`;
+    rulesError = t("The rule options cannot be loaded ({error}): the game uses the APCA rules.", { error: errorText(err) });
   }
   const form = new NewGameForm(spec && ruleFields(spec), rulesError, spec && spec.limits);
   // a position sent here from the board editor (/?fen=…) is the new game's start
@@ -301,12 +322,12 @@ export async function render(root) {
     const details = form.fen.closest("details");
     if (details) details.open = true;
   }
-  const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games"));
+  const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, t("Your games")));
   const watch = h(
     "section",
     { class: "card watch", id: "watch", "aria-labelledby": "watch-title" },
-    h("h2", { id: "watch-title" }, "Watch"),
-    h("p", { class: "hint", id: "watch-empty" }, "No online game is being played right now."),
+    h("h2", { id: "watch-title" }, t("Watch")),
+    h("p", { class: "hint", id: "watch-empty" }, t("No online game is being played right now.")),
     h("ul", { id: "watch-games", "aria-live": "polite" }),
   );
   const daily = h("section", { class: "card daily-puzzle", id: "daily-puzzle", "aria-labelledby": "daily-title", hidden: true });
@@ -330,10 +351,12 @@ async function showDailyPuzzle(section) {
     const puzzle = await request("GET", "/api/puzzles/daily");
     const info = await api.position(puzzle.fen, [], null);
     const href = `/puzzles/${encodeURIComponent(puzzle.id)}`;
+    // the goal is the server's words (already in the page's language)
+    const goal = info.turn === "black" ? t("Black to play. {goal}.", { goal: puzzle.goal_text }) : t("White to play. {goal}.", { goal: puzzle.goal_text });
     section.replaceChildren(
-      h("h2", { id: "daily-title" }, "Puzzle of the day"),
-      h("a", { href, "aria-label": "Solve the puzzle of the day" }, miniBoard(info.board, { flipped: info.turn === "black", label: "The puzzle's position" })),
-      h("p", {}, `${COLOR_NAME[info.turn]} to play. ${puzzle.goal_text}. `, h("a", { href, class: "button primary" }, "Solve it")),
+      h("h2", { id: "daily-title" }, t("Puzzle of the day")),
+      h("a", { href, "aria-label": t("Solve the puzzle of the day") }, miniBoard(info.board, { flipped: info.turn === "black", label: t("The puzzle's position") })),
+      h("p", {}, goal, " ", h("a", { href, class: "button primary" }, t("Solve it"))),
     );
     section.hidden = false;
   } catch {
@@ -350,7 +373,7 @@ async function checkEngine(engineOptions) {
     const health = await api.health();
     if (health && health.engine === false) {
       engineOptions.append(
-        h("p", { class: "error", id: "engine-missing" }, "The engine is not available on this server: play a friend, or build the native core."),
+        h("p", { class: "error", id: "engine-missing" }, t("The engine is not available on this server: play a friend, or build the native core.")),
       );
     }
   } catch {
@@ -381,12 +404,13 @@ async function watchGames(box, yours = new Set()) {
     list.replaceChildren(
       ...playing.map((g) => {
         const tags = g.tags || {};
-        const who = tags.Black || tags.White ? `${tags.Black || "?"} – ${tags.White || "?"}` : "Online game";
+        const who = tags.Black || tags.White ? `${tags.Black || "?"} – ${tags.White || "?"}` : t("Online game");
         return h(
           "li",
           { "data-game": g.id },
-          h("a", { href: `/play/${encodeURIComponent(g.id)}`, "aria-label": `Watch game ${g.id}` }, "Watch"),
-          ` ${who}${g.clock ? ` · ${clockText(g.clock)}` : ""} · ${g.moves_count ? plural(g.moves_count, "move") : "no move yet"}`,
+          h("a", { href: `/play/${encodeURIComponent(g.id)}`, "aria-label": t("Watch game {id}", { id: g.id }) }, t("Watch")),
+          ` ${who}${g.clock ? ` · ${clockText(g.clock)}` : ""} · `,
+          g.moves_count ? tn("{n} move", "{n} moves", g.moves_count) : t("no move yet"),
         );
       }),
     );
@@ -439,14 +463,20 @@ function quickPairing() {
     const got = await answer.json();
     window.location.assign(got.game ? `/play/${encodeURIComponent(got.game.id)}` : "/lobby");
   };
-  const button = (/** @type {string} */ label, /** @type {Record<string, number>} */ clock) =>
-    h("button", { type: "button", class: "quick", "data-clock": label, onclick: () => pair(clock).catch((err) => { note.textContent = errorText(err); }) }, label);
+  // data-clock: the clock as players write it ("3+2", "3 days"), the same in every language
+  const button = (/** @type {string} */ key, /** @type {string} */ label, /** @type {Record<string, number>} */ clock) =>
+    h("button", { type: "button", class: "quick", "data-clock": key, onclick: () => pair(clock).catch((err) => { note.textContent = errorText(err); }) }, label);
   return h(
     "section",
     { class: "card quick-pairing", id: "quick-pairing", "aria-labelledby": "quick-title" },
-    h("h2", { id: "quick-title" }, "Quick pairing"),
-    h("p", { class: "hint" }, "A rated game: the first player waiting for the same clock, or yours waits in the lobby."),
-    h("div", { class: "quick-grid", role: "group", "aria-label": "Clocks" }, ...QUICK.map(([m, i]) => button(`${m}+${i}`, { initial: m * 60, increment: i })), button("3 days", { days: 3 })),
+    h("h2", { id: "quick-title" }, t("Quick pairing")),
+    h("p", { class: "hint" }, t("A rated game: the first player waiting for the same clock, or yours waits in the lobby.")),
+    h(
+      "div",
+      { class: "quick-grid", role: "group", "aria-label": t("Clocks") },
+      ...QUICK.map(([m, i]) => button(`${m}+${i}`, `${m}+${i}`, { initial: m * 60, increment: i })),
+      button("3 days", tn("{n} day", "{n} days", 3), { days: 3 }),
+    ),
     note,
   );
 }

@@ -8,6 +8,7 @@
 import { api, errorText, request } from "./api.js";
 import { BoardView } from "./board.js";
 import { currentAccount, send } from "./community.js";
+import { t } from "./i18n.js";
 import { announce, boardPosition, h } from "./util.js";
 
 /**
@@ -67,15 +68,15 @@ class LearnPage {
     this.busy = false;
     this.boardBox = h("div", { class: "board-box", id: "board" });
     this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.answer(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Lesson board" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.answer(m), onHint: (text) => { this.boardHint.textContent = text; }, label: t("Lesson board") });
     this.task = h("p", { class: "learn-task", id: "learn-task", role: "status" });
     this.feedback = h("p", { class: "learn-feedback", id: "learn-feedback" });
     this.steps = h("p", { class: "learn-steps", id: "learn-steps" });
-    this.next = h("button", { type: "button", class: "primary big", id: "learn-next", hidden: true, onclick: () => this.forward() }, "Next");
+    this.next = h("button", { type: "button", class: "primary big", id: "learn-next", hidden: true, onclick: () => this.forward() }, t("Next"));
     this.error = h("p", { class: "error", role: "alert" });
     const on = window.localStorage?.getItem(CONTRAST_KEY) === "1";
     setContrast(on);
-    this.contrast = h("button", { type: "button", class: "small", id: "high-contrast", "aria-pressed": String(on) }, "High contrast");
+    this.contrast = h("button", { type: "button", class: "small", id: "high-contrast", "aria-pressed": String(on) }, t("High contrast"));
     this.contrast.addEventListener("click", () => {
       const now = !document.body.classList.contains("high-contrast");
       setContrast(now);
@@ -97,23 +98,23 @@ class LearnPage {
       h(
         "div",
         { class: "learn" },
-        h("h1", {}, "Learn to play"),
-        h("p", { class: "learn-intro" }, "Short lessons. Each one asks for a move."),
+        h("h1", {}, t("Learn to play")),
+        h("p", { class: "learn-intro" }, t("Short lessons. Each one asks for a move.")),
         h("p", {}, this.contrast),
         h(
           "ol",
           { class: "lessons", id: "lessons" },
           ...this.lessons.map((l) => {
             const all = l.steps.length;
-            const state = l.done >= all ? "done" : l.done > 0 ? `${l.done} of ${all}` : "";
+            const state = l.done >= all ? t("✓ Done") : l.done > 0 ? t("{done} of {all}", { done: l.done, all }) : "";
             return h(
               "li",
               {},
-              h("button", { type: "button", class: "lesson big", "data-lesson": l.id, onclick: () => this.open(l) }, h("span", {}, l.title), h("span", { class: "lesson-state" }, state === "done" ? "✓ Done" : state)),
+              h("button", { type: "button", class: "lesson big", "data-lesson": l.id, onclick: () => this.open(l) }, h("span", {}, l.title), h("span", { class: "lesson-state" }, state)),
             );
           }),
         ),
-        this.signedIn ? "" : h("p", { class: "hint" }, "Your progress is kept in this browser. Sign in to keep it everywhere."),
+        this.signedIn ? "" : h("p", { class: "hint" }, t("Your progress is kept in this browser. Sign in to keep it everywhere.")),
       ),
     );
   }
@@ -127,7 +128,7 @@ class LearnPage {
       h(
         "div",
         { class: "learn lesson-view" },
-        h("p", {}, h("button", { type: "button", class: "small", id: "learn-back", onclick: () => this.start() }, "← All lessons"), " ", this.contrast),
+        h("p", {}, h("button", { type: "button", class: "small", id: "learn-back", onclick: () => this.start() }, t("← All lessons")), " ", this.contrast),
         h("h1", { id: "learn-title" }, lesson.title),
         this.steps,
         this.task,
@@ -149,7 +150,7 @@ class LearnPage {
     this.board.setFlipped(info.turn === "black");
     this.board.setPosition(boardPosition(info.board, info.turn), { animate: false });
     this.board.setLegalMoves(info.legal_moves, true);
-    this.steps.textContent = `Step ${this.step + 1} of ${lesson.steps.length}`;
+    this.steps.textContent = t("Step {step} of {all}", { step: this.step + 1, all: lesson.steps.length });
     this.task.textContent = step.task;
     this.feedback.textContent = "";
     this.feedback.className = "learn-feedback";
@@ -169,14 +170,14 @@ class LearnPage {
     try {
       /** @type {AnswerResult} */
       const result = await send("POST", `/api/lessons/${encodeURIComponent(lesson.id)}/answer`, { step: this.step, move: move.notation });
-      this.feedback.textContent = result.correct ? `Right! ${result.why}` : result.why;
+      this.feedback.textContent = result.correct ? t("Right! {why}", { why: result.why }) : result.why;
       this.feedback.className = `learn-feedback ${result.correct ? "good" : "bad"}`;
       announce(this.feedback.textContent, !result.correct);
       if (result.correct) {
         const done = result.done ?? this.step + 1;
         lesson.done = Math.max(lesson.done, done);
         if (!this.signedIn) keepLocal(lesson.id, this.step + 1);
-        this.next.textContent = result.last ? "Lesson done: back to the lessons" : "Next";
+        this.next.textContent = result.last ? t("Lesson done: back to the lessons") : t("Next");
         this.next.hidden = false;
         this.next.focus();
       } else {

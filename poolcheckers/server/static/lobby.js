@@ -8,7 +8,8 @@
 
 import { LiveSocket, errorText } from "./api.js";
 import { challengesSection } from "./challenges.js";
-import { clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
+import { categoryWord, clockText, currentAccount, playerLink, ratingText, send, withNodes } from "./community.js";
+import { t } from "./i18n.js";
 import { listMyGames } from "./mygames.js";
 import { ruleFields, ruleOptions } from "./rules.js";
 import { announce, h } from "./util.js";
@@ -22,6 +23,18 @@ const PRESETS = [
  * A seek as POST /api/seeks and /api/seeks/play-now take it.
  * @typedef {{clock: SeekClock, rated: boolean, color: Color | "random", rules?: Rules}} SeekRequest
  */
+
+/**
+ * A seek's kind in words: "Rated blitz", "Casual".
+ * @param {boolean} rated
+ * @param {string | null} category the server's word
+ * @returns {string}
+ */
+function kindText(rated, category) {
+  if (!category) return rated ? t("Rated") : t("Casual");
+  const word = categoryWord(category);
+  return rated ? t("Rated {category}", { category: word }) : t("Casual {category}", { category: word });
+}
 
 class LobbyPage {
   /**
@@ -37,7 +50,7 @@ class LobbyPage {
     // docs/RULES.md §9 options for casual seeks (rated games use the APCA rules)
     this.rules = ruleFields(rules, { idPrefix: "seek-rule" });
     this.defaultRules = rules.default || {};
-    this.rulesBox = h("details", { class: "rules" }, h("summary", {}, "Rule options (casual games)"), ...this.rules.fields);
+    this.rulesBox = h("details", { class: "rules" }, h("summary", {}, t("Rule options (casual games)")), ...this.rules.fields);
     /** @type {Map<string, SeekInfo>} */
     this.seeks = new Map();
     this.error = h("p", { class: "error", role: "alert" });
@@ -50,16 +63,16 @@ class LobbyPage {
     this.rated.addEventListener("change", () => this.showRules());
     this.color = h(
       "select",
-      { name: "color", "aria-label": "Your colour" },
-      h("option", { value: "random" }, "Random colour"),
-      h("option", { value: "black" }, "Black (moves first)"),
-      h("option", { value: "white" }, "White"),
+      { name: "color", "aria-label": t("Your colour") },
+      h("option", { value: "random" }, t("Random colour")),
+      h("option", { value: "black" }, t("Black (moves first)")),
+      h("option", { value: "white" }, t("White")),
     );
   }
 
   /** The quick seeks: one button per preset clock. */
   presetButtons() {
-    const presets = h("div", { class: "presets", role: "group", "aria-label": "Quick seeks" });
+    const presets = h("div", { class: "presets", role: "group", "aria-label": t("Quick seeks") });
     for (const [minutes, increment] of PRESETS) {
       presets.append(
         h("button", { type: "button", onclick: () => this.playNow({ initial: minutes * 60, increment }) }, `${minutes}+${increment}`),
@@ -72,20 +85,20 @@ class LobbyPage {
   /** The forms of a custom clock and of correspondence, bounded as the server bounds seeks. */
   customForms() {
     const { seek_initial_seconds: initial, seek_increment_seconds: inc, seek_days: daysBounds } = this.limits;
-    const minutes = h("input", { type: "number", name: "minutes", min: initial.minimum / 60, max: initial.maximum / 60, step: 0.25, value: 5, "aria-label": "Minutes" });
-    const increment = h("input", { type: "number", name: "increment", min: inc.minimum, max: inc.maximum, value: 3, "aria-label": "Increment (seconds)" });
-    const days = h("input", { type: "number", name: "days", min: daysBounds.minimum, max: daysBounds.maximum, value: 3, "aria-label": "Days per move" });
+    const minutes = h("input", { type: "number", name: "minutes", min: initial.minimum / 60, max: initial.maximum / 60, step: 0.25, value: 5, "aria-label": t("Minutes") });
+    const increment = h("input", { type: "number", name: "increment", min: inc.minimum, max: inc.maximum, value: 3, "aria-label": t("Increment (seconds)") });
+    const days = h("input", { type: "number", name: "days", min: daysBounds.minimum, max: daysBounds.maximum, value: 3, "aria-label": t("Days per move") });
     const custom = h(
       "form",
       { class: "custom" },
-      minutes, " min + ", increment, " s ",
-      h("button", { type: "submit" }, "Post"),
+      minutes, " ", t("min"), " + ", increment, " ", t("s"), " ",
+      h("button", { type: "submit" }, t("Post")),
     );
     custom.addEventListener("submit", (event) => {
       event.preventDefault();
       this.post({ initial: Math.round(Number(minutes.value) * 60), increment: Number(increment.value) });
     });
-    const corr = h("form", { class: "custom" }, days, " days a move ", h("button", { type: "submit" }, "Post"));
+    const corr = h("form", { class: "custom" }, days, " ", t("days a move"), " ", h("button", { type: "submit" }, t("Post")));
     corr.addEventListener("submit", (event) => {
       event.preventDefault();
       this.post({ days: Number(days.value) });
@@ -96,32 +109,40 @@ class LobbyPage {
   render() {
     const presets = this.presetButtons();
     const { custom, corr } = this.customForms();
-    const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, "Your games"));
+    const mine = h("section", { class: "card my-games", id: "my-games", hidden: true }, h("h2", {}, t("Your games")));
     listMyGames(mine);
     this.root.replaceChildren(
-      h("h1", {}, "Lobby"),
-      h("p", {}, "Signed in as ", playerLink(this.account.username), " · ", h("a", { href: "/account" }, "account"), " · ", h("a", { href: "/leaderboard" }, "leaderboards")),
+      h("h1", {}, t("Lobby")),
+      h(
+        "p",
+        {},
+        ...withNodes(t("Signed in as {name}"), { name: playerLink(this.account.username) }),
+        " · ",
+        h("a", { href: "/account" }, t("account")),
+        " · ",
+        h("a", { href: "/leaderboard" }, t("leaderboards")),
+      ),
       mine,
       h(
         "section",
-        { class: "card", "aria-label": "Post a seek" },
-        h("h2", {}, "Play now"),
-        h("p", { class: "hint" }, "A clock below takes the oldest matching seek, or posts yours."),
-        h("p", {}, h("label", {}, this.rated, " Rated (APCA rules)"), " ", this.color),
+        { class: "card", "aria-label": t("Post a seek") },
+        h("h2", {}, t("Play now")),
+        h("p", { class: "hint" }, t("A clock below takes the oldest matching seek, or posts yours.")),
+        h("p", {}, h("label", {}, this.rated, " ", t("Rated (APCA rules)")), " ", this.color),
         this.rulesBox,
         presets,
-        h("div", { class: "custom-row" }, "Custom: ", custom),
-        h("div", { class: "custom-row" }, "Correspondence: ", corr),
+        h("div", { class: "custom-row" }, t("Custom:"), " ", custom),
+        h("div", { class: "custom-row" }, t("Correspondence:"), " ", corr),
         this.error,
       ),
       h(
         "section",
-        { class: "card", "aria-label": "Open seeks" },
-        h("h2", {}, "Open seeks"),
+        { class: "card", "aria-label": t("Open seeks") },
+        h("h2", {}, t("Open seeks")),
         h(
           "table",
           { class: "seeks" },
-          h("thead", {}, h("tr", {}, ...["Player", "Game", ""].map((t) => h("th", {}, t)))),
+          h("thead", {}, h("tr", {}, ...[t("Player"), t("Game"), ""].map((label) => h("th", {}, label)))),
           this.list,
         ),
       ),
@@ -165,7 +186,7 @@ class LobbyPage {
         window.location.assign(`/play/${encodeURIComponent(got.game.id)}`);
         return;
       }
-      announce("Seek posted; waiting for an opponent.");
+      announce(t("Seek posted; waiting for an opponent."));
     } catch (err) {
       this.error.textContent = errorText(err);
     }
@@ -179,7 +200,7 @@ class LobbyPage {
     this.error.textContent = "";
     try {
       await send("POST", "/api/seeks", this.body(clock));
-      announce("Seek posted; waiting for an opponent.");
+      announce(t("Seek posted; waiting for an opponent."));
     } catch (err) {
       this.error.textContent = errorText(err);
     }
@@ -213,8 +234,8 @@ class LobbyPage {
   seekRow(seek) {
     const mine = seek.author === this.account.username;
     const action = mine
-      ? h("button", { type: "button", class: "small", onclick: () => this.act("DELETE", `/api/seeks/${encodeURIComponent(seek.id)}`) }, "Cancel")
-      : h("button", { type: "button", class: "small primary", onclick: () => this.accept(seek) }, "Accept");
+      ? h("button", { type: "button", class: "small", onclick: () => this.act("DELETE", `/api/seeks/${encodeURIComponent(seek.id)}`) }, t("Cancel"))
+      : h("button", { type: "button", class: "small primary", onclick: () => this.accept(seek) }, t("Accept"));
     return h(
       "tr",
       { dataset: { seek: seek.id } },
@@ -223,9 +244,11 @@ class LobbyPage {
         "td",
         {},
         h("strong", {}, clockText(seek.clock)),
-        ` ${seek.rated ? "Rated" : "Casual"}${seek.category ? " " + seek.category : ""}`,
-        seek.color === "random" ? "" : ` · ${seek.author} plays ${seek.color}`,
-        Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? " · other rules" : "",
+        " ",
+        kindText(seek.rated, seek.category),
+        seek.color === "black" ? [" · ", t("{name} plays black", { name: seek.author })] : "",
+        seek.color === "white" ? [" · ", t("{name} plays white", { name: seek.author })] : "",
+        Object.keys(this.defaultRules).some((k) => seek.rules[k] !== this.defaultRules[k]) ? [" · ", t("other rules")] : "",
       ),
       h("td", { class: "act" }, action),
     );
@@ -233,7 +256,7 @@ class LobbyPage {
 
   draw() {
     const rows = [...this.seeks.values()].map((seek) => this.seekRow(seek));
-    if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 3 }, "No open seeks: post one.")));
+    if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 3 }, t("No open seeks: post one."))));
     this.list.replaceChildren(...rows);
   }
 
@@ -272,8 +295,14 @@ export async function render(root) {
   const account = await currentAccount(true);
   if (!account) {
     root.replaceChildren(
-      h("h1", {}, "Lobby"),
-      h("p", {}, "The lobby is for players with an account: ", h("a", { href: "/account?next=/lobby" }, "sign in or sign up"), "."),
+      h("h1", {}, t("Lobby")),
+      h(
+        "p",
+        {},
+        ...withNodes(t("The lobby is for players with an account: {link}."), {
+          link: h("a", { href: "/account?next=/lobby" }, t("sign in or sign up")),
+        }),
+      ),
     );
     return;
   }

@@ -5,7 +5,8 @@
 /** @import { GameState } from "./types.js" */
 
 import { api, request } from "./api.js";
-import { COLOR_NAME, h, seatTokenIds, storageGet, tokenKey } from "./util.js";
+import { t } from "./i18n.js";
+import { h, seatTokenIds, storageGet, tokenKey } from "./util.js";
 
 /**
  * Whether it is the viewer's turn in ``g``.
@@ -23,15 +24,27 @@ function yourTurn(g) {
  * @returns {HTMLLIElement}
  */
 function myGameItem(g) {
-  const opponentName = g.your_color === "black" || g.your_color === "white" ? g.tags[COLOR_NAME[g.your_color === "black" ? "white" : "black"]] : "";
-  const who = g.mode === "engine" ? `vs engine (level ${g.level ?? "?"})` : g.mode === "local" ? "two players" : opponentName ? `vs ${opponentName}` : "online";
+  // the opponent's name: the PDN tag of the other side ("White" when you play Black)
+  const opponentName = g.your_color === "black" ? g.tags.White : g.your_color === "white" ? g.tags.Black : "";
+  const who =
+    g.mode === "engine"
+      ? t("vs engine (level {level})", { level: g.level ?? "?" })
+      : g.mode === "local"
+        ? t("two players")
+        : opponentName
+          ? t("vs {name}", { name: opponentName })
+          : t("online");
   const waiting = g.mode === "online" && g.seats && !(g.seats.black && g.seats.white);
-  const mine = yourTurn(g);
-  const turn = waiting ? "waiting for your opponent to join" : `${COLOR_NAME[g.turn]} to move${mine && g.your_color !== "both" ? " (your turn)" : ""}`;
+  const mine = yourTurn(g) && g.your_color !== "both";
+  const turn = waiting
+    ? t("waiting for your opponent to join")
+    : g.turn === "black"
+      ? mine ? t("Black to move (your turn)") : t("Black to move")
+      : mine ? t("White to move (your turn)") : t("White to move");
   return h(
     "li",
-    { class: mine && g.your_color !== "both" ? "your-turn" : "", "data-game": g.id },
-    h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${who}, ply ${g.ply}`),
+    { class: mine ? "your-turn" : "", "data-game": g.id },
+    h("a", { href: `/play/${encodeURIComponent(g.id)}` }, t("{who}, ply {ply}", { who, ply: g.ply })),
     ` — ${turn}`,
   );
 }

@@ -8,12 +8,14 @@
 
 import { ApiError, LiveSocket, api, errorText, request, seatProtocols } from "./api.js";
 import { BoardView } from "./board.js";
+import { formatNumber, t, tn } from "./i18n.js";
 import { moveSound, setSound, soundOn } from "./sound.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   COLOR_NAME,
   announce,
   boardPosition,
+  colorName,
   formatClock,
   h,
   inviteKey,
@@ -21,12 +23,12 @@ import {
   moveNumber,
   moveRows,
   opponent,
-  plainMessage,
   plainWords,
   storageGet,
   storageSet,
   tokenKey,
 } from "./util.js";
+import { endingMessage, gameEnding } from "./outcome.js";
 
 const POLL_MS = 1500;
 const AUTO_TURN_KEY = "poolcheckers.autoTurn";
@@ -36,15 +38,57 @@ const AUTO_TURN_KEY = "poolcheckers.autoTurn";
  * @type {Record<GameAction, string>}
  */
 const ACTION_WORDS = {
-  resign: "You resigned.",
-  "draw-offer": "Draw offered.",
-  "draw-accept": "Draw accepted.",
-  "draw-decline": "Draw declined.",
-  takeback: "Move taken back.",
-  abort: "Game aborted.",
-  rematch: "Rematch offered.",
-  "rematch-decline": "No rematch.",
+  resign: t("You resigned."),
+  "draw-offer": t("Draw offered."),
+  "draw-accept": t("Draw accepted."),
+  "draw-decline": t("Draw declined."),
+  takeback: t("Move taken back."),
+  abort: t("Game aborted."),
+  rematch: t("Rematch offered."),
+  "rematch-decline": t("No rematch."),
 };
+
+/**
+ * The time controls' categories as players read them (the server's ids are the keys).
+ * @type {Record<string, string>}
+ */
+const CATEGORY_NAMES = {
+  bullet: t("Bullet"),
+  blitz: t("Blitz"),
+  rapid: t("Rapid"),
+  classical: t("Classical"),
+  correspondence: t("Correspondence"),
+};
+
+/**
+ * A player's name from the PDN tags as players read it: the server's "Anonymous" and
+ * "Engine" (no account) in words.
+ * @param {string} tag
+ * @returns {string}
+ */
+function tagName(tag) {
+  if (tag === "Anonymous") return t("Anonymous");
+  if (tag === "Engine") return t("Engine");
+  return tag;
+}
+
+/**
+ * "Black to move" or "White to move".
+ * @param {Color} color
+ * @returns {string}
+ */
+function toMoveText(color) {
+  return color === "black" ? t("Black to move") : t("White to move");
+}
+
+/**
+ * The window's title of the game page: "Your turn · Pool Checkers".
+ * @param {string} title
+ * @returns {string}
+ */
+function pageTitle(title) {
+  return t("{title} · Pool Checkers", { title });
+}
 
 /**
  * A player's line above or below the board: the name, then the clock.
@@ -78,8 +122,8 @@ function moveField() {
     autocorrect: "off",
     spellcheck: "false",
     enterkeyhint: "send",
-    placeholder: "11-15 or 1x10x19",
-    "aria-label": "Type a move in PDN notation",
+    placeholder: t("{first} or {second}", { first: "11-15", second: "1x10x19" }),
+    "aria-label": t("Type a move in PDN notation"),
   });
 }
 
@@ -125,17 +169,17 @@ class GamePage {
     this.boardBox = h("div", { class: "board-box", id: "board" });
     // What the board refused or asks for, in words (the live regions read it out already).
     this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (t) => { this.boardHint.textContent = t; }, onSquare: (s) => this.premoveSquare(s), label: "Game board" });
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.playMove(m), onHint: (text) => { this.boardHint.textContent = text; }, onSquare: (s) => this.premoveSquare(s), label: t("Game board") });
     /** @type {{from: number, to: number} | null} a move chosen while the opponent thinks */
     this.premove = null;
     /** @type {number | null} the premove's piece, picked, its landing not yet */
     this.premoveFrom = null;
-    this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, "Flip board");
-    this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, "Square numbers");
+    this.flipButton = h("button", { type: "button", class: "small", onclick: () => this.flip() }, t("Flip board"));
+    this.numbersButton = h("button", { type: "button", class: "small", "aria-pressed": "false", onclick: () => this.toggleNumbers() }, t("Square numbers"));
     // On one screen the players may pass the device: the board turns for the side to move.
     this.autoTurn = storageGet(AUTO_TURN_KEY) === "on";
-    this.soundButton = h("button", { type: "button", class: "small", id: "sound", "aria-pressed": String(soundOn()), title: "Move sounds (pressed: on)", onclick: () => this.toggleSound() }, "Sound");
-    this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, title: "Turn the board for the side to move", onclick: () => this.toggleAutoTurn() }, "Auto-flip");
+    this.soundButton = h("button", { type: "button", class: "small", id: "sound", "aria-pressed": String(soundOn()), title: t("Move sounds (pressed: on)"), onclick: () => this.toggleSound() }, t("Sound"));
+    this.turnButton = h("button", { type: "button", class: "small", id: "auto-turn", "aria-pressed": String(this.autoTurn), hidden: true, title: t("Turn the board for the side to move"), onclick: () => this.toggleAutoTurn() }, t("Auto-flip"));
     this.status = h("div", { class: "status", id: "status" });
     // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
     this.kind = h("p", { class: "game-kind", id: "game-kind" });
@@ -145,15 +189,15 @@ class GamePage {
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
     this.counters = h("div", { class: "counters", id: "counters" });
     this.rulesLine = h("p", { class: "hint rules-line", id: "rules-line", hidden: true });
-    this.clockNote = h("p", { class: "hint", id: "clock-note", hidden: true }, "The clocks start once each side has made its first move.");
+    this.clockNote = h("p", { class: "hint", id: "clock-note", hidden: true }, t("The clocks start once each side has made its first move."));
     this.error = h("p", { class: "error", id: "error" });
     this.notice = h("p", { class: "notice", id: "notice" });
     this.moveInput = moveField();
-    this.moveButton = h("button", { type: "submit" }, "Play");
+    this.moveButton = h("button", { type: "submit" }, t("Play"));
     this.moveForm = h("form", { class: "move-form", id: "move-form" }, this.moveInput, this.moveButton);
     this.actions = h("div", { class: "actions", id: "actions" });
     this.invite = h("div", { class: "invite", id: "invite", hidden: true });
-    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": "Moves" });
+    this.moveList = h("ol", { class: "move-list", id: "move-list", "aria-label": t("Moves") });
     this.viewBanner = h("div", { class: "view-banner", id: "view-banner", hidden: true });
     this.links = h("p", { class: "links" });
     this.connection = h("span", { class: "connection", id: "connection" });
@@ -175,10 +219,12 @@ class GamePage {
         this.token = joined.token;
         storageSet(tokenKey(this.id), joined.token);
         const seat = joined.game.your_color;
-        this.showNotice(`You joined the game as ${seat === "black" || seat === "white" ? COLOR_NAME[seat] : "a player"}.`);
+        this.showNotice(
+          seat === "black" ? t("You joined the game as Black.") : seat === "white" ? t("You joined the game as White.") : t("You joined the game as a player."),
+        );
         this.applyState(joined.game, { force: true });
       } catch (err) {
-        this.showError(`Could not join: ${errorText(err)}`);
+        this.showError(t("Could not join: {error}", { error: errorText(err) }));
       }
     }
     if (invite) window.history.replaceState(null, "", `/play/${encodeURIComponent(this.id)}`);
@@ -187,11 +233,11 @@ class GamePage {
       this.applyState(state, { force: true, animate: false });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
-        document.title = "Game not found · Pool Checkers";
+        document.title = pageTitle(t("Game not found"));
         this.root.replaceChildren(
-          h("h1", {}, "Game not found"),
-          h("p", {}, `There is no game with id ${this.id} on this server.`),
-          h("p", {}, h("a", { href: "/" }, "Start a new game"), " · ", h("a", { href: "/archive" }, "Archive")),
+          h("h1", {}, t("Game not found")),
+          h("p", {}, t("There is no game with id {id} on this server.", { id: this.id })),
+          h("p", {}, h("a", { href: "/" }, t("Start a new game")), " · ", h("a", { href: "/archive" }, t("Archive"))),
         );
         return;
       }
@@ -226,11 +272,11 @@ class GamePage {
     });
     const nav = h(
       "div",
-      { class: "nav", role: "group", "aria-label": "Move navigation" },
-      h("button", { type: "button", "aria-label": "First position", id: "nav-first", onclick: () => this.view(0) }, "«"),
-      h("button", { type: "button", "aria-label": "Previous move", id: "nav-prev", onclick: () => this.step(-1) }, "‹"),
-      h("button", { type: "button", "aria-label": "Next move", id: "nav-next", onclick: () => this.step(1) }, "›"),
-      h("button", { type: "button", "aria-label": "Last move (live)", id: "nav-last", onclick: () => this.view(null) }, "»"),
+      { class: "nav", role: "group", "aria-label": t("Move navigation") },
+      h("button", { type: "button", "aria-label": t("First position"), id: "nav-first", onclick: () => this.view(0) }, "«"),
+      h("button", { type: "button", "aria-label": t("Previous move"), id: "nav-prev", onclick: () => this.step(-1) }, "‹"),
+      h("button", { type: "button", "aria-label": t("Next move"), id: "nav-next", onclick: () => this.step(1) }, "›"),
+      h("button", { type: "button", "aria-label": t("Last move (live)"), id: "nav-last", onclick: () => this.view(null) }, "»"),
     );
     this.root.replaceChildren(
       h(
@@ -238,7 +284,7 @@ class GamePage {
         { class: "play" },
         h(
           "section",
-          { class: "board-col", "aria-label": "Board" },
+          { class: "board-col", "aria-label": t("Board") },
           this.topPlayer,
           this.boardBox,
           this.bottomPlayer,
@@ -260,7 +306,7 @@ class GamePage {
           this.error,
           this.notice,
           this.actions,
-          h("h2", { class: "sub" }, "Moves"),
+          h("h2", { class: "sub" }, t("Moves")),
           nav,
           this.viewBanner,
           this.moveList,
@@ -295,7 +341,7 @@ class GamePage {
   toggleSound() {
     setSound(!soundOn());
     this.soundButton.setAttribute("aria-pressed", String(soundOn()));
-    announce(soundOn() ? "Move sounds on." : "Move sounds off.");
+    announce(soundOn() ? t("Move sounds on.") : t("Move sounds off."));
   }
 
   toggleAutoTurn() {
@@ -353,12 +399,12 @@ class GamePage {
         if (code === 4403 && this.token) {
           // A stale seat token: watch as a spectator instead.
           this.token = null;
-          this.showError("Your seat token for this game is not valid any more; you are watching.");
+          this.showError(t("Your seat token for this game is not valid any more; you are watching."));
           this.connect();
         }
       },
       onStatus: (status) => {
-        const words = { open: "", connecting: "connecting…", closed: "reconnecting…", refused: "live updates refused" };
+        const words = { open: "", connecting: t("connecting…"), closed: t("reconnecting…"), refused: t("live updates refused") };
         this.connection.textContent = words[status];
         this.connection.dataset.status = status;
         if (status === "open") {
@@ -442,10 +488,10 @@ class GamePage {
     if (old && changedMoves && state.ply > old.ply && state.moves.length && moverColor) {
       const text = state.moves[state.moves.length - 1];
       moveSound(state.last_move && state.last_move.captured.length ? "capture" : "move");
-      const mover = COLOR_NAME[moverColor];
-      announce(`${mover} played ${text}.${state.outcome ? " " + plainWords(state.outcome.reason || "").text : ""}`);
+      const played = moverColor === "black" ? t("Black played {move}.", { move: text }) : t("White played {move}.", { move: text });
+      announce(`${played}${state.outcome ? " " + gameEnding(state.outcome, state.board).text : ""}`);
     } else if (old && !old.outcome && state.outcome) {
-      announce(`Game over: ${plainWords(state.outcome.reason || "").text}`);
+      announce(t("Game over: {reason}", { reason: gameEnding(state.outcome, state.board).text }));
     }
     if (old) this.noticeChanges(old, state);
     if (this.premove || this.premoveFrom !== null) this.playPremove(state);
@@ -459,21 +505,21 @@ class GamePage {
   noticeChanges(old, state) {
     const mine = this.myColors();
     if (mine.length === 1 && state.rematch_offer === opponent(mine[0]) && old.rematch_offer !== state.rematch_offer) {
-      announce("Your opponent offers a rematch.");
+      announce(t("Your opponent offers a rematch."));
     }
     if (mine.length !== 1 || state.status !== "running") return;
     const seated = (/** @type {GameState} */ s) => Boolean(s.seats && s.seats.black && s.seats.white);
     if (state.mode === "online" && !seated(old) && seated(state)) {
-      this.showNotice("Your opponent has joined: the game is on.");
+      this.showNotice(t("Your opponent has joined: the game is on."));
     }
     const theirs = opponent(mine[0]);
     if (state.draw_offer === theirs && old.draw_offer !== theirs) {
       // Shown once, by the draw offer's own line next to its buttons (renderActions);
       // screen readers hear it here.
       this.showNotice("");
-      announce(`${COLOR_NAME[theirs]} offers a draw: accept or decline it, or just move.`);
+      announce(theirs === "black" ? t("Black offers a draw: accept or decline it, or just move.") : t("White offers a draw: accept or decline it, or just move."));
     } else if (old.draw_offer === mine[0] && !state.draw_offer && state.ply === old.ply) {
-      this.showNotice("Your draw offer was declined.");
+      this.showNotice(t("Your draw offer was declined."));
     }
   }
 
@@ -528,18 +574,18 @@ class GamePage {
     const piece = this.game().board[s - 1] || ".";
     const own = piece !== "." && (piece.toLowerCase() === "b") === (mine === "black");
     if (this.premoveFrom === null || own) {
-      if (this.premove && this.premove.from === s) return this.cancelPremove("Premove cancelled.");
-      if (!own) return this.board.hint(`${this.board.idleReason} Or premove: a piece of yours, then its square.`);
+      if (this.premove && this.premove.from === s) return this.cancelPremove(t("Premove cancelled."));
+      if (!own) return this.board.hint(t("{reason} Or premove: a piece of yours, then its square.", { reason: this.board.idleReason }));
       this.premove = null;
       this.premoveFrom = s;
       this.board.setPremove([s]);
-      this.board.hint(`Premove: where does the piece on ${s} go?`);
+      this.board.hint(t("Premove: where does the piece on {square} go?", { square: s }));
       return;
     }
     this.premove = { from: this.premoveFrom, to: s };
     this.premoveFrom = null;
     this.board.setPremove([this.premove.from, s]);
-    this.board.hint(`Premove ${this.premove.from} → ${s}: played when your turn comes, if it is legal then.`);
+    this.board.hint(t("Premove {from} → {to}: played when your turn comes, if it is legal then.", { from: this.premove.from, to: s }));
   }
 
   /** @param {string} why said to the player */
@@ -561,7 +607,7 @@ class GamePage {
     if (!this.canMove()) return; // still the opponent's turn
     if (!premove) return this.cancelPremove(""); // a piece picked, no landing chosen
     const move = s.legal_moves.find((m) => m.path[0] === premove.from && m.path[m.path.length - 1] === premove.to);
-    this.cancelPremove(move ? "" : `Premove ${premove.from} → ${premove.to} cancelled: not a legal move now.`);
+    this.cancelPremove(move ? "" : t("Premove {from} → {to} cancelled: not a legal move now.", { from: premove.from, to: premove.to }));
     this.board.idleHintShown = false; // the word stays: it says what happened to the premove
     if (move) this.playMove(move);
   }
@@ -570,14 +616,14 @@ class GamePage {
   idleReason() {
     const s = this.game();
     if (this.canMove()) return "";
-    if (this.viewPly !== null) return "This is an earlier position, for viewing: » (or End) goes back to the game.";
-    if (s.status !== "running") return s.status === "aborted" ? "The game was aborted." : "The game is over.";
-    if (this.waitingForOpponent()) return "The game starts when your opponent joins.";
+    if (this.viewPly !== null) return t("This is an earlier position, for viewing: » (or End) goes back to the game.");
+    if (s.status !== "running") return s.status === "aborted" ? t("The game was aborted.") : t("The game is over.");
+    if (this.waitingForOpponent()) return t("The game starts when your opponent joins.");
     const mine = this.myColors();
-    if (!mine.length) return "You are watching this game.";
+    if (!mine.length) return t("You are watching this game.");
     if (this.pending) return "";
-    if (s.mode === "engine" && s.engine_color === s.turn) return "The engine is thinking…";
-    return `${COLOR_NAME[s.turn]} to move: wait for your opponent's move.`;
+    if (s.mode === "engine" && s.engine_color === s.turn) return t("The engine is thinking…");
+    return s.turn === "black" ? t("Black to move: wait for your opponent's move.") : t("White to move: wait for your opponent's move.");
   }
 
   renderAll() {
@@ -595,9 +641,9 @@ class GamePage {
     // Only a player of a running game types moves; watchers and finished games get no field.
     this.moveForm.hidden = s.status !== "running" || this.myColors().length === 0;
     this.links.replaceChildren(
-      h("a", { href: `/analysis?game=${encodeURIComponent(s.id)}` }, "Analyse this game"),
+      h("a", { href: `/analysis?game=${encodeURIComponent(s.id)}` }, t("Analyse this game")),
       " · ",
-      h("a", { href: `/api/games/${encodeURIComponent(s.id)}/pdn`, download: `game-${s.id}.pdn` }, "Download PDN"),
+      h("a", { href: `/api/games/${encodeURIComponent(s.id)}/pdn`, download: `game-${s.id}.pdn` }, t("Download PDN")),
     );
   }
 
@@ -611,17 +657,18 @@ class GamePage {
     const mine = this.myColors();
     const tag = s.tags && s.tags[COLOR_NAME[color]];
     const elo = s.tags && s.tags[`${COLOR_NAME[color]}Elo`]; // a site game's rating at the start
-    if (tag) return `${tag}${elo && elo !== "-" ? ` ${elo}` : ""} (${COLOR_NAME[color]})`;
+    const side = colorName(color);
+    if (tag) return t("{player} ({color})", { player: elo && elo !== "-" ? `${tagName(tag)} ${elo}` : tagName(tag), color: side });
     if (s.mode === "engine") {
-      if (s.engine_color === color) return `Engine (level ${s.level ?? "?"}) · ${COLOR_NAME[color]}`;
-      return mine.includes(color) ? `You · ${COLOR_NAME[color]}` : COLOR_NAME[color];
+      if (s.engine_color === color) return t("Engine (level {level}) · {color}", { level: s.level ?? "?", color: side });
+      return mine.includes(color) ? t("You · {color}", { color: side }) : side;
     }
     if (s.mode === "online") {
-      if (mine.length === 1 && mine[0] === color) return `You (${COLOR_NAME[color]})`;
-      if (!s.seats || s.seats[color]) return `${COLOR_NAME[color]}${mine.length === 1 ? " (opponent)" : ""}`;
-      return `${COLOR_NAME[color]} — waiting for a player`;
+      if (mine.length === 1 && mine[0] === color) return t("You ({color})", { color: side });
+      if (!s.seats || s.seats[color]) return mine.length === 1 ? t("{color} (opponent)", { color: side }) : side;
+      return t("{color} — waiting for a player", { color: side });
     }
-    return COLOR_NAME[color];
+    return side;
   }
 
   renderPlayers() {
@@ -662,10 +709,10 @@ class GamePage {
       const color = el.dataset.color === "white" ? "white" : "black";
       const left = s.status === "running" && c.running === color && c.left !== null ? Math.max(0, c.left - elapsed) : null;
       const clock = playerPart(el, "clock");
-      clock.textContent = left !== null ? formatDaysLeft(left) : `${c.days} day${c.days === 1 ? "" : "s"} a move`;
+      clock.textContent = left !== null ? formatDaysLeft(left) : tn("{n} day a move", "{n} days a move", c.days);
       clock.classList.toggle("running", left !== null);
       clock.classList.toggle("low", left !== null && left < 3600);
-      clock.setAttribute("aria-label", left !== null ? `${COLOR_NAME[color]}: ${formatDaysLeft(left)} left for the move` : clock.textContent);
+      clock.setAttribute("aria-label", left !== null ? t("{color}: {time} left for the move", { color: colorName(color), time: formatDaysLeft(left) }) : clock.textContent);
     }
   }
 
@@ -684,7 +731,8 @@ class GamePage {
       clock.textContent = formatClock(left);
       clock.classList.toggle("running", running);
       clock.classList.toggle("low", left < 20);
-      clock.setAttribute("aria-label", `${COLOR_NAME[color]} clock ${formatClock(left)}`);
+      const time = formatClock(left);
+      clock.setAttribute("aria-label", color === "black" ? t("Black clock {time}", { time }) : t("White clock {time}", { time }));
       this.warnLowTime(color, left, running);
       if (running && left <= 0 && !this.flagCheck) {
         // The server decides the time loss (R20); ask it soon after our clock shows zero.
@@ -713,7 +761,7 @@ class GamePage {
       if (left > mark + 1) this.timeWarned.delete(mark); // an increment gave time back
       else if (running && left > 0 && left <= mark && !this.timeWarned.has(mark)) {
         this.timeWarned.add(mark);
-        announce(`${mark} seconds left on your clock.`, mark === 10);
+        announce(tn("{n} second left on your clock.", "{n} seconds left on your clock.", mark), mark === 10);
       }
     }
   }
@@ -725,17 +773,17 @@ class GamePage {
    */
   statusText(s) {
     const mine = this.myColors();
-    const toMove = `${COLOR_NAME[s.turn]} to move`;
-    if (s.status === "aborted") return "Game aborted";
-    if (s.status === "finished") return unfinished(s) ? "Unfinished game" : "Game over";
-    if (this.waitingForOpponent()) return `${toMove} — waiting for the opponent to join`;
-    if (s.mode === "engine" && s.engine_color === s.turn) return `${toMove} — the engine is thinking…`;
+    const toMove = toMoveText(s.turn);
+    if (s.status !== "running") return endTitle(s);
+    if (this.waitingForOpponent()) return t("{toMove} — waiting for the opponent to join", { toMove });
+    if (s.mode === "engine" && s.engine_color === s.turn) return t("{toMove} — the engine is thinking…", { toMove });
     // a capture available is a capture to make: said before the player tries another move
-    const must = s.legal_moves.length > 0 && s.legal_moves.every((m) => m.captured.length > 0) ? " — you must capture" : "";
-    if (mine.includes(s.turn)) return (mine.length === 2 ? toMove : `${toMove} — your turn`) + must;
-    if (s.mode === "online" && mine.length === 1) return `${toMove} — your opponent's turn`;
-    if (s.mode === "online" && s.seats && !s.seats[s.turn]) return `${toMove} — waiting for the opponent to join`;
-    if (!mine.length && s.mode !== "imported") return `${toMove} — you are watching`;
+    const must = s.legal_moves.length > 0 && s.legal_moves.every((m) => m.captured.length > 0);
+    if (mine.includes(s.turn) && mine.length === 2) return must ? t("{toMove} — you must capture", { toMove }) : toMove;
+    if (mine.includes(s.turn)) return must ? t("{toMove} — your turn — you must capture", { toMove }) : t("{toMove} — your turn", { toMove });
+    if (s.mode === "online" && mine.length === 1) return t("{toMove} — your opponent's turn", { toMove });
+    if (s.mode === "online" && s.seats && !s.seats[s.turn]) return t("{toMove} — waiting for the opponent to join", { toMove });
+    if (!mine.length && s.mode !== "imported") return t("{toMove} — you are watching", { toMove });
     return toMove;
   }
 
@@ -748,9 +796,9 @@ class GamePage {
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
     this.status.replaceChildren(...(dot ? [dot, text] : [text]));
     const yourTurn = this.canMove() && mine.length === 1;
-    document.title = `${s.status !== "running" ? (s.status === "aborted" ? "Game aborted" : unfinished(s) ? "Unfinished game" : "Game over") : yourTurn ? "Your turn" : `${COLOR_NAME[s.turn]} to move`} · Pool Checkers`;
+    document.title = pageTitle(s.status !== "running" ? endTitle(s) : yourTurn ? t("Your turn") : toMoveText(s.turn));
     const notes = (s.rules_notes || []).map((n) => plainWords(n).text);
-    this.rulesLine.replaceChildren(...(notes.length ? [`Rules: ${notes.join("; ")}. `, h("a", { href: "/rules#section-7", class: "rule-link" }, "About rule options")] : []));
+    this.rulesLine.replaceChildren(...(notes.length ? [t("Rules: {notes}.", { notes: notes.join("; ") }), " ", h("a", { href: "/rules#section-7", class: "rule-link" }, t("About rule options"))] : []));
     this.rulesLine.hidden = !notes.length;
     // Each side's clock starts with its first move (the server says when one runs).
     this.clockNote.hidden = !(s.status === "running" && s.clock && !s.clock.running && s.can_abort);
@@ -759,12 +807,12 @@ class GamePage {
       this.outcome.hidden = false;
       const result = s.outcome.result && s.outcome.result !== "*" ? ` (${s.outcome.result})` : "";
       // an imported game without a result was not finished where it was played
-      let head = s.status === "aborted" ? "Aborted" : unfinished(s) ? "Unfinished" : "Draw";
+      let head = s.status === "aborted" ? t("Aborted") : unfinished(s) ? t("Unfinished") : t("Draw");
       if (s.outcome.winner) {
-        head = `${COLOR_NAME[s.outcome.winner]} wins`;
-        if (mine.length === 1) head = mine[0] === s.outcome.winner ? "You win" : "You lose";
+        head = s.outcome.winner === "black" ? t("Black wins") : t("White wins");
+        if (mine.length === 1) head = mine[0] === s.outcome.winner ? t("You win") : t("You lose");
       }
-      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), plainMessage(s.outcome.reason || ""));
+      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), endingMessage(gameEnding(s.outcome, s.board)));
     } else {
       this.outcome.hidden = true;
     }
@@ -785,9 +833,9 @@ class GamePage {
         const side = (/** @type {Color} */ color) => {
           const c = change[color];
           const sign = c.diff > 0 ? "+" : c.diff < 0 ? "−" : "±";
-          return `${s.tags[COLOR_NAME[color]] || COLOR_NAME[color]} ${c.before} → ${c.after} (${sign}${Math.abs(c.diff)})`;
+          return `${tagName(s.tags[COLOR_NAME[color]] || "") || colorName(color)} ${c.before} → ${c.after} (${sign}${Math.abs(c.diff)})`;
         };
-        this.ratingChange.textContent = `Ratings: ${side("black")} · ${side("white")}`;
+        this.ratingChange.textContent = t("Ratings: {black} · {white}", { black: side("black"), white: side("white") });
         this.ratingChange.hidden = false;
         return;
       } catch (err) {
@@ -807,8 +855,14 @@ class GamePage {
         h(
           "p",
           { class: "counter r18", id: "counter-r18" },
-          `Draw count: ${Math.floor(c.r18_plies / 2)} of ${limit / 2} moves each (${c.r18_plies} of ${limit} plies) with no man moved and no capture. `,
-          h("a", { href: "/rules#R18", class: "rule-link" }, "Why?"),
+          tn(
+            "Draw count: {moves} of {n} move each ({plies} of {limit} plies) with no man moved and no capture.",
+            "Draw count: {moves} of {n} moves each ({plies} of {limit} plies) with no man moved and no capture.",
+            limit / 2,
+            { moves: Math.floor(c.r18_plies / 2), plies: c.r18_plies, limit },
+          ),
+          " ",
+          h("a", { href: "/rules#R18", class: "rule-link" }, t("Why?")),
         ),
       );
     }
@@ -817,8 +871,9 @@ class GamePage {
         h(
           "p",
           { class: "counter r19", id: "counter-r19" },
-          `Three kings against one: move ${c.r19_moves} of ${c.r19_limit} for the three kings to catch the lone king. `,
-          h("a", { href: "/rules#R19", class: "rule-link" }, "Why?"),
+          t("Three kings against one: move {move} of {limit} for the three kings to catch the lone king.", { move: c.r19_moves, limit: c.r19_limit }),
+          " ",
+          h("a", { href: "/rules#R19", class: "rule-link" }, t("Why?")),
         ),
       );
     }
@@ -877,30 +932,31 @@ class GamePage {
     if (mine.length) {
       if (s.can_abort) {
         // Before both sides have moved: no result, unrated (a game nobody joined is cancelled).
-        const label = this.waitingForOpponent() ? "Cancel game" : "Abort";
-        buttons.push(this.actionButton("abort", label, () => this.action("abort"), { confirm: `Really ${label.toLowerCase()}?` }));
+        const cancel = this.waitingForOpponent();
+        const label = cancel ? t("Cancel game") : t("Abort");
+        buttons.push(this.actionButton("abort", label, () => this.action("abort"), { confirm: cancel ? t("Really cancel game?") : t("Really abort?") }));
       }
-      const resignLabel = mine.length === 2 ? `Resign (${COLOR_NAME[s.turn]})` : "Resign";
+      const resignLabel = mine.length === 2 ? t("Resign ({color})", { color: colorName(s.turn) }) : t("Resign");
       // nothing to resign before the invited opponent has come: "Cancel game" is there
-      if (!this.waitingForOpponent()) buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: "Really resign?", cls: "danger" }));
+      if (!this.waitingForOpponent()) buttons.push(this.actionButton("resign", resignLabel, () => this.action("resign"), { confirm: t("Really resign?"), cls: "danger" }));
       const offerBy = s.draw_offer;
       const offerIsMine = offerBy && mine.includes(offerBy) && mine.length === 1;
       if (offerBy && !offerIsMine) {
-        buttons.push(h("p", { class: "draw-offer" }, `${COLOR_NAME[offerBy]} offers a draw.`));
-        buttons.push(this.actionButton("draw-accept", "Accept draw", () => this.action("draw-accept")));
-        buttons.push(this.actionButton("draw-decline", "Decline draw", () => this.action("draw-decline")));
+        buttons.push(h("p", { class: "draw-offer" }, offerBy === "black" ? t("Black offers a draw.") : t("White offers a draw.")));
+        buttons.push(this.actionButton("draw-accept", t("Accept draw"), () => this.action("draw-accept")));
+        buttons.push(this.actionButton("draw-decline", t("Decline draw"), () => this.action("draw-decline")));
       } else if (offerIsMine) {
-        buttons.push(h("p", { class: "draw-offer" }, "You offered a draw; waiting for the answer."));
+        buttons.push(h("p", { class: "draw-offer" }, t("You offered a draw; waiting for the answer.")));
       } else if (!this.waitingForOpponent()) {
         // No draw to offer before the opponent has joined.
-        buttons.push(this.actionButton("draw-offer", "Offer draw", () => this.action("draw-offer")));
+        buttons.push(this.actionButton("draw-offer", t("Offer draw"), () => this.action("draw-offer")));
       }
       buttons.push(...this.berserkButton(s, mine));
       // Takeback needs a move of ours to undo (the engine may have moved first); on
       // one screen, the last move of either side.
       const firstOwnPly = s.start_turn === s.engine_color ? 2 : 1;
       if ((s.mode === "engine" && s.ply >= firstOwnPly) || (s.mode === "local" && s.ply > 0)) {
-        buttons.push(this.actionButton("takeback", "Take back", () => this.action("takeback")));
+        buttons.push(this.actionButton("takeback", t("Take back"), () => this.action("takeback")));
       }
     }
     return buttons;
@@ -916,9 +972,9 @@ class GamePage {
     const event = s.tags.EventId;
     if (event) {
       // a tournament game has no rematch: the event pairs the next game
-      return [h("a", { class: "button", id: "back-to-event", href: `/tournaments/${encodeURIComponent(event)}` }, "Back to the tournament")];
+      return [h("a", { class: "button", id: "back-to-event", href: `/tournaments/${encodeURIComponent(event)}` }, t("Back to the tournament"))];
     }
-    return [...this.rematchControls(), h("a", { class: "button", href: "/" }, "New game")];
+    return [...this.rematchControls(), h("a", { class: "button", href: "/" }, t("New game"))];
   }
 
   /**
@@ -935,11 +991,11 @@ class GamePage {
     if (s.ply > firstPly) return [];
     const url = `/api/tournaments/${encodeURIComponent(event)}/berserk`;
     return [
-      this.actionButton("berserk", "Berserk (half your time)", async () => {
+      this.actionButton("berserk", t("Berserk (half your time)"), async () => {
         try {
           await request("POST", url, { game: this.id });
           this.applyState(await this.fetchState(), { force: true });
-          this.showNotice("Berserk: your clock is halved; a win earns an extra point.");
+          this.showNotice(t("Berserk: your clock is halved; a win earns an extra point."));
         } catch (err) {
           this.showError(errorText(err));
         }
@@ -956,28 +1012,32 @@ class GamePage {
     const mine = this.myColors();
     if (s.mode === "imported") return [];
     if (s.rematch_game) {
-      return [h("a", { class: "button", id: "rematch-link", href: `/play/${encodeURIComponent(s.rematch_game)}` }, mine.length ? "Go to the rematch" : "Watch the rematch")];
+      return [h("a", { class: "button", id: "rematch-link", href: `/play/${encodeURIComponent(s.rematch_game)}` }, mine.length ? t("Go to the rematch") : t("Watch the rematch"))];
     }
-    if (!mine.length) return s.rematch_offer ? [h("p", { class: "rematch-offer" }, `${COLOR_NAME[s.rematch_offer]} offers a rematch.`)] : [];
+    if (!mine.length) return s.rematch_offer ? [h("p", { class: "rematch-offer" }, s.rematch_offer === "black" ? t("Black offers a rematch.") : t("White offers a rematch."))] : [];
     if (s.mode === "online" && !(s.seats && s.seats.black && s.seats.white)) return [];
     const offerBy = s.rematch_offer;
     if (offerBy && mine.length === 1 && offerBy === mine[0]) {
       return [
-        h("p", { class: "rematch-offer", id: "rematch-offer" }, "You offered a rematch; waiting for the answer."),
-        this.actionButton("rematch-decline", "Cancel rematch", () => this.action("rematch-decline")),
+        h("p", { class: "rematch-offer", id: "rematch-offer" }, t("You offered a rematch; waiting for the answer.")),
+        this.actionButton("rematch-decline", t("Cancel rematch"), () => this.action("rematch-decline")),
       ];
     }
     if (offerBy) {
       return [
-        h("p", { class: "rematch-offer", id: "rematch-offer" }, `Your opponent offers a ${s.rated ? "rated" : "casual"} rematch (colours swapped).`),
-        this.actionButton("rematch", "Accept rematch", () => this.action("rematch"), { cls: "primary" }),
-        this.actionButton("rematch-decline", "Decline", () => this.action("rematch-decline")),
+        h(
+          "p",
+          { class: "rematch-offer", id: "rematch-offer" },
+          s.rated ? t("Your opponent offers a rated rematch (colours swapped).") : t("Your opponent offers a casual rematch (colours swapped)."),
+        ),
+        this.actionButton("rematch", t("Accept rematch"), () => this.action("rematch"), { cls: "primary" }),
+        this.actionButton("rematch-decline", t("Decline"), () => this.action("rematch-decline")),
       ];
     }
-    let label = "Play again";
+    let label = t("Play again");
     // a rated game's rematch is rated too (unless the pair played its rated games today)
-    if (s.mode === "online") label = s.rated ? "Offer a rated rematch" : "Offer a casual rematch";
-    else if (mine.length === 1) label = `Rematch as ${COLOR_NAME[opponent(mine[0])]}`;
+    if (s.mode === "online") label = s.rated ? t("Offer a rated rematch") : t("Offer a casual rematch");
+    else if (mine.length === 1) label = opponent(mine[0]) === "black" ? t("Rematch as Black") : t("Rematch as White");
     return [this.actionButton("rematch", label, () => this.action("rematch"), { cls: "primary" })];
   }
 
@@ -989,8 +1049,8 @@ class GamePage {
       return;
     }
     const url = new URL(invitePath, window.location.origin).href;
-    const field = h("input", { type: "text", readonly: true, value: url, id: "invite-link", "aria-label": "Invitation link" });
-    const copy = h("button", { type: "button", id: "copy-invite" }, "Copy link");
+    const field = h("input", { type: "text", readonly: true, value: url, id: "invite-link", "aria-label": t("Invitation link") });
+    const copy = h("button", { type: "button", id: "copy-invite" }, t("Copy link"));
     copy.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(url);
@@ -998,12 +1058,12 @@ class GamePage {
         field.select();
         document.execCommand("copy");
       }
-      copy.textContent = "Copied";
-      announce("Invitation link copied.");
+      copy.textContent = t("Copied");
+      announce(t("Invitation link copied."));
     });
     this.invite.hidden = false;
     this.invite.replaceChildren(
-      h("p", {}, "Send this link to your opponent; the game starts when they open it."),
+      h("p", {}, t("Send this link to your opponent; the game starts when they open it.")),
       h("div", { class: "row" }, field, copy),
     );
   }
@@ -1042,7 +1102,7 @@ class GamePage {
       if (note) items.push(note);
     }
     this.moveList.replaceChildren(...items);
-    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, "No moves yet."));
+    if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, t("No moves yet.")));
     if (s.outcome && s.outcome.result && s.status !== "aborted") {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
@@ -1061,9 +1121,10 @@ class GamePage {
     if (ply === null) return;
     this.viewBanner.replaceChildren(
       ply === 0
-        ? "Viewing the start position (view only). "
-        : `Viewing the position after ${moveNumber(ply, s.start_turn)} ${s.moves[ply - 1]} (view only). `,
-      h("button", { type: "button", class: "small", onclick: () => this.view(null) }, "Back to the game"),
+        ? t("Viewing the start position (view only).")
+        : t("Viewing the position after {move} (view only).", { move: `${moveNumber(ply, s.start_turn)} ${s.moves[ply - 1]}` }),
+      " ",
+      h("button", { type: "button", class: "small", onclick: () => this.view(null) }, t("Back to the game")),
     );
   }
 
@@ -1112,7 +1173,7 @@ class GamePage {
       this.viewPly = null;
       this.board.setPosition(boardPosition(s.board, s.turn), { move: s.last_move, animate: from === s.moves.length - 1 });
       this.renderAll();
-      announce("Back to the current position.");
+      announce(t("Back to the current position."));
       return;
     }
     const seq = (this.viewSeq = (this.viewSeq || 0) + 1);
@@ -1123,7 +1184,7 @@ class GamePage {
       this.viewPly = ply;
       this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: ply === from + 1 });
       this.renderAll();
-      announce(ply === 0 ? "Start position." : `Position after ${s.moves[ply - 1]}, ply ${ply}.`);
+      announce(ply === 0 ? t("Start position.") : t("Position after {move}, ply {ply}.", { move: s.moves[ply - 1], ply }));
     } catch (err) {
       this.showError(errorText(err));
     }
@@ -1198,9 +1259,9 @@ class GamePage {
       }
       const s = this.game();
       let notice = ACTION_WORDS[name];
-      if (name === "rematch" && s.rematch_game) notice = "The rematch starts.";
+      if (name === "rematch" && s.rematch_game) notice = t("The rematch starts.");
       if (name === "draw-offer" && s.mode === "engine") {
-        notice = s.status === "finished" ? "The engine accepted the draw." : "The engine declined the draw.";
+        notice = s.status === "finished" ? t("The engine accepted the draw.") : t("The engine declined the draw.");
       }
       this.showNotice(notice);
     } catch (err) {
@@ -1253,7 +1314,7 @@ function formatDaysLeft(seconds) {
   if (seconds < 86400) return formatClock(seconds);
   const days = Math.floor(seconds / 86400);
   const hours = Math.floor((seconds % 86400) / 3600);
-  return `${days}d ${hours}h`;
+  return t("{days}d {hours}h", { days, hours });
 }
 
 /**
@@ -1266,18 +1327,28 @@ function unfinished(s) {
 }
 
 /**
+ * An ended game's heading (the status line, the window's title).
+ * @param {GameState} s
+ * @returns {string}
+ */
+function endTitle(s) {
+  if (s.status === "aborted") return t("Game aborted");
+  return unfinished(s) ? t("Unfinished game") : t("Game over");
+}
+
+/**
  * What kind of game it is, as lichess heads a game: "Rated · Blitz 5+3", "Casual ·
  * Correspondence, 3 days a move", "Against the engine · level 4", "One screen".
  * @param {GameState} s
  * @returns {string}
  */
 function gameKind(s) {
-  const clock = s.clock ? `${s.clock.initial % 60 === 0 ? s.clock.initial / 60 : (s.clock.initial / 60).toFixed(1)}+${s.clock.increment}` : "";
-  const category = s.category ? s.category[0].toUpperCase() + s.category.slice(1) : "";
-  if (s.mode === "imported") return ["Imported game", s.tags.Event].filter((t) => t && t !== "?").join(" · ");
-  if (s.mode === "engine") return ["Against the engine", `level ${s.level ?? "?"}`, clock].filter(Boolean).join(" · ");
-  if (s.mode === "local") return ["One screen", clock].filter(Boolean).join(" · ");
-  const days = s.correspondence ? `Correspondence, ${s.correspondence.days} day${s.correspondence.days === 1 ? "" : "s"} a move` : "";
-  const time = days || (clock ? `${category} ${clock}`.trim() : "Unlimited");
-  return [s.rated ? "Rated" : "Casual", time].join(" · ");
+  const clock = s.clock ? `${formatNumber(s.clock.initial / 60, { maximumFractionDigits: 1, useGrouping: false })}+${s.clock.increment}` : "";
+  const category = s.category ? CATEGORY_NAMES[s.category] || s.category[0].toUpperCase() + s.category.slice(1) : "";
+  if (s.mode === "imported") return [t("Imported game"), s.tags.Event].filter((part) => part && part !== "?").join(" · ");
+  if (s.mode === "engine") return [t("Against the engine"), t("level {level}", { level: s.level ?? "?" }), clock].filter(Boolean).join(" · ");
+  if (s.mode === "local") return [t("One screen"), clock].filter(Boolean).join(" · ");
+  const days = s.correspondence ? tn("Correspondence, {n} day a move", "Correspondence, {n} days a move", s.correspondence.days) : "";
+  const time = days || (clock ? `${category} ${clock}`.trim() : t("Unlimited"));
+  return [s.rated ? t("Rated") : t("Casual"), time].join(" · ");
 }

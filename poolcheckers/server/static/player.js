@@ -11,13 +11,20 @@ import { challengeForm } from "./challenges.js";
 import { currentAccount, playerLink, ratingText } from "./community.js";
 import { ruleOptions } from "./rules.js";
 import { describe } from "./tournaments.js";
+import { t, tn } from "./i18n.js";
 import { h } from "./util.js";
 
 /** @type {Record<string, string>} */
-const RESULT = { win: "Won", loss: "Lost", draw: "Drawn" };
+const RESULT = { win: t("Won"), loss: t("Lost"), draw: t("Drawn") };
 const CATEGORIES = ["bullet", "blitz", "rapid", "classical", "correspondence"];
+/** @type {Record<string, string>} the time-control categories in words, as in "Rated blitz" */
+const CATEGORY_WORD = { bullet: t("bullet"), blitz: t("blitz"), rapid: t("rapid"), classical: t("classical"), correspondence: t("correspondence") };
+/** @type {Record<string, string>} the same, as a choice of the filter */
+const CATEGORY_TITLE = { bullet: t("Bullet"), blitz: t("Blitz"), rapid: t("Rapid"), classical: t("Classical"), correspondence: t("Correspondence") };
 /** @type {Record<string, string>} */
-const RATED = { true: "Rated", false: "Casual" };
+const RATED = { true: t("Rated"), false: t("Casual") };
+/** @type {Record<string, string>} a game's or an event's status (the server's word) in words */
+const STATUS = { created: t("created"), running: t("running"), finished: t("finished"), aborted: t("aborted") };
 const PAGE_SIZE = 20;
 let drawn = 0; // the latest view asked for: an older answer arriving late is dropped
 
@@ -39,8 +46,19 @@ const FILTERS = ["result", "category", "rated"];
  * @returns {HTMLTableCellElement}
  */
 function nameCell(name, rating) {
-  const who = name === "Anonymous" || name === "Engine" ? name : playerLink(name);
-  return h("td", {}, who, rating ? ` (${rating})` : "");
+  return h("td", {}, playerName(name), rating ? ` (${rating})` : "");
+}
+
+/**
+ * A player's name, linked to their page; the server's "Anonymous" and "Engine" (no
+ * account, no page) in words.
+ * @param {string} name
+ * @returns {HTMLElement | string}
+ */
+function playerName(name) {
+  if (name === "Anonymous") return t("Anonymous");
+  if (name === "Engine") return t("Engine");
+  return playerLink(name);
 }
 
 /**
@@ -48,7 +66,9 @@ function nameCell(name, rating) {
  * @returns {string}
  */
 function typeText(g) {
-  return `${g.rated ? "Rated" : "Casual"}${g.category ? " " + g.category : ""}`;
+  if (!g.category) return g.rated ? t("Rated") : t("Casual");
+  const category = CATEGORY_WORD[g.category] ?? g.category;
+  return g.rated ? t("Rated {category}", { category }) : t("Casual {category}", { category });
 }
 
 /**
@@ -110,8 +130,8 @@ function currentSection(page) {
   if (!page.current.length) return null;
   return h(
     "section",
-    { class: "card current-games", "aria-label": "Playing now" },
-    h("h2", {}, `Playing now (${page.current.length})`),
+    { class: "card current-games", "aria-label": t("Playing now") },
+    h("h2", {}, t("Playing now ({count})", { count: page.current.length })),
     h(
       "ul",
       { class: "current" },
@@ -121,7 +141,8 @@ function currentSection(page) {
           { dataset: { game: g.id } },
           h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${g.black} – ${g.white}`),
           ` · ${typeText(g)}`,
-          g.ply ? ` · move ${Math.ceil(g.ply / 2)}` : " · no move yet",
+          " · ",
+          g.ply ? t("move {number}", { number: Math.ceil(g.ply / 2) }) : t("no move yet"),
         ),
       ),
     ),
@@ -137,7 +158,7 @@ function gameRow(g) {
   return h(
     "tr",
     { dataset: { game: g.id } },
-    h("td", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, g.status === "running" ? "Playing" : g.result || g.status)),
+    h("td", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, g.status === "running" ? t("Playing") : g.result || STATUS[g.status] || g.status)),
     nameCell(g.black, g.black_rating),
     nameCell(g.white, g.white_rating),
     h("td", {}, typeText(g)),
@@ -158,10 +179,10 @@ function pager(view, pages, go) {
     h("button", { type: "button", class: `page-${delta < 0 ? "prev" : "next"}`, disabled, onclick: () => go({ ...view, page: view.page + delta }) }, text);
   return h(
     "nav",
-    { class: "pager", "aria-label": "Pages of games" },
-    step(-1, "← Previous", view.page <= 1),
-    h("span", {}, ` Page ${view.page} of ${pages} `),
-    step(1, "Next →", view.page >= pages),
+    { class: "pager", "aria-label": t("Pages of games") },
+    step(-1, t("← Previous"), view.page <= 1),
+    h("span", {}, " ", t("Page {page} of {pages}", { page: view.page, pages }), " "),
+    step(1, t("Next →"), view.page >= pages),
   );
 }
 
@@ -179,24 +200,24 @@ function gamesSection(page, view, go) {
   const rows = page.games.map(gameRow);
   return h(
     "section",
-    { class: "card", "aria-label": "Games" },
-    h("h2", {}, "Games"),
+    { class: "card", "aria-label": t("Games") },
+    h("h2", {}, t("Games")),
     h(
       "div",
       { class: "game-filters" },
-      filterSelect("Result", "result", [["", "All results"], ...Object.entries(RESULT)], view, go),
-      filterSelect("Time control", "category", [["", "All time controls"], ...CATEGORIES.map((c) => /** @type {[string, string]} */ ([c, c[0].toUpperCase() + c.slice(1)]))], view, go),
-      filterSelect("Rated or casual", "rated", [["", "Rated and casual"], ...Object.entries(RATED)], view, go),
+      filterSelect(t("Result"), "result", [["", t("All results")], ...Object.entries(RESULT)], view, go),
+      filterSelect(t("Time control"), "category", [["", t("All time controls")], ...CATEGORIES.map((c) => /** @type {[string, string]} */ ([c, CATEGORY_TITLE[c]]))], view, go),
+      filterSelect(t("Rated or casual"), "rated", [["", t("Rated and casual")], ...Object.entries(RATED)], view, go),
     ),
-    h("p", { class: "games-count", "aria-live": "polite" }, page.total ? `Games ${first}–${last} of ${page.total}` : "No games match."),
+    h("p", { class: "games-count", "aria-live": "polite" }, page.total ? t("Games {first}–{last} of {total}", { first, last, total: page.total }) : t("No games match.")),
     h(
       "div",
       { class: "table-scroll" },
       h(
         "table",
         { class: "player-games" },
-        h("thead", {}, h("tr", {}, ...["Game", "Black", "White", "Type", "Result"].map((t) => h("th", {}, t)))),
-        h("tbody", {}, ...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 5 }, "No games."))])),
+        h("thead", {}, h("tr", {}, ...[t("Game"), t("Black"), t("White"), t("Type"), t("Result")].map((label) => h("th", {}, label)))),
+        h("tbody", {}, ...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 5 }, t("No games.")))])),
       ),
     ),
     pager(view, pages, go),
@@ -215,29 +236,31 @@ function ratingsSection(page) {
   // each category: the rating, then its rated games' results and the best rating reached
   const line = (/** @type {string} */ cat, /** @type {PerfInfo} */ perf) => {
     const s = stats[cat];
-    const record = s ? ` · +${s.wins} =${s.draws} −${s.losses}${s.best !== null ? ` · best ${s.best}` : ""}` : "";
-    return h("li", { dataset: { category: cat } }, `${cat}: `, h("strong", {}, ratingText(perf)), ` (${perf.games} game${perf.games === 1 ? "" : "s"})`, h("span", { class: "record" }, record));
+    const best = s && s.best !== null ? ` · ${t("best {rating}", { rating: String(s.best) })}` : "";
+    const record = s ? ` · +${s.wins} =${s.draws} −${s.losses}${best}` : "";
+    const games = tn("({n} game)", "({n} games)", perf.games);
+    return h("li", { dataset: { category: cat } }, `${CATEGORY_WORD[cat] ?? cat}: `, h("strong", {}, ratingText(perf)), ` ${games}`, h("span", { class: "record" }, record));
   };
   // the chart over a time range, drawn for the screen it is seen on (larger type on a phone)
   const small = window.matchMedia("(max-width: 600px)").matches;
-  const plot = h("img", { class: "rating-plot", alt: `Rating history of ${page.username}`, width: small ? 420 : 800, height: small ? 340 : 320 });
+  const plot = h("img", { class: "rating-plot", alt: t("Rating history of {name}", { name: page.username }), width: small ? 420 : 800, height: small ? 340 : 320 });
   const show = (/** @type {string} */ span) => {
     plot.setAttribute("src", `/api/users/${who}/rating-history.svg?range=${span}&size=${small ? "phone" : "wide"}`);
     for (const b of spans.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.getAttribute("data-range") === span));
   };
   const spans = h(
     "div",
-    { class: "row chart-range", role: "group", "aria-label": "Time range" },
-    ...[["month", "Past month"], ["year", "Past year"], ["all", "All time"]].map(([span, label]) =>
+    { class: "row chart-range", role: "group", "aria-label": t("Time range") },
+    ...[["month", t("Past month")], ["year", t("Past year")], ["all", t("All time")]].map(([span, label]) =>
       h("button", { type: "button", class: "small", "data-range": span, "aria-pressed": "false", onclick: () => show(span) }, label),
     ),
   );
   if (ratings.length) show("all");
   return h(
     "section",
-    { class: "card", "aria-label": "Ratings" },
-    h("h2", {}, "Ratings"),
-    ratings.length ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => line(cat, perf))) : h("p", {}, "No rated game yet."),
+    { class: "card", "aria-label": t("Ratings") },
+    h("h2", {}, t("Ratings")),
+    ratings.length ? h("ul", { class: "ratings" }, ...ratings.map(([cat, perf]) => line(cat, perf))) : h("p", {}, t("No rated game yet.")),
     ratings.length ? spans : null,
     ratings.length ? plot : null,
   );
@@ -252,9 +275,9 @@ function rivalsSection(rivals) {
   if (!rivals.length) return null;
   return h(
     "section",
-    { class: "card", "aria-label": "Against each opponent" },
-    h("h2", {}, "Against each opponent"),
-    h("ul", { class: "rivals" }, ...rivals.map((r) => h("li", {}, r.opponent === "Anonymous" || r.opponent === "Engine" ? r.opponent : playerLink(r.opponent), ` +${r.wins} =${r.draws} −${r.losses}`))),
+    { class: "card", "aria-label": t("Against each opponent") },
+    h("h2", {}, t("Against each opponent")),
+    h("ul", { class: "rivals" }, ...rivals.map((r) => h("li", {}, playerName(r.opponent), ` +${r.wins} =${r.draws} −${r.losses}`))),
   );
 }
 
@@ -267,12 +290,12 @@ function eventsSection(events) {
   if (!events.length) return null;
   return h(
     "section",
-    { class: "card", "aria-label": "Tournaments" },
-    h("h2", {}, "Tournaments"),
+    { class: "card", "aria-label": t("Tournaments") },
+    h("h2", {}, t("Tournaments")),
     h(
       "ul",
       { class: "events" },
-      ...events.map((t) => h("li", {}, h("a", { href: `/tournaments/${encodeURIComponent(t.id)}` }, t.name), ` — ${describe(t)} · ${t.status}`)),
+      ...events.map((e) => h("li", {}, h("a", { href: `/tournaments/${encodeURIComponent(e.id)}` }, e.name), ` — ${describe(e)} · ${STATUS[e.status] ?? e.status}`)),
     ),
   );
 }
@@ -317,7 +340,7 @@ async function draw(root, name, view, rivals, events) {
   ];
   // replaceChildren would write a missing section (null) as the text "null".
   // a bot account is marked as on lichess: BOT before the name
-  const title = h("h1", {}, page.bot ? h("span", { class: "bot-mark", title: "a bot account: a program plays" }, "BOT ") : "", page.username);
+  const title = h("h1", {}, page.bot ? h("span", { class: "bot-mark", title: t("a bot account: a program plays") }, t("BOT"), " ") : "", page.username);
   root.replaceChildren(title, ...sections.filter((s) => s !== null));
 }
 

@@ -9,7 +9,9 @@
 import { api, errorText, request } from "./api.js";
 import { BoardView } from "./board.js";
 import { send } from "./community.js";
-import { COLOR_NAME, announce, boardPosition, h, plainWords } from "./util.js";
+import { t, tn } from "./i18n.js";
+import { announce, boardPosition, h } from "./util.js";
+import { endingOfReason } from "./outcome.js";
 
 /**
  * @typedef {{id: string, title: string, about: string, fen: string, target: "win" | "draw"}} Exercise
@@ -17,8 +19,26 @@ import { COLOR_NAME, announce, boardPosition, h, plainWords } from "./util.js";
  * @typedef {{verdict: Verdict, reply: string | null, over: {winner: string | null, reason: string} | null, value?: string}} MoveAnswer
  */
 
-const TARGET_TEXT = { win: "Win within the count", draw: "Hold the draw" };
+const TARGET_TEXT = { win: t("Win within the count"), draw: t("Hold the draw") };
 const REPLY_DELAY_MS = 350;
+
+/**
+ * What a move did, in words: whether it kept the result, and what it cost.
+ * @param {Verdict} v
+ * @returns {string}
+ */
+function verdictText(v) {
+  const params = { move: v.move, best: v.best };
+  if (!v.kept) {
+    // the move's value is worse than the position's (before: the best value)
+    if (v.before === "win" && v.after === "draw") return t("{move} turns the win into a draw: {best} was the move.", params);
+    if (v.before === "win") return t("{move} turns the win into a loss: {best} was the move.", params);
+    return t("{move} turns the draw into a loss: {best} was the move.", params);
+  }
+  if (v.cost === 0) return t("{move}: best move.", params);
+  if (v.before === "win") return tn("{move} keeps the win, {n} ply slower than {best}.", "{move} keeps the win, {n} plies slower than {best}.", v.cost, params);
+  return v.before === "draw" ? t("{move} keeps the draw.", params) : t("{move} keeps the loss.", params);
+}
 
 class PracticePage {
   /** @param {HTMLElement} root */
@@ -26,8 +46,8 @@ class PracticePage {
     this.root = root;
     this.boardBox = h("div", { class: "board-box", id: "board" });
     this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Practice board" });
-    this.title = h("h1", { class: "title", id: "practice-title" }, "Endgame practice");
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (text) => { this.boardHint.textContent = text; }, label: t("Practice board") });
+    this.title = h("h1", { class: "title", id: "practice-title" }, t("Endgame practice"));
     this.target = h("p", { class: "puzzle-goal", id: "practice-target" });
     this.about = h("p", { class: "hint", id: "practice-about" });
     this.status = h("p", { class: "status puzzle-status", id: "status", role: "status" });
@@ -37,7 +57,7 @@ class PracticePage {
     this.actions = h("div", { class: "actions", id: "practice-actions" });
     this.error = h("p", { class: "error", id: "error", role: "alert" });
     this.list = h("ul", { class: "exercises", id: "exercises" });
-    this.fenInput = h("input", { type: "text", id: "practice-fen", "aria-label": "FEN", spellcheck: "false", autocomplete: "off", placeholder: "e.g. W:WK1,K2,K3:BK32" });
+    this.fenInput = h("input", { type: "text", id: "practice-fen", "aria-label": t("FEN"), spellcheck: "false", autocomplete: "off", placeholder: t("e.g. {fen}", { fen: "W:WK1,K2,K3:BK32" }) });
     /** @type {Exercise | null} */
     this.exercise = null;
     this.fen = "";
@@ -54,14 +74,14 @@ class PracticePage {
     const exercises = await request("GET", "/api/practice");
     const own = h(
       "form",
-      { class: "practice-own", "aria-label": "Your own position" },
-      h("label", { class: "field" }, h("span", { class: "label" }, "Or any position of up to four pieces (FEN)"), this.fenInput),
-      h("button", { type: "submit" }, "Practise it"),
+      { class: "practice-own", "aria-label": t("Your own position") },
+      h("label", { class: "field" }, h("span", { class: "label" }, t("Or any position of up to four pieces (FEN)")), this.fenInput),
+      h("button", { type: "submit" }, t("Practise it")),
     );
     own.addEventListener("submit", (event) => {
       event.preventDefault();
       const fen = this.fenInput.value.trim();
-      if (fen) this.open({ id: "", title: "Your position", about: "Play it against the endgame tables.", fen, target: "win" }, true);
+      if (fen) this.open({ id: "", title: t("Your position"), about: t("Play it against the endgame tables."), fen, target: "win" }, true);
     });
     this.list.replaceChildren(
       ...exercises.map((e) =>
@@ -77,18 +97,18 @@ class PracticePage {
       h(
         "div",
         { class: "play practice" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.boardBox, this.boardHint),
+        h("section", { class: "board-col", "aria-label": t("Board") }, this.boardBox, this.boardHint),
         h(
           "aside",
           { class: "side" },
           this.title,
-          h("section", { class: "card", "aria-label": "Practice" }, this.target, this.about, this.status, this.verdict, this.counts, this.line, this.actions),
+          h("section", { class: "card", "aria-label": t("Practice") }, this.target, this.about, this.status, this.verdict, this.counts, this.line, this.actions),
           this.error,
-          h("section", { class: "card", "aria-label": "Endings to practise" }, h("h2", {}, "Endings to practise"), this.list, own),
+          h("section", { class: "card", "aria-label": t("Endings to practise") }, h("h2", {}, t("Endings to practise")), this.list, own),
         ),
       ),
     );
-    this.status.textContent = "Choose an ending below.";
+    this.status.textContent = t("Choose an ending below.");
     const wanted = new URLSearchParams(window.location.search).get("exercise");
     const first = exercises.find((e) => e.id === wanted);
     if (first) await this.open(first, false);
@@ -112,13 +132,14 @@ class PracticePage {
       this.board.setFlipped(this.player === "black");
       this.title.textContent = exercise.title;
       this.target.textContent = own && start.value === "loss"
-        ? "The tables say this position is lost: resist as long as you can."
+        ? t("The tables say this position is lost: resist as long as you can.")
         : TARGET_TEXT[target];
       this.about.textContent = exercise.about;
       this.verdict.textContent = "";
       this.verdict.className = "puzzle-feedback";
       await this.show(true);
-      announce(`${exercise.title}. ${this.target.textContent}. You play ${COLOR_NAME[this.player]}.`);
+      const about = { title: exercise.title, target: this.target.textContent };
+      announce(this.player === "white" ? t("{title}. {target}. You play White.", about) : t("{title}. {target}. You play Black.", about));
     } catch (err) {
       this.error.textContent = errorText(err);
     }
@@ -132,19 +153,20 @@ class PracticePage {
     this.board.setPosition(boardPosition(info.board, info.turn), { move: info.last_move, animate: this.moves.length > 0 });
     const canMove = yourTurn && !this.over && info.turn === this.player && !info.outcome;
     this.board.setLegalMoves(canMove ? info.legal_moves : [], canMove);
-    if (!this.over) this.status.textContent = canMove ? `Your turn: you play ${COLOR_NAME[this.player]}.` : "The tables answer…";
+    const play = this.player === "white" ? t("Your turn: you play White.") : t("Your turn: you play Black.");
+    if (!this.over) this.status.textContent = canMove ? play : t("The tables answer…");
     this.renderCounts(info);
     this.renderActions();
     this.line.dataset.moves = this.moves.join(" ");
-    this.line.textContent = this.moves.length ? `Moves: ${this.moves.join(" ")}` : "";
+    this.line.textContent = this.moves.length ? t("Moves: {moves}", { moves: this.moves.join(" ") }) : "";
   }
 
   /** @param {PositionInfo} info */
   renderCounts(info) {
     const c = info.counters;
     const parts = [];
-    if (c.r19_active) parts.push(h("p", { class: "counter", id: "count-three-kings" }, `Three kings against one: move ${c.r19_moves} of ${c.r19_limit} for the three kings.`));
-    if (c.r18_plies >= 2) parts.push(h("p", { class: "counter", id: "count-kings" }, `Kings only, no capture: ${Math.floor(c.r18_plies / 2)} of ${c.r18_limit_plies / 2} moves each.`));
+    if (c.r19_active) parts.push(h("p", { class: "counter", id: "count-three-kings" }, t("Three kings against one: move {move} of {limit} for the three kings.", { move: c.r19_moves, limit: c.r19_limit })));
+    if (c.r18_plies >= 2) parts.push(h("p", { class: "counter", id: "count-kings" }, tn("Kings only, no capture: {done} of {n} move each.", "Kings only, no capture: {done} of {n} moves each.", c.r18_limit_plies / 2, { done: Math.floor(c.r18_plies / 2) })));
     this.counts.replaceChildren(...parts);
   }
 
@@ -155,9 +177,9 @@ class PracticePage {
     }
     const exercise = this.exercise;
     this.actions.replaceChildren(
-      h("button", { type: "button", id: "practice-restart", onclick: () => this.open(exercise, !exercise.id) }, "Start again"),
+      h("button", { type: "button", id: "practice-restart", onclick: () => this.open(exercise, !exercise.id) }, t("Start again")),
       " ",
-      h("a", { class: "button", href: `/analysis?fen=${encodeURIComponent(this.fen)}&moves=${encodeURIComponent(this.moves.join(" "))}` }, "Analysis board"),
+      h("a", { class: "button", href: `/analysis?fen=${encodeURIComponent(this.fen)}&moves=${encodeURIComponent(this.moves.join(" "))}` }, t("Analysis board")),
     );
   }
 
@@ -189,17 +211,7 @@ class PracticePage {
 
   /** @param {Verdict} v */
   say(v) {
-    const words = { win: "win", draw: "draw", loss: "loss" };
-    let text;
-    if (!v.kept) {
-      text = `${v.move} turns the ${words[/** @type {"win"} */ (v.before)]} into a ${words[/** @type {"win"} */ (v.after)]}: ${v.best} was the move.`;
-    } else if (v.cost === 0) {
-      text = `${v.move}: best move.`;
-    } else if (v.before === "win") {
-      text = `${v.move} keeps the win, ${v.cost} plies slower than ${v.best}.`;
-    } else {
-      text = `${v.move} keeps the ${words[/** @type {"win"} */ (v.before)]}.`;
-    }
+    const text = verdictText(v);
     this.verdict.textContent = text;
     this.verdict.className = `puzzle-feedback ${v.kept ? "good" : "bad"}`;
     announce(text, !v.kept);
@@ -212,8 +224,8 @@ class PracticePage {
     const won = over.winner === this.player;
     const met = target === "win" ? won : over.winner === null || won;
     // the reason names its rule for the API; the page says it in plain words
-    const reason = plainWords(over.reason).text;
-    this.status.textContent = `${met ? "Well done! " : ""}${reason}`;
+    const reason = endingOfReason(over.reason).text;
+    this.status.textContent = met ? t("Well done! {reason}", { reason }) : reason;
     this.status.className = `status puzzle-status ${met ? "good" : "bad"}`;
   }
 }

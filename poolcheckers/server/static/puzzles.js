@@ -11,7 +11,8 @@
 import { api, errorText, request } from "./api.js";
 import { BoardView } from "./board.js";
 import { currentAccount, send } from "./community.js";
-import { COLOR_NAME, announce, boardPosition, h } from "./util.js";
+import { formatNumber, t, tn } from "./i18n.js";
+import { announce, boardPosition, h } from "./util.js";
 
 /**
  * A puzzle as GET /api/puzzles/{id} gives it.
@@ -36,6 +37,15 @@ import { COLOR_NAME, announce, boardPosition, h } from "./util.js";
 const REPLY_DELAY_MS = 450;
 const THEME_KEY = "puzzles:theme";
 
+/**
+ * "Your turn: you play Black." in the page's language.
+ * @param {"black" | "white"} solver
+ * @returns {string}
+ */
+function yourTurn(solver) {
+  return solver === "white" ? t("Your turn: you play White.") : t("Your turn: you play Black.");
+}
+
 class PuzzlePage {
   /**
    * @param {HTMLElement} root
@@ -46,23 +56,25 @@ class PuzzlePage {
     this.signedIn = signedIn;
     this.boardBox = h("div", { class: "board-box", id: "board" });
     this.boardHint = h("p", { class: "board-hint", id: "board-hint", "aria-hidden": "true" });
-    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (t) => { this.boardHint.textContent = t; }, label: "Puzzle board" });
-    this.title = h("h1", { class: "title" }, "Puzzles");
+    this.board = new BoardView(this.boardBox, { onMove: (m) => this.userMove(m), onHint: (text) => { this.boardHint.textContent = text; }, label: t("Puzzle board") });
+    this.title = h("h1", { class: "title" }, t("Puzzles"));
     this.status = h("p", { class: "status puzzle-status", id: "status", role: "status" });
     this.goal = h("p", { class: "puzzle-goal", id: "puzzle-goal" });
     this.feedback = h("p", { class: "puzzle-feedback", id: "puzzle-feedback" });
     this.ratingLine = h("p", { class: "puzzle-rating", id: "puzzle-rating" });
+    /** the rating line's words before any thanks for a vote */
+    this.ratingWords = "";
     this.actions = h("div", { class: "actions", id: "puzzle-actions" });
     this.replay = h("div", { class: "actions", id: "puzzle-replay", hidden: true });
     this.error = h("p", { class: "error", id: "error", role: "alert" });
     // the themes, their words and counts are the server's (GET /api/puzzles/themes)
-    this.themeSelect = h("select", { id: "puzzle-theme", "aria-label": "Theme" }, h("option", { value: "" }, "All themes"));
+    this.themeSelect = h("select", { id: "puzzle-theme", "aria-label": t("Theme") }, h("option", { value: "" }, t("All themes")));
     this.themeSelect.addEventListener("change", () => {
       window.localStorage?.setItem(THEME_KEY, this.themeSelect.value);
       this.next();
     });
     this.you = h("p", { class: "hint", id: "puzzle-you" });
-    this.history = h("ol", { class: "puzzle-history", id: "puzzle-history", "aria-label": "Your last puzzles" });
+    this.history = h("ol", { class: "puzzle-history", id: "puzzle-history", "aria-label": t("Your last puzzles") });
     /** @type {PuzzleInfo | null} */
     this.puzzle = null;
     /** @type {string[]} the moves of the line so far (solver's and replies) */
@@ -79,25 +91,25 @@ class PuzzlePage {
   }
 
   build() {
-    const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, "Square numbers");
+    const numbers = h("button", { type: "button", class: "small", "aria-pressed": "false" }, t("Square numbers"));
     numbers.addEventListener("click", () => {
       this.board.setShowNumbers(!this.board.showNumbers);
       numbers.setAttribute("aria-pressed", String(this.board.showNumbers));
     });
-    const tools = h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, "Flip board"), numbers);
+    const tools = h("div", { class: "board-tools" }, h("button", { type: "button", class: "small", onclick: () => this.board.setFlipped(!this.board.flipped) }, t("Flip board")), numbers);
     this.root.replaceChildren(
       h(
         "div",
         { class: "play puzzle" },
-        h("section", { class: "board-col", "aria-label": "Board" }, this.boardBox, tools, this.boardHint),
+        h("section", { class: "board-col", "aria-label": t("Board") }, this.boardBox, tools, this.boardHint),
         h(
           "aside",
           { class: "side" },
           this.title,
-          h("section", { class: "card puzzle-card", "aria-label": "Puzzle" }, this.status, this.goal, this.feedback, this.ratingLine, this.actions, this.replay),
+          h("section", { class: "card puzzle-card", "aria-label": t("Puzzle") }, this.status, this.goal, this.feedback, this.ratingLine, this.actions, this.replay),
           this.error,
-          h("section", { class: "card", "aria-label": "Choose puzzles" }, h("label", { class: "field" }, h("span", { class: "label" }, "Theme"), this.themeSelect), this.you),
-          this.signedIn ? h("section", { class: "card", "aria-label": "Your last puzzles" }, h("h2", {}, "Your last puzzles"), this.history) : "",
+          h("section", { class: "card", "aria-label": t("Choose puzzles") }, h("label", { class: "field" }, h("span", { class: "label" }, t("Theme")), this.themeSelect), this.you),
+          this.signedIn ? h("section", { class: "card", "aria-label": t("Your last puzzles") }, h("h2", {}, t("Your last puzzles")), this.history) : "",
         ),
       ),
     );
@@ -107,7 +119,7 @@ class PuzzlePage {
   async start(id) {
     /** @type {{theme: string, name: string, count: number}[]} */
     const themes = await request("GET", "/api/puzzles/themes");
-    this.themeSelect.append(...themes.filter((t) => t.count > 0).map((t) => h("option", { value: t.theme }, `${t.name} (${t.count})`)));
+    this.themeSelect.append(...themes.filter((theme) => theme.count > 0).map((theme) => h("option", { value: theme.theme }, `${theme.name} (${formatNumber(theme.count)})`)));
     this.themeSelect.value = window.localStorage?.getItem(THEME_KEY) ?? "";
     if (this.themeSelect.selectedIndex < 0) this.themeSelect.value = "";
     this.build();
@@ -117,14 +129,14 @@ class PuzzlePage {
 
   async refreshYou() {
     if (!this.signedIn) {
-      this.you.textContent = "Signed out, puzzles are not rated. Sign in to keep a puzzle rating.";
+      this.you.textContent = t("Signed out, puzzles are not rated. Sign in to keep a puzzle rating.");
       return;
     }
     /** @type {{rating: {rating: number, provisional: boolean} | null, attempts: number, history: {puzzle: string, solved: boolean, rated: boolean, puzzle_rating: number}[]}} */
     const me = await request("GET", "/api/puzzles/me?limit=10");
     this.you.textContent = me.rating
-      ? `Your puzzle rating: ${me.rating.rating}${me.rating.provisional ? "?" : ""} (${me.attempts} attempts)`
-      : "Your puzzle rating starts at your first puzzle.";
+      ? tn("Your puzzle rating: {rating} ({n} attempt)", "Your puzzle rating: {rating} ({n} attempts)", me.attempts, { rating: `${me.rating.rating}${me.rating.provisional ? "?" : ""}` })
+      : t("Your puzzle rating starts at your first puzzle.");
     this.history.replaceChildren(
       ...me.history.map((a) =>
         h("li", { class: a.solved ? "solved" : "failed" }, h("a", { href: `/puzzles/${encodeURIComponent(a.puzzle)}` }, `${a.solved ? "✓" : "✗"} ${a.puzzle}`), ` (${a.puzzle_rating})`),
@@ -150,20 +162,20 @@ class PuzzlePage {
       this.played = [];
       this.state = "solving";
       this.hintShown = false;
-      document.title = `Puzzle ${puzzle.id} · Pool Checkers`;
+      document.title = t("Puzzle {id} · Pool Checkers", { id: puzzle.id });
       // the side to move is the FEN's first letter (R5): the solver
       const solver = puzzle.fen.trim().toUpperCase().startsWith("W") ? "white" : "black";
       this.solver = solver;
       this.board.setFlipped(solver === "black");
       await this.show(0, false);
-      this.status.textContent = `Your turn: you play ${COLOR_NAME[solver]}.`;
+      this.status.textContent = yourTurn(solver);
       this.goal.textContent = puzzle.goal_text;
       this.feedback.textContent = "";
       this.feedback.className = "puzzle-feedback";
-      this.ratingLine.textContent = "";
+      this.ratingLine.textContent = this.ratingWords = "";
       this.replay.hidden = true;
       this.renderActions();
-      announce(`Puzzle. ${puzzle.goal_text}. You play ${COLOR_NAME[solver]}.`);
+      announce(solver === "white" ? t("Puzzle. {goal}. You play White.", { goal: puzzle.goal_text }) : t("Puzzle. {goal}. You play Black.", { goal: puzzle.goal_text }));
     } catch (err) {
       this.error.textContent = errorText(err);
     }
@@ -205,12 +217,12 @@ class PuzzlePage {
         await this.finish(true);
         return;
       }
-      this.feedback.textContent = "Best move! Keep going…";
+      this.feedback.textContent = t("Best move! Keep going…");
       this.feedback.className = "puzzle-feedback good";
       await new Promise((resolve) => window.setTimeout(resolve, REPLY_DELAY_MS));
       this.played.push(puzzle.solution[i + 1]);
       await this.show(this.played.length, true);
-      this.status.textContent = `Your turn: you play ${COLOR_NAME[this.solver]}.`;
+      this.status.textContent = yourTurn(this.solver);
     } catch (err) {
       this.error.textContent = errorText(err);
     } finally {
@@ -224,10 +236,10 @@ class PuzzlePage {
     if (!puzzle) return;
     this.state = solved ? "solved" : "failed";
     this.board.setLegalMoves([], false);
-    this.status.textContent = solved ? "Solved!" : "That is not the move.";
+    this.status.textContent = solved ? t("Solved!") : t("That is not the move.");
     this.feedback.textContent = solved
-      ? `Puzzle rated ${puzzle.rating}.`
-      : `The move was ${puzzle.solution[this.played.length - 1]}: see the whole solution below.`;
+      ? t("Puzzle rated {rating}.", { rating: String(puzzle.rating) })
+      : t("The move was {move}: see the whole solution below.", { move: puzzle.solution[this.played.length - 1] });
     this.feedback.className = `puzzle-feedback ${solved ? "good" : "bad"}`;
     announce(this.status.textContent, !solved);
     try {
@@ -236,12 +248,13 @@ class PuzzlePage {
       const r = result.rating;
       if (r && r.rated) {
         const sign = r.diff >= 0 ? "+" : "−";
-        this.ratingLine.textContent = `Your puzzle rating: ${r.after}${r.provisional ? "?" : ""} (${sign}${Math.abs(r.diff)})`;
+        this.ratingWords = t("Your puzzle rating: {rating} ({change})", { rating: `${r.after}${r.provisional ? "?" : ""}`, change: `${sign}${Math.abs(r.diff)}` });
       } else if (r) {
-        this.ratingLine.textContent = "Tried before: this attempt is not rated.";
+        this.ratingWords = t("Tried before: this attempt is not rated.");
       } else {
-        this.ratingLine.textContent = "Sign in to rate your attempts.";
+        this.ratingWords = t("Sign in to rate your attempts.");
       }
+      this.ratingLine.textContent = this.ratingWords;
     } catch (err) {
       this.error.textContent = errorText(err);
     }
@@ -255,15 +268,15 @@ class PuzzlePage {
     if (!puzzle) return;
     const buttons = [];
     if (this.state === "solving") {
-      buttons.push(h("button", { type: "button", id: "puzzle-hint", onclick: () => this.hint() }, "Hint"));
-      buttons.push(h("button", { type: "button", id: "puzzle-give-up", onclick: () => this.giveUp() }, "View the solution"));
+      buttons.push(h("button", { type: "button", id: "puzzle-hint", onclick: () => this.hint() }, t("Hint")));
+      buttons.push(h("button", { type: "button", id: "puzzle-give-up", onclick: () => this.giveUp() }, t("View the solution")));
     } else {
-      buttons.push(h("button", { type: "button", class: "primary", id: "puzzle-next", onclick: () => this.next() }, "Next puzzle"));
+      buttons.push(h("button", { type: "button", class: "primary", id: "puzzle-next", onclick: () => this.next() }, t("Next puzzle")));
       const moves = puzzle.solution.join(" ");
-      buttons.push(h("a", { class: "button", id: "puzzle-analysis", href: `/analysis?fen=${encodeURIComponent(puzzle.fen)}&moves=${encodeURIComponent(moves)}` }, "Analysis board"));
+      buttons.push(h("a", { class: "button", id: "puzzle-analysis", href: `/analysis?fen=${encodeURIComponent(puzzle.fen)}&moves=${encodeURIComponent(moves)}` }, t("Analysis board")));
       if (this.signedIn) {
-        buttons.push(h("button", { type: "button", class: "small", id: "vote-up", onclick: () => this.vote(1) }, "Good puzzle"));
-        buttons.push(h("button", { type: "button", class: "small", id: "vote-down", onclick: () => this.vote(-1) }, "Bad puzzle"));
+        buttons.push(h("button", { type: "button", class: "small", id: "vote-up", onclick: () => this.vote(1) }, t("Good puzzle")));
+        buttons.push(h("button", { type: "button", class: "small", id: "vote-down", onclick: () => this.vote(-1) }, t("Bad puzzle")));
       }
     }
     this.actions.replaceChildren(...buttons.flatMap((b, i) => (i ? [" ", b] : [b])));
@@ -277,15 +290,15 @@ class PuzzlePage {
     const where = h("span", { class: "replay-where" });
     const update = async (/** @type {number} */ ply) => {
       await this.show(Math.max(0, Math.min(last, ply)), true);
-      where.textContent = this.showPly ? `${this.showPly}/${last}: ${puzzle.solution[this.showPly - 1]}` : `start (0/${last})`;
+      where.textContent = this.showPly ? `${this.showPly}/${last}: ${puzzle.solution[this.showPly - 1]}` : t("start (0/{last})", { last });
     };
     this.replay.replaceChildren(
-      h("span", {}, "Solution: "),
-      h("button", { type: "button", class: "small", "aria-label": "Back to the start", onclick: () => update(0) }, "«"),
-      h("button", { type: "button", class: "small", "aria-label": "One move back", onclick: () => update(this.showPly - 1) }, "◀"),
+      h("span", {}, t("Solution:"), " "),
+      h("button", { type: "button", class: "small", "aria-label": t("Back to the start"), onclick: () => update(0) }, "«"),
+      h("button", { type: "button", class: "small", "aria-label": t("One move back"), onclick: () => update(this.showPly - 1) }, "◀"),
       where,
-      h("button", { type: "button", class: "small", "aria-label": "One move on", id: "replay-next", onclick: () => update(this.showPly + 1) }, "▶"),
-      h("button", { type: "button", class: "small", "aria-label": "To the end", onclick: () => update(last) }, "»"),
+      h("button", { type: "button", class: "small", "aria-label": t("One move on"), id: "replay-next", onclick: () => update(this.showPly + 1) }, "▶"),
+      h("button", { type: "button", class: "small", "aria-label": t("To the end"), onclick: () => update(last) }, "»"),
       h("p", { class: "hint" }, `${puzzle.solution.join(" ")}`),
     );
     this.replay.hidden = false;
@@ -301,7 +314,7 @@ class PuzzlePage {
     if (!move) return;
     this.board.hintSquare = move.path[0];
     this.board.refreshMarks();
-    this.feedback.textContent = `Move the piece on square ${move.path[0]}.`;
+    this.feedback.textContent = t("Move the piece on square {square}.", { square: move.path[0] });
     this.feedback.className = "puzzle-feedback";
   }
 
@@ -323,7 +336,7 @@ class PuzzlePage {
       this.renderReplay();
     }
     await this.show(0, false);
-    this.status.textContent = "The solution:";
+    this.status.textContent = t("The solution:");
   }
 
   /** @param {number} vote */
@@ -332,7 +345,8 @@ class PuzzlePage {
     try {
       /** @type {{up: number, down: number}} */
       const counts = await send("POST", `/api/puzzles/${encodeURIComponent(this.puzzle.id)}/vote`, { vote });
-      this.ratingLine.textContent = `${this.ratingLine.textContent.split(" Thanks")[0]} Thanks for your vote (${counts.up} good, ${counts.down} bad).`;
+      const thanks = t("Thanks for your vote ({up} good, {down} bad).", { up: counts.up, down: counts.down });
+      this.ratingLine.textContent = this.ratingWords ? `${this.ratingWords} ${thanks}` : thanks;
     } catch (err) {
       this.error.textContent = errorText(err);
     }

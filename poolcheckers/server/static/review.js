@@ -6,10 +6,13 @@
 
 /** @import { Color } from "./types.js" */
 
+import { t } from "./i18n.js";
+
 /**
- * A class of bad moves: its name, its plural, the least loss of expected score
- * it takes, and its mark after the move ("??").
- * @typedef {{name: string, plural: string, loss: number, mark: string}} MoveClass
+ * A class of bad moves: its name (the id the page's classes and values use), its
+ * words for players (one, several), the least loss of expected score it takes, and
+ * its mark after the move ("??").
+ * @typedef {{name: string, label: string, plural: string, loss: number, mark: string}} MoveClass
  */
 
 /**
@@ -35,9 +38,9 @@ export const SCALE = 223;
  */
 /** @type {MoveClass[]} */
 export const CLASSES = [
-  { name: "blunder", plural: "blunders", loss: 0.15, mark: "??" },
-  { name: "mistake", plural: "mistakes", loss: 0.1, mark: "?" },
-  { name: "inaccuracy", plural: "inaccuracies", loss: 0.05, mark: "?!" },
+  { name: "blunder", label: t("blunder"), plural: t("blunders"), loss: 0.15, mark: "??" },
+  { name: "mistake", label: t("mistake"), plural: t("mistakes"), loss: 0.1, mark: "?" },
+  { name: "inaccuracy", label: t("inaccuracy"), plural: t("inaccuracies"), loss: 0.05, mark: "?!" },
 ];
 
 /**

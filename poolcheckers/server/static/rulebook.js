@@ -5,7 +5,8 @@
 /** @import { Color } from "./types.js" */
 
 import { errorText, request } from "./api.js";
-import { COLOR_NAME, h, miniBoard } from "./util.js";
+import { t } from "./i18n.js";
+import { h, miniBoard } from "./util.js";
 import "./community.js";
 
 /**
@@ -21,6 +22,18 @@ import "./community.js";
  */
 
 /**
+ * The moves the side to move has, in words: "Black to move: 9-14, 10-15."
+ * @param {Color} turn
+ * @param {string[]} moves
+ * @returns {string}
+ */
+function movesText(turn, moves) {
+  if (!moves.length) return turn === "white" ? t("White to move, and no move left.") : t("Black to move, and no move left.");
+  const list = moves.join(", ");
+  return turn === "white" ? t("White to move: {moves}.", { moves: list }) : t("Black to move: {moves}.", { moves: list });
+}
+
+/**
  * One rule: its words and its position with the moves the side to move has.
  * @param {RuleEntry} rule
  * @returns {HTMLElement}
@@ -29,7 +42,7 @@ function ruleCard(rule) {
   /** @type {HTMLElement[]} */
   const parts = [h("h3", {}, rule.title), h("p", {}, rule.text)];
   if (rule.board && rule.turn) {
-    const moves = rule.moves.length ? `${COLOR_NAME[rule.turn]} to move: ${rule.moves.join(", ")}.` : `${COLOR_NAME[rule.turn]} to move, and no move left.`;
+    const moves = movesText(rule.turn, rule.moves);
     parts.push(
       h(
         "figure",
@@ -44,13 +57,13 @@ function ruleCard(rule) {
 
 /** @param {HTMLElement} root */
 export async function render(root) {
-  root.replaceChildren(h("h1", {}, "The rules"), h("p", { class: "loading" }, "Loading…"));
+  root.replaceChildren(h("h1", {}, t("The rules")), h("p", { class: "loading" }, t("Loading…")));
   /** @type {{rules: RuleEntry[]}} */
   let data;
   try {
     data = await request("GET", "/api/rulebook");
   } catch (err) {
-    root.replaceChildren(h("h1", {}, "The rules"), h("p", { class: "error", role: "alert" }, errorText(err)));
+    root.replaceChildren(h("h1", {}, t("The rules")), h("p", { class: "error", role: "alert" }, errorText(err)));
     return;
   }
   /** @type {Map<string, RuleEntry[]>} */
@@ -60,11 +73,11 @@ export async function render(root) {
     list.push(rule);
     sections.set(rule.section, list);
   }
-  const contents = h("nav", { class: "rule-contents", "aria-label": "Sections" }, ...[...sections.keys()].map((name, i) => h("a", { href: `#section-${i + 1}` }, name)));
+  const contents = h("nav", { class: "rule-contents", "aria-label": t("Sections") }, ...[...sections.keys()].map((name, i) => h("a", { href: `#section-${i + 1}` }, name)));
   root.replaceChildren(
     h("div", { class: "rules-page" },
-      h("h1", {}, "The rules of American pool checkers"),
-      h("p", { class: "lead" }, "Pool checkers is checkers with flying kings, men that capture backward, and free choice of captures. These are the rules of the American Pool Checker Association, which this site plays."),
+      h("h1", {}, t("The rules of American pool checkers")),
+      h("p", { class: "lead" }, t("Pool checkers is checkers with flying kings, men that capture backward, and free choice of captures. These are the rules of the American Pool Checker Association, which this site plays.")),
       contents,
       ...[...sections.entries()].map(([name, rules], i) => h("section", { class: "rule-section", "aria-labelledby": `section-${i + 1}` }, h("h2", { id: `section-${i + 1}` }, name), ...rules.map(ruleCard))),
     ),

@@ -7,6 +7,7 @@
 /** @import { RequestLimits, RuleOptionInfo, Rules, RulesInfo } from "./types.js" */
 
 import { api } from "./api.js";
+import { t } from "./i18n.js";
 import { h, plainWords } from "./util.js";
 
 /** @type {Promise<RulesInfo> | null} */
@@ -44,8 +45,8 @@ export async function pdnTooLong(text) {
   const limits = await requestLimits().catch(() => null);
   const bytes = new Blob([text]).size;
   if (!limits || bytes <= limits.pdn_bytes) return "";
-  const kib = (/** @type {number} */ n) => `${Math.ceil(n / 1024)} KiB`;
-  return `The PDN text is ${kib(bytes)}; the server reads at most ${kib(limits.pdn_bytes)} at once: split it.`;
+  const kib = (/** @type {number} */ n) => Math.ceil(n / 1024);
+  return t("The PDN text is {size} KiB; the server reads at most {limit} KiB at once: split it.", { size: kib(bytes), limit: kib(limits.pdn_bytes) });
 }
 
 /** @typedef {HTMLInputElement | HTMLSelectElement} RuleControl */

@@ -5,6 +5,7 @@
 
 import { errorText } from "./api.js";
 import { send } from "./community.js";
+import { formatDate, t } from "./i18n.js";
 import { h } from "./util.js";
 
 /**
@@ -12,7 +13,7 @@ import { h } from "./util.js";
  * @returns {string}
  */
 function when(seconds) {
-  return seconds === null ? "never" : new Date(seconds * 1000).toLocaleString();
+  return seconds === null ? t("never") : formatDate(seconds * 1000);
 }
 
 /**
@@ -23,7 +24,7 @@ function when(seconds) {
  * @returns {HTMLElement}
  */
 function row(token, changed, error) {
-  const revoke = h("button", { type: "button" }, "Revoke");
+  const revoke = h("button", { type: "button" }, t("Revoke"));
   revoke.addEventListener("click", async () => {
     error.textContent = "";
     try {
@@ -37,7 +38,9 @@ function row(token, changed, error) {
     "li",
     { "data-token": token.id },
     h("strong", {}, token.label),
-    ` — ${token.scopes.join(", ")}; made ${when(token.created)}, last used ${when(token.last_used)} `,
+    " — ",
+    t("{scopes}; made {made}, last used {used}", { scopes: token.scopes.join(", "), made: when(token.created), used: when(token.last_used) }),
+    " ",
     revoke,
   );
 }
@@ -47,31 +50,31 @@ function row(token, changed, error) {
  * @returns {HTMLElement}
  */
 export function tokensSection() {
-  const section = h("section", { class: "card", id: "tokens", "aria-label": "API tokens" });
+  const section = h("section", { class: "card", id: "tokens", "aria-label": t("API tokens") });
   const list = h("ul", { class: "tokens" });
   const error = h("p", { class: "error", role: "alert" });
   const shown = h("p", { class: "notice", role: "status" });
   const botLine = h("p", {});
-  const scopeBoxes = h("fieldset", {}, h("legend", {}, "It may"));
-  const label = h("input", { name: "label", required: true, placeholder: "my engine" });
+  const scopeBoxes = h("fieldset", {}, h("legend", {}, t("It may")));
+  const label = h("input", { name: "label", required: true, placeholder: t("my engine") });
   const form = h(
     "form",
-    { "aria-label": "New API token" },
-    h("label", {}, "Name ", label),
+    { "aria-label": t("New API token") },
+    h("label", {}, t("Name"), " ", label),
     scopeBoxes,
-    h("button", { type: "submit" }, "Make a token"),
+    h("button", { type: "submit" }, t("Make a token")),
   );
   const refresh = async () => {
     /** @type {TokenList} */
     const data = await send("GET", "/api/account/tokens");
-    botLine.textContent = data.bot ? "This is a bot account: it plays through the bot API." : "";
+    botLine.textContent = data.bot ? t("This is a bot account: it plays through the bot API.") : "";
     if (!scopeBoxes.querySelector("input")) {
       for (const [scope, meaning] of Object.entries(data.scopes)) {
         scopeBoxes.append(h("label", {}, h("input", { type: "checkbox", name: "scope", value: scope }), ` ${scope}: ${meaning}`), h("br", {}));
       }
     }
-    list.replaceChildren(...data.tokens.map((t) => row(t, () => refresh().catch(() => undefined), error)));
-    if (!data.tokens.length) list.append(h("li", {}, "No tokens."));
+    list.replaceChildren(...data.tokens.map((token) => row(token, () => refresh().catch(() => undefined), error)));
+    if (!data.tokens.length) list.append(h("li", {}, t("No tokens.")));
   };
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -80,7 +83,7 @@ export function tokensSection() {
     try {
       /** @type {ApiToken & {token: string}} */
       const made = await send("POST", "/api/account/tokens", { label: label.value, scopes });
-      shown.replaceChildren("Copy it now, it is shown only this once: ", h("code", { id: "new-token" }, made.token));
+      shown.replaceChildren(t("Copy it now, it is shown only this once:"), " ", h("code", { id: "new-token" }, made.token));
       form.reset();
       await refresh();
     } catch (err) {
@@ -88,8 +91,8 @@ export function tokensSection() {
     }
   });
   section.append(
-    h("h2", {}, "API tokens"),
-    h("p", {}, "A program (a bot, a script) signs in with a token instead of your password. Make one for each program; revoke it when the program stops."),
+    h("h2", {}, t("API tokens")),
+    h("p", {}, t("A program (a bot, a script) signs in with a token instead of your password. Make one for each program; revoke it when the program stops.")),
     botLine,
     list,
     form,

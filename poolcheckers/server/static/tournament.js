@@ -5,7 +5,8 @@
 /** @import { StandingRow, TournamentEvent, TournamentPairing } from "./types.js" */
 
 import { LiveSocket, errorText, request } from "./api.js";
-import { currentAccount, playerLink, send } from "./community.js";
+import { currentAccount, playerLink, send, withNodes } from "./community.js";
+import { t } from "./i18n.js";
 import { describe } from "./tournaments.js";
 import { h } from "./util.js";
 
@@ -13,10 +14,10 @@ import { h } from "./util.js";
  * (that read also marks you present for an arena's pairings). */
 const REFRESH_MS = 10000;
 const TIEBREAK_NAMES = {
-  head_to_head: "Head-to-head",
-  sonneborn_berger: "Sonneborn–Berger",
-  buchholz_cut1: "Buchholz cut-1",
-  wins: "Wins",
+  head_to_head: t("Head-to-head"),
+  sonneborn_berger: t("Sonneborn–Berger"),
+  buchholz_cut1: t("Buchholz cut-1"),
+  wins: t("Wins"),
 };
 
 /**
@@ -43,19 +44,19 @@ function points(score) {
 }
 
 /**
- * @param {TournamentEvent} t
+ * @param {TournamentEvent} tour
  * @returns {HTMLElement}
  */
-function standingsTable(t) {
-  const breaks = t.tiebreak_order;
-  const arena = t.system === "arena";
+function standingsTable(tour) {
+  const breaks = tour.tiebreak_order;
+  const arena = tour.system === "arena";
   /** @param {StandingRow} s */
   const row = (s) =>
     h(
       "tr",
       { class: s.withdrawn ? "withdrawn" : "", dataset: { player: s.username } },
       h("td", {}, s.rank),
-      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.withdrawn ? " (withdrawn)" : ""),
+      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.withdrawn ? " " + t("(withdrawn)") : ""),
       h("td", {}, s.rating),
       h("td", { class: "score" }, arena ? String(s.score) : points(s.score)),
       arena ? h("td", {}, (s.sheet ?? []).join(" ")) : h("td", {}, s.match_points),
@@ -64,7 +65,7 @@ function standingsTable(t) {
     );
   return h(
     "table",
-    { class: "standings", "aria-label": "Standings" },
+    { class: "standings", "aria-label": t("Standings") },
     h(
       "thead",
       {},
@@ -72,15 +73,15 @@ function standingsTable(t) {
         "tr",
         {},
         h("th", { scope: "col" }, "#"),
-        h("th", { scope: "col" }, "Player"),
-        h("th", { scope: "col" }, "Rating"),
-        h("th", { scope: "col" }, "Score"),
-        h("th", { scope: "col" }, arena ? "Games" : "Match points"),
-        h("th", { scope: "col" }, "Won/drawn/lost"),
+        h("th", { scope: "col" }, t("Player")),
+        h("th", { scope: "col" }, t("Rating")),
+        h("th", { scope: "col" }, t("Score")),
+        h("th", { scope: "col" }, arena ? t("Games") : t("Match points")),
+        h("th", { scope: "col" }, t("Won/drawn/lost")),
         ...breaks.map((b) => h("th", { scope: "col" }, TIEBREAK_NAMES[/** @type {keyof typeof TIEBREAK_NAMES} */ (b)] ?? b)),
       ),
     ),
-    h("tbody", {}, ...t.standings.map(row)),
+    h("tbody", {}, ...tour.standings.map(row)),
   );
 }
 
@@ -92,7 +93,7 @@ function standingsTable(t) {
 function crosstable(cross) {
   return h(
     "table",
-    { class: "crosstable", "aria-label": "Crosstable" },
+    { class: "crosstable", "aria-label": t("Crosstable") },
     h("thead", {}, h("tr", {}, h("th", {}, ""), ...cross.players.map((_p, i) => h("th", { scope: "col" }, i + 1)))),
     h(
       "tbody",
@@ -114,37 +115,42 @@ function crosstable(cross) {
  * @returns {HTMLElement}
  */
 function pairingItem(p) {
-  if (p.bye) return h("li", {}, p.black, " — bye");
+  if (p.bye) return h("li", {}, t("{name} — bye", { name: p.black }));
+  // data-result: the server's result, or the state in English ("playing", "to come")
   const result = p.result ?? (p.game ? "playing" : "to come");
-  const label = `${p.black} (Black) – ${p.white} (White)${p.leg === 2 ? ", game 2" : ""}`;
-  const berserk = p.berserk.length ? ` · berserk: ${p.berserk.join(", ")}` : "";
+  const shown = p.result ?? (p.game ? t("playing") : t("to come"));
+  const names = { black: p.black, white: p.white ?? "" };
+  const label = p.leg === 2 ? t("{black} (Black) – {white} (White), game 2", names) : t("{black} (Black) – {white} (White)", names);
+  const berserk = p.berserk.length ? " · " + t("berserk: {names}", { names: p.berserk.join(", ") }) : "";
   return h(
     "li",
     { dataset: { result } },
     p.game ? h("a", { href: `/play/${encodeURIComponent(p.game)}` }, label) : label,
-    ` ${result}${p.forfeit ? " (forfeit)" : ""}${berserk}`,
+    " ",
+    p.forfeit ? t("{result} (forfeit)", { result: shown }) : shown,
+    berserk,
   );
 }
 
 /**
- * @param {TournamentEvent} t
+ * @param {TournamentEvent} tour
  * @returns {HTMLElement}
  */
-function pairingsSection(t) {
+function pairingsSection(tour) {
   /** @type {Map<number, TournamentPairing[]>} */
   const rounds = new Map();
-  for (const p of t.pairings) rounds.set(p.round, [...(rounds.get(p.round) ?? []), p]);
+  for (const p of tour.pairings) rounds.set(p.round, [...(rounds.get(p.round) ?? []), p]);
   const numbers = [...rounds.keys()].sort((a, b) => b - a);
   return h(
     "section",
-    { class: "card", "aria-label": "Pairings" },
-    h("h2", {}, t.system === "arena" ? "Games" : "Pairings"),
-    numbers.length ? "" : h("p", {}, "No games yet."),
+    { class: "card", "aria-label": t("Pairings") },
+    h("h2", {}, tour.system === "arena" ? t("Games") : t("Pairings")),
+    numbers.length ? "" : h("p", {}, t("No games yet.")),
     ...numbers.map((n) =>
       h(
         "div",
         { class: "round", dataset: { round: String(n) } },
-        t.system === "arena" ? "" : h("h3", {}, `Round ${n}`),
+        tour.system === "arena" ? "" : h("h3", {}, t("Round {round}", { round: n })),
         h("ol", {}, ...(rounds.get(n) ?? []).map(pairingItem)),
       ),
     ),
@@ -152,11 +158,11 @@ function pairingsSection(t) {
 }
 
 /**
- * @param {TournamentEvent} t
+ * @param {TournamentEvent} tour
  * @param {() => Promise<void>} refresh
  * @returns {HTMLElement}
  */
-function actions(t, refresh) {
+function actions(tour, refresh) {
   const error = h("p", { class: "error", role: "alert" });
   /**
    * @param {string} path
@@ -164,7 +170,7 @@ function actions(t, refresh) {
    */
   const post = async (path, body) => {
     try {
-      await send("POST", `/api/tournaments/${encodeURIComponent(t.id)}/${path}`, body());
+      await send("POST", `/api/tournaments/${encodeURIComponent(tour.id)}/${path}`, body());
       error.textContent = "";
       await refresh();
     } catch (err) {
@@ -177,77 +183,88 @@ function actions(t, refresh) {
    * @param {unknown} [body]
    */
   const button = (text, path, body = {}) => h("button", { type: "button", onclick: () => post(path, () => body) }, text);
-  const you = t.you;
-  const open = t.status === "created" || (t.status === "running" && t.system !== "round_robin");
-  const password = h("input", { type: "password", "aria-label": "Event password", placeholder: "password" });
+  const you = tour.you;
+  const open = tour.status === "created" || (tour.status === "running" && tour.system !== "round_robin");
+  const password = h("input", { type: "password", "aria-label": t("Event password"), placeholder: t("password") });
   const join = h(
     "span",
     {},
-    t.private ? password : "",
-    h("button", { type: "button", onclick: () => post("join", () => (t.private ? { password: password.value } : {})) }, "Join"),
+    tour.private ? password : "",
+    h("button", { type: "button", onclick: () => post("join", () => (tour.private ? { password: password.value } : {})) }, t("Join")),
   );
   return h(
     "div",
     { class: "actions" },
     you && !you.joined && open ? join : "",
-    you?.joined && t.status !== "finished" ? button("Withdraw", "withdraw") : "",
-    you?.creator && t.status === "created" ? button("Start now", "start") : "",
-    you?.creator && t.status === "running" ? button(t.paused ? "Resume" : "Pause", "pause", { paused: !t.paused }) : "",
-    you?.game && t.system === "arena" ? button("Berserk (half your time)", "berserk", { game: you.game }) : "",
+    you?.joined && tour.status !== "finished" ? button(t("Withdraw"), "withdraw") : "",
+    you?.creator && tour.status === "created" ? button(t("Start now"), "start") : "",
+    you?.creator && tour.status === "running" ? button(tour.paused ? t("Resume") : t("Pause"), "pause", { paused: !tour.paused }) : "",
+    you?.game && tour.system === "arena" ? button(t("Berserk (half your time)"), "berserk", { game: you.game }) : "",
     error,
   );
 }
 
 /**
- * @param {TournamentEvent} t
+ * @param {TournamentEvent} tour
  * @returns {HTMLElement}
  */
-function header(t) {
+function header(tour) {
   const when =
-    t.status === "created"
-      ? t.starts_at ? `Starts in ${countdown(t.starts_at)}` : "Starts when its creator starts it"
-      : t.status === "running"
-        ? t.system === "arena"
-          ? `Ends in ${countdown(t.ends_at)}`
-          : `Round ${t.round} of ${t.total_rounds}${t.paused ? " (paused)" : ""}` +
-            (t.next_round_at && t.next_round_at > Date.now() / 1000 ? ` · next round in ${countdown(t.next_round_at)}` : "")
-        : "Finished";
+    tour.status === "created"
+      ? tour.starts_at ? t("Starts in {time}", { time: countdown(tour.starts_at) }) : t("Starts when its creator starts it")
+      : tour.status === "running"
+        ? tour.system === "arena"
+          ? t("Ends in {time}", { time: countdown(tour.ends_at) })
+          : roundText(tour)
+        : t("Finished");
   return h(
     "header",
     {},
-    h("h1", {}, t.name),
-    h("p", {}, describe(t), ` · made by `, playerLink(t.creator)),
+    h("h1", {}, tour.name),
+    h("p", {}, describe(tour), " · ", ...withNodes(t("made by {name}"), { name: playerLink(tour.creator) })),
     h("p", { class: "when", "aria-live": "polite" }, when),
   );
 }
 
 /**
- * @param {TournamentEvent} t
+ * The round of a running round robin or Swiss event: "Round 2 of 5 · next round in 3:05".
+ * @param {TournamentEvent} tour
+ * @returns {string}
+ */
+function roundText(tour) {
+  const numbers = { round: tour.round, total: tour.total_rounds ?? "?" };
+  const round = tour.paused ? t("Round {round} of {total} (paused)", numbers) : t("Round {round} of {total}", numbers);
+  const next = tour.next_round_at && tour.next_round_at > Date.now() / 1000 ? tour.next_round_at : null;
+  return next ? round + " · " + t("next round in {time}", { time: countdown(next) }) : round;
+}
+
+/**
+ * @param {TournamentEvent} tour
  * @returns {HTMLElement | string}
  */
-function podium(t) {
-  if (t.status !== "finished" || !t.podium?.length) return "";
+function podium(tour) {
+  if (tour.status !== "finished" || !tour.podium?.length) return "";
   return h(
     "section",
-    { class: "card podium", "aria-label": "Podium" },
-    h("h2", {}, `Winner: ${t.winner}`),
-    h("ol", {}, ...t.podium.map((name) => h("li", {}, playerLink(name)))),
+    { class: "card podium", "aria-label": t("Podium") },
+    h("h2", {}, t("Winner: {name}", { name: tour.winner ?? "" })),
+    h("ol", {}, ...tour.podium.map((name) => h("li", {}, playerLink(name)))),
   );
 }
 
 /**
- * @param {TournamentEvent} t
+ * @param {TournamentEvent} tour
  * @returns {HTMLElement}
  */
-function downloads(t) {
-  const base = `/api/tournaments/${encodeURIComponent(t.id)}`;
+function downloads(tour) {
+  const base = `/api/tournaments/${encodeURIComponent(tour.id)}`;
   return h(
     "p",
     { class: "downloads" },
-    h("a", { href: `${base}/pdn`, download: "" }, "All games (PDN)"),
+    h("a", { href: `${base}/pdn`, download: "" }, t("All games (PDN)")),
     " · ",
-    h("a", { href: `${base}/csv`, download: "" }, "Standings (CSV)"),
-    t.system === "arena" ? "" : [" · ", h("a", { href: `${base}/trf`, download: "" }, "FIDE TRF")],
+    h("a", { href: `${base}/csv`, download: "" }, t("Standings (CSV)")),
+    tour.system === "arena" ? "" : [" · ", h("a", { href: `${base}/trf`, download: "" }, t("FIDE TRF"))],
   );
 }
 
@@ -272,30 +289,30 @@ export async function render(root, id) {
   }, 1000);
   const draw = async () => {
     /** @type {TournamentEvent} */
-    const t = await request("GET", url);
-    const mine = t.you?.game ?? null;
+    const tour = await request("GET", url);
+    const mine = tour.you?.game ?? null;
     if (mine && seenGame !== null && mine !== seenGame) {
       window.location.assign(`/play/${encodeURIComponent(mine)}`); // your next game starts by itself
       return;
     }
     seenGame = mine ?? "";
-    if (t.status === "finished") window.clearInterval(timer);
-    latest = t;
+    if (tour.status === "finished") window.clearInterval(timer);
+    latest = tour;
     // the countdown changes every second; the rest only when the event does: the page
     // is drawn again only then, so that a click or a focused field is not lost
-    const text = JSON.stringify(t);
+    const text = JSON.stringify(tour);
     if (text === shown) return;
     shown = text;
-    document.title = `${t.name} · Pool Checkers`;
+    document.title = t("{name} · Pool Checkers", { name: tour.name });
     root.replaceChildren(
-      header(t),
-      actions(t, draw),
-      mine ? h("p", { class: "your-game" }, h("a", { href: `/play/${encodeURIComponent(mine)}` }, "Your game is on: play it")) : "",
-      podium(t),
-      downloads(t),
-      h("section", { class: "card", "aria-label": "Standings" }, h("h2", {}, "Standings"), standingsTable(t)),
-      t.crosstable ? h("section", { class: "card", "aria-label": "Crosstable" }, h("h2", {}, "Crosstable"), crosstable(t.crosstable)) : "",
-      pairingsSection(t),
+      header(tour),
+      actions(tour, draw),
+      mine ? h("p", { class: "your-game" }, h("a", { href: `/play/${encodeURIComponent(mine)}` }, t("Your game is on: play it"))) : "",
+      podium(tour),
+      downloads(tour),
+      h("section", { class: "card", "aria-label": t("Standings") }, h("h2", {}, t("Standings")), standingsTable(tour)),
+      tour.crosstable ? h("section", { class: "card", "aria-label": t("Crosstable") }, h("h2", {}, t("Crosstable")), crosstable(tour.crosstable)) : "",
+      pairingsSection(tour),
     );
   };
   const refresh = () => draw().catch(() => undefined); // a missed read is retried later

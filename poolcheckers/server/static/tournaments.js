@@ -4,51 +4,53 @@
 /** @import { TournamentSummary } from "./types.js" */
 
 import { errorText, request } from "./api.js";
-import { clockText, currentAccount, send } from "./community.js";
+import { categoryWord, clockText, currentAccount, send, withNodes } from "./community.js";
+import { formatDate, t, tn } from "./i18n.js";
 import { h } from "./util.js";
 
 export const SYSTEM_NAMES = {
-  round_robin: "Round robin",
-  swiss: "Swiss",
-  arena: "Arena",
+  round_robin: t("Round robin"),
+  swiss: t("Swiss"),
+  arena: t("Arena"),
 };
 
 /**
  * What an event is, in a line: "Round robin · 10+5 rapid · 2 games a pairing · rated".
- * @param {TournamentSummary} t
+ * @param {TournamentSummary} tour
  * @returns {string}
  */
-export function describe(t) {
-  const parts = [SYSTEM_NAMES[t.system], `${clockText(t.clock)} ${t.category}`];
-  if (t.system === "swiss") parts.push(`${t.rounds} rounds`);
-  if (t.system === "arena") parts.push(`${t.duration_minutes} minutes`);
-  if (t.games_per_pairing === 2) parts.push("2 games a pairing, colours swapped");
-  if (t.double) parts.push("double round robin");
-  parts.push(t.rated ? "rated" : "casual");
-  if (t.private) parts.push("club event (password)");
+export function describe(tour) {
+  const parts = [SYSTEM_NAMES[tour.system], `${clockText(tour.clock)} ${categoryWord(tour.category)}`];
+  if (tour.system === "swiss") parts.push(tn("{n} round", "{n} rounds", tour.rounds ?? 0));
+  if (tour.system === "arena") parts.push(tn("{n} minute", "{n} minutes", tour.duration_minutes ?? 0));
+  if (tour.games_per_pairing === 2) parts.push(t("2 games a pairing, colours swapped"));
+  if (tour.double) parts.push(t("double round robin"));
+  parts.push(tour.rated ? t("rated") : t("casual"));
+  if (tour.private) parts.push(t("club event (password)"));
   return parts.join(" · ");
 }
 
 /**
- * @param {TournamentSummary} t
+ * @param {TournamentSummary} tour
  * @returns {HTMLElement}
  */
-function eventItem(t) {
+function eventItem(tour) {
   const when =
-    t.status === "created"
-      ? t.starts_at
-        ? `starts ${new Date(t.starts_at * 1000).toLocaleString()}`
-        : "starts when its creator starts it"
-      : t.status === "running"
-        ? t.system === "arena"
-          ? "running"
-          : `round ${t.round}`
-        : "finished";
+    tour.status === "created"
+      ? tour.starts_at
+        ? t("starts {date}", { date: formatDate(tour.starts_at * 1000) })
+        : t("starts when its creator starts it")
+      : tour.status === "running"
+        ? tour.system === "arena"
+          ? t("running")
+          : t("round {round}", { round: tour.round })
+        : t("finished");
+  const players = tn("{n} player", "{n} players", tour.players);
   return h(
     "li",
-    { dataset: { id: t.id } },
-    h("a", { href: `/tournaments/${encodeURIComponent(t.id)}` }, t.name),
-    ` — ${describe(t)} · ${t.players} player${t.players === 1 ? "" : "s"} · ${when}`,
+    { dataset: { id: tour.id } },
+    h("a", { href: `/tournaments/${encodeURIComponent(tour.id)}` }, tour.name),
+    ` — ${describe(tour)} · ${players} · ${when}`,
   );
 }
 
@@ -64,27 +66,28 @@ export async function render(root) {
   const account = await currentAccount();
   /** @type {[string, TournamentSummary[]][]} */
   const sections = [
-    ["Running", running],
-    ["Upcoming", upcoming],
-    ["Finished", finished],
+    [t("Running"), running],
+    [t("Upcoming"), upcoming],
+    [t("Finished"), finished],
   ];
   root.replaceChildren(
-    h("h1", {}, "Tournaments"),
+    h("h1", {}, t("Tournaments")),
     h(
       "p",
       {},
-      "Round robins of two-game matches as in APCA divisions, Swiss events and arenas, all on the APCA rules. " +
-        "Every game is an ordinary game of the site, with its clock, its PDN and your rating.",
+      t(
+        "Round robins of two-game matches as in APCA divisions, Swiss events and arenas, all on the APCA rules. Every game is an ordinary game of the site, with its clock, its PDN and your rating.",
+      ),
     ),
     ...(account
       ? [createForm(), importForm()]
-      : [h("p", {}, h("a", { href: "/account" }, "Sign in"), " to make or join an event.")]),
+      : [h("p", {}, ...withNodes(t("{link} to make or join an event."), { link: h("a", { href: "/account" }, t("Sign in")) }))]),
     ...sections.map(([title, list]) =>
       h(
         "section",
         { class: "card", "aria-label": title },
         h("h2", {}, title),
-        list.length ? h("ul", { class: "events" }, ...list.map(eventItem)) : h("p", {}, "None."),
+        list.length ? h("ul", { class: "events" }, ...list.map(eventItem)) : h("p", {}, t("None.")),
       ),
     ),
   );
@@ -102,7 +105,7 @@ function field(label, input) {
 
 /** @returns {HTMLElement} */
 function createForm() {
-  const name = h("input", { name: "name", required: true, maxlength: "60", value: "Club round robin" });
+  const name = h("input", { name: "name", required: true, maxlength: "60", value: t("Club round robin") });
   const system = h(
     "select",
     { name: "system" },
@@ -111,7 +114,7 @@ function createForm() {
   const minutes = h("input", { name: "minutes", type: "number", min: "0.25", step: "0.25", value: "10" });
   const increment = h("input", { name: "increment", type: "number", min: "0", max: "60", value: "5" });
   const days = h("input", { name: "days", type: "number", min: "0", max: "14", value: "0" });
-  const games = h("select", { name: "games" }, h("option", { value: "2" }, "2, colours swapped"), h("option", { value: "1" }, "1"));
+  const games = h("select", { name: "games" }, h("option", { value: "2" }, t("2, colours swapped")), h("option", { value: "1" }, "1"));
   const double = h("input", { name: "double", type: "checkbox" });
   const rounds = h("input", { name: "rounds", type: "number", min: "1", max: "20", value: "5" });
   const duration = h("input", { name: "duration", type: "number", min: "10", max: "1440", value: "60" });
@@ -125,25 +128,25 @@ function createForm() {
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
-    { class: "card", "aria-label": "New tournament" },
-    h("h2", {}, "New tournament"),
-    field("Name", name),
-    field("System", system),
-    field("Minutes each", minutes),
-    field("Increment (seconds)", increment),
-    field("Or days a move (correspondence)", days),
-    field("Games a pairing", games),
-    field("Double round robin", double),
-    field("Rounds (Swiss)", rounds),
-    field("Duration in minutes (arena)", duration),
-    field("Rated", rated),
-    field("Most players", maxPlayers),
-    field("Starts at (optional)", startsAt),
-    field("Password for a club event (optional)", password),
-    field("Minutes between round starts (optional)", roundMinutes),
-    field("Lowest rating (optional)", ratingLow),
-    field("Highest rating (optional)", ratingHigh),
-    h("button", { type: "submit" }, "Create"),
+    { class: "card", "aria-label": t("New tournament") },
+    h("h2", {}, t("New tournament")),
+    field(t("Name"), name),
+    field(t("System"), system),
+    field(t("Minutes each"), minutes),
+    field(t("Increment (seconds)"), increment),
+    field(t("Or days a move (correspondence)"), days),
+    field(t("Games a pairing"), games),
+    field(t("Double round robin"), double),
+    field(t("Rounds (Swiss)"), rounds),
+    field(t("Duration in minutes (arena)"), duration),
+    field(t("Rated"), rated),
+    field(t("Most players"), maxPlayers),
+    field(t("Starts at (optional)"), startsAt),
+    field(t("Password for a club event (optional)"), password),
+    field(t("Minutes between round starts (optional)"), roundMinutes),
+    field(t("Lowest rating (optional)"), ratingLow),
+    field(t("Highest rating (optional)"), ratingHigh),
+    h("button", { type: "submit" }, t("Create")),
     error,
   );
   form.addEventListener("submit", async (event) => {
@@ -188,26 +191,27 @@ function importForm() {
   const error = h("p", { class: "error", role: "alert" });
   const form = h(
     "form",
-    { class: "card", "aria-label": "Import a Swiss event" },
-    h("h2", {}, "Import a Swiss event"),
+    { class: "card", "aria-label": t("Import a Swiss event") },
+    h("h2", {}, t("Import a Swiss event")),
     h(
       "p",
       {},
-      "From a FIDE TRF file of your pairing program, with each player's username as the name. " +
-        "The rounds already played count; the site pairs the rest when you start it.",
+      t(
+        "From a FIDE TRF file of your pairing program, with each player's username as the name. The rounds already played count; the site pairs the rest when you start it.",
+      ),
     ),
-    field("TRF file", file),
-    field("Minutes each", minutes),
-    field("Increment (seconds)", increment),
-    field("Rated", rated),
-    h("button", { type: "submit" }, "Import"),
+    field(t("TRF file"), file),
+    field(t("Minutes each"), minutes),
+    field(t("Increment (seconds)"), increment),
+    field(t("Rated"), rated),
+    h("button", { type: "submit" }, t("Import")),
     error,
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const chosen = /** @type {HTMLInputElement} */ (file).files?.[0];
     if (!chosen) {
-      error.textContent = "Choose a TRF file first.";
+      error.textContent = t("Choose a TRF file first.");
       return;
     }
     const body = {

@@ -4,6 +4,8 @@
 
 /** @import { Color } from "./types.js" */
 
+import { t } from "./i18n.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
@@ -128,8 +130,21 @@ export function rcToSquare(r, c) {
 /** The playable squares, 1 to 32 (R2). */
 export const SQUARES = Array.from({ length: 32 }, (_, i) => i + 1);
 
-/** @type {Record<Color, string>} */
+/**
+ * The sides' names in English: the PDN tags of their players ("Black", "White",
+ * "BlackElo"), never translated. Players read colorName().
+ * @type {Record<Color, string>}
+ */
 export const COLOR_NAME = { black: "Black", white: "White" };
+
+/**
+ * A side's name as players read it: "Black" or "White" in the page's language.
+ * @param {Color} color
+ * @returns {string}
+ */
+export function colorName(color) {
+  return color === "black" ? t("Black") : t("White");
+}
 
 /**
  * @param {Color} color
@@ -162,9 +177,10 @@ export function boardPosition(text, turn) {
  * @returns {string}
  */
 export function pieceName(p) {
-  if (!p) return "empty";
-  const color = p.toLowerCase() === "b" ? "black" : "white";
-  return `${color} ${p === p.toUpperCase() ? "king" : "man"}`;
+  if (!p) return t("empty");
+  const king = p === p.toUpperCase();
+  if (p.toLowerCase() === "b") return king ? t("black king") : t("black man");
+  return king ? t("white king") : t("white man");
 }
 
 /**
@@ -211,18 +227,6 @@ export function moveNumber(ply, startTurn) {
   const offset = startTurn === "white" ? 1 : 0;
   const n = Math.floor((ply - 1 + offset) / 2) + 1;
   return (ply - 1 + offset) % 2 === 0 ? `${n}.` : `${n}...`;
-}
-
-/**
- * "1 move", "2 moves": a count with its noun, singular or plural ("ply" -> "plies").
- * @param {number} n
- * @param {string} word
- * @param {string | null} [many]
- * @returns {string}
- */
-export function plural(n, word, many = null) {
-  const count = Number(n);
-  return `${n} ${count === 1 ? word : many ?? `${word}s`}`;
 }
 
 /**
@@ -332,7 +336,7 @@ export function keepInView(list, el) {
  *   flipped: Black's side at the bottom; numbers: each dark square's number (R2)
  * @returns {SVGSVGElement}
  */
-export function miniBoard(squares, { flipped = false, numbers = false, label = "A position" } = {}) {
+export function miniBoard(squares, { flipped = false, numbers = false, label = t("A position") } = {}) {
   const cells = [];
   for (let r = 0; r < 8; r++) {
     for (let c = 0; c < 8; c++) {
@@ -386,5 +390,5 @@ export function plainWords(text) {
  */
 export function plainMessage(text) {
   const { text: words, rule } = plainWords(text);
-  return h("span", { class: "plain" }, words, rule ? " " : "", rule ? h("a", { href: `/rules#${rule}`, class: "rule-link" }, "Why?") : "");
+  return h("span", { class: "plain" }, words, rule ? " " : "", rule ? h("a", { href: `/rules#${rule}`, class: "rule-link" }, t("Why?")) : "");
 }

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from poolcheckers.server.accounts.cookies import clear_session_cookie, set_session_cookie
+from poolcheckers.server.accounts.cookies import (
+    clear_session_cookie,
+    set_language_cookie,
+    set_session_cookie,
+)
+from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
@@ -34,9 +39,11 @@ router = APIRouter(
 )
 
 
-def _signed_in(username: str, csrf: str, token: str, request: Request) -> Response:
-    response = json_response(AccountInfo(username=username, csrf_token=csrf).model_dump_json())
+def _signed_in(user: User, csrf: str, token: str, request: Request) -> Response:
+    response = json_response(AccountInfo(username=user.username, csrf_token=csrf).model_dump_json())
     set_session_cookie(response, token, request)
+    if user.locale:  # the account's language follows it to this browser
+        set_language_cookie(response, user.locale, request)
     return response
 
 
@@ -47,7 +54,7 @@ async def signup(body: Credentials, request: Request, ctx: Ctx) -> Response:
         c.accounts.signup, body.username, body.password, address=client_address(request)
     )
     info = done.user.private(done.token)
-    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+    return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 
 
 @router.post("/login", response_model=AccountInfo, summary="Sign in (a new session)")
@@ -57,7 +64,7 @@ async def login(body: Credentials, request: Request, ctx: Ctx) -> Response:
     await c.sign_in_burst(address)
     done = await c.hashing(c.accounts.login, body.username, body.password, address=address)
     info = done.user.private(done.token)
-    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+    return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 
 
 @router.post("/logout", status_code=204, summary="Sign out (ends this session)")
@@ -95,7 +102,7 @@ async def reset_password(body: PasswordReset, request: Request, ctx: Ctx) -> Res
     )
     await c.ended(done.user.id)
     info = done.user.private(done.token)
-    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+    return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 
 
 @router.post(
@@ -111,7 +118,7 @@ async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> R
     )
     await c.ended(done.user.id)  # every other session ended with the old password
     info = done.user.private(done.token)
-    return _signed_in(done.user.username, str(info["csrf_token"]), done.token, request)
+    return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 
 
 #: ``GET /api/session`` lives beside the account routes, outside their prefix

@@ -7,14 +7,14 @@ from another host (no CDN scripts or styles), so it works offline and leaks noth
 from __future__ import annotations
 
 import html
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from poolcheckers.server import errors
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, json_response, request_locale
 from poolcheckers.server.api.schemas import ErrorDetail, Health
 
 router = APIRouter()
@@ -38,19 +38,21 @@ PAGES = (
 )
 
 
-def page_response(static_dir: Path, status: int = 200) -> Response:
-    """The app shell (``index.html``): its router shows the page of the URL."""
-    index = static_dir / "index.html"
-    if not index.is_file():
+def page_response(shells: Mapping[str, str], request: Request, status: int = 200) -> Response:
+    """The app shell (``index.html``) in the request's language: its router shows the
+    page of the URL.  The answer varies with the language's cookie and header."""
+    shell = shells.get(request_locale(request))
+    if shell is None:
         return PlainTextResponse(
             "The front-end is not installed (poolcheckers/server/static/index.html).",
             status_code=503,
         )
-    return FileResponse(index, media_type="text/html", status_code=status)
+    headers = {"Vary": "Accept-Language, Cookie", "Cache-Control": "no-cache"}
+    return HTMLResponse(shell, status_code=status, headers=headers)
 
 
-async def app_shell(ctx: Ctx) -> Response:
-    return page_response(ctx.settings.static_dir)
+async def app_shell(request: Request, ctx: Ctx) -> Response:
+    return page_response(ctx.shells, request)
 
 
 for _path in PAGES:

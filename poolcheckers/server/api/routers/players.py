@@ -13,7 +13,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Query, Response
 
 from poolcheckers.server import errors
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, Lang, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import (
     HeadToHeadRow,
@@ -66,6 +66,7 @@ async def get_head_to_head(username: str, ctx: Ctx) -> Response:
 async def get_rating_history(
     username: str,
     ctx: Ctx,
+    words: Lang,
     span: Annotated[
         Literal["all", "year", "month"],
         Query(alias="range", description="back from the last rated game"),
@@ -74,7 +75,7 @@ async def get_rating_history(
 ) -> Response:
     user, updates = await ctx.run(ctx.players.rating_updates, username)
     plot = await anyio.to_thread.run_sync(
-        ctx.players.history_svg, user, updates, span, size == "phone"
+        ctx.players.history_svg, user, updates, span, size == "phone", words
     )
     return Response(plot, media_type="image/svg+xml", headers={"Cache-Control": "max-age=60"})
 

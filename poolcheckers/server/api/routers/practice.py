@@ -8,7 +8,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Response
 from pydantic import Field
 
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, Lang, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import Request as Body
 from poolcheckers.server.api.schemas import Text
@@ -28,8 +28,8 @@ class PracticeMove(Body):
 
 
 @router.get("/api/practice", summary="The endgame exercises")
-async def exercises(ctx: Ctx) -> Response:
-    return json_response(ctx.practice.exercises())
+async def exercises(ctx: Ctx, words: Lang) -> Response:
+    return json_response(words.localize(ctx.practice.exercises(), frozenset({"title", "about"})))
 
 
 @router.post("/api/practice/start", summary="A position's value by the tables")

@@ -10,10 +10,11 @@ import anyio.to_thread
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import Field
 
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, Lang, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import Request as Body
 from poolcheckers.server.api.schemas import Text
+from poolcheckers.server.i18n import Translator
 from poolcheckers.server.puzzles.model import GOAL_TEXT
 from poolcheckers.server.puzzles.repository import StoredPuzzle
 
@@ -38,14 +39,14 @@ class VoteRequest(Body):
     vote: int = Field(description="1 (a good puzzle), -1 (a bad one) or 0 (no vote)")
 
 
-def puzzle_json(p: StoredPuzzle) -> dict[str, Any]:
+def puzzle_json(p: StoredPuzzle, words: Translator) -> dict[str, Any]:
     q = p.puzzle
     return {
         "id": q.id,
         "fen": q.fen,
         "solution": list(q.solution),
         "goal": q.goal,
-        "goal_text": GOAL_TEXT[q.goal],
+        "goal_text": words.gettext(GOAL_TEXT[q.goal]),
         "rating": int(p.glicko.rating),
         "themes": list(q.themes),
         "source": None if q.source is None else dict(q.source),
@@ -59,22 +60,23 @@ def puzzle_json(p: StoredPuzzle) -> dict[str, Any]:
 async def next_puzzle(
     request: Request,
     ctx: Ctx,
+    words: Lang,
     theme: str | None = Query(None, max_length=24),
     rating: int | None = Query(None, ge=400, le=3000, description="signed out: near this"),
 ) -> Response:
     user = await ctx.accounts.user_of(request)
     found = await ctx.run(ctx.puzzles.next_for, user, theme, rating)
-    return json_response(puzzle_json(found))
+    return json_response(puzzle_json(found, words))
 
 
 @router.get("/api/puzzles/daily", summary="The puzzle of the day")
-async def daily(ctx: Ctx) -> Response:
-    return json_response(puzzle_json(await ctx.run(ctx.puzzles.daily)))
+async def daily(ctx: Ctx, words: Lang) -> Response:
+    return json_response(puzzle_json(await ctx.run(ctx.puzzles.daily), words))
 
 
 @router.get("/api/puzzles/themes", summary="Each theme, its words and how many puzzles have it")
-async def themes(ctx: Ctx) -> Response:
-    return json_response(await ctx.run(ctx.puzzles.themes))
+async def themes(ctx: Ctx, words: Lang) -> Response:
+    return json_response(words.localize(await ctx.run(ctx.puzzles.themes), frozenset({"name"})))
 
 
 @router.get("/api/puzzles/me", summary="Your puzzle rating and your last attempts")
@@ -88,24 +90,25 @@ async def mine(request: Request, ctx: Ctx, limit: int = Query(30, ge=1, le=200))
 @router.get("/api/puzzles", summary="The stored puzzles, page by page (for export)")
 async def listed(
     ctx: Ctx,
+    words: Lang,
     offset: int = Query(0, ge=0, le=10_000_000),
     limit: int = Query(100, ge=1, le=500),
 ) -> Response:
     found = await ctx.run(ctx.puzzles.listed, offset, limit)
-    return json_response([puzzle_json(p) for p in found])
+    return json_response([puzzle_json(p, words) for p in found])
 
 
 @router.post("/api/puzzles/propose", summary="Make a puzzle of a position (an account)")
-async def propose(body: ProposeRequest, request: Request, ctx: Ctx) -> Response:
+async def propose(body: ProposeRequest, request: Request, ctx: Ctx, words: Lang) -> Response:
     user, _token = await ctx.accounts.require_user(request)
     # searches for a second or two: in a worker thread of its own, not the database's
     made = await anyio.to_thread.run_sync(ctx.puzzles.propose, body.fen, user)
-    return json_response(puzzle_json(made))
+    return json_response(puzzle_json(made, words))
 
 
 @router.get("/api/puzzles/{pid}", summary="One puzzle")
-async def one(pid: str, ctx: Ctx) -> Response:
-    return json_response(puzzle_json(await ctx.run(ctx.puzzles.get, pid)))
+async def one(pid: str, ctx: Ctx, words: Lang) -> Response:
+    return json_response(puzzle_json(await ctx.run(ctx.puzzles.get, pid), words))
 
 
 @router.post("/api/puzzles/{pid}/attempt", summary="Judge an attempt (rated when signed in)")

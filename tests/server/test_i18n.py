@@ -1,0 +1,200 @@
+"""The site in English, Brazilian Portuguese and Spanish (server/i18n): every word a
+player reads is in each language's catalog and translated there, the language comes
+from the browser or the player's choice (kept per account), and the server's own
+words (the frame, the rule book, lessons, errors) arrive in that language."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from starlette.testclient import TestClient
+
+from poolcheckers.server.i18n import COOKIE, LOCALES, js_catalog, negotiate, translator
+from poolcheckers.server.i18n.shell import render_shells
+from poolcheckers.server.settings import STATIC_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery staple"
+HOLE = re.compile(r"\{(\w+)[^{}]*\}")
+
+
+def _catalogs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("catalogs", ROOT / "scripts" / "catalogs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("catalogs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+catalogs = _catalogs()
+
+
+@pytest.mark.parametrize("domain", sorted(catalogs.DOMAINS))
+def test_every_word_shown_is_translated_in_every_language(domain: str) -> None:
+    """A word marked in the sources (t(), tn(), N_, M_, gettext, the frame's _()) that
+    a catalog lacks, or has untranslated or fuzzy, fails here: run `make catalogs`,
+    then translate what it reports."""
+    wanted = {m.id if isinstance(m.id, str) else m.id[0] for m in catalogs.extract(domain) if m.id}
+    assert wanted, f"no words found for {domain}"
+    for language in catalogs.LANGUAGES:
+        catalog = catalogs.load(language, domain)
+        assert catalog is not None, f"no {language} catalog for {domain}: run make catalogs"
+        have = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
+        missing = sorted(wanted - have)
+        assert not missing, f"{language}/{domain}.po lacks {len(missing)}: {missing[:10]}"
+        left = sorted(set(catalogs.untranslated(catalog)) & wanted)
+        assert not left, f"{language}/{domain}.po leaves {len(left)} untranslated: {left[:10]}"
+
+
+def test_every_t_call_of_the_front_end_reaches_the_catalogs() -> None:
+    """The extractor must read every t() and tn() of the modules: one written where it
+    cannot (inside another call's words) would be shown in English forever."""
+    extracted = {m.id if isinstance(m.id, str) else m.id[0] for m in catalogs.extract("js")}
+    called = re.compile(r'\btn?\(\s*"((?:[^"\\]|\\.)*)"')
+    lost = []
+    for path in sorted((ROOT / "poolcheckers" / "server" / "static").glob("*.js")):
+        for line in path.read_text("utf-8").splitlines():
+            if line.lstrip().startswith(("//", "*", "/*")):
+                continue  # comments show how to call t(), they call nothing
+            lost += [f"{path.name}: {m}" for m in called.findall(line) if m not in extracted]
+    assert not lost, lost
+
+
+@pytest.mark.parametrize("domain", sorted(catalogs.DOMAINS))
+def test_translations_keep_every_hole_of_their_message(domain: str) -> None:
+    """ "{name} wins" must name {name} in every language, or the page shows a hole."""
+    for language in catalogs.LANGUAGES:
+        catalog = catalogs.load(language, domain)
+        assert catalog is not None
+        for m in catalog:
+            if not m.id:
+                continue
+            ids = [m.id] if isinstance(m.id, str) else list(m.id)
+            texts = [m.string] if isinstance(m.string, str) else list(m.string)
+            holes = set(HOLE.findall(ids[0])) | set(HOLE.findall(ids[-1]))
+            for text in texts:
+                if text:
+                    assert set(HOLE.findall(text)) <= holes | {"n"}, (language, m.id, text)
+                    assert set(HOLE.findall(ids[0])) - {"n"} <= set(HOLE.findall(text)), (
+                        language,
+                        m.id,
+                        text,
+                    )
+
+
+def test_the_language_is_the_cookie_then_the_browser_then_english() -> None:
+    assert negotiate("pt-BR,pt;q=0.9,en;q=0.8") == "pt_BR"
+    assert negotiate("pt-PT") == "pt_BR"  # the Portuguese we have
+    assert negotiate("es-419,es;q=0.9") == "es"
+    assert negotiate("de-DE,es;q=0.5,en;q=0.7") == "en"  # English is wanted more
+    assert negotiate("es;q=0, pt") == "pt_BR"  # q=0: not Spanish
+    assert negotiate("fr-FR, de") == "en"
+    assert negotiate(None) == "en"
+    assert negotiate("es", cookie="pt-BR") == "pt_BR"
+    assert negotiate("es", cookie="klingon") == "es"  # a cookie we cannot read
+
+
+def test_numbers_and_dates_follow_the_language() -> None:
+    import datetime
+
+    day = datetime.date(2026, 12, 4)
+    assert translator("en").number(1500.5) == "1,500.5"
+    assert translator("pt_BR").number(1500.5) == "1.500,5"
+    assert translator("es").number(1500.5) == "1.500,5"
+    assert translator("en").date(day) == "Dec 4, 2026"
+    assert translator("pt_BR").date(day) == "4 de dez. de 2026"
+    assert translator("es").date(day, "long") == "4 de diciembre de 2026"
+
+
+def test_the_front_end_receives_its_words_with_the_page_frame() -> None:
+    shells = render_shells(STATIC_DIR)
+    assert sorted(shells) == sorted(LOCALES)
+    for locale, page in shells.items():
+        block = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', page, re.S)
+        assert block, locale
+        data = json.loads(block.group(1))
+        assert data["locale"] == locale.replace("_", "-")
+        assert data["messages"] == dict(js_catalog(locale))
+        assert f'<html lang="{data["locale"]}">' in page
+    assert shells["en"].count('id="language"') == 1
+    assert "</script>" not in json.dumps(dict(js_catalog("es")))  # nothing closes the block
+
+
+def test_each_page_comes_in_the_browsers_language(client: TestClient) -> None:
+    pt = client.get("/lobby", headers={"Accept-Language": "pt-BR,pt;q=0.9"})
+    assert pt.status_code == 200
+    assert '<html lang="pt-BR">' in pt.text
+    assert translator("pt_BR").gettext("Puzzles") in pt.text
+    assert "Accept-Language" in pt.headers["vary"]
+    es = client.get("/no-such-page", headers={"Accept-Language": "es", "Accept": "text/html"})
+    assert es.status_code == 404 and '<html lang="es">' in es.text
+    en = client.get("/", headers={"Accept-Language": "de"})
+    assert '<html lang="en">' in en.text and ">New game<" in en.text
+
+
+def test_the_language_menu_is_remembered_by_the_browser_and_the_account(
+    client: TestClient,
+) -> None:
+    r = client.post("/api/language", json={"locale": "es"})
+    assert r.status_code == 204
+    assert client.cookies[COOKIE] == "es"
+    assert '<html lang="es">' in client.get("/", headers={"Accept-Language": "en"}).text
+    refused = client.post("/api/language", json={"locale": "fr"})
+    assert refused.status_code == 400 and "fr" in refused.json()["error"]["message"]
+    assert client.cookies[COOKIE] == "es"  # unchanged
+
+    signup = client.post("/api/account/signup", json={"username": "Rosa", "password": PASSWORD})
+    assert signup.status_code == 200, signup.text
+    csrf = {"X-CSRF-Token": client.get("/api/account").json()["csrf_token"]}
+    chosen = client.post("/api/language", json={"locale": "pt-BR"}, headers=csrf)
+    assert chosen.status_code == 204
+    # another browser: no cookie, an English browser; signing in brings Portuguese back
+    client.cookies.clear()
+    login = client.post("/api/account/login", json={"username": "rosa", "password": PASSWORD})
+    assert login.status_code == 200
+    assert client.cookies[COOKIE] == "pt-BR"
+    assert '<html lang="pt-BR">' in client.get("/", headers={"Accept-Language": "en"}).text
+
+
+def test_errors_are_said_in_the_players_language(client: TestClient) -> None:
+    for language, locale in (("es", "es"), ("pt-BR", "pt_BR")):
+        r = client.post(
+            "/api/account/signup",
+            json={"username": "Ana", "password": "short"},
+            headers={"Accept-Language": language},
+        )
+        assert r.status_code == 400
+        expected = translator(locale).gettext(
+            "password must be at least {low} characters, not {count}", low=8, count=5
+        )
+        assert r.json()["error"]["message"] == expected
+        assert "password" not in expected  # translated, with the numbers in place
+        assert "8" in expected and "5" in expected
+    english = client.post("/api/account/signup", json={"username": "Ana", "password": "short"})
+    assert english.json()["error"]["message"] == "password must be at least 8 characters, not 5"
+
+
+def test_the_rule_book_lessons_and_practice_come_in_the_players_language(
+    client: TestClient,
+) -> None:
+    words = translator("es")
+    es = {"Accept-Language": "es"}
+    rules = client.get("/api/rulebook", headers=es).json()["rules"]
+    board = next(r for r in rules if r["id"] == "R1")
+    assert board["title"] == words.gettext("The board") != "The board"
+    assert board["moves"] == client.get("/api/rulebook").json()["rules"][0]["moves"]
+    lessons = client.get("/api/lessons", headers=es).json()
+    assert lessons[0]["title"] == words.gettext("How men move") != "How men move"
+    answer = client.post(
+        "/api/lessons/men/answer", json={"step": 0, "move": "22-18"}, headers=es
+    ).json()
+    assert answer["why"] == words.gettext("Men move one square forward, on the dark squares.")
+    exercises = client.get("/api/practice", headers=es).json()
+    assert exercises[0]["title"] == words.gettext("Three kings against one")
