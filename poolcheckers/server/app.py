@@ -136,7 +136,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.add_exception_handler(CommunityError, on_community_error)
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
-    styled = [*ctx.shells.values(), pages.docs_html({"info": {"title": ""}})]
+    styled = [*ctx.shells.pages.values(), pages.docs_html({"info": {"title": ""}})]
     guard_headers(app, settings.allowed_hosts, styled)
     routers = (
         games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,

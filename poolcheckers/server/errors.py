@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from poolcheckers.server.i18n import Translator
+from poolcheckers.server.i18n import M_, Translator
 from poolcheckers.server.text import clean_text
 
 CODES = frozenset(
@@ -57,7 +57,7 @@ class ApiError(Exception):
 
 
 def not_found(game_id: str) -> ApiError:
-    return ApiError(404, "not_found", f"no game with id {game_id!r}")
+    return ApiError(404, "not_found", M_("no game with id {game_id}", game_id=repr(game_id)))
 
 
 def bad_request(message: str) -> ApiError:
@@ -89,7 +89,7 @@ def stale_ply(message: str) -> ApiError:
 
 
 def too_large(limit: int) -> ApiError:
-    return ApiError(413, "too_large", f"payload larger than {limit} bytes")
+    return ApiError(413, "too_large", M_("payload larger than {limit} bytes", limit=limit))
 
 
 def rate_limited(message: str, retry_after: float | None = None) -> ApiError:
@@ -100,15 +100,19 @@ def rate_limited(message: str, retry_after: float | None = None) -> ApiError:
 def limit_reached(what: str, retry_after: float) -> ApiError:
     """429 ``rate_limited`` for a rate ``what`` whose next place comes in ``retry_after``
     seconds, said in the message too."""
-    return rate_limited(f"{what}; try again in {int(retry_after) + 1} s", retry_after)
+    return rate_limited(
+        M_("{what}; try again in {value} s", what=what, value=int(retry_after) + 1), retry_after
+    )
 
 
 def engine_unavailable() -> ApiError:
-    return ApiError(503, "engine_unavailable", "the engine (native core) is not available")
+    return ApiError(503, "engine_unavailable", M_("the engine (native core) is not available"))
 
 
 def database_unavailable(message: str) -> ApiError:
-    return ApiError(503, "database_unavailable", f"the database is unreachable: {message}")
+    return ApiError(
+        503, "database_unavailable", M_("the database is unreachable: {message}", message=message)
+    )
 
 
 def busy(message: str, retry_after: float) -> ApiError:

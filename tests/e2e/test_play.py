@@ -59,7 +59,9 @@ def test_home_page_lists_every_option(server: Server, new_page: PageFactory) -> 
     )
     assert timing["fcp"] is not None and timing["fcp"] < 2000
     assert all(r["name"].startswith(server.base_url) for r in timing["resources"])
-    assert sum(r["size"] for r in timing["resources"]) < 80_000
+    # 82 KB measured with the words routed through i18n.js (t(), about 5 KB more than
+    # before); another language adds its catalog file once, kept by the browser
+    assert sum(r["size"] for r in timing["resources"]) < 85_000
 
 
 def test_local_game_click_drag_typed_and_navigation(server: Server, new_page: PageFactory) -> None:

@@ -6,7 +6,6 @@ words (the frame, the rule book, lessons, errors) arrive in that language."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
@@ -113,18 +112,27 @@ def test_numbers_and_dates_follow_the_language() -> None:
     assert translator("es").date(day, "long") == "4 de diciembre de 2026"
 
 
-def test_the_front_end_receives_its_words_with_the_page_frame() -> None:
+def test_the_front_end_gets_its_words_from_a_catalog_file_cached_for_good(
+    client: TestClient,
+) -> None:
+    """The frame names its language's catalog; the file holds the js catalog's words,
+    is named by its digest and kept by the browser; English needs none."""
     shells = render_shells(STATIC_DIR)
-    assert sorted(shells) == sorted(LOCALES)
-    for locale, page in shells.items():
-        block = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', page, re.S)
-        assert block, locale
-        data = json.loads(block.group(1))
+    assert sorted(shells.pages) == sorted(LOCALES)
+    assert "i18n-catalog" not in shells.pages["en"]
+    for locale in ("pt_BR", "es"):
+        page = client.get("/", headers={"Accept-Language": locale.replace("_", "-")}).text
+        named = re.search(r'<meta name="i18n-catalog" content="([^"]+)">', page)
+        assert named, locale
+        answer = client.get(named.group(1))
+        assert answer.status_code == 200
+        assert "immutable" in answer.headers["cache-control"]
+        data = answer.json()
         assert data["locale"] == locale.replace("_", "-")
         assert data["messages"] == dict(js_catalog(locale))
-        assert f'<html lang="{data["locale"]}">' in page
-    assert shells["en"].count('id="language"') == 1
-    assert "</script>" not in json.dumps(dict(js_catalog("es")))  # nothing closes the block
+        assert data["messages"]["Resign"] not in ("", "Resign")
+    assert client.get("/i18n/pt-BR.0000000000000000.json").status_code == 404
+    assert shells.pages["en"].count('id="language"') == 1
 
 
 def test_each_page_comes_in_the_browsers_language(client: TestClient) -> None:

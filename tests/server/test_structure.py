@@ -113,6 +113,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/blocks": {"get", "post"},
         "/api/blocks/{username}": {"delete"},
         "/api/language": {"post"},
+        "/i18n/{name}": {"get"},
         # API tokens and the bot API (docs/BOTS.md)
         "/api/account/tokens": {"get", "post"},
         "/api/account/tokens/{token_id}": {"delete"},

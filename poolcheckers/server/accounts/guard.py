@@ -17,6 +17,7 @@ from poolcheckers.server.accounts.sessions import (
     request_allowed,
 )
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.i18n import M_
 
 
 def _own_origin(scope: Scope, headers: Mapping[str, str]) -> str | None:
@@ -63,8 +64,10 @@ class SameSiteGuard:
             err = ApiError(
                 403,
                 "forbidden",
-                "cross-site request refused: send it from the site, or with the "
-                "X-CSRF-Token header that GET /api/account returns",
+                M_(
+                    "cross-site request refused: send it from the site, or with the "
+                    "X-CSRF-Token header that GET /api/account returns"
+                ),
             )
             await JSONResponse(err.body(), status_code=403)(scope, receive, send)
             return

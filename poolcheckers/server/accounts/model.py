@@ -191,7 +191,9 @@ def check_password(password: object, username: str | None = None) -> str:
     poolcheckers.server.domain_errors.PasswordError: password must not be the username
     """
     if not isinstance(password, str):
-        raise PasswordError(f"password must be text, not {type(password).__name__}")
+        raise PasswordError(
+            M_("password must be text, not {name__}", name__=type(password).__name__)
+        )
     if len(password) < PASSWORD_MIN:
         raise PasswordError(
             M_(
@@ -211,7 +213,7 @@ def check_password(password: object, username: str | None = None) -> str:
     if not password.strip():
         raise PasswordError(M_("password must not be only spaces"))
     if not _encodable(password):
-        raise PasswordError("password must be valid Unicode text (it has a lone surrogate)")
+        raise PasswordError(M_("password must be valid Unicode text (it has a lone surrogate)"))
     if username is not None and password.lower() == username.lower():
         raise PasswordError(M_("password must not be the username"))
     _check_strength(password, username)
@@ -450,7 +452,10 @@ def _code_digest(code: str) -> str:
 def _sign_in_allowed(decision: Decision) -> None:
     if not decision.allowed:
         raise RateLimitedError(
-            f"too many sign-in attempts: try again in {math.ceil(decision.retry_after)} s",
+            M_(
+                "too many sign-in attempts: try again in {value} s",
+                value=math.ceil(decision.retry_after),
+            ),
             decision.retry_after,
         )
 

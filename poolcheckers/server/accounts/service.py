@@ -30,6 +30,7 @@ from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_d
 from poolcheckers.server.accounts.tokens import ApiToken, Tokens
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError, busy
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.throttle import SIGNUP_LIMIT, SignInLimits, rate
@@ -96,7 +97,7 @@ class AccountService:
         if self._hash_slots is None:
             self._hash_slots = asyncio.Semaphore(s.hash_concurrency)
         if self._hashing >= s.hash_concurrency + s.hash_queue:
-            raise busy("the server is busy checking passwords: try again in a moment", 1)
+            raise busy(M_("the server is busy checking passwords: try again in a moment"), 1)
         self._hashing += 1
         try:
             async with self._hash_slots:
@@ -116,7 +117,7 @@ class AccountService:
         token = conn.cookies.get(COOKIE_NAME)
         user = await self.user_of(conn)
         if user is None or token is None:
-            raise ApiError(401, "unauthorized", "sign in first (no valid session cookie)")
+            raise ApiError(401, "unauthorized", M_("sign in first (no valid session cookie)"))
         return user, token
 
     async def bearer(self, conn: HTTPConnection, scope: str | None) -> tuple[User, ApiToken]:
@@ -127,16 +128,18 @@ class AccountService:
         kind, _, token = header.partition(" ")
         if kind.lower() != "bearer" or not token.strip():
             raise ApiError(
-                401, "unauthorized", "send a personal API token: Authorization: Bearer pct_…"
+                401, "unauthorized", M_("send a personal API token: Authorization: Bearer pct_…")
             )
         now = self.settings.clock.now_ms() / 1000
         found = await self.executor.run(self.tokens.check, token.strip(), now)
         user = None if found is None else await self.executor.run(self.users.by_id, found.user_id)
         if found is None or user is None:
-            raise ApiError(401, "unauthorized", "this API token is unknown or was revoked")
+            raise ApiError(401, "unauthorized", M_("this API token is unknown or was revoked"))
         if scope is not None and scope not in found.scopes:
             raise ApiError(
-                403, "forbidden", f"this API token lacks the scope {scope}: make one with it"
+                403,
+                "forbidden",
+                M_("this API token lacks the scope {scope}: make one with it", scope=scope),
             )
         return user, found
 

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from poolcheckers.server.accounts.sessions import token_digest
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.i18n import M_
 
 #: what a token may be allowed to do, and how the account page says it
 SCOPES: dict[str, str] = {
@@ -57,19 +58,27 @@ def parse_scopes(scopes: Iterable[object]) -> frozenset[str]:
     asked = list(scopes)
     unknown = [s for s in asked if not isinstance(s, str) or s not in SCOPES]
     if unknown:
-        raise TokenError(f"unknown scope {unknown[0]!r}: the scopes are {', '.join(SCOPES)}")
+        raise TokenError(
+            M_(
+                "unknown scope {unknown}: the scopes are {value}",
+                unknown=repr(unknown[0]),
+                value=", ".join(SCOPES),
+            )
+        )
     if not asked:
-        raise TokenError("choose at least one scope")
+        raise TokenError(M_("choose at least one scope"))
     return frozenset(str(s) for s in asked)
 
 
 def parse_label(label: object) -> str:
     """What the owner calls the token: 1 to 60 characters."""
     if not isinstance(label, str) or not label.strip():
-        raise TokenError("give the token a name (what program uses it)")
+        raise TokenError(M_("give the token a name (what program uses it)"))
     text = " ".join(label.split())
     if len(text) > LABEL_MAX:
-        raise TokenError(f"a token's name has at most {LABEL_MAX} characters")
+        raise TokenError(
+            M_("a token's name has at most {LABEL_MAX} characters", LABEL_MAX=LABEL_MAX)
+        )
     return text
 
 
@@ -130,7 +139,9 @@ class Tokens:
         """A new token (the only time it is shown) and what is stored of it."""
         name, granted = parse_label(label), parse_scopes(scopes)
         if len(self.store.of_user(user_id)) >= MAX_TOKENS:
-            raise TokenError(f"at most {MAX_TOKENS} tokens: revoke one first")
+            raise TokenError(
+                M_("at most {MAX_TOKENS} tokens: revoke one first", MAX_TOKENS=MAX_TOKENS)
+            )
         token = new_token()
         stored = ApiToken(token_digest(token), user_id, name, granted, at)
         self.store.insert(stored)

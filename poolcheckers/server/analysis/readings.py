@@ -20,6 +20,7 @@ from poolcheckers import RuleSet
 from poolcheckers.server import errors
 from poolcheckers.server.api.schemas import PdnReadResult
 from poolcheckers.server.games import pdn as stored_pdn
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.throttle import address_key
 
@@ -53,14 +54,14 @@ class PdnReadings:
         decision = await self.run_db(self.quotas.hit, self.rate, where)
         if not decision.allowed:
             raise errors.limit_reached(
-                f"at most {self.rate.limit} PDN readings a minute from one address",
+                M_("at most {limit} PDN readings a minute from one address", limit=self.rate.limit),
                 decision.retry_after,
             )
         slots = self.quotas.slots
         lease = await self.run_db(slots.take, f"pdn-reading:{where}", 1, READING_LEASE_S)
         if lease is None:
             raise errors.rate_limited(
-                "one PDN reading at a time from one address: wait for the last one",
+                M_("one PDN reading at a time from one address: wait for the last one"),
                 BUSY_RETRY_AFTER,
             )
         try:
@@ -68,7 +69,7 @@ class PdnReadings:
                 raise errors.ApiError(
                     503,
                     "overloaded",
-                    "busy reading other PDN: try again shortly",
+                    M_("busy reading other PDN: try again shortly"),
                     BUSY_RETRY_AFTER,
                 )
             try:

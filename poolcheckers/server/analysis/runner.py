@@ -49,6 +49,7 @@ from poolcheckers.server import errors
 from poolcheckers.server.analysis.fair import FairPool
 from poolcheckers.server.games.model import Loaded, color_name, color_of
 from poolcheckers.server.games.service import GameService
+from poolcheckers.server.i18n import M_
 
 log = logging.getLogger("poolcheckers.server.engine")
 
@@ -202,8 +203,11 @@ class EngineRunner:
             full = max(1, full - self.analysis_threads)
         if self.analyses_in_flight >= full:
             raise errors.busy(
-                f"the analysis engine is busy ({self.analyses_in_flight} analyses running "
-                f"or waiting): try again in {BUSY_RETRY_S:g} s",
+                M_(
+                    "the analysis engine is busy ({analyses_in_flight} analyses running or waiting): try again in {BUSY_RETRY_S} s",  # noqa: E501
+                    analyses_in_flight=self.analyses_in_flight,
+                    BUSY_RETRY_S=format(BUSY_RETRY_S, "g"),
+                ),
                 BUSY_RETRY_S,
             )
         self.analyses_in_flight += 1

@@ -27,7 +27,7 @@ from poolcheckers.server import errors
 from poolcheckers.server.api.deps import request_locale
 from poolcheckers.server.api.schemas import ErrorBody, error_code, loads
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.i18n import translator
+from poolcheckers.server.i18n import M_, translator
 from poolcheckers.server.text import clean_text
 
 log = logging.getLogger("poolcheckers.server")
@@ -66,7 +66,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
-            raise errors.bad_request("invalid Content-Length header")
+            raise errors.bad_request(M_("invalid Content-Length header"))
         if int(length) > limit:
             raise errors.too_large(limit)
     chunks: list[bytes] = []
@@ -99,10 +99,10 @@ class ApiRoute(APIRoute):
                 request._body = body
                 if wants_body and is_json(request):
                     if not body:
-                        raise errors.malformed("a JSON object body is required")
+                        raise errors.malformed(M_("a JSON object body is required"))
                     data = loads(body)
                     if not isinstance(data, dict):
-                        raise errors.malformed("the payload must be a JSON object")
+                        raise errors.malformed(M_("the payload must be a JSON object"))
                     request._json = data
             return await handler(request)
 
@@ -125,7 +125,7 @@ def no_token_in_url(request: Request) -> None:
     """Seat tokens never travel in a URL (it would be logged): refuse ``?token=``."""
     if "token" in request.query_params:
         raise errors.bad_request(
-            "send the seat token in the X-Seat-Token header, not in the URL (URLs are logged)"
+            M_("send the seat token in the X-Seat-Token header, not in the URL (URLs are logged)")
         )
 
 
@@ -169,7 +169,7 @@ def database_error(exc: Exception) -> ApiError:
         orig = exc.orig if isinstance(exc, DBAPIError) else None
         return errors.database_unavailable(str(orig or exc).splitlines()[0][:200])
     log.error("unexpected error", exc_info=exc)
-    return ApiError(500, "internal", "internal server error")
+    return ApiError(500, "internal", M_("internal server error"))
 
 
 async def on_database_error(_request: Request, exc: Exception) -> Response:

@@ -31,6 +31,7 @@ from pydantic_core import PydanticCustomError
 
 from poolcheckers.engine import MAX_LEVEL, MIN_LEVEL
 from poolcheckers.server import errors
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.text import SURROGATE, clean_text
 
 #: Longest game replayed for the analysis board (plies).
@@ -812,20 +813,25 @@ def loads(raw: bytes | str) -> Any:
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise errors.malformed(f"the payload is not UTF-8: {exc}") from None
+            raise errors.malformed(M_("the payload is not UTF-8: {exc}", exc=exc)) from None
     try:
         data = json.loads(raw)
     except RecursionError:
         data = None
         deep = True
     except ValueError as exc:
-        raise errors.malformed(f"the payload is not valid JSON: {exc}") from None
+        raise errors.malformed(M_("the payload is not valid JSON: {exc}", exc=exc)) from None
     else:  # few brackets in all: no need to look
         brackets = raw.count("[") + raw.count("{")
         deep = brackets > MAX_JSON_DEPTH and isinstance(data, dict | list)
         deep = deep and not nesting_within(data, MAX_JSON_DEPTH)
     if deep:
-        raise errors.malformed(f"the JSON payload nests deeper than {MAX_JSON_DEPTH} levels")
+        raise errors.malformed(
+            M_(
+                "the JSON payload nests deeper than {MAX_JSON_DEPTH} levels",
+                MAX_JSON_DEPTH=MAX_JSON_DEPTH,
+            )
+        )
     return data
 
 
@@ -841,12 +847,12 @@ def describe(exc: ValidationError) -> str:
 def parse_ws(raw: str | bytes | None, adapter: TypeAdapter[M]) -> M:
     """A client's WebSocket message, validated, or a ``malformed`` error."""
     if raw is None or (isinstance(raw, bytes) and not raw):
-        raise errors.malformed("messages must be JSON text")
+        raise errors.malformed(M_("messages must be JSON text"))
     if isinstance(raw, bytes):
-        raise errors.malformed("messages must be JSON text, not binary frames")
+        raise errors.malformed(M_("messages must be JSON text, not binary frames"))
     data = loads(raw)
     if not isinstance(data, dict):
-        raise errors.malformed("a message must be a JSON object with a 'type'")
+        raise errors.malformed(M_("a message must be a JSON object with a 'type'"))
     try:
         return adapter.validate_python(data)
     except ValidationError as exc:
@@ -860,7 +866,7 @@ def validated(model: type[Model], raw: bytes | str) -> Model:
     """A JSON body read into ``model``, or a 400 error naming the bad fields."""
     data = loads(raw)
     if not isinstance(data, dict):
-        raise errors.malformed("the payload must be a JSON object")
+        raise errors.malformed(M_("the payload must be a JSON object"))
     try:
         return model.model_validate(data)
     except ValidationError as exc:

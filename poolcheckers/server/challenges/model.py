@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category, time_control_to_dict
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.lobby.model import SeekSpec
 
 Status = Literal["open", "accepted", "declined", "cancelled", "expired"]
@@ -54,7 +55,7 @@ def spec_of(data: Any) -> SeekSpec:
     """The game asked for, from ``POST /api/challenges`` (``clock``, ``color``,
     ``rated``, ``rules``)."""
     if not isinstance(data, dict):
-        raise ChallengeError(f"a challenge must be an object, not {data!r}")
+        raise ChallengeError(M_("a challenge must be an object, not {data}", data=repr(data)))
     return SeekSpec.from_dict({k: v for k, v in data.items() if k != "username"})
 
 

@@ -27,6 +27,7 @@ from poolcheckers.server.challenges.model import (
 from poolcheckers.server.challenges.repository import DbChallengeStore
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.repository import Committed
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
@@ -65,16 +66,18 @@ class ChallengeService:
 
     def _user(self, username: object) -> User:
         if not isinstance(username, str):
-            raise ChallengeError(f"username must be text, not {username!r}")
+            raise ChallengeError(
+                M_("username must be text, not {username}", username=repr(username))
+            )
         user = self.users.by_key(username_key(username))
         if user is None:
-            raise ChallengeGone(f"no player named {username!r}")
+            raise ChallengeGone(M_("no player named {username}", username=repr(username)))
         return user
 
     def create(self, me: User, data: dict[str, object]) -> Challenge:
         target = self._user(data.get("username"))
         if target.id == me.id:
-            raise ChallengeError("you cannot challenge yourself")
+            raise ChallengeError(M_("you cannot challenge yourself"))
         if self.store.blocks(target.id, me.id):
             raise ChallengeForbidden(f"{target.username} does not accept challenges from you")
         spec = spec_of(data)
@@ -87,7 +90,10 @@ class ChallengeService:
             decision = self.quotas.hit(SENT_PER_HOUR, me.id)
             if not decision.allowed:
                 raise errors.limit_reached(
-                    f"at most {SENT_PER_HOUR.limit} challenges an hour from one account",
+                    M_(
+                        "at most {limit} challenges an hour from one account",
+                        limit=SENT_PER_HOUR.limit,
+                    ),
                     decision.retry_after,
                 )
         c = Challenge(
@@ -110,7 +116,7 @@ class ChallengeService:
     def _open(self, cid: str) -> Challenge:
         c = self.store.get(cid)
         if c is None:
-            raise ChallengeGone(f"no challenge with id {cid!r}")
+            raise ChallengeGone(M_("no challenge with id {cid}", cid=repr(cid)))
         status = c.shown_status(self.clock.now_ms())
         if status != "open":
             raise ChallengeConflict(f"this challenge is {status}")
@@ -155,7 +161,11 @@ class ChallengeService:
     def decline(self, me: User, cid: str, reason: str = "generic") -> Challenge:
         if reason not in DECLINE_REASONS:
             raise ChallengeError(
-                f"reason must be one of {', '.join(sorted(DECLINE_REASONS))}, not {reason!r}"
+                M_(
+                    "reason must be one of {value}, not {reason}",
+                    value=", ".join(sorted(DECLINE_REASONS)),
+                    reason=repr(reason),
+                )
             )
         c = self._open(cid)
         if c.challenged_id != me.id:
@@ -184,7 +194,7 @@ class ChallengeService:
     def block(self, me: User, username: str) -> None:
         target = self._user(username)
         if target.id == me.id:
-            raise ChallengeError("you cannot block yourself")
+            raise ChallengeError(M_("you cannot block yourself"))
         self.store.block(me.id, target.id, self.clock.now_ms())
         self.store.cancel_between(me.id, target.id)
 

@@ -40,6 +40,7 @@ Every call here does database work: call it from the database executor.
 from __future__ import annotations
 
 from poolcheckers.server import errors
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.throttle import address_key
 
@@ -95,7 +96,10 @@ class CreationLimits:
             if not decision.allowed:
                 self.ended(game_id)
                 raise errors.limit_reached(
-                    f"at most {self.engine_games.limit} engine games a minute from one player",
+                    M_(
+                        "at most {limit} engine games a minute from one player",
+                        limit=self.engine_games.limit,
+                    ),
                     decision.retry_after,
                 )
         decision = self.quotas.hit(self.games, address_key(address))
@@ -103,7 +107,7 @@ class CreationLimits:
             if mode == "engine":
                 self.ended(game_id)
             raise errors.limit_reached(
-                f"at most {self.games.limit} new games a minute from one address",
+                M_("at most {limit} new games a minute from one address", limit=self.games.limit),
                 decision.retry_after,
             )
 
@@ -116,9 +120,11 @@ class CreationLimits:
         )
         if taken is None:
             raise errors.rate_limited(
-                f"at most {self.engine_at_once} engine games in play at once: finish or "
-                f"resign one first (a game untouched for {ENGINE_GAME_IDLE_S / 60:g} "
-                "minutes stops counting)",
+                M_(
+                    "at most {engine_at_once} engine games in play at once: finish or resign one first (a game untouched for {value} minutes stops counting)",  # noqa: E501
+                    engine_at_once=self.engine_at_once,
+                    value=format(ENGINE_GAME_IDLE_S / 60, "g"),
+                ),
                 ENGINE_GAME_IDLE_S,
             )
 
@@ -139,13 +145,19 @@ class CreationLimits:
             raise errors.ApiError(
                 413,
                 "too_large",
-                f"{games} games in one import; at most {self.imported.limit} an hour are "
-                "stored from one address: split the file",
+                M_(
+                    "{games} games in one import; at most {limit} an hour are stored from one address: split the file",  # noqa: E501
+                    games=games,
+                    limit=self.imported.limit,
+                ),
             )
         decision = self.quotas.hit(self.imported, address_key(address), cost=games)
         if not decision.allowed:
             raise errors.limit_reached(
-                f"at most {self.imported.limit} imported games an hour from one address "
-                f"(this import has {games})",
+                M_(
+                    "at most {limit} imported games an hour from one address (this import has {games})",  # noqa: E501
+                    limit=self.imported.limit,
+                    games=games,
+                ),
                 decision.retry_after,
             )

@@ -18,6 +18,7 @@ from poolcheckers.pieces import Color
 from poolcheckers.rules import Outcome
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category, TimeControl, pdn_time_control
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.ratings.model import RatedResult, RatingUpdate
 
 #: Plies after which a game can no longer be aborted: both sides have moved.
@@ -122,5 +123,7 @@ def rated_result(
     if outcome is None or category is None or black_id is None or white_id is None:
         return None
     if black_id == white_id:
-        raise CommunityError(f"a game against oneself is not rated ({black_id!r})")
+        raise CommunityError(
+            M_("a game against oneself is not rated ({black_id})", black_id=repr(black_id))
+        )
     return RatedResult(game_id, category, black_id, white_id, black_score(outcome), finished_at)

@@ -47,6 +47,7 @@ from poolcheckers import (
 from poolcheckers.engine import DEFAULT_LEVEL
 from poolcheckers.server import errors
 from poolcheckers.server.games.flow import ABORTABLE_PLIES, abort_refusal, clock_runs
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.text import clean_text
 
 #: The status and termination of a game aborted before both sides had moved (no result).
@@ -252,7 +253,7 @@ def parse_rules(options: dict[str, Any] | None) -> RuleSet:
     try:
         return RuleSet.from_dict(options or {})
     except (RuleSetError, TypeError, ValueError) as exc:
-        raise errors.bad_request(f"invalid rules (docs/RULES.md §9): {exc}") from None
+        raise errors.bad_request(M_("invalid rules (docs/RULES.md §9): {exc}", exc=exc)) from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -272,7 +273,7 @@ def parse_board(fen: str | None, rules: RuleSet) -> Board:
     try:
         return board_at(fen.strip() if fen and fen.strip() else STARTING_FEN, rules)
     except FenError as exc:
-        raise errors.malformed(f"invalid FEN (R5): {exc}") from None
+        raise errors.malformed(M_("invalid FEN (R5): {exc}", exc=exc)) from None
 
 
 def parse_move(board: Board, text: str) -> Move:
@@ -295,7 +296,7 @@ def replay(game: GameRec, moves: list[MoveRec]) -> Board:
 
 def require_running(game: GameRec) -> None:
     if game.status != "running":
-        raise errors.game_over(f"game {game.id} is over: {game.reason}")
+        raise errors.game_over(M_("game {id} is over: {reason}", id=game.id, reason=game.reason))
 
 
 def awaiting_player(game: GameRec) -> bool:
@@ -308,7 +309,7 @@ def awaiting_player(game: GameRec) -> bool:
 def require_opponent_seated(game: GameRec) -> None:
     """An online game starts only when the invited player has joined."""
     if awaiting_player(game):
-        raise errors.conflict("the game starts when the invited player joins")
+        raise errors.conflict(M_("the game starts when the invited player joins"))
 
 
 # ---------------------------------------------------------------- clocks (R20)
@@ -442,7 +443,10 @@ def new_game(spec: NewGame, game_id: str, now: int) -> GameRec:
     decided = already_decided(board)
     if decided is not None:
         raise errors.bad_request(
-            f"the position is already decided: {decided}; set up pieces that can play"
+            M_(
+                "the position is already decided: {decided}; set up pieces that can play",
+                decided=decided,
+            )
         )
     game = blank_record(game_id, spec.mode, rules, board.fen(), now)
     if spec.mode == "engine":
@@ -547,7 +551,7 @@ def join(loaded: Loaded, token_hash: str, now: int) -> Change:
     """The invited player takes the free seat of an online game; its clock starts."""
     g = loaded.game
     if g.black_token_hash is not None and g.white_token_hash is not None:
-        raise errors.conflict("both seats of this game are taken")
+        raise errors.conflict(M_("both seats of this game are taken"))
     require_running(g)
     game = g.copy()
     if game.white_token_hash is None:
@@ -604,10 +608,14 @@ def player_move(loaded: Loaded, seat: str, text: str, ply: int, now: int) -> Cha
         return retried(loaded, seat, text, ply)
     require_running(g)
     if ply > g.ply:
-        raise errors.stale_ply(f"ply {ply} is ahead of the game, which is at ply {g.ply}")
+        raise errors.stale_ply(
+            M_("ply {ply} is ahead of the game, which is at ply {ply2}", ply=ply, ply2=g.ply)
+        )
     turn = color_name(loaded.board.turn)
     if seat not in ("both", turn):
-        raise errors.forbidden(f"it is {turn}'s turn; this seat plays {seat}")
+        raise errors.forbidden(
+            M_("it is {turn}'s turn; this seat plays {seat}", turn=turn, seat=seat)
+        )
     require_opponent_seated(g)
     return play(loaded, parse_move(loaded.board, text), now)
 
@@ -627,7 +635,12 @@ def retried(loaded: Loaded, seat: str, text: str, ply: int) -> Loaded:
     played = board.parse_move(stored.path)
     if mv is None or mv != played or seat not in ("both", stored.color):
         raise errors.stale_ply(
-            f"ply {ply} is already played ({stored.notation}); the game is at ply {g.ply}"
+            M_(
+                "ply {ply} is already played ({notation}); the game is at ply {ply2}",
+                ply=ply,
+                notation=stored.notation,
+                ply2=g.ply,
+            )
         )
     board.push(played)
     game = g.copy()
@@ -679,7 +692,7 @@ def offer_draw(loaded: Loaded, side: str, now: int) -> Change:
         settle_clock(game, now)
         finish(game, loaded.board, Outcome(Termination.AGREEMENT, None))
     elif game.draw_offer == side:
-        raise errors.conflict(f"{side} has already offered a draw (R17)")
+        raise errors.conflict(M_("{side} has already offered a draw (R17)", side=side))
     else:
         game.draw_offer = side
     return Change(game, loaded.board, loaded.moves)
@@ -690,12 +703,14 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
     g = loaded.game
     require_running(g)
     if g.draw_offer is None:
-        raise errors.conflict("there is no draw offer to answer (R17)")
+        raise errors.conflict(M_("there is no draw offer to answer (R17)"))
     if seat is None:
         if g.mode != "engine" or g.engine_color != other(g.draw_offer):
-            raise errors.conflict("no draw offer to the engine")
+            raise errors.conflict(M_("no draw offer to the engine"))
     elif seat not in ("both", other(g.draw_offer)):
-        raise errors.forbidden(f"{g.draw_offer} cannot answer its own draw offer")
+        raise errors.forbidden(
+            M_("{draw_offer} cannot answer its own draw offer", draw_offer=g.draw_offer)
+        )
     game = g.copy()
     if accept and g.rated and g.ply < ABORTABLE_PLIES:
         settle_clock(game, now)
@@ -714,10 +729,14 @@ def takeback(loaded: Loaded, seat: str, now: int) -> Change:
     never erased (analyse it, or start a game from its position, instead)."""
     g = loaded.game
     if g.mode not in ("engine", "local"):
-        raise errors.conflict("takeback is only available against the engine or on one screen")
+        raise errors.conflict(M_("takeback is only available against the engine or on one screen"))
     if g.status != "running":
         raise errors.game_over(
-            f"game {g.id} is over ({g.reason}): a finished game is kept as it ended"
+            M_(
+                "game {id} is over ({reason}): a finished game is kept as it ended",
+                id=g.id,
+                reason=g.reason,
+            )
         )
     moves = loaded.moves
     n = len(moves)
@@ -725,7 +744,7 @@ def takeback(loaded: Loaded, seat: str, now: int) -> Change:
         while n > 0 and moves[n - 1].color != seat:
             n -= 1  # engine replies after the human's last move
     if n == 0:
-        raise errors.conflict("you have no move to take back")
+        raise errors.conflict(M_("you have no move to take back"))
     n -= 1  # the last move (the human's own, against the engine)
     game = g.copy()
     settle_clock(game, now)
@@ -749,7 +768,7 @@ def abort(loaded: Loaded, side: str, now: int) -> Change:
         refusal = "a tournament game cannot be aborted: resign instead (it counts as a loss)"
     if refusal is not None:
         if g.status != "running":
-            raise errors.game_over(f"game {g.id} is over: {refusal}")
+            raise errors.game_over(M_("game {id} is over: {refusal}", id=g.id, refusal=refusal))
         raise errors.conflict(refusal)
     game = g.copy()
     settle_clock(game, now)
@@ -847,15 +866,15 @@ def rematch(
     (already offered, already started)."""
     g = loaded.game
     if g.status == "running":
-        raise errors.conflict("a rematch is for a game that is over: finish or abort it first")
+        raise errors.conflict(M_("a rematch is for a game that is over: finish or abort it first"))
     if g.mode == "imported":
-        raise errors.conflict("an imported game has no players to play a rematch")
+        raise errors.conflict(M_("an imported game has no players to play a rematch"))
     if g.tournament_id is not None:
-        raise errors.conflict("a tournament game has no rematch: the event pairs the next one")
+        raise errors.conflict(M_("a tournament game has no rematch: the event pairs the next one"))
     if g.rematch_id is not None or g.rematch_offer == side:
         return None  # asked again (a retry, or both at once): the answer says where it is
     if awaiting_player(g):
-        raise errors.conflict("nobody joined this game: there is no one to play a rematch")
+        raise errors.conflict(M_("nobody joined this game: there is no one to play a rematch"))
     game = g.copy()
     if g.mode == "online" and seat != "both" and g.rematch_offer != other(side):
         game.rematch_offer = side
@@ -872,8 +891,10 @@ def decline_rematch(loaded: Loaded) -> Change:
     g = loaded.game
     if g.rematch_offer is None:
         if g.rematch_id is not None:
-            raise errors.conflict(f"the rematch has started: game {g.rematch_id}")
-        raise errors.conflict("there is no rematch offer to decline")
+            raise errors.conflict(
+                M_("the rematch has started: game {rematch_id}", rematch_id=g.rematch_id)
+            )
+        raise errors.conflict(M_("there is no rematch offer to decline"))
     game = g.copy()
     game.rematch_offer = None
     return Change(game, loaded.board, loaded.moves)

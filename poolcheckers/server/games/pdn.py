@@ -34,6 +34,7 @@ from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import full_moves
+from poolcheckers.server.i18n import M_
 
 
 def game_tags(g: GameRec) -> dict[str, str]:
@@ -196,7 +197,9 @@ def import_text(
     for game in iter_games(text, on_error=on_error):
         if len(games) + len(problems) >= max_games:
             raise ApiError(
-                413, "too_large", f"at most {max_games} games per import: split the file"
+                413,
+                "too_large",
+                M_("at most {max_games} games per import: split the file", max_games=max_games),
             )
         tags = {k: v for k, v in game.tags.items() if k != "GameId"}
         tree, too_long = annotations_of(game)
@@ -256,7 +259,12 @@ def export_tree(
     a bad one is ``illegal_move`` naming where it stands and the rule."""
     if tree_moves(tree, MAX_TREE_MOVES) > MAX_TREE_MOVES:
         raise ApiError(
-            400, "bad_request", f"at most {MAX_TREE_MOVES} moves over every line of a tree"
+            400,
+            "bad_request",
+            M_(
+                "at most {MAX_TREE_MOVES} moves over every line of a tree",
+                MAX_TREE_MOVES=MAX_TREE_MOVES,
+            ),
         )
     refused = tags_problem(tags)
     if refused is not None:

@@ -50,6 +50,7 @@ from poolcheckers.server.games.model import (
     flag,
     replay,
 )
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.timesource import TimeSource
 
 T = TypeVar("T")
@@ -298,7 +299,7 @@ class GameStore:
                     self.on_change(c)
             if not flagged:
                 return value  # type: ignore[return-value]
-        raise errors.conflict("too many concurrent changes to this game; try again")
+        raise errors.conflict(M_("too many concurrent changes to this game; try again"))
 
     def read(self, game_id: str, answer: Callable[[Loaded, int], T]) -> T:
         """Answer from the current game (after the flag check, R20)."""

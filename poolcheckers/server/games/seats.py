@@ -23,6 +23,7 @@ import secrets
 
 from poolcheckers.server import errors
 from poolcheckers.server.games.model import GameRec
+from poolcheckers.server.i18n import M_
 
 
 def hash_token(token: str) -> str:
@@ -65,14 +66,14 @@ def seat_of(game: GameRec, token: str | None, user_id: str | None = None) -> str
         return "black"
     if white:
         return "white"
-    raise errors.forbidden(f"this token holds no seat in game {game.id}")
+    raise errors.forbidden(M_("this token holds no seat in game {id}", id=game.id))
 
 
 def require_seat(game: GameRec, token: str | None, user_id: str | None = None) -> str:
     """The seat of the token (or the account); ``forbidden`` without one."""
     seat = seat_of(game, token, user_id)
     if seat is None:
-        raise errors.forbidden("a seat token is required (or sign in to the account playing)")
+        raise errors.forbidden(M_("a seat token is required (or sign in to the account playing)"))
     return seat
 
 
@@ -94,6 +95,6 @@ def give_seats(game: GameRec, token: str, color: str, user_id: str | None = None
 def check_invite(game: GameRec, invite: str) -> None:
     """``forbidden`` unless ``invite`` is the game's invitation token."""
     if game.mode != "online" or game.invite_hash is None:
-        raise errors.conflict(f"game {game.id} is not an online game awaiting a player")
+        raise errors.conflict(M_("game {id} is not an online game awaiting a player", id=game.id))
     if not _same(hash_token(invite), game.invite_hash):
-        raise errors.forbidden(f"wrong invitation for game {game.id}")
+        raise errors.forbidden(M_("wrong invitation for game {id}", id=game.id))

@@ -33,6 +33,7 @@ from poolcheckers.server.games.seats import (
     seat_of,
 )
 from poolcheckers.server.games.view import View, full_moves, seats_taken
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.timesource import SystemTime, TimeSource
 
 
@@ -75,7 +76,9 @@ class GameService:
         def op(loaded: Loaded, now: int) -> Change:
             check_invite(loaded.game, invite)
             if user_id is not None and account_seat(loaded.game, user_id) is not None:
-                raise errors.conflict(f"you already play in game {game_id}: the seat is taken")
+                raise errors.conflict(
+                    M_("you already play in game {game_id}: the seat is taken", game_id=game_id)
+                )
             change = model.join(loaded, h, now)
             g = change.game
             side = "black" if g.black_token_hash == h else "white"

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from poolcheckers.server.domain_errors import TimeControlError
+from poolcheckers.server.i18n import M_
 
 #: Bounds of a custom clock (seconds): ¼ minute to 3 hours initial, up to 3 minutes increment.
 MIN_INITIAL: Final = 15
@@ -73,7 +74,9 @@ class Category(enum.Enum):
             if member.value == text:
                 return member
         names = ", ".join(m.value for m in cls)
-        raise TimeControlError(f"unknown category {text!r} ({names})")
+        raise TimeControlError(
+            M_("unknown category {text} ({names})", text=repr(text), names=names)
+        )
 
 
 #: Upper bounds (exclusive, estimated seconds) of the real-time categories.
@@ -87,10 +90,14 @@ _CATEGORY_LIMITS: Final = (
 def _whole(value: object, name: str) -> int:
     """``value`` as an int when it is a whole number (JSON may send ``300.0``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TimeControlError(f"{name} must be a whole number, not {value!r}")
+        raise TimeControlError(
+            M_("{name} must be a whole number, not {value}", name=name, value=repr(value))
+        )
     if isinstance(value, float):
         if not value.is_integer():
-            raise TimeControlError(f"{name} must be a whole number, not {value!r}")
+            raise TimeControlError(
+                M_("{name} must be a whole number, not {value}", name=name, value=repr(value))
+            )
         return int(value)
     return value
 
@@ -123,12 +130,20 @@ class Clock:
         if not MIN_INITIAL <= initial <= MAX_INITIAL:
             shown = f"{initial} ({_minutes_text(initial)} minutes)" if initial > 0 else f"{initial}"
             raise TimeControlError(
-                f"clock.initial must be whole seconds from {MIN_INITIAL} (¼ minute) "
-                f"to {MAX_INITIAL} (180 minutes), not {shown}"
+                M_(
+                    "clock.initial must be whole seconds from {MIN_INITIAL} (¼ minute) to {MAX_INITIAL} (180 minutes), not {shown}",  # noqa: E501
+                    MIN_INITIAL=MIN_INITIAL,
+                    MAX_INITIAL=MAX_INITIAL,
+                    shown=shown,
+                )
             )
         if not 0 <= increment <= MAX_INCREMENT:
             raise TimeControlError(
-                f"clock.increment must be whole seconds from 0 to {MAX_INCREMENT}, not {increment}"
+                M_(
+                    "clock.increment must be whole seconds from 0 to {MAX_INCREMENT}, not {increment}",  # noqa: E501
+                    MAX_INCREMENT=MAX_INCREMENT,
+                    increment=increment,
+                )
             )
         object.__setattr__(self, "initial", initial)
         object.__setattr__(self, "increment", increment)
@@ -142,7 +157,12 @@ class Clock:
         """
         seconds = minutes * 60
         if isinstance(minutes, bool) or not float(seconds).is_integer():
-            raise TimeControlError(f"clock minutes must be whole seconds, not {minutes!r} minutes")
+            raise TimeControlError(
+                M_(
+                    "clock minutes must be whole seconds, not {minutes} minutes",
+                    minutes=repr(minutes),
+                )
+            )
         return cls(int(seconds), increment)
 
     @property
@@ -181,8 +201,12 @@ class Correspondence:
         days = _whole(self.days, "clock.days")
         if not MIN_DAYS <= days <= MAX_DAYS:
             raise TimeControlError(
-                f"clock.days must be a whole number of days per move from {MIN_DAYS} "
-                f"to {MAX_DAYS}, not {days}"
+                M_(
+                    "clock.days must be a whole number of days per move from {MIN_DAYS} to {MAX_DAYS}, not {days}",  # noqa: E501
+                    MIN_DAYS=MIN_DAYS,
+                    MAX_DAYS=MAX_DAYS,
+                    days=days,
+                )
             )
         object.__setattr__(self, "days", days)
 
@@ -242,14 +266,17 @@ def parse_time_control(data: Mapping[str, Any] | None) -> TimeControl:
     if data is None:
         return None
     if not isinstance(data, Mapping):
-        raise TimeControlError(f"clock must be an object or null, not {data!r}")
+        raise TimeControlError(M_("clock must be an object or null, not {data}", data=repr(data)))
     keys = set(data)
     if keys == {"initial", "increment"}:
         return Clock(data["initial"], data["increment"])
     if keys == {"days"}:
         return Correspondence(data["days"])
     raise TimeControlError(
-        f'clock needs "initial" and "increment" (seconds) or "days", not {sorted(keys)}'
+        M_(
+            'clock needs "initial" and "increment" (seconds) or "days", not {value}',
+            value=sorted(keys),
+        )
     )
 
 

@@ -69,14 +69,14 @@ class Message(str):
     template: str
     params: dict[str, Any]
 
-    def __new__(cls, template: str, **params: Any) -> Message:
+    def __new__(cls, template: str, /, **params: Any) -> Message:
         made = super().__new__(cls, template.format(**params) if params else template)
         made.template = template
         made.params = params
         return made
 
 
-def M_(template: str, **params: Any) -> Message:
+def M_(template: str, /, **params: Any) -> Message:
     """Words of an error for the catalogs, said in each request's language."""
     return Message(template, **params)
 
@@ -144,7 +144,7 @@ class Translator:
     locale: str
     catalog: NullTranslations
 
-    def gettext(self, message: str, **params: Any) -> str:
+    def gettext(self, message: str, /, **params: Any) -> str:
         """``message`` in this language, with ``{name}`` filled from ``params``."""
         text = self.catalog.gettext(message) if message else message
         return text.format(**params) if params else text
@@ -153,10 +153,14 @@ class Translator:
         """An error's words in this language: a :class:`Message` from its template,
         other text as it is when the catalogs do not have it."""
         if isinstance(words, Message):
-            return self.gettext(words.template, **words.params)
+            # words within words ("{what}; try again in {value} s") are said too
+            params = {
+                k: self.say(v) if isinstance(v, Message) else v for k, v in words.params.items()
+            }
+            return self.gettext(words.template, **params)
         return self.gettext(words)
 
-    def ngettext(self, singular: str, plural: str, n: int, **params: Any) -> str:
+    def ngettext(self, singular: str, plural: str, n: int, /, **params: Any) -> str:
         """The form for ``n`` of a message that has a plural; ``{n}`` is filled too."""
         return self.catalog.ngettext(singular, plural, n).format(n=self.number(n), **params)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from poolcheckers.board import Board
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.server.domain_errors import CommunityError
-from poolcheckers.server.i18n import N_
+from poolcheckers.server.i18n import M_, N_
 
 
 class LessonError(CommunityError):
@@ -104,7 +104,7 @@ BY_ID = {lesson.id: lesson for lesson in LESSONS}
 def lesson(lesson_id: str) -> Lesson:
     found = BY_ID.get(lesson_id)
     if found is None:
-        raise LessonGone(f"no lesson {lesson_id!r}")
+        raise LessonGone(M_("no lesson {lesson_id}", lesson_id=repr(lesson_id)))
     return found
 
 
@@ -112,7 +112,7 @@ def check(step: Step, move: object) -> bool:
     """Whether ``move`` is one of the step's answers (any notation of the same move,
     R4); a move that is not legal is refused by the rules library's words."""
     if not isinstance(move, str):
-        raise LessonError(f"move must be text in R4 notation, not {move!r}")
+        raise LessonError(M_("move must be text in R4 notation, not {move}", move=repr(move)))
     board = Board(step.fen)
     try:
         played = board.parse_move(move)

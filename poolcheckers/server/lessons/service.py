@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from poolcheckers.server.accounts.model import User
-from poolcheckers.server.i18n import N_
+from poolcheckers.server.i18n import M_, N_
 from poolcheckers.server.lessons.model import LESSONS, LessonError, check, lesson
 from poolcheckers.server.lessons.repository import DbLessonProgress
 from poolcheckers.server.timesource import TimeSource
@@ -39,7 +39,13 @@ class LessonService:
         the progress kept for an account."""
         found = lesson(lesson_id)
         if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(found.steps):
-            raise LessonError(f"step must be 0 to {len(found.steps) - 1}, not {step!r}")
+            raise LessonError(
+                M_(
+                    "step must be 0 to {value}, not {step}",
+                    value=len(found.steps) - 1,
+                    step=repr(step),
+                )
+            )
         s = found.steps[step]
         right = check(s, move)
         done = None

@@ -55,6 +55,7 @@ from poolcheckers.server.games.timecontrol import (
     parse_time_control,
     time_control_to_dict,
 )
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.ratings.model import Perf
 
 SeekColor = Literal["black", "white", "random"]
@@ -117,19 +118,28 @@ class SeekSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.rated, bool):
-            raise SeekError(f"rated must be true or false, not {self.rated!r}")
+            raise SeekError(M_("rated must be true or false, not {rated}", rated=repr(self.rated)))
         if self.color not in get_args(SeekColor):
-            raise SeekError(f"color must be 'black', 'white' or 'random', not {self.color!r}")
+            raise SeekError(
+                M_(
+                    "color must be 'black', 'white' or 'random', not {color}",
+                    color=repr(self.color),
+                )
+            )
         if not isinstance(self.rules, RuleSet):
-            raise SeekError(f"rules must be a RuleSet, not {self.rules!r}")
+            raise SeekError(M_("rules must be a RuleSet, not {rules}", rules=repr(self.rules)))
         object.__setattr__(self, "rating_range", rating_range_of(self.rating_range))
         if self.rated and self.rules != RuleSet.apca():
             raise SeekError(
-                f"rated games use the APCA rules (docs/RULES.md §9); {self.rules.name} is for "
-                "casual games only"
+                M_(
+                    "rated games use the APCA rules (docs/RULES.md §9); {name} is for casual games only",  # noqa: E501
+                    name=self.rules.name,
+                )
             )
         if self.rated and self.time_control is None:
-            raise SeekError("rated games need a clock or correspondence days; without one: casual")
+            raise SeekError(
+                M_("rated games need a clock or correspondence days; without one: casual")
+            )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeekSpec:
@@ -140,18 +150,27 @@ class SeekSpec:
         <Category.CORRESPONDENCE: 'correspondence'>
         """
         if not isinstance(data, Mapping):
-            raise SeekError(f"a seek must be an object, not {data!r}")
+            raise SeekError(M_("a seek must be an object, not {data}", data=repr(data)))
         known = {"clock", "rated", "color", "rules", "rating_range"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SeekError(
-                f"unknown seek fields {unknown} (a seek has: {', '.join(sorted(known))})"
+                M_(
+                    "unknown seek fields {unknown} (a seek has: {value})",
+                    unknown=unknown,
+                    value=", ".join(sorted(known)),
+                )
             )
         if "clock" not in data:
-            raise SeekError('a seek needs "clock" ({"initial", "increment"}, {"days"} or null)')
+            raise SeekError(M_('a seek needs "clock" ({"initial", "increment"}, {"days"} or null)'))
         rules_data = data.get("rules") or {}
         if not isinstance(rules_data, Mapping):
-            raise SeekError(f"rules must be an object of §9 options, not {rules_data!r}")
+            raise SeekError(
+                M_(
+                    "rules must be an object of §9 options, not {rules_data}",
+                    rules_data=repr(rules_data),
+                )
+            )
         try:
             rules = RuleSet.from_dict(rules_data)
         except PoolCheckersError as error:
@@ -275,7 +294,7 @@ class MemoryLobbyStore:
     def insert(self, seek: Seek) -> None:
         with self._lock:
             if seek.id in self._seeks:
-                raise SeekError(f"seek id {seek.id!r} is already in use")
+                raise SeekError(M_("seek id {id} is already in use", id=repr(seek.id)))
             self._seeks[seek.id] = seek
 
     def get(self, seek_id: str) -> Seek | None:
@@ -392,10 +411,15 @@ class Lobby:
         """Open a seek.  Rated seeks need an account; a player has at most
         :data:`MAX_SEEKS_PER_AUTHOR` open seeks."""
         if spec.rated and not author.registered:
-            raise SeekForbiddenError("rated games need an account: sign in to post a rated seek")
+            raise SeekForbiddenError(
+                M_("rated games need an account: sign in to post a rated seek")
+            )
         if len(self.store.by_author(author.id)) >= self.max_seeks_per_author:
             raise SeekError(
-                f"at most {self.max_seeks_per_author} open seeks at once: cancel one first"
+                M_(
+                    "at most {max_seeks_per_author} open seeks at once: cancel one first",
+                    max_seeks_per_author=self.max_seeks_per_author,
+                )
             )
         seek = Seek(self.new_id(), author, spec, self.clock(), author_perf)
         self.store.insert(seek)
@@ -404,14 +428,20 @@ class Lobby:
 
     def _check_taker(self, seek: Seek, taker: LobbyPlayer, perf: Perf | None) -> None:
         if seek.author.id == taker.id:
-            raise SeekForbiddenError(f"seek {seek.id} is your own: cancel it instead")
+            raise SeekForbiddenError(M_("seek {id} is your own: cancel it instead", id=seek.id))
         if seek.spec.rated and not taker.registered:
-            raise SeekForbiddenError("rated games need an account: sign in to accept this seek")
+            raise SeekForbiddenError(M_("rated games need an account: sign in to accept this seek"))
         if not _in_range(perf, seek.spec.rating_range):
             low, high = seek.spec.rating_range or (0, 0)
             shown = "no rating" if perf is None else f"{int(perf.glicko.rating)}"
             raise SeekForbiddenError(
-                f"seek {seek.id} is for ratings {low}-{high}; you have {shown}"
+                M_(
+                    "seek {id} is for ratings {low}-{high}; you have {shown}",
+                    id=seek.id,
+                    low=low,
+                    high=high,
+                    shown=shown,
+                )
             )
 
     def accept(
@@ -434,13 +464,17 @@ class Lobby:
         if seek is None or seek.id != seek_id:
             seek = self.store.get(seek_id)
         if seek is None:
-            raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
+            raise SeekGoneError(
+                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
+            )
         self._check_taker(seek, taker, taker_perf)
         black, white = assign_colors(seek, taker, self.rng, taker_color)
         pairing = Pairing(seek, black, white)
         taken = take(pairing) if take is not None else self.store.take(seek_id) is not None
         if not taken:
-            raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
+            raise SeekGoneError(
+                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
+            )
         self._emit(LobbyEvent("removed", seek, "taken"))
         if seek.spec.real_time:
             # As on lichess: someone starting a clock game is no longer waiting for another.
@@ -451,11 +485,15 @@ class Lobby:
         """The author withdraws their seek."""
         seek = self.store.get(seek_id)
         if seek is None:
-            raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
+            raise SeekGoneError(
+                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
+            )
         if seek.author.id != by.id:
-            raise SeekForbiddenError(f"seek {seek_id} is not yours to cancel")
+            raise SeekForbiddenError(M_("seek {seek_id} is not yours to cancel", seek_id=seek_id))
         if self.store.take(seek_id) is None:
-            raise SeekGoneError(f"seek {seek_id} was taken, cancelled or withdrawn")
+            raise SeekGoneError(
+                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
+            )
         self._emit(LobbyEvent("removed", seek, "cancelled"))
         return seek
 
@@ -509,4 +547,4 @@ def side_of(pairing: Pairing, player: LobbyPlayer) -> Color:
         return Color.BLACK
     if pairing.white.id == player.id:
         return Color.WHITE
-    raise SeekError(f"{player.shown_name} does not play in this pairing")
+    raise SeekError(M_("{shown_name} does not play in this pairing", shown_name=player.shown_name))

@@ -13,6 +13,7 @@ from poolcheckers.board import Board
 from poolcheckers.engine import default_tables_directory, open_tables, tables_move_values
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.rules import RuleSet
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.practice.model import (
     BY_ID,
     EXERCISES,
@@ -64,8 +65,11 @@ class PracticeService:
         values = tables_move_values(self.tables(), board)
         if values is None:
             raise PracticeError(
-                f"the endgame tables do not cover {board.fen()}: practice positions have "
-                f"at most {self.tables().max_pieces} pieces, a piece each side (R5)"
+                M_(
+                    "the endgame tables do not cover {value}: practice positions have at most {max_pieces} pieces, a piece each side (R5)",  # noqa: E501
+                    value=board.fen(),
+                    max_pieces=self.tables().max_pieces,
+                )
             )
         return values
 
@@ -73,7 +77,7 @@ class PracticeService:
         """A position to practise: its value for the side to move (the target)."""
         board = _board(fen, [])
         if board.is_game_over():
-            raise PracticeError(f"{fen}: the game is already over (R16)")
+            raise PracticeError(M_("{fen}: the game is already over (R16)", fen=fen))
         values = self._values(board)
         return {"fen": board.fen(), "value": position_value(values), "exercise": _exercise(fen)}
 
@@ -81,13 +85,20 @@ class PracticeService:
         """Judge the last move of ``moves`` (the player's) against the tables and
         answer with the tables' reply (none once the game is over)."""
         if not moves:
-            raise PracticeError("moves must hold at least the move to judge")
+            raise PracticeError(M_("moves must hold at least the move to judge"))
         board = _board(fen, moves[:-1])
         before = self._values(board)
         try:
             played = board.parse_move(moves[-1])
         except PoolCheckersError as error:
-            raise PracticeError(f"move {len(moves)} {moves[-1]!r}: {error}") from error
+            raise PracticeError(
+                M_(
+                    "move {count} {moves}: {error}",
+                    count=len(moves),
+                    moves=repr(moves[-1]),
+                    error=error,
+                )
+            ) from error
         judged = verdict(before, played)
         notation = board.notation(played)
         board.push(played)
@@ -128,16 +139,22 @@ def _exercise(fen: str) -> str | None:
 
 def _board(fen: str, moves: list[str]) -> Board:
     if len(moves) > MAX_PLIES:
-        raise PracticeError(f"a practice line has at most {MAX_PLIES} moves")
+        raise PracticeError(
+            M_("a practice line has at most {MAX_PLIES} moves", MAX_PLIES=MAX_PLIES)
+        )
     try:
         board = Board(fen, RuleSet.apca())
     except PoolCheckersError as error:
         raise PracticeError(str(error)) from error
     for i, text in enumerate(moves, start=1):
         if board.is_game_over():
-            raise PracticeError(f"move {i} {text!r}: the game is already over (R16-R21)")
+            raise PracticeError(
+                M_("move {i} {text}: the game is already over (R16-R21)", i=i, text=repr(text))
+            )
         try:
             board.push(board.parse_move(text))
         except PoolCheckersError as error:
-            raise PracticeError(f"move {i} {text!r}: {error}") from error
+            raise PracticeError(
+                M_("move {i} {text}: {error}", i=i, text=repr(text), error=error)
+            ) from error
     return board

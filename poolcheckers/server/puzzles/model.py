@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from poolcheckers.errors import PoolCheckersError
 from poolcheckers.puzzles import Puzzle, replay
 from poolcheckers.server.domain_errors import CommunityError
-from poolcheckers.server.i18n import N_
+from poolcheckers.server.i18n import M_, N_
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf
 
 #: a new puzzle's deviation: its starting rating is an estimate from the generator
@@ -66,33 +66,54 @@ def judge(puzzle: Puzzle, moves: Sequence[object]) -> bool:
     stops early, or goes on after a wrong move, is refused)."""
     if not isinstance(moves, list | tuple) or not 1 <= len(moves) <= len(puzzle.solution):
         raise AttemptError(
-            f"moves must be a list of 1 to {len(puzzle.solution)} moves (R4) from the "
-            "puzzle's position"
+            M_(
+                "moves must be a list of 1 to {count} moves (R4) from the puzzle's position",
+                count=len(puzzle.solution),
+            )
         )
     board, solution = replay(puzzle)
     for i, text in enumerate(moves):
         if not isinstance(text, str):
-            raise AttemptError(f"move {i + 1} must be text in R4 notation, not {text!r}")
+            raise AttemptError(
+                M_(
+                    "move {value} must be text in R4 notation, not {text}",
+                    value=i + 1,
+                    text=repr(text),
+                )
+            )
         try:
             move = board.parse_move(text)
         except PoolCheckersError as error:
-            raise AttemptError(f"move {i + 1} {text!r}: {error}") from error
+            raise AttemptError(
+                M_("move {value} {text}: {error}", value=i + 1, text=repr(text), error=error)
+            ) from error
         if move != solution[i]:
             if i % 2 == 1:
                 raise AttemptError(
-                    f"move {i + 1} {text!r}: the replies are the puzzle's, "
-                    f"{board.notation(solution[i])} here"
+                    M_(
+                        "move {value} {text}: the replies are the puzzle's, {value2} here",
+                        value=i + 1,
+                        text=repr(text),
+                        value2=board.notation(solution[i]),
+                    )
                 )
             if i + 1 != len(moves):
                 raise AttemptError(
-                    f"move {i + 1} {text!r} left the solution: the attempt ends there"
+                    M_(
+                        "move {value} {text} left the solution: the attempt ends there",
+                        value=i + 1,
+                        text=repr(text),
+                    )
                 )
             return False
         board.push(move)
     if len(moves) != len(puzzle.solution):
         raise AttemptError(
-            f"the attempt stops at move {len(moves)} of {len(puzzle.solution)}: it ends at "
-            "the solution's end or at the first wrong move"
+            M_(
+                "the attempt stops at move {count} of {count2}: it ends at the solution's end or at the first wrong move",  # noqa: E501
+                count=len(moves),
+                count2=len(puzzle.solution),
+            )
         )
     return True
 

@@ -22,6 +22,7 @@ from poolcheckers.puzzles.themes import THEME_WORDS, THEMES
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.domain_errors import CommunityError
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.puzzles.model import (
     PuzzleGone,
     PuzzleRequestError,
@@ -144,7 +145,7 @@ class PuzzleService:
         self._ready()
         found = self.store.get(pid)
         if found is None:
-            raise PuzzleGone(f"no puzzle {pid!r}")
+            raise PuzzleGone(M_("no puzzle {pid}", pid=repr(pid)))
         return found
 
     # ------------------------------------------------------------------ choosing
@@ -154,7 +155,13 @@ class PuzzleService:
         """A puzzle near the player's puzzle rating (a signed-out player: near
         ``rating``, or 1500), of ``theme``, not tried before by a signed-in player."""
         if theme is not None and theme not in THEMES and not theme.startswith("shot_"):
-            raise PuzzleRequestError(f"unknown theme {theme!r}; themes: {', '.join(THEMES)}")
+            raise PuzzleRequestError(
+                M_(
+                    "unknown theme {theme}; themes: {value}",
+                    theme=repr(theme),
+                    value=", ".join(THEMES),
+                )
+            )
         self._ready()
         if user is not None:
             perf = self.store.player(user.id)
@@ -184,7 +191,7 @@ class PuzzleService:
                 0, 10_000, 1
             )
             if not pool:
-                raise PuzzleGone("no puzzles are stored")
+                raise PuzzleGone(M_("no puzzles are stored"))
             pid = self.store.set_daily(key, random.Random(key).choice(pool))
         return self.get(pid)
 
@@ -202,7 +209,7 @@ class PuzzleService:
                 return {"solved": solved, "rating": done}
             stored = self.get(pid)
         raise PuzzleRequestError(
-            "too many attempts at once: try again",
+            M_("too many attempts at once: try again"),
         )
 
     def _record(self, stored: StoredPuzzle, user_id: str, solved: bool) -> dict[str, Any] | None:
@@ -255,13 +262,16 @@ class PuzzleService:
             raise PuzzleRequestError(str(error)) from error
         if board.is_game_over() or len(board.legal_moves) < 2:
             raise PuzzleRequestError(
-                "a puzzle needs a game in progress with at least two moves to choose from"
+                M_("a puzzle needs a game in progress with at least two moves to choose from")
             )
         if self.quotas is not None:
             decision = self.quotas.hit(PROPOSALS_PER_HOUR, user.id)
             if not decision.allowed:
                 raise errors.limit_reached(
-                    f"at most {PROPOSALS_PER_HOUR.limit} puzzles an hour from the board editor",
+                    M_(
+                        "at most {limit} puzzles an hour from the board editor",
+                        limit=PROPOSALS_PER_HOUR.limit,
+                    ),
                     decision.retry_after,
                 )
         tables = None
@@ -275,8 +285,10 @@ class PuzzleService:
         )
         if made is None:
             raise PuzzleRequestError(
-                "no puzzle here: no single move wins material, the game or the draw by a clear "
-                "margin over every other (the engine's two best lines, the endgame tables)"
+                M_(
+                    "no puzzle here: no single move wins material, the game or the draw by a clear "
+                    "margin over every other (the engine's two best lines, the endgame tables)"
+                )
             )
         self._ready()
         self.load([made], "editor")
@@ -287,7 +299,9 @@ class PuzzleService:
 
     def vote(self, pid: str, user: User, vote: object) -> dict[str, int]:
         if vote not in (1, -1, 0) or isinstance(vote, bool):
-            raise PuzzleRequestError(f"vote must be 1 (up), -1 (down) or 0 (none), not {vote!r}")
+            raise PuzzleRequestError(
+                M_("vote must be 1 (up), -1 (down) or 0 (none), not {vote}", vote=repr(vote))
+            )
         self.get(pid)
         up, down = self.store.vote(user.id, pid, int(vote))
         return {"up": up, "down": down}

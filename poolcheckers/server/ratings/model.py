@@ -50,6 +50,7 @@ from typing import Final, Protocol
 
 from poolcheckers.server.domain_errors import RatingError
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.i18n import M_
 
 #: Glicko-2 works on a scale where 173.7178 Glicko points are 1 (Glickman, step 2).
 GLICKO2_SCALE: Final = 173.7178
@@ -76,13 +77,20 @@ class Glicko:
         for name in ("rating", "deviation", "volatility"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise RatingError(f"{name} must be a number, not {value!r}")
+                raise RatingError(
+                    M_("{name} must be a number, not {value}", name=name, value=repr(value))
+                )
             if not math.isfinite(value):
-                raise RatingError(f"{name} must be finite, not {value!r}")
+                raise RatingError(
+                    M_("{name} must be finite, not {value}", name=name, value=repr(value))
+                )
         if self.deviation <= 0 or self.volatility <= 0:
             raise RatingError(
-                f"deviation and volatility must be positive, not "
-                f"{self.deviation!r} and {self.volatility!r}"
+                M_(
+                    "deviation and volatility must be positive, not {deviation} and {volatility}",
+                    deviation=repr(self.deviation),
+                    volatility=repr(self.volatility),
+                )
             )
 
     @property
@@ -156,7 +164,7 @@ def _new_volatility(
             f_a /= 2.0
         big_b, f_b = big_c, f_c
     else:  # pragma: no cover - the iteration converges for every finite input
-        raise RatingError("Glicko-2 volatility iteration did not converge (step 5)")
+        raise RatingError(M_("Glicko-2 volatility iteration did not converge (step 5)"))
     return math.exp(big_a / 2.0)
 
 
@@ -179,9 +187,14 @@ def glicko2_period(
     True
     """
     if tau <= 0:
-        raise RatingError(f"tau must be positive, not {tau!r}")
+        raise RatingError(M_("tau must be positive, not {tau}", tau=repr(tau)))
     if elapsed_periods < 0:
-        raise RatingError(f"elapsed rating periods cannot be negative, not {elapsed_periods!r}")
+        raise RatingError(
+            M_(
+                "elapsed rating periods cannot be negative, not {elapsed_periods}",
+                elapsed_periods=repr(elapsed_periods),
+            )
+        )
     phi, sigma = player.phi, player.volatility
     if not results:
         phi_star = math.sqrt(phi * phi + elapsed_periods * sigma * sigma)
@@ -191,7 +204,9 @@ def glicko2_period(
     weighted = 0.0
     for opponent, score in results:
         if not 0.0 <= score <= 1.0:
-            raise RatingError(f"a score is 0, 0.5 or 1 (loss, draw, win), not {score!r}")
+            raise RatingError(
+                M_("a score is 0, 0.5 or 1 (loss, draw, win), not {score}", score=repr(score))
+            )
         g = _g(opponent.phi)
         e = _expected(mu, opponent.mu, opponent.phi)
         inverse_v += g * g * e * (1.0 - e)
@@ -332,15 +347,20 @@ class RatedResult:
 
     def __post_init__(self) -> None:
         if not self.game_id:
-            raise RatingError("a rated result needs its game id")
+            raise RatingError(M_("a rated result needs its game id"))
         if self.black == self.white:
-            raise RatingError(f"a player cannot be rated against themselves ({self.black!r})")
+            raise RatingError(
+                M_("a player cannot be rated against themselves ({black})", black=repr(self.black))
+            )
         if self.black_score not in (0.0, 0.5, 1.0):
             raise RatingError(
-                f"Black's score is 0, 0.5 or 1 (loss, draw, win), not {self.black_score!r}"
+                M_(
+                    "Black's score is 0, 0.5 or 1 (loss, draw, win), not {black_score}",
+                    black_score=repr(self.black_score),
+                )
             )
         if not isinstance(self.category, Category):
-            raise RatingError(f"unknown category {self.category!r}")
+            raise RatingError(M_("unknown category {category}", category=repr(self.category)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from poolcheckers.server.api.schemas import (
 from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games.model import GameRec
 from poolcheckers.server.games.timecontrol import Category
-from poolcheckers.server.i18n import Translator, translator
+from poolcheckers.server.i18n import M_, Translator, translator
 from poolcheckers.server.ratings.model import Perf, RatingUpdate
 from poolcheckers.server.ratings.players import (
     CHART_RANGES,
@@ -112,7 +112,9 @@ class PlayerPages:
             key = ""
         user = self.users.by_key(key) if key else None
         if user is None:
-            raise errors.ApiError(404, "not_found", f"no player named {username!r}")
+            raise errors.ApiError(
+                404, "not_found", M_("no player named {username}", username=repr(username))
+            )
         return user
 
     def page(

@@ -26,7 +26,7 @@ from typing import Any, Final, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category
-from poolcheckers.server.i18n import N_, Translator, translator
+from poolcheckers.server.i18n import M_, N_, Translator, translator
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf, RatingSystem, RatingUpdate
 
 PlayerResult = Literal["win", "draw", "loss"]
@@ -60,7 +60,13 @@ def result_for(game: ScoredGame, player_id: str) -> PlayerResult | None:
     elif player_id == game.white_id:
         score = 1.0 - game.black_score
     else:
-        raise CommunityError(f"player {player_id!r} did not play game {game.game_id}")
+        raise CommunityError(
+            M_(
+                "player {player_id} did not play game {game_id}",
+                player_id=repr(player_id),
+                game_id=game.game_id,
+            )
+        )
     return "win" if score == 1.0 else "loss" if score == 0.0 else "draw"
 
 

@@ -59,7 +59,7 @@ async function showAccount() {
     }
   });
   box.replaceChildren(
-    h("a", { href: `/players/${encodeURIComponent(username)}`, id: "header-user", class: "user" }, username),
+    h("a", { href: `/players/${encodeURIComponent(username)}`, id: "header-user", class: "user", translate: "no" }, username),
     h("a", { href: "/account", id: "header-settings" }, t("Settings")),
     out,
   );

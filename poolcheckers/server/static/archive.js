@@ -404,7 +404,7 @@ class ArchivePage {
     return h(
       "tr",
       { "data-game": g.id },
-      h("td", {}, h("a", { href: `/play/${id}` }, players(g, Boolean(storageGet(tokenKey(g.id))))), h("span", { class: "sub-date" }, when(g))),
+      h("td", {}, h("a", { href: `/play/${id}`, translate: g.tags?.Black || g.tags?.White ? "no" : null }, players(g, Boolean(storageGet(tokenKey(g.id))))), h("span", { class: "sub-date" }, when(g))),
       h("td", { class: "num", title: g.ply !== undefined ? tn("{n} ply", "{n} plies", g.ply) : null }, String(moves)),
       h("td", {}, resultText(g)),
       h("td", { class: "date", title: t("Last change: {date}", { date: when(g, "updated") }) }, when(g)),

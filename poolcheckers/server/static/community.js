@@ -117,5 +117,5 @@ export function withNodes(text, nodes) {
  * @returns {HTMLAnchorElement}
  */
 export function playerLink(name) {
-  return h("a", { href: `/players/${encodeURIComponent(name)}` }, name);
+  return h("a", { href: `/players/${encodeURIComponent(name)}`, translate: "no" }, name);
 }

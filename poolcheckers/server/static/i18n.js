@@ -1,23 +1,34 @@
-// The page's language: the words come from the server with the app's frame (the
-// catalog in index.html's #i18n block, from the gettext catalogs of the js domain);
-// this module keeps no copies. Messages are the English words with {name} holes;
-// numbers and dates are formatted by Intl in the page's language.
+// The page's language: its words come from the server's gettext catalogs (the js
+// domain), in the file that index.html names (<meta name="i18n-catalog">, fetched
+// once and kept by the browser for good); this module keeps no copies. Every module
+// that shows words imports this one, so the catalog is in before any page runs.
+// Messages are the English words with {name} holes; numbers and dates are formatted
+// by Intl in the page's language.
 
 /** @typedef {{locale: string, messages: Record<string, string | string[]>}} Catalog */
 
-/** @returns {Catalog} */
-function readCatalog() {
-  const block = typeof document === "undefined" ? null : document.getElementById("i18n");
+/**
+ * The page's catalog; English (the modules' own words) without one, or when it
+ * cannot be loaded.
+ * @returns {Promise<Catalog>}
+ */
+async function loadCatalog() {
+  const english = { locale: "en", messages: {} };
+  if (typeof document === "undefined") return english;
+  const lang = document.documentElement.lang || "en";
+  const url = document.querySelector('meta[name="i18n-catalog"]')?.getAttribute("content");
+  if (!url) return { locale: lang, messages: {} };
   try {
+    const response = await fetch(url, { credentials: "same-origin" });
     /** @type {Partial<Catalog>} */
-    const data = block && block.textContent ? JSON.parse(block.textContent) : {};
-    return { locale: data.locale || "en", messages: data.messages || {} };
+    const data = response.ok ? await response.json() : {};
+    return { locale: data.locale || lang, messages: data.messages || {} };
   } catch {
-    return { locale: "en", messages: {} };
+    return { locale: lang, messages: {} };
   }
 }
 
-const catalog = readCatalog();
+const catalog = await loadCatalog();
 
 /** The page's language as a BCP 47 tag ("en", "pt-BR", "es"). */
 export const locale = catalog.locale;

@@ -688,7 +688,7 @@ class GamePage {
       const name = this.playerName(color);
       const nameEl = playerPart(el, "name");
       if (account && account !== "Anonymous") {
-        nameEl.replaceChildren(h("a", { href: `/players/${encodeURIComponent(account)}`, class: "player-link" }, name));
+        nameEl.replaceChildren(h("a", { href: `/players/${encodeURIComponent(account)}`, class: "player-link", translate: "no" }, name));
       } else {
         nameEl.textContent = name;
       }

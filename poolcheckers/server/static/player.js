@@ -340,7 +340,7 @@ async function draw(root, name, view, rivals, events) {
   ];
   // replaceChildren would write a missing section (null) as the text "null".
   // a bot account is marked as on lichess: BOT before the name
-  const title = h("h1", {}, page.bot ? h("span", { class: "bot-mark", title: t("a bot account: a program plays") }, t("BOT"), " ") : "", page.username);
+  const title = h("h1", {}, page.bot ? h("span", { class: "bot-mark", title: t("a bot account: a program plays") }, t("BOT"), " ") : "", h("span", { translate: "no" }, page.username));
   root.replaceChildren(title, ...sections.filter((s) => s !== null));
 }
 

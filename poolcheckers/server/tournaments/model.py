@@ -27,6 +27,7 @@ from poolcheckers.server.games.timecontrol import (
     parse_time_control,
     time_control_to_dict,
 )
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.lobby.model import rating_range_of
 from poolcheckers.server.tournaments.standings import Bye, GameResult
 from poolcheckers.server.tournaments.systems import MAX_ROUND_ROBIN, round_robin_rounds
@@ -66,7 +67,15 @@ def _whole(data: Mapping[str, Any], key: str, low: int, high: int) -> int | None
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise TournamentError(f"{key} must be a whole number from {low} to {high}, not {value!r}")
+        raise TournamentError(
+            M_(
+                "{key} must be a whole number from {low} to {high}, not {value}",
+                key=key,
+                low=low,
+                high=high,
+                value=repr(value),
+            )
+        )
     return value
 
 
@@ -109,7 +118,7 @@ class TournamentSpec:
         poolcheckers.server.tournaments.model.TournamentError: a tournament needs a clock ...
         """
         if not isinstance(data, Mapping):
-            raise TournamentError(f"a tournament must be an object, not {data!r}")
+            raise TournamentError(M_("a tournament must be an object, not {data}", data=repr(data)))
         known = {
             "name", "system", "clock", "rated", "rules", "rounds", "games_per_pairing",
             "double", "duration_minutes", "starts_at", "max_players", "rating_range",
@@ -117,7 +126,7 @@ class TournamentSpec:
         }  # fmt: skip
         unknown = sorted(set(data) - known)
         if unknown:
-            raise TournamentError(f"unknown tournament fields {unknown}")
+            raise TournamentError(M_("unknown tournament fields {unknown}", unknown=unknown))
         name, system, tc, rated, rules = _basics(data)
         gpp, double, rounds, duration = _shape(data, system, tc)
         starts_at = data.get("starts_at")
@@ -127,19 +136,22 @@ class TournamentSpec:
             or not now_s - 60 <= starts_at <= now_s + MAX_START_AHEAD_S
         ):
             raise TournamentError(
-                f"starts_at must be epoch seconds from now to 90 days ahead, not {starts_at!r}"
+                M_(
+                    "starts_at must be epoch seconds from now to 90 days ahead, not {starts_at}",
+                    starts_at=repr(starts_at),
+                )
             )
         largest = MAX_ROUND_ROBIN if system == "round_robin" else MAX_PLAYERS
         max_players = _whole(data, "max_players", 2, largest)
         rating_range = rating_range_of(data.get("rating_range"), TournamentError)
         password = data.get("password")
         if password is not None and (not isinstance(password, str) or not 4 <= len(password) <= 64):
-            raise TournamentError("password must be 4 to 64 characters or null")
+            raise TournamentError(M_("password must be 4 to 64 characters or null"))
         forfeit = _whole(data, "forfeit_minutes", 1, 7 * 24 * 60)
         forbidden = _forbidden(data.get("forbidden"), system)
         round_minutes = _whole(data, "round_minutes", 1, 14 * 24 * 60)
         if round_minutes is not None and system == "arena":
-            raise TournamentError("round_minutes is for round robins and Swiss events")
+            raise TournamentError(M_("round_minutes is for round robins and Swiss events"))
         return cls(
             name=name,
             system=system,
@@ -181,7 +193,7 @@ def _forbidden(value: object, system: System) -> tuple[tuple[str, str], ...]:
     if value is None or value == []:
         return ()
     if system != "swiss":
-        raise TournamentError("forbidden pairings are for Swiss events")
+        raise TournamentError(M_("forbidden pairings are for Swiss events"))
     if (
         not isinstance(value, list)
         or len(value) > 200
@@ -191,7 +203,10 @@ def _forbidden(value: object, system: System) -> tuple[tuple[str, str], ...]:
         )
     ):
         raise TournamentError(
-            f"forbidden must be a list of [username, username] pairs, not {value!r}"
+            M_(
+                "forbidden must be a list of [username, username] pairs, not {value}",
+                value=repr(value),
+            )
         )
     return tuple((str(a).lower(), str(b).lower()) for a, b in value)
 
@@ -295,32 +310,53 @@ class TourGame:
 def _basics(data: Mapping[str, Any]) -> tuple[str, System, TimeControl, bool, RuleSet]:
     name = data.get("name")
     if not isinstance(name, str) or not 2 <= len(name.strip()) <= MAX_NAME:
-        raise TournamentError(f"name must be 2 to {MAX_NAME} characters, not {name!r}")
+        raise TournamentError(
+            M_(
+                "name must be 2 to {MAX_NAME} characters, not {name}",
+                MAX_NAME=MAX_NAME,
+                name=repr(name),
+            )
+        )
     name = " ".join(name.split())
     if not _NAME.match(name):
         raise TournamentError(
-            f"name {name!r} may hold letters, digits, spaces and . , ' & ( ) # : - only"
+            M_(
+                "name {name} may hold letters, digits, spaces and . , ' & ( ) # : - only",
+                name=repr(name),
+            )
         )
     system: System = data.get("system")  # type: ignore[assignment]
     if system not in get_args(System):
-        raise TournamentError(f"system must be 'round_robin', 'swiss' or 'arena', not {system!r}")
+        raise TournamentError(
+            M_(
+                "system must be 'round_robin', 'swiss' or 'arena', not {system}",
+                system=repr(system),
+            )
+        )
     tc = parse_time_control(data.get("clock"))
     if tc is None:
-        raise TournamentError("a tournament needs a clock or correspondence days")
+        raise TournamentError(M_("a tournament needs a clock or correspondence days"))
     rated = data.get("rated", True)
     if not isinstance(rated, bool):
-        raise TournamentError(f"rated must be true or false, not {rated!r}")
+        raise TournamentError(M_("rated must be true or false, not {rated}", rated=repr(rated)))
     rules_data = data.get("rules") or {}
     if not isinstance(rules_data, Mapping):
-        raise TournamentError(f"rules must be an object of §9 options, not {rules_data!r}")
+        raise TournamentError(
+            M_(
+                "rules must be an object of §9 options, not {rules_data}",
+                rules_data=repr(rules_data),
+            )
+        )
     try:
         rules = RuleSet.from_dict(rules_data)
     except PoolCheckersError as error:
         raise TournamentError(str(error)) from error
     if rated and rules != RuleSet.apca():
         raise TournamentError(
-            f"rated events play the APCA rules (docs/RULES.md §9); "
-            f"{rules.name} is for casual events"
+            M_(
+                "rated events play the APCA rules (docs/RULES.md §9); {name} is for casual events",
+                name=rules.name,
+            )
         )
     return name, system, tc, rated, rules
 
@@ -331,24 +367,29 @@ def _shape(
     gpp = _whole(data, "games_per_pairing", 1, 2) or 1
     double = data.get("double", False)
     if not isinstance(double, bool):
-        raise TournamentError(f"double must be true or false, not {double!r}")
+        raise TournamentError(M_("double must be true or false, not {double}", double=repr(double)))
     rounds = _whole(data, "rounds", 1, MAX_SWISS_ROUNDS)
     duration = _whole(data, "duration_minutes", 10, MAX_ARENA_MINUTES)
     if system == "swiss" and rounds is None:
-        raise TournamentError(f"a Swiss event needs rounds (1 to {MAX_SWISS_ROUNDS})")
+        raise TournamentError(
+            M_(
+                "a Swiss event needs rounds (1 to {MAX_SWISS_ROUNDS})",
+                MAX_SWISS_ROUNDS=MAX_SWISS_ROUNDS,
+            )
+        )
     if system != "swiss" and rounds is not None:
-        raise TournamentError("rounds are set for Swiss events only")
+        raise TournamentError(M_("rounds are set for Swiss events only"))
     if system == "arena":
         if duration is None:
-            raise TournamentError("an arena needs duration_minutes (10 to 1440)")
+            raise TournamentError(M_("an arena needs duration_minutes (10 to 1440)"))
         if category_of(tc) is Category.CORRESPONDENCE:
-            raise TournamentError("an arena is played on the clock, not by correspondence")
+            raise TournamentError(M_("an arena is played on the clock, not by correspondence"))
         if gpp != 1:
-            raise TournamentError("arena games are single games (games_per_pairing 1)")
+            raise TournamentError(M_("arena games are single games (games_per_pairing 1)"))
     elif duration is not None:
-        raise TournamentError("duration_minutes is for arenas only")
+        raise TournamentError(M_("duration_minutes is for arenas only"))
     if double and system != "round_robin":
-        raise TournamentError("double is for round robins only")
+        raise TournamentError(M_("double is for round robins only"))
     return gpp, double, rounds, duration
 
 

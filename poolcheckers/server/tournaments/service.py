@@ -41,6 +41,7 @@ from poolcheckers.server.games.model import Change, Loaded
 from poolcheckers.server.games.repository import Committed, GameStore
 from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.games.timecontrol import Category, Correspondence
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
@@ -152,7 +153,7 @@ class TournamentService:
     def _get(self, tid: str, conn: Connection | None = None) -> Tournament:
         t = self.store.get(tid, conn)
         if t is None:
-            raise TournamentGone(f"no tournament with id {tid!r}")
+            raise TournamentGone(M_("no tournament with id {tid}", tid=repr(tid)))
         return t
 
     def forget(self, tid: str) -> None:
@@ -188,7 +189,7 @@ class TournamentService:
             decision = self.quotas.hit(EVENTS_PER_DAY, user.id)
             if not decision.allowed:
                 raise errors.limit_reached(
-                    f"at most {EVENTS_PER_DAY.limit} events a day from one account",
+                    M_("at most {limit} events a day from one account", limit=EVENTS_PER_DAY.limit),
                     decision.retry_after,
                 )
 
@@ -201,7 +202,7 @@ class TournamentService:
         ``trf`` and the settings of :meth:`create` (name and rounds default to the
         file's)."""
         if not isinstance(data, dict) or not isinstance(data.get("trf"), str):
-            raise TournamentError("an import needs the TRF16 file's text in 'trf'")
+            raise TournamentError(M_("an import needs the TRF16 file's text in 'trf'"))
         event = trf.read(data["trf"])
         settings = {k: v for k, v in data.items() if k != "trf"}
         settings.setdefault("name", event.name or "Imported Swiss")
@@ -211,12 +212,18 @@ class TournamentService:
         spec = TournamentSpec.from_dict(settings, now / 1000)
         if spec.rounds is not None and spec.rounds < event.played_rounds:
             raise TournamentError(
-                f"rounds {spec.rounds} is fewer than the {event.played_rounds} the file has played"
+                M_(
+                    "rounds {rounds} is fewer than the {played_rounds} the file has played",
+                    rounds=spec.rounds,
+                    played_rounds=event.played_rounds,
+                )
             )
         if spec.games_per_pairing != 1 and event.played_rounds:
             raise TournamentError(
-                "a TRF file holds one result per round, not each game of a two-game match: "
-                "an event of two-game matches is imported before its first round"
+                M_(
+                    "a TRF file holds one result per round, not each game of a two-game match: "
+                    "an event of two-game matches is imported before its first round"
+                )
             )
         ids = self._accounts_of(event)
         self._count_event(user)
@@ -270,15 +277,23 @@ class TournamentService:
             shown = ", ".join(repr(n) for n in missing[:10])
             more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
             raise TournamentError(
-                f"the TRF file's players must be the site's usernames: no account named "
-                f"{shown}{more}"
+                M_(
+                    "the TRF file's players must be the site's usernames: no account named {shown}{more}",  # noqa: E501
+                    shown=shown,
+                    more=more,
+                )
             )
         users = {n: found[k] for n, k in keys.items()}
         seen: dict[str, int] = {}
         for n, u in users.items():
             if u.id in seen:
                 raise TournamentError(
-                    f"TRF players {seen[u.id]} and {n} are both the account {u.username}"
+                    M_(
+                        "TRF players {seen} and {n} are both the account {username}",
+                        seen=seen[u.id],
+                        n=n,
+                        username=u.username,
+                    )
                 )
             seen[u.id] = n
         return users
@@ -436,7 +451,7 @@ class TournamentService:
             (p for p in self.store.players(tid) if p.username.lower() == username.lower()), None
         )
         if player is None:
-            raise TournamentGone(f"{username!r} is not in this event")
+            raise TournamentGone(M_("{username} is not in this event", username=repr(username)))
         self.withdraw(tid, player.user_id)
 
     def forfeit(self, tid: str, user_id: str, game_id: str) -> None:
@@ -445,7 +460,7 @@ class TournamentService:
         self._director(tid, user_id)
         row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
         if row is None:
-            raise TournamentGone(f"no game {game_id!r} in this event")
+            raise TournamentGone(M_("no game {game_id} in this event", game_id=repr(game_id)))
         if not self._end_no_show(game_id, "the director"):
             raise TournamentConflict(
                 "only a game in which a side has not made its first move can be forfeited"

@@ -16,6 +16,7 @@ from typing import Any
 
 from caissify_pairings.trf import TRFError, parse_trf, write_trf
 
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.tournaments.model import (
     MAX_SWISS_ROUNDS,
     Entrant,
@@ -78,17 +79,19 @@ def read(text: str) -> TrfEvent:
     poolcheckers.server.tournaments.model.TournamentError: not a TRF16 file: Line 1: ...
     """
     if len(text.encode()) > MAX_TRF_BYTES:
-        raise TournamentError(f"a TRF file may be at most {MAX_TRF_BYTES // 1000} KB")
+        raise TournamentError(
+            M_("a TRF file may be at most {value} KB", value=MAX_TRF_BYTES // 1000)
+        )
     try:
         parsed = parse_trf(text)
     except TRFError as error:
-        raise TournamentError(f"not a TRF16 file: {error}") from error
+        raise TournamentError(M_("not a TRF16 file: {error}", error=error)) from error
     players: list[dict[str, Any]] = parsed.get("players") or []
     if len(players) < 2:
-        raise TournamentError("a TRF file needs at least two 001 player lines")
+        raise TournamentError(M_("a TRF file needs at least two 001 player lines"))
     by_number = {p["starting_number"]: p for p in players}
     if len(by_number) != len(players):
-        raise TournamentError("two 001 lines of the TRF file have the same starting number")
+        raise TournamentError(M_("two 001 lines of the TRF file have the same starting number"))
     meetings: list[TrfMeeting] = []
     played = 0
     for p in players:
@@ -103,8 +106,12 @@ def read(text: str) -> TrfEvent:
     total = int(head.get("total_rounds") or played)
     if not played <= total <= MAX_SWISS_ROUNDS or total < 1:
         raise TournamentError(
-            f"the TRF file's rounds (XXR {total}, {played} played) must be 1 to "
-            f"{MAX_SWISS_ROUNDS} and at least those played"
+            M_(
+                "the TRF file's rounds (XXR {total}, {played} played) must be 1 to {MAX_SWISS_ROUNDS} and at least those played",  # noqa: E501
+                total=total,
+                played=played,
+                MAX_SWISS_ROUNDS=MAX_SWISS_ROUNDS,
+            )
         )
     name = " ".join(str(head.get("name") or "").split())
     return TrfEvent(
@@ -128,26 +135,49 @@ def _meeting(
     opponent = entry.get("opponent")
     if opponent is None:
         if code not in _BYES:
-            raise TournamentError(f"{_where(p, rnd)}: {code!r} is not a bye (U F H Z)")
+            raise TournamentError(
+                M_("{value}: {code} is not a bye (U F H Z)", value=_where(p, rnd), code=repr(code))
+            )
         points = _BYES[code]
         if points is None:
             return None
         return TrfMeeting(rnd, p["starting_number"], None, "bye", False, points)
     other = by_number.get(opponent)
     if other is None:
-        raise TournamentError(f"{_where(p, rnd)}: no player has number {opponent}")
+        raise TournamentError(
+            M_("{value}: no player has number {opponent}", value=_where(p, rnd), opponent=opponent)
+        )
     back = other["results"].get(rnd) or {}
     if back.get("opponent") != p["starting_number"]:
-        raise TournamentError(f"{_where(p, rnd)}: player {opponent} does not report meeting them")
+        raise TournamentError(
+            M_(
+                "{value}: player {opponent} does not report meeting them",
+                value=_where(p, rnd),
+                opponent=opponent,
+            )
+        )
     if code not in _AGREES:
-        raise TournamentError(f"{_where(p, rnd)}: {code!r} is not a TRF result")
+        raise TournamentError(
+            M_("{value}: {code} is not a TRF result", value=_where(p, rnd), code=repr(code))
+        )
     theirs = str(back.get("result") or "").upper()
     if theirs != _AGREES[code] and not (code == "-" and theirs == "-"):
-        raise TournamentError(f"{_where(p, rnd)}: {code!r} against player {opponent}'s {theirs!r}")
+        raise TournamentError(
+            M_(
+                "{value}: {code} against player {opponent}'s {theirs}",
+                value=_where(p, rnd),
+                code=repr(code),
+                opponent=opponent,
+                theirs=repr(theirs),
+            )
+        )
     colour = entry.get("color")
     if colour not in ("w", "b") or back.get("color") != {"w": "b", "b": "w"}[colour]:
         raise TournamentError(
-            f"{_where(p, rnd)}: the colours must be w and b, one each (w moves first)"
+            M_(
+                "{value}: the colours must be w and b, one each (w moves first)",
+                value=_where(p, rnd),
+            )
         )
     if colour == "b":
         return None

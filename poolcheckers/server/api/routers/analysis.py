@@ -31,6 +31,7 @@ from poolcheckers.server.games import pdn as stored_pdn
 from poolcheckers.server.games import timecontrol
 from poolcheckers.server.games.model import parse_board, parse_move, parse_rules
 from poolcheckers.server.games.view import position_info
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.throttle import client_address
 
@@ -46,11 +47,15 @@ def analysis_board(fen: str | None, moves: list[str], rules: RuleSet) -> Board:
     board = parse_board(fen, rules)
     for i, text in enumerate(moves):
         if board.is_game_over():
-            raise errors.bad_request(f"move {i + 1} ({text}): the game is already over")
+            raise errors.bad_request(
+                M_("move {value} ({text}): the game is already over", value=i + 1, text=text)
+            )
         try:
             board.push(parse_move(board, text))
         except errors.ApiError as exc:
-            raise errors.ApiError(400, "illegal_move", f"move {i + 1}: {exc.message}") from None
+            raise errors.ApiError(
+                400, "illegal_move", M_("move {value}: {message}", value=i + 1, message=exc.message)
+            ) from None
     return board
 
 

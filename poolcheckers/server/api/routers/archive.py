@@ -11,6 +11,7 @@ from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, MAX_PDN, ApiRoute, body_limit, is_json
 from poolcheckers.server.api.schemas import ImportResult, PdnRequest, validated
 from poolcheckers.server.games import pdn as stored_pdn
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.throttle import client_address
 
 router = APIRouter(tags=["archive"], route_class=ApiRoute, responses=ERROR_RESPONSES)
@@ -36,7 +37,7 @@ def pdn_request(request: Request) -> PdnRequest:
     try:
         return PdnRequest(pdn=raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise errors.malformed(f"the PDN text is not UTF-8: {exc}") from None
+        raise errors.malformed(M_("the PDN text is not UTF-8: {exc}", exc=exc)) from None
 
 
 @router.get(

@@ -23,6 +23,7 @@ from poolcheckers.server.api.routers.challenges import ChallengeRequest
 from poolcheckers.server.api.routers.ws import kept
 from poolcheckers.server.api.schemas import ACTIONS
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.throttle import client_address
 from poolcheckers.server.wiring import Services
 
@@ -45,7 +46,10 @@ async def _lease(ctx: Services, name: str, limit: int, what: str) -> str:
     lease = await ctx.run(ctx.quotas.slots.take, name, limit, LEASE_S)
     if lease is None:
         raise ApiError(
-            429, "rate_limited", f"at most {limit} {what} open at once: close one first", LEASE_S
+            429,
+            "rate_limited",
+            M_("at most {limit} {what} open at once: close one first", limit=limit, what=what),
+            LEASE_S,
         )
     return lease
 
@@ -74,7 +78,10 @@ async def _bot(request: Request, ctx: Services) -> User:
         raise ApiError(
             403,
             "forbidden",
-            f"{user.username} is not a bot account: POST /api/bot/account/upgrade first",
+            M_(
+                "{username} is not a bot account: POST /api/bot/account/upgrade first",
+                username=user.username,
+            ),
         )
     return user
 
@@ -161,7 +168,11 @@ async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
     user = await _bot(request, ctx)
     view = await ctx.run(ctx.games.view, game_id, None, user.id)
     if view.seat is None:
-        raise ApiError(403, "forbidden", f"{user.username} does not play game {game_id}")
+        raise ApiError(
+            403,
+            "forbidden",
+            M_("{username} does not play game {game_id}", username=user.username, game_id=game_id),
+        )
     name = f"bot-game:{user.id}:{game_id[:64]}"
     lease = await _lease(ctx, name, GAME_STREAMS, "streams of one game")
     fanout = ctx.fanout
@@ -207,7 +218,11 @@ async def bot_move(game_id: str, move: str, request: Request, ctx: Ctx) -> Respo
     elif ply_text.isdigit():
         ply = int(ply_text)
     else:
-        raise ApiError(400, "malformed", f"ply must be a whole number, not {ply_text[:20]!r}")
+        raise ApiError(
+            400,
+            "malformed",
+            M_("ply must be a whole number, not {ply_text}", ply_text=repr(ply_text[:20])),
+        )
     view, _played = await ctx.run(ctx.games.move, game_id, None, move, ply, user.id)
     return json_response(view.json())
 
@@ -221,7 +236,15 @@ async def bot_action(game_id: str, action: str, request: Request, ctx: Ctx) -> R
                                            "draw-decline", "abort")]  # fmt: skip
     chosen = next((a for a in allowed if a == action), None)
     if chosen is None:
-        raise ApiError(404, "not_found", f"no bot action {action[:30]!r}: {', '.join(allowed)}")
+        raise ApiError(
+            404,
+            "not_found",
+            M_(
+                "no bot action {action}: {value}",
+                action=repr(action[:30]),
+                value=", ".join(allowed),
+            ),
+        )
     view = await ctx.act(game_id, chosen, None, user.id, client_address(request))
     return json_response(view.json())
 
@@ -247,7 +270,11 @@ async def bot_answer(cid: str, answer: str, request: Request, ctx: Ctx) -> Respo
             try:
                 reason = str(json.loads(await request.body()).get("reason", "generic"))
             except (ValueError, AttributeError):
-                raise ApiError(400, "malformed", 'the body must be {"reason": …}') from None
+                raise ApiError(400, "malformed", M_('the body must be {"reason": …}')) from None
         c = await ctx.run(ctx.challenges.decline, user, cid, reason)
         return json_response(c.to_dict(ctx.settings.clock.now_ms()))
-    raise ApiError(404, "not_found", f"answer a challenge with accept or decline, not {answer!r}")
+    raise ApiError(
+        404,
+        "not_found",
+        M_("answer a challenge with accept or decline, not {answer}", answer=repr(answer)),
+    )

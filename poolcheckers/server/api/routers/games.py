@@ -23,6 +23,7 @@ from poolcheckers.server.api.schemas import (
 )
 from poolcheckers.server.games.model import GameFilter, NewGame
 from poolcheckers.server.games.view import View
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.throttle import address_key, client_address
 
 router = APIRouter(
@@ -37,8 +38,10 @@ def one_token(in_body: str | None, in_header: str | None) -> str | None:
     refused rather than one of them chosen: the client is confused about its seat."""
     if in_body and in_header and in_body != in_header:
         raise errors.bad_request(
-            "two different seat tokens: one in the X-Seat-Token header and one in the body; "
-            "send it once"
+            M_(
+                "two different seat tokens: one in the X-Seat-Token header and one in the body; "
+                "send it once"
+            )
         )
     return in_body or in_header
 

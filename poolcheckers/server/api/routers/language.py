@@ -14,7 +14,7 @@ from poolcheckers.server.api.deps import Ctx
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import LanguageChoice
 from poolcheckers.server.errors import bad_request
-from poolcheckers.server.i18n import LOCALES, parse_locale, tag
+from poolcheckers.server.i18n import LOCALES, M_, parse_locale, tag
 
 router = APIRouter(tags=["language"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -26,7 +26,13 @@ async def choose_language(body: LanguageChoice, request: Request, ctx: Ctx) -> R
     locale = parse_locale(body.locale)
     if locale is None or tag(locale).lower() != body.locale.replace("_", "-").lower():
         offered = ", ".join(tag(code) for code in LOCALES)
-        raise bad_request(f"no language {body.locale!r}: the site speaks {offered}")
+        raise bad_request(
+            M_(
+                "no language {locale}: the site speaks {offered}",
+                locale=repr(body.locale),
+                offered=offered,
+            )
+        )
     user = await ctx.accounts.user_of(request)
     if user is not None:
         await ctx.run(ctx.accounts.users.set_locale, user.id, locale)

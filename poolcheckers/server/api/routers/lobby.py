@@ -25,6 +25,7 @@ from poolcheckers.server.api.routers.ws import socket_lease
 from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.view import View
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
 from poolcheckers.server.lobby.service import player_of
 from poolcheckers.server.throttle import address_key, client_address
@@ -104,7 +105,7 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     user, _token = await ctx.accounts.require_user(request)
     if user.bot:
         raise errors.ApiError(
-            403, "forbidden", "a bot account cannot use quick pairing: players challenge it"
+            403, "forbidden", M_("a bot account cannot use quick pairing: players challenge it")
         )
     spec = SeekSpec.from_dict(body.model_dump())
     perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)

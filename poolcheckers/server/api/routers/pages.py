@@ -7,7 +7,6 @@ from another host (no CDN scripts or styles), so it works offline and leaks noth
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
@@ -16,6 +15,8 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 from poolcheckers.server import errors
 from poolcheckers.server.api.deps import Ctx, json_response, request_locale
 from poolcheckers.server.api.schemas import ErrorDetail, Health
+from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n.shell import CATALOG_PATH, Shells
 
 router = APIRouter()
 PAGES = (
@@ -38,10 +39,10 @@ PAGES = (
 )
 
 
-def page_response(shells: Mapping[str, str], request: Request, status: int = 200) -> Response:
+def page_response(shells: Shells, request: Request, status: int = 200) -> Response:
     """The app shell (``index.html``) in the request's language: its router shows the
     page of the URL.  The answer varies with the language's cookie and header."""
-    shell = shells.get(request_locale(request))
+    shell = shells.pages.get(request_locale(request))
     if shell is None:
         return PlainTextResponse(
             "The front-end is not installed (poolcheckers/server/static/index.html).",
@@ -57,6 +58,19 @@ async def app_shell(request: Request, ctx: Ctx) -> Response:
 
 for _path in PAGES:
     router.add_api_route(_path, app_shell, methods=["GET", "HEAD"], include_in_schema=False)
+
+
+@router.get(
+    CATALOG_PATH + "{name}",
+    tags=["server"],
+    summary="The front end's words in a language (named by its digest, cached for good)",
+)
+async def catalog(name: str, ctx: Ctx) -> Response:
+    text = ctx.shells.catalogs.get(name)
+    if text is None:
+        raise errors.ApiError(404, "not_found", M_("no catalog {name}", name=repr(name)))
+    cache = {"Cache-Control": "public, max-age=31536000, immutable"}
+    return Response(text, media_type="application/json", headers=cache)
 
 
 @router.get("/api/health", response_model=Health, tags=["server"], summary="Health check")

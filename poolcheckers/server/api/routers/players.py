@@ -24,6 +24,7 @@ from poolcheckers.server.api.schemas import (
     WaitingRow,
 )
 from poolcheckers.server.games.timecontrol import Category
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.players import leaderboard, waiting_list
 
@@ -126,7 +127,9 @@ async def get_waiting(category: CategoryName, ctx: Ctx) -> Response:
 async def get_rating_change(game_id: str, ctx: Ctx) -> Response:
     update = await ctx.run(ctx.ratings.store.applied, game_id)
     if update is None:
-        raise errors.ApiError(404, "not_found", f"game {game_id!r} has changed no rating")
+        raise errors.ApiError(
+            404, "not_found", M_("game {game_id} has changed no rating", game_id=repr(game_id))
+        )
 
     def side(before: Perf, after: Perf) -> RatingSide:
         old, new = int(before.glicko.rating), int(after.glicko.rating)

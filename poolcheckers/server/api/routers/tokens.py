@@ -16,6 +16,7 @@ from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import NewApiToken
 from poolcheckers.server.errors import ApiError
+from poolcheckers.server.i18n import M_
 
 router = APIRouter(tags=["tokens and bots"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -41,7 +42,9 @@ async def create_token(body: NewApiToken, request: Request, ctx: Ctx) -> Respons
 async def revoke_token(token_id: str, request: Request, ctx: Ctx) -> Response:
     user, _session = await ctx.accounts.require_user(request)
     if not await ctx.run(ctx.accounts.tokens.store.revoke, user.id, token_id):
-        raise ApiError(404, "not_found", f"you have no API token {token_id[:20]!r}")
+        raise ApiError(
+            404, "not_found", M_("you have no API token {token_id}", token_id=repr(token_id[:20]))
+        )
     return Response(status_code=204)
 
 
@@ -68,8 +71,11 @@ async def upgrade_to_bot(request: Request, ctx: Ctx) -> Response:
             raise ApiError(
                 409,
                 "conflict",
-                f"{user.username} has played {played} game(s): only a new account can "
-                "become a bot (make one for the bot)",
+                M_(
+                    "{username} has played {played} game(s): only a new account can become a bot (make one for the bot)",  # noqa: E501
+                    username=user.username,
+                    played=played,
+                ),
             )
         await ctx.run(ctx.accounts.users.make_bot, user.id)
     return json_response({"username": user.username, "bot": True})

@@ -38,6 +38,7 @@ from poolcheckers.server.api.schemas import (
 )
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
 from poolcheckers.server.text import clean_text
 from poolcheckers.server.throttle import address_key, client_address
@@ -129,7 +130,7 @@ async def ws_game(ws: WebSocket, game_id: str, ctx: Ctx) -> None:
     await ws.accept(subprotocol=protocol)
     if "token" in ws.query_params:
         await refuse(
-            ws, errors.bad_request("send the seat token as a sub-protocol, not in the URL")
+            ws, errors.bad_request(M_("send the seat token as a sub-protocol, not in the URL"))
         )
         return
     # an account seat: by the session cookie, only from the site itself
@@ -236,14 +237,14 @@ class GameReader:
             self.sub.send('{"type":"pong"}')
             return
         if not self.token and self.sub.color is None:
-            raise errors.forbidden("spectators cannot play: connect with a seat token")
+            raise errors.forbidden(M_("spectators cannot play: connect with a seat token"))
         if self.user is not None and not await self.ctx.accounts.still_signed_in(
             self.ws, self.user
         ):
             # signed out or the password changed since the socket opened (perhaps in
             # another server process): the socket no longer speaks for the account
             self.user = None
-            raise errors.unauthorized("your session has ended: sign in again")
+            raise errors.unauthorized(M_("your session has ended: sign in again"))
         if isinstance(data, WsMove):
             view, played = await self.ctx.run(
                 self.ctx.games.move, self.game_id, self.token, data.move, data.ply, self.user
@@ -334,7 +335,7 @@ class AnalysisSession:
             text = msg.get("text")
             try:
                 if text is None or len(text) > MAX_BODY:
-                    raise errors.malformed("messages must be JSON text of at most 64 KiB")
+                    raise errors.malformed(M_("messages must be JSON text of at most 64 KiB"))
                 data = parse_ws(text, CLIENT_ANALYSIS_MESSAGE)
                 if isinstance(data, WsAnalyse):
                     req_id = data.id
@@ -352,7 +353,7 @@ class AnalysisSession:
         rules = parse_rules(req.rules)
         board = analysis_board(req.fen, req.moves, rules)
         if board.is_game_over():
-            raise errors.bad_request("the game is over in this position")
+            raise errors.bad_request(M_("the game is over in this position"))
         await self.halt()  # one search per socket: the new one replaces the old
         runner = self.ctx.runner
         # this process's queue first: "busy" costs no database work
@@ -381,7 +382,10 @@ class AnalysisSession:
             return None
         if lease is None:
             raise errors.rate_limited(
-                f"at most {per_address} analyses at a time from one address: stop one first"
+                M_(
+                    "at most {per_address} analyses at a time from one address: stop one first",
+                    per_address=per_address,
+                )
             )
         return lease
 
