@@ -206,3 +206,18 @@ def test_the_rule_book_lessons_and_practice_come_in_the_players_language(
     assert answer["why"] == words.gettext("Men move one square forward, on the dark squares.")
     exercises = client.get("/api/practice", headers=es).json()
     assert exercises[0]["title"] == words.gettext("Three kings against one")
+
+
+def test_token_scopes_and_decline_reasons_are_said_in_the_players_language(
+    client: TestClient,
+) -> None:
+    from poolcheckers.server.accounts.tokens import SCOPES
+    from poolcheckers.server.challenges.model import DECLINE_REASONS
+
+    words = translator("pt_BR")
+    for english in (*SCOPES.values(), *DECLINE_REASONS.values()):
+        assert words.gettext(english) != english, english
+    signup = client.post("/api/account/signup", json={"username": "Iara", "password": PASSWORD})
+    assert signup.status_code == 200
+    scopes = client.get("/api/account/tokens", headers={"Accept-Language": "pt-BR"}).json()
+    assert scopes["scopes"]["challenge:write"] == words.gettext(SCOPES["challenge:write"])

@@ -21,13 +21,13 @@ from typing import Protocol
 
 from poolcheckers.server.accounts.sessions import token_digest
 from poolcheckers.server.domain_errors import CommunityError
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, N_
 
 #: what a token may be allowed to do, and how the account page says it
 SCOPES: dict[str, str] = {
-    "bot:play": "play as a bot: its games, challenges and moves (bot accounts only)",
-    "challenge:read": "see the challenges sent to you and by you",
-    "challenge:write": "send, accept and decline challenges",
+    "bot:play": N_("play as a bot: its games, challenges and moves (bot accounts only)"),
+    "challenge:read": N_("see the challenges sent to you and by you"),
+    "challenge:write": N_("send, accept and decline challenges"),
 }
 TOKEN_PREFIX = "pct_"
 #: tokens one account may hold at once

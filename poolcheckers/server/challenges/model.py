@@ -10,21 +10,25 @@ from typing import Any, Literal
 
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.games.timecontrol import Category, time_control_to_dict
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, N_
 from poolcheckers.server.lobby.model import SeekSpec
 
 Status = Literal["open", "accepted", "declined", "cancelled", "expired"]
 
 #: what a declined challenge tells its author (lichess's reasons, pool's words)
 DECLINE_REASONS: dict[str, str] = {
-    "generic": "I'm not accepting challenges at the moment.",
-    "later": "This is not the right time for me, please ask again later.",
-    "too_fast": "This time control is too fast for me, please challenge again with a slower game.",
-    "too_slow": "This time control is too slow for me, please challenge again with a faster game.",
-    "time_control": "I'm not accepting challenges with this time control.",
-    "rated": "Please send me a rated challenge instead.",
-    "casual": "Please send me a casual challenge instead.",
-    "rules": "I'm only accepting games on the APCA rules.",
+    "generic": N_("I'm not accepting challenges at the moment."),
+    "later": N_("This is not the right time for me, please ask again later."),
+    "too_fast": N_(
+        "This time control is too fast for me, please challenge again with a slower game."
+    ),
+    "too_slow": N_(
+        "This time control is too slow for me, please challenge again with a faster game."
+    ),
+    "time_control": N_("I'm not accepting challenges with this time control."),
+    "rated": N_("Please send me a rated challenge instead."),
+    "casual": N_("Please send me a casual challenge instead."),
+    "rules": N_("I'm only accepting games on the APCA rules."),
 }
 #: an open challenge on the clock lapses after this long (a correspondence one: a week)
 CLOCK_TTL_MS = 10 * 60_000

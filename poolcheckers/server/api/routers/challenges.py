@@ -17,7 +17,7 @@ from pydantic import Field
 
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, Lang, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import AcceptedSeek, Rules, Text
 from poolcheckers.server.api.schemas import Request as Body
@@ -25,6 +25,10 @@ from poolcheckers.server.games.view import View
 from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["challenges"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+#: the decline's words, said in the reader's language
+REASON = frozenset({"reason"})
 
 
 async def _player(request: Request, ctx: Services, scope: str) -> User:
@@ -65,16 +69,15 @@ async def create(body: ChallengeRequest, request: Request, ctx: Ctx) -> Response
 
 
 @router.get("/api/challenges", summary="Your challenges, sent and received")
-async def listed(request: Request, ctx: Ctx) -> Response:
+async def listed(request: Request, ctx: Ctx, words: Lang) -> Response:
     user = await _player(request, ctx, "challenge:read")
     now = ctx.settings.clock.now_ms()
     mine = await ctx.run(ctx.challenges.listed, user)
-    return json_response(
-        {
-            "in": [c.to_dict(now) for c in mine if c.challenged_id == user.id],
-            "out": [c.to_dict(now) for c in mine if c.challenger_id == user.id],
-        }
-    )
+    answer = {
+        "in": [c.to_dict(now) for c in mine if c.challenged_id == user.id],
+        "out": [c.to_dict(now) for c in mine if c.challenger_id == user.id],
+    }
+    return json_response(words.localize(answer, REASON))
 
 
 @router.post(
@@ -93,12 +96,12 @@ async def accept(cid: str, request: Request, ctx: Ctx) -> Response:
 
 @router.post("/api/challenges/{cid}/decline", summary="Decline, with a reason")
 async def decline(
-    cid: str, request: Request, ctx: Ctx, body: DeclineRequest | None = None
+    cid: str, request: Request, ctx: Ctx, words: Lang, body: DeclineRequest | None = None
 ) -> Response:
     user = await _player(request, ctx, "challenge:write")
     reason = "generic" if body is None else body.reason
     c = await ctx.run(ctx.challenges.decline, user, cid, reason)
-    return json_response(c.to_dict(ctx.settings.clock.now_ms()))
+    return json_response(words.localize(c.to_dict(ctx.settings.clock.now_ms()), REASON))
 
 
 @router.post("/api/challenges/{cid}/cancel", summary="Cancel your challenge")

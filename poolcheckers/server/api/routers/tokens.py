@@ -12,7 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from poolcheckers.server.accounts.tokens import SCOPES
-from poolcheckers.server.api.deps import Ctx, json_response
+from poolcheckers.server.api.deps import Ctx, Lang, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.schemas import NewApiToken
 from poolcheckers.server.errors import ApiError
@@ -22,11 +22,12 @@ router = APIRouter(tags=["tokens and bots"], route_class=ApiRoute, responses=ERR
 
 
 @router.get("/api/account/tokens", summary="Your API tokens (never the tokens themselves)")
-async def list_tokens(request: Request, ctx: Ctx) -> Response:
+async def list_tokens(request: Request, ctx: Ctx, words: Lang) -> Response:
     user, _session = await ctx.accounts.require_user(request)
     tokens = await ctx.run(ctx.accounts.tokens.store.of_user, user.id)
+    scopes = {scope: words.gettext(meaning) for scope, meaning in SCOPES.items()}
     return json_response(
-        {"tokens": [t.public() for t in tokens], "scopes": SCOPES, "bot": user.bot}
+        {"tokens": [t.public() for t in tokens], "scopes": scopes, "bot": user.bot}
     )
 
 
