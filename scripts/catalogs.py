@@ -33,7 +33,7 @@ PLURALS = {"pt_BR": (2, "(n > 1)"), "es": (2, "(n != 1)")}
 DOMAINS: dict[str, tuple[str, dict[str, tuple[int, ...] | None]]] = {
     "messages": (
         "babel.cfg",
-        {"N_": None, "M_": None, "gettext": None, "ngettext": (1, 2), "_": None},
+        {"N_": None, "M_": None, "gettext": None, "ngettext": (1, 2), "_": None, "beside": (2,)},
     ),
     "js": ("babel-js.cfg", {"t": None, "tn": (1, 2)}),
 }

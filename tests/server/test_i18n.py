@@ -221,3 +221,19 @@ def test_token_scopes_and_decline_reasons_are_said_in_the_players_language(
     assert signup.status_code == 200
     scopes = client.get("/api/account/tokens", headers={"Accept-Language": "pt-BR"}).json()
     assert scopes["scopes"]["challenge:write"] == words.gettext(SCOPES["challenge:write"])
+
+
+def test_a_refused_move_names_its_rule_in_the_players_language(client: TestClient) -> None:
+    """The rules library's refusal stays its English for English (and API clients);
+    Spanish names the rule by its title on the rules page, and its id for the link."""
+    created = client.post("/api/games", json={"mode": "local"}).json()
+    gid, token = created["game"]["id"], created["token"]
+    body = {"move": "11-18", "ply": 0, "token": token}
+    english = client.post(f"/api/games/{gid}/move", json=body)
+    assert english.status_code == 400
+    assert english.json()["error"]["message"].endswith("(R6)")
+    es = client.post(f"/api/games/{gid}/move", json=body, headers={"Accept-Language": "es"})
+    said = es.json()["error"]["message"]
+    title = translator("es").gettext("How men move")
+    assert said.startswith("11-18 ") and title in said and said.endswith("(R6)")
+    assert es.json()["error"]["code"] == "illegal_move"

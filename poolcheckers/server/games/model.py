@@ -39,6 +39,7 @@ from poolcheckers import (
     MalformedMoveError,
     Move,
     MoveError,
+    NotYourPieceError,
     Outcome,
     RuleSet,
     RuleSetError,
@@ -47,7 +48,8 @@ from poolcheckers import (
 from poolcheckers.engine import DEFAULT_LEVEL
 from poolcheckers.server import errors
 from poolcheckers.server.games.flow import ABORTABLE_PLIES, abort_refusal, clock_runs
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, Message
+from poolcheckers.server.rulebook.model import rule_title
 from poolcheckers.server.text import clean_text
 
 #: The status and termination of a game aborted before both sides had moved (no result).
@@ -283,7 +285,25 @@ def parse_move(board: Board, text: str) -> Move:
     except (MalformedMoveError, InvalidSquareError) as exc:
         raise errors.malformed(str(exc)) from None
     except MoveError as exc:
-        raise errors.ApiError(400, "illegal_move", str(exc)) from None
+        raise errors.ApiError(400, "illegal_move", move_refused(text, exc)) from None
+
+
+def move_refused(text: str, error: MoveError) -> Message:
+    """The rules library's refusal of ``text`` (its English as it is), said in other
+    languages by the rule it cites: the rule's name on the rules page."""
+    if isinstance(error, NotYourPieceError):
+        return Message.beside(str(error), "{move}: that piece is not yours to move", move=text)
+    cited = re.search(r"\bR(\d{1,2})\b", str(error))
+    title = rule_title(f"R{cited.group(1)}") if cited else None
+    if title is None:
+        return Message.beside(str(error), "{move} is not a legal move here", move=text)
+    return Message.beside(
+        str(error),
+        "{move} is not a legal move here: see the rule “{rule}” ({rule_id})",
+        move=text,
+        rule=M_(title),
+        rule_id=f"R{cited.group(1)}",
+    )
 
 
 def replay(game: GameRec, moves: list[MoveRec]) -> Board:

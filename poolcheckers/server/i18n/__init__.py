@@ -75,6 +75,15 @@ class Message(str):
         made.params = params
         return made
 
+    @classmethod
+    def beside(cls, english: str, template: str, /, **params: Any) -> Message:
+        """Words whose English is ``english`` as it is (another layer's, such as the
+        rules library's), said in other languages from ``template``."""
+        made = super().__new__(cls, english)
+        made.template = template
+        made.params = params
+        return made
+
 
 def M_(template: str, /, **params: Any) -> Message:
     """Words of an error for the catalogs, said in each request's language."""
@@ -152,6 +161,8 @@ class Translator:
     def say(self, words: str) -> str:
         """An error's words in this language: a :class:`Message` from its template,
         other text as it is when the catalogs do not have it."""
+        if isinstance(words, Message) and self.locale == DEFAULT:
+            return str.__str__(words)  # the English as it was made
         if isinstance(words, Message):
             # words within words ("{what}; try again in {value} s") are said too
             params = {

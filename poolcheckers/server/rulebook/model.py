@@ -157,6 +157,16 @@ OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
+def rule_title(rule_id: str) -> str | None:
+    """The name of rule ``rule_id`` on the rules page (English; marked for the
+    catalogs), or None.
+
+    >>> rule_title("R6"), rule_title("R99")
+    ('How men move', None)
+    """
+    return next((rule.title for rule in RULES if rule.id == rule_id), None)
+
+
 def rulebook() -> list[dict[str, Any]]:
     """Every rule for the page, then every rule option (told as a rule without a
     position), each rule with its position's board and legal moves."""

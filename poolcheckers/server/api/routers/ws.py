@@ -14,13 +14,14 @@ from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from poolcheckers import Board
 from poolcheckers.engine import SearchResult, info_fields
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.guard import websocket_origin_ok
-from poolcheckers.server.api.deps import Ctx, account_id
+from poolcheckers.server.api.deps import Ctx, account_id, request_locale
 from poolcheckers.server.api.http import DATABASE_DOWN, MAX_BODY, database_error
 from poolcheckers.server.api.routers.analysis import analysis_board
 from poolcheckers.server.api.schemas import (
@@ -38,7 +39,7 @@ from poolcheckers.server.api.schemas import (
 )
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, translator
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
 from poolcheckers.server.text import clean_text
 from poolcheckers.server.throttle import address_key, client_address
@@ -52,8 +53,12 @@ TOKEN_PROTOCOL = "seat-token."
 MAX_PENDING = 64
 
 
-def error_message(exc: ApiError, req_id: str | int | None = None) -> str:
-    detail = ErrorDetail.model_validate(exc.body()["error"])
+def error_message(
+    exc: ApiError, req_id: str | int | None = None, conn: HTTPConnection | None = None
+) -> str:
+    """An ``error`` message; with ``conn``, its words in the socket's language."""
+    words = None if conn is None else translator(request_locale(conn))
+    detail = ErrorDetail.model_validate(exc.body(words)["error"])
     return ErrorMessage(error=detail, id=req_id).model_dump_json(exclude_none=True)
 
 
@@ -66,7 +71,7 @@ def offered_token(ws: WebSocket) -> tuple[str | None, str | None]:
 
 
 async def refuse(ws: WebSocket, exc: ApiError) -> None:
-    await ws.send_text(error_message(exc))
+    await ws.send_text(error_message(exc, conn=ws))
     await ws.close(code=4000 + exc.status)
 
 
@@ -224,9 +229,9 @@ class GameReader:
             try:
                 await self.handle(msg)
             except ApiError as exc:
-                self.sub.send(error_message(exc))
+                self.sub.send(error_message(exc, conn=self.ws))
             except Exception as exc:
-                self.sub.send(error_message(database_error(exc)))
+                self.sub.send(error_message(database_error(exc), conn=self.ws))
 
     async def handle(self, msg: MutableMapping[str, Any]) -> None:
         text = msg.get("text")
@@ -345,7 +350,7 @@ class AnalysisSession:
             except ApiError as exc:
                 if req_id is None and text is not None and len(text) <= MAX_BODY:
                     req_id = offered_id(text)  # a bad field: still the request's error
-                self.out.put(error_message(exc, req_id))
+                self.out.put(error_message(exc, req_id, self.ws))
 
     async def start(self, req: WsAnalyse) -> None:
         if not self.ctx.engine_ok:
