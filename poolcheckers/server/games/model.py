@@ -293,8 +293,9 @@ def move_refused(text: str, error: MoveError) -> Message:
     languages by the rule it cites: the rule's name on the rules page."""
     if isinstance(error, NotYourPieceError):
         return Message.beside(str(error), "{move}: that piece is not yours to move", move=text)
-    cited = re.search(r"\bR(\d{1,2})\b", str(error))
-    title = rule_title(f"R{cited.group(1)}") if cited else None
+    cited = re.search(r"\bR\d{1,2}\b", str(error))
+    rule_id = cited.group(0) if cited else ""
+    title = rule_title(rule_id)
     if title is None:
         return Message.beside(str(error), "{move} is not a legal move here", move=text)
     return Message.beside(
@@ -302,7 +303,7 @@ def move_refused(text: str, error: MoveError) -> Message:
         "{move} is not a legal move here: see the rule “{rule}” ({rule_id})",
         move=text,
         rule=M_(title),
-        rule_id=f"R{cited.group(1)}",
+        rule_id=rule_id,
     )
 
 
