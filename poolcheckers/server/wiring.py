@@ -92,6 +92,7 @@ class Services:
             settings.clock,
             engine_available=lambda: self.engine_ok,
             usernames=self.accounts.username,
+            titles=self.accounts.title,
             on_change=self._on_change,
             rated_per_pair_per_day=settings.rated_games_per_pair_per_day,
             limits=self.creation,

@@ -129,6 +129,9 @@ def test_two_bots_meet_by_challenge_and_play_a_game_through_the_streams(site: st
     full = {name: s.next() for name, s in games.items()}
     assert full["alpha"]["type"] == "gameFull" and full["alpha"]["game"]["your_color"] == "black"
     assert full["beta"]["game"]["your_color"] == "white"
+    # both marked BOT in the game's PDN tags, as lichess writes it (the game page shows it)
+    tags = full["alpha"]["game"]["tags"]
+    assert tags["BlackTitle"] == tags["WhiteTitle"] == "BOT"
     tokens = {"black": alpha, "white": beta}
     state = full["alpha"]["game"]
     for ply in range(6):
@@ -174,6 +177,31 @@ def test_a_refused_move_names_the_rule_and_changes_nothing(site: str) -> None:
     stream = Stream(site, f"/api/bot/game/stream/{gid}", one)
     assert stream.next()["game"]["ply"] == 0
     stream.close()
+
+
+def test_a_bot_stays_out_of_the_lobby_and_tournaments_even_signed_in(site: str) -> None:
+    """With its password session too: the lobby and the site's events are for people;
+    a bot plays the challenges sent to it."""
+    with httpx2.Client(base_url=site, timeout=30) as web:
+        r = web.post("/api/account/signup", json={"username": "SeekBot", "password": PASSWORD})
+        web.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+        token = web.post("/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]})
+        upgraded = web.post("/api/bot/account/upgrade", headers=auth(token.json()["token"]))
+        assert upgraded.status_code == 200
+        seek = {"clock": {"initial": 300, "increment": 3}, "rated": False, "color": "random"}
+        for path in ("/api/seeks", "/api/seeks/play-now"):
+            refused = web.post(path, json=seek)
+            assert refused.status_code == 403, (path, refused.text)
+            assert "bot" in refused.json()["error"]["message"]
+        taken = web.post("/api/seeks/no-such-seek/accept")
+        assert taken.status_code == 403
+        event = {"name": "Club night", "system": "swiss", "rounds": 3,
+                 "clock": {"initial": 300, "increment": 3}}  # fmt: skip
+        made = web.post("/api/tournaments", json=event)
+        assert made.status_code == 200, made.text  # it may announce one, not play in it
+        joined = web.post(f"/api/tournaments/{made.json()['id']}/join", json={})
+        assert joined.status_code == 403, joined.text
+        assert "bot" in joined.json()["error"]["message"]
 
 
 def test_what_a_bot_token_may_not_do(site: str) -> None:

@@ -73,6 +73,7 @@ class AccountService:
         #: hashes running or waiting for a thread in this process
         self._hashing = 0
         self._names: dict[str, str] = {}
+        self._titles: dict[str, str | None] = {}
         #: this process's sockets opened by a session: account id -> session digest ->
         #: the functions that close them (called when the session ends)
         self._sockets: dict[str, dict[str, set[Callable[[], Awaitable[None]]]]] = {}
@@ -151,7 +152,16 @@ class AccountService:
             if user is None:
                 return None
             name = self._names[user_id] = user.username
+            self._titles[user_id] = "BOT" if user.bot else None
         return name
+
+    def title(self, user_id: str) -> str | None:
+        """An account's title in PDN (``BlackTitle``/``WhiteTitle``, as lichess
+        writes it): ``BOT`` for a bot account.  Kept with the name: an account
+        becomes a bot only before its first game, so before it is ever named."""
+        if user_id not in self._titles and self.username(user_id) is None:
+            return None
+        return self._titles.get(user_id)
 
     def watch(
         self, conn: HTTPConnection, user_id: str, close: Callable[[], Awaitable[None]]

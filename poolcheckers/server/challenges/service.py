@@ -79,12 +79,17 @@ class ChallengeService:
         if target.id == me.id:
             raise ChallengeError(M_("you cannot challenge yourself"))
         if self.store.blocks(target.id, me.id):
-            raise ChallengeForbidden(f"{target.username} does not accept challenges from you")
+            raise ChallengeForbidden(
+                M_("{username} does not accept challenges from you", username=target.username)
+            )
         spec = spec_of(data)
         now = self.clock.now_ms()
         if self.store.open_from(me.id, now) >= MAX_OPEN:
             raise ChallengeConflict(
-                f"you have {MAX_OPEN} challenges waiting for an answer: cancel one first"
+                M_(
+                    "you have {MAX_OPEN} challenges waiting for an answer: cancel one first",
+                    MAX_OPEN=MAX_OPEN,
+                )
             )
         if self.quotas is not None:
             decision = self.quotas.hit(SENT_PER_HOUR, me.id)
@@ -119,7 +124,7 @@ class ChallengeService:
             raise ChallengeGone(M_("no challenge with id {cid}", cid=repr(cid)))
         status = c.shown_status(self.clock.now_ms())
         if status != "open":
-            raise ChallengeConflict(f"this challenge is {status}")
+            raise ChallengeConflict(M_("this challenge is {status}", status=status))
         return c
 
     def accept(self, me: User, cid: str) -> Committed:
@@ -127,7 +132,7 @@ class ChallengeService:
         R3; the challenger's colour as asked, or drawn by lot)."""
         c = self._open(cid)
         if c.challenged_id != me.id:
-            raise ChallengeForbidden("only the challenged player may accept")
+            raise ChallengeForbidden(M_("only the challenged player may accept"))
         first = c.spec.color
         if first == "random":
             first = secrets.choice(("black", "white"))
@@ -149,7 +154,7 @@ class ChallengeService:
             lambda conn: self.store.settle(conn, cid, now, "accepted", game_id=game_id),
         )
         if not won:
-            raise ChallengeConflict("this challenge was answered or cancelled meanwhile")
+            raise ChallengeConflict(M_("this challenge was answered or cancelled meanwhile"))
         if self.creator.store.on_change is not None:
             self.creator.store.on_change(committed)
         accepted = self.store.get(cid)
@@ -169,9 +174,9 @@ class ChallengeService:
             )
         c = self._open(cid)
         if c.challenged_id != me.id:
-            raise ChallengeForbidden("only the challenged player may decline")
+            raise ChallengeForbidden(M_("only the challenged player may decline"))
         if not self.store.settle_now(cid, self.clock.now_ms(), "declined", reason=reason):
-            raise ChallengeConflict("this challenge was answered or cancelled meanwhile")
+            raise ChallengeConflict(M_("this challenge was answered or cancelled meanwhile"))
         answered = self.store.get(cid)
         assert answered is not None
         self._tell(answered, "challenge_declined")
@@ -180,9 +185,9 @@ class ChallengeService:
     def cancel(self, me: User, cid: str) -> Challenge:
         c = self._open(cid)
         if c.challenger_id != me.id:
-            raise ChallengeForbidden("only the challenger may cancel")
+            raise ChallengeForbidden(M_("only the challenger may cancel"))
         if not self.store.settle_now(cid, self.clock.now_ms(), "cancelled"):
-            raise ChallengeConflict("this challenge was answered meanwhile")
+            raise ChallengeConflict(M_("this challenge was answered meanwhile"))
         done = self.store.get(cid)
         assert done is not None
         self._tell(done, "challenge_cancelled")

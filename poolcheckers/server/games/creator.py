@@ -43,6 +43,7 @@ class GameCreator:
         *,
         engine_available: Callable[[], bool],
         usernames: Callable[[str], str | None],
+        titles: Callable[[str], str | None] = lambda _user_id: None,
         rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
         limits: CreationLimits | None = None,
     ) -> None:
@@ -53,6 +54,8 @@ class GameCreator:
         self.rated_per_pair_per_day = rated_per_pair_per_day
         self.engine_available = engine_available
         self.usernames = usernames
+        #: an account's PDN title (BOT), written beside its name
+        self.titles = titles
 
     def _new(self, spec: NewGame, now: int) -> GameRec:
         if spec.mode == "engine" and not self.engine_available():
@@ -96,6 +99,9 @@ class GameCreator:
         if name is None and not (both and game.tags):
             return
         game.tags = {**(game.tags or {}), side.capitalize(): name or "Anonymous"}
+        title = None if user_id is None else self.titles(user_id)
+        if title:  # lichess's tag: the game page and the PDN mark a bot
+            game.tags[f"{side.capitalize()}Title"] = title
         if both:
             game.tags.setdefault(model.other(side).capitalize(), "Anonymous")
 
@@ -116,7 +122,12 @@ class GameCreator:
         game.black_user_id, game.white_user_id = g.white_user_id, g.black_user_id
         game.rematch_of = g.id
         if g.tags and g.mode != "imported":  # the players' names change sides too
-            names = {"Black": g.tags.get("White"), "White": g.tags.get("Black")}
+            names = {
+                "Black": g.tags.get("White"),
+                "White": g.tags.get("Black"),
+                "BlackTitle": g.tags.get("WhiteTitle"),
+                "WhiteTitle": g.tags.get("BlackTitle"),
+            }
             game.tags = {k: v for k, v in names.items() if v is not None} or None
         black, white = game.black_user_id, game.white_user_id
         if g.rated and black is not None and white is not None:
@@ -183,9 +194,15 @@ class GameCreator:
             game.black_rating = int(black[2].glicko.rating)
         if white[2] is not None:
             game.white_rating = int(white[2].glicko.rating)
+        titles = {
+            f"{side}Title": title
+            for side, user_id in (("Black", black[0]), ("White", white[0]))
+            if (title := self.titles(user_id))
+        }
         game.tags = {
             **(tags or {}),
             **player_tags(Seat(black[1], game.black_rating), Seat(white[1], game.white_rating), tc),
+            **titles,
         }
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))

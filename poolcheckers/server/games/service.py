@@ -47,6 +47,7 @@ class GameService:
         *,
         engine_available: Callable[[], bool] = lambda: False,
         usernames: Callable[[str], str | None] = lambda _user_id: None,
+        titles: Callable[[str], str | None] = lambda _user_id: None,
         on_change: Callable[[Committed], None] | None = None,
         cache_size: int = 4096,
         rated_per_pair_per_day: int = RATED_PER_PAIR_PER_DAY,
@@ -60,6 +61,7 @@ class GameService:
             self.store,
             engine_available=engine_available,
             usernames=usernames,
+            titles=titles,
             rated_per_pair_per_day=rated_per_pair_per_day,
             limits=limits,
         )

@@ -40,18 +40,22 @@ class PracticeService:
         """The tables (opened once; built first when missing and allowed;
         ``POOLCHECKERS_EGDB=off`` turns them off, as for the engine)."""
         if os.environ.get("POOLCHECKERS_EGDB", "").lower() in ("off", "0", "no"):
-            raise PracticeUnavailable("the endgame tables are turned off on this server")
+            raise PracticeUnavailable(M_("the endgame tables are turned off on this server"))
         with self._lock:
             if self._tables is None:
                 try:
                     self._tables = open_tables(self.directory, build_pieces=self.build_pieces)
                 except Exception as error:  # a folder we cannot write, a full disk
                     raise PracticeUnavailable(
-                        f"the endgame tables cannot be built in {self.directory}: {error}"
+                        M_(
+                            "the endgame tables cannot be built in {directory}: {error}",
+                            directory=self.directory,
+                            error=error,
+                        )
                     ) from error
                 if self._tables is None:
                     raise PracticeUnavailable(
-                        "this server has no endgame tables (poolcheckers egdb build --pieces 4)"
+                        M_("this server has no endgame tables (poolcheckers egdb build --pieces 4)")
                     )
             return self._tables
 

@@ -255,7 +255,7 @@ class PuzzleService:
         from poolcheckers.puzzles.generate import Candidate, Generator
 
         if not native_available():
-            raise PuzzleUnavailable("the engine is not built on this server")
+            raise PuzzleUnavailable(M_("the engine is not built on this server"))
         try:
             board = Board(fen)
         except PoolCheckersError as error:

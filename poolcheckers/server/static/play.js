@@ -687,10 +687,13 @@ class GamePage {
       const account = s.mode === "online" ? s.tags[COLOR_NAME[color]] : "";
       const name = this.playerName(color);
       const nameEl = playerPart(el, "name");
+      // a bot account's PDN title (lichess's BlackTitle/WhiteTitle "BOT")
+      const bot = s.tags && s.tags[`${COLOR_NAME[color]}Title`] === "BOT";
+      const mark = bot ? h("span", { class: "bot-mark", title: t("a bot account: a program plays") }, t("BOT")) : "";
       if (account && account !== "Anonymous") {
-        nameEl.replaceChildren(h("a", { href: `/players/${encodeURIComponent(account)}`, class: "player-link", translate: "no" }, name));
+        nameEl.replaceChildren(mark, bot ? " " : "", h("a", { href: `/players/${encodeURIComponent(account)}`, class: "player-link", translate: "no" }, name));
       } else {
-        nameEl.textContent = name;
+        nameEl.replaceChildren(mark, bot ? " " : "", name);
       }
       el.classList.toggle("to-move", s.status === "running" && s.turn === color);
       playerPart(el, "clock").hidden = !s.clock && !s.correspondence;

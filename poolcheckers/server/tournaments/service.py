@@ -259,7 +259,7 @@ class TournamentService:
     def _accounts_of(self, event: trf.TrfEvent) -> dict[int, User]:
         """The site account of each TRF player, by starting number."""
         if self.users is None:
-            raise TournamentConflict("this server cannot look players up by name")
+            raise TournamentConflict(M_("this server cannot look players up by name"))
         keys: dict[int, str] = {}
         bad: list[str] = []
         for p in event.players:
@@ -302,20 +302,27 @@ class TournamentService:
         """``user`` joins (or comes back to) the event: before it starts, or a Swiss
         event or an arena while it runs (a late joiner); a round robin's pairings
         are fixed at the start."""
+        if user.bot:  # as on lichess: the site's events are for people
+            raise TournamentForbidden(M_("a bot account cannot join tournaments"))
         t = self._get(tid)
         if t.status == "finished":
-            raise TournamentConflict(f"{t.name} is over")
+            raise TournamentConflict(M_("{name} is over", name=t.name))
         if t.status == "running" and t.system == "round_robin":
-            raise TournamentConflict("a round robin cannot be joined once it has started")
+            raise TournamentConflict(M_("a round robin cannot be joined once it has started"))
         stored = self.store.password_hash(tid)
         if stored is not None and not hmac.compare_digest(stored, hash_token(password or "")):
-            raise TournamentForbidden("this club event needs its password to join")
+            raise TournamentForbidden(M_("this club event needs its password to join"))
         rating = self._rating(user.id, t.category)
         if t.rating_range is not None and not t.rating_range[0] <= rating <= t.rating_range[1]:
             low, high = t.rating_range
             raise TournamentForbidden(
-                f"this event is for ratings {low} to {high}; your {t.category.value} rating "
-                f"is {rating}"
+                M_(
+                    "this event is for ratings {low} to {high}; your {value} rating is {rating}",
+                    low=low,
+                    high=high,
+                    value=t.category.value,
+                    rating=rating,
+                )
             )
         now = self._now()
         with self.db.begin() as conn:
@@ -326,7 +333,13 @@ class TournamentService:
                 return mine
             active = sum(not p.withdrawn for p in players)
             if t.max_players is not None and active >= t.max_players:
-                raise TournamentConflict(f"{t.name} is full ({t.max_players} players)")
+                raise TournamentConflict(
+                    M_(
+                        "{name} is full ({max_players} players)",
+                        name=t.name,
+                        max_players=t.max_players,
+                    )
+                )
             if mine is not None:
                 conn.execute(
                     update(_P)
@@ -356,7 +369,7 @@ class TournamentService:
         started yet are lost by forfeit; a game in play goes on."""
         t = self._get(tid)
         if t.status == "finished":
-            raise TournamentConflict(f"{t.name} is over")
+            raise TournamentConflict(M_("{name} is over", name=t.name))
         with self.db.begin() as conn:
             done = conn.execute(
                 update(_P)
@@ -368,7 +381,7 @@ class TournamentService:
                 .values(withdrawn_ms=self._now())
             ).rowcount
             if not done:
-                raise TournamentConflict("you are not playing in this event")
+                raise TournamentConflict(M_("you are not playing in this event"))
             self._forfeit_pending(conn, tid, user_id)
         self._changed(tid)
         self.kick(tid)
@@ -395,7 +408,7 @@ class TournamentService:
     def _director(self, tid: str, user_id: str) -> Tournament:
         t = self._get(tid)
         if t.creator_id != user_id:
-            raise TournamentForbidden("only the event's creator may do this")
+            raise TournamentForbidden(M_("only the event's creator may do this"))
         return t
 
     def start(self, tid: str, user_id: str) -> Tournament:
@@ -406,14 +419,14 @@ class TournamentService:
 
     def _start(self, t: Tournament) -> bool:
         if t.status != "created":
-            raise TournamentConflict(f"{t.name} has already started")
+            raise TournamentConflict(M_("{name} has already started", name=t.name))
         now = self._now()
         with self.db.begin() as conn:
             players = [p for p in self.store.players(t.id, conn) if not p.withdrawn]
             if len(players) < 2:
-                raise TournamentConflict("an event needs at least 2 players to start")
+                raise TournamentConflict(M_("an event needs at least 2 players to start"))
             if t.system == "round_robin" and len(players) > 24:
-                raise TournamentConflict("a round robin has at most 24 players")
+                raise TournamentConflict(M_("a round robin has at most 24 players"))
             if not self.store.set_state(
                 conn, t.id, {"status": "created"}, status="running", started_ms=now
             ):
@@ -463,7 +476,7 @@ class TournamentService:
             raise TournamentGone(M_("no game {game_id} in this event", game_id=repr(game_id)))
         if not self._end_no_show(game_id, "the director"):
             raise TournamentConflict(
-                "only a game in which a side has not made its first move can be forfeited"
+                M_("only a game in which a side has not made its first move can be forfeited")
             )
         self.kick(tid)
 
@@ -487,17 +500,17 @@ class TournamentService:
         earns an extra point (:data:`standings.BERSERK_MIN_PLIES`)."""
         t = self._get(tid)
         if t.system != "arena":
-            raise TournamentConflict("berserk is for arenas")
+            raise TournamentConflict(M_("berserk is for arenas"))
         row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
         if row is None or user_id not in (row.black, row.white):
-            raise TournamentForbidden("you are not playing this game of the event")
+            raise TournamentForbidden(M_("you are not playing this game of the event"))
         side = "black" if user_id == row.black else "white"
 
         def op(loaded: Loaded, _now: int) -> Change | None:
             g = loaded.game
             first_ply = 0 if side == "black" else 1
             if g.status != "running" or g.ply > first_ply or g.clock_initial_ms is None:
-                raise TournamentConflict("berserk is only possible before your first move")
+                raise TournamentConflict(M_("berserk is only possible before your first move"))
             half = g.clock_initial_ms // 2
             if (g.black_ms if side == "black" else g.white_ms) == half:
                 return None

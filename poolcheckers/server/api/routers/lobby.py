@@ -25,13 +25,19 @@ from poolcheckers.server.api.routers.ws import socket_lease
 from poolcheckers.server.api.schemas import AcceptedSeek, PlayNow, SeekInfo, SeekRequest
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.games.view import View
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, Message
 from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
 from poolcheckers.server.lobby.service import player_of
 from poolcheckers.server.throttle import address_key, client_address
 from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
+
+
+def refuse_bots(user: User, words: Message) -> None:
+    """The lobby is for people: a bot plays the challenges sent to it (docs/BOTS.md)."""
+    if user.bot:
+        raise errors.ApiError(403, "forbidden", words)
 
 
 def seek_dict(seek: Seek) -> dict[str, object]:
@@ -48,6 +54,7 @@ async def list_seeks(ctx: Ctx) -> Response:
 async def post_seek(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     c = ctx.lobby
     user, _token = await ctx.accounts.require_user(request)
+    refuse_bots(user, M_("a bot account cannot post seeks in the lobby: players challenge it"))
     spec = SeekSpec.from_dict(body.model_dump())
     perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
     seek = await ctx.run(c.lobby.post, player_of(user), spec, perf)
@@ -70,6 +77,7 @@ async def cancel_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
 async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     c = ctx.lobby
     user, _token = await ctx.accounts.require_user(request)
+    refuse_bots(user, M_("a bot account cannot take seeks in the lobby: players challenge it"))
     seek = await ctx.run(c.lobby.store.get, seek_id)
     category = None if seek is None else seek.spec.category
     perf = await ctx.run(ctx.ratings.perf, user.id, category)
@@ -103,10 +111,7 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     is posted and the game starts when someone takes it."""
     c = ctx.lobby
     user, _token = await ctx.accounts.require_user(request)
-    if user.bot:
-        raise errors.ApiError(
-            403, "forbidden", M_("a bot account cannot use quick pairing: players challenge it")
-        )
+    refuse_bots(user, M_("a bot account cannot use quick pairing: players challenge it"))
     spec = SeekSpec.from_dict(body.model_dump())
     perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
     got = await ctx.run(c.play_now, player_of(user), spec, perf)
