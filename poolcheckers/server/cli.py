@@ -75,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (info)")
     p.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="text: uvicorn's lines (the default); json: one JSON object per line "
+        "(time, level, logger, process, message) for a log shipper",
+    )
+    p.add_argument(
         "--shutdown-timeout",
         type=float,
         default=10.0,
@@ -338,12 +345,29 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def log_config() -> dict[str, Any]:
-    """uvicorn's logging configuration with :class:`RedactTokens` on every handler."""
+#: the fields of a JSON log line (python-json-logger: one JSON object per line, as
+#: journald, Loki or any log shipper reads them)
+JSON_FIELDS = "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"
+
+
+def log_config(form: str = "text") -> dict[str, Any]:
+    """uvicorn's logging configuration with :class:`RedactTokens` on every handler;
+    ``form`` ``json``: each line one JSON object (time, level, logger, process,
+    message; the token redaction applies before the line is written)."""
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     config.setdefault("filters", {})["redact"] = {"()": RedactTokens}
     for handler in config["handlers"].values():
         handler.setdefault("filters", []).append("redact")
+    if form == "json":
+        for formatter in config["formatters"].values():
+            formatter.clear()
+            formatter.update(
+                {
+                    "()": "pythonjsonlogger.json.JsonFormatter",
+                    "fmt": JSON_FIELDS,
+                    "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+                }
+            )
     return config
 
 
@@ -479,7 +503,7 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         access_log=args.access_log,
         ws_max_size=1 << 20,
         ws_per_message_deflate=args.ws_deflate,
-        log_config=log_config(),
+        log_config=log_config(args.log_format),
         timeout_graceful_shutdown=args.shutdown_timeout,
         **connection_options(settings),
     )

@@ -82,3 +82,29 @@ def test_serve_options_set_the_capacity_and_abuse_limits() -> None:
     assert defaults.analyses_per_address == 2 and defaults.inline_db is None
     config = log_config()
     assert all("redact" in h["filters"] for h in config["handlers"].values())
+
+
+def test_json_logs_are_one_object_per_line_with_secrets_hidden() -> None:
+    """serve --log-format json: a log shipper reads each line as JSON; a token in a
+    URL is hidden as in the text lines."""
+    import io
+    import json
+    import logging.config
+
+    from poolcheckers.server.cli import build_parser, log_config
+
+    assert build_parser().parse_args(["--log-format", "json"]).log_format == "json"
+    config = log_config("json")
+    out = io.StringIO()
+    config["handlers"]["access"]["stream"] = out
+    logging.config.dictConfig(config)
+    try:
+        logging.getLogger("uvicorn.access").info(
+            '%s - "%s %s HTTP/%s" %d', "10.0.0.1", "GET", "/play/g?invite=abc", "1.1", 200
+        )
+    finally:
+        logging.config.dictConfig(log_config("text"))
+    line = json.loads(out.getvalue().strip())
+    assert line["level"] == "INFO" and line["logger"] == "uvicorn.access"
+    assert "invite=***" in line["message"] and "abc" not in line["message"]
+    assert {"time", "process"} <= set(line)

@@ -55,6 +55,7 @@ class Process:
             "--port", str(self.port), "--database-url", self.db_url,
             "--forwarded-allow-ips", "127.0.0.1", "--allowed-host", "localhost",
             "--site-origin", self.site, "--access-log", "--log-level", "info",
+            "--log-format", "json",
             # the rating of a short game and the sign-ups from one address
             "--min-rated-plies", "2", "--signup-limit", "100",
         ]  # fmt: skip
@@ -206,6 +207,9 @@ def test_online_game_through_caddy_survives_a_process_restart_then_backup_restor
     # Caddy shared the game's moves between both processes
     for p in site["processes"]:
         assert f"/api/games/{gid}/move" in p.log.read_text()
+        # the unit's --log-format json: every log line one JSON object
+        logged = [json.loads(line) for line in p.log.read_text().splitlines() if line[:1] == "{"]
+        assert any(line["logger"] == "uvicorn.access" for line in logged)
 
     # every move stored once, the rated result applied once
     engine = create_engine(normalize_url(pg_url))
