@@ -220,11 +220,20 @@ def _english_messages(language: str) -> list[re.Pattern[str]]:
 
 
 @pytest.fixture(scope="module")
-def game_and_player(server: Server) -> Iterator[tuple[str, str]]:
-    game = server.post_json("/api/games", {"mode": "local"})
+def game_and_player(server: Server) -> Iterator[tuple[list[str], str]]:
+    """A game in play, a finished one (its ending in words) and a player's page."""
+    games = []
+    for moves in ([], ["11-15", "23-19"]):
+        made = server.post_json("/api/games", {"mode": "local"})
+        gid, token = made["game"]["id"], made["token"]
+        for ply, move in enumerate(moves):
+            server.post_json(f"/api/games/{gid}/move", {"move": move, "ply": ply, "token": token})
+        if moves:
+            server.post_json(f"/api/games/{gid}/resign", {"token": token})
+        games.append(gid)
     name = "Tiago_Rosa"
     server.post_json("/api/account/signup", {"username": name, "password": "correct horse battery"})
-    yield game["game"]["id"], name
+    yield games, name
 
 
 def _settle(page: Page) -> None:
@@ -249,15 +258,15 @@ def _english_left(words: list[str], patterns: list[re.Pattern[str]]) -> list[str
 def test_main_pages_have_no_english_left_and_nothing_cut_off(
     server: Server,
     new_page: PageFactory,
-    game_and_player: tuple[str, str],
+    game_and_player: tuple[list[str], str],
     language: str,
     size: str,
 ) -> None:
     patterns = _english_messages(LANGUAGES[language])
     page = new_page(viewport=SIZES[size], locale=language)
-    game_id, player = game_and_player
+    games, player = game_and_player
     problems: list[str] = []
-    for path in [*PAGES, f"/play/{game_id}", f"/players/{player}"]:
+    for path in [*PAGES, *(f"/play/{gid}" for gid in games), f"/players/{player}"]:
         page.goto(server.url(path))
         _settle(page)
         assert page.get_attribute("html", "lang") == language
