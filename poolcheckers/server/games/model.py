@@ -283,7 +283,12 @@ def parse_move(board: Board, text: str) -> Move:
     try:
         return board.parse_move(text)
     except (MalformedMoveError, InvalidSquareError) as exc:
-        raise errors.malformed(str(exc)) from None
+        words = Message.beside(
+            str(exc),
+            "{move} is not a move as written on this site: like 11-15, 15x22 or 9x18x27 (R4)",
+            move=repr(text),
+        )
+        raise errors.malformed(words) from None
     except MoveError as exc:
         raise errors.ApiError(400, "illegal_move", move_refused(text, exc)) from None
 
