@@ -291,3 +291,17 @@ def test_the_language_menu_switches_every_page_and_is_remembered(
     page.goto(server.url("/lobby"))  # another page: the choice is kept
     assert page.get_attribute("html", "lang") == "es"
     assert page.input_value("#language") == "es"
+    # signed in, the menu keeps the choice on the account: a new browser (an English
+    # one) signs in and the site speaks it again
+    account = {"username": "Lina_Menu", "password": "correct horse battery"}
+    assert page.request.post(server.url("/api/account/signup"), data=account).ok
+    page.reload()
+    _settle(page)
+    with page.expect_navigation():
+        page.select_option("#language", "pt-BR")
+    _settle(page)
+    assert page.get_attribute("html", "lang") == "pt-BR"
+    other = new_page(locale="en-US")
+    assert other.request.post(server.url("/api/account/login"), data=account).ok
+    other.goto(server.url("/"))
+    assert other.get_attribute("html", "lang") == "pt-BR"

@@ -122,7 +122,10 @@ function bindLanguageMenu() {
   menu.addEventListener("change", async () => {
     const chosen = menu.value;
     try {
-      await request("POST", "/api/language", { locale: chosen });
+      // as the signed-in account when there is one (its X-CSRF-Token): the choice is
+      // kept on the account too; loaded only now, the pages need it not
+      const { send } = await import("./community.js");
+      await send("POST", "/api/language", { locale: chosen });
     } catch (err) {
       const alerts = document.getElementById("alerts");
       if (alerts) alerts.textContent = errorText(err);
