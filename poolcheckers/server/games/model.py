@@ -293,6 +293,14 @@ def parse_move(board: Board, text: str) -> Move:
         raise errors.ApiError(400, "illegal_move", move_refused(text, exc)) from None
 
 
+def not_your_turn(turn: str, seat: str) -> Message:
+    """A move from the seat whose turn it is not (the colours said as words)."""
+    english = f"it is {turn}'s turn; this seat plays {seat}"
+    if turn == "black":
+        return Message.beside(english, "it is Black's turn; this seat plays White")
+    return Message.beside(english, "it is White's turn; this seat plays Black")
+
+
 def move_refused(text: str, error: MoveError) -> Message:
     """The rules library's refusal of ``text`` (its English as it is), said in other
     languages by the rule it cites: the rule's name on the rules page."""
@@ -639,9 +647,7 @@ def player_move(loaded: Loaded, seat: str, text: str, ply: int, now: int) -> Cha
         )
     turn = color_name(loaded.board.turn)
     if seat not in ("both", turn):
-        raise errors.forbidden(
-            M_("it is {turn}'s turn; this seat plays {seat}", turn=turn, seat=seat)
-        )
+        raise errors.forbidden(not_your_turn(turn, seat))
     require_opponent_seated(g)
     return play(loaded, parse_move(loaded.board, text), now)
 
@@ -718,7 +724,10 @@ def offer_draw(loaded: Loaded, side: str, now: int) -> Change:
         settle_clock(game, now)
         finish(game, loaded.board, Outcome(Termination.AGREEMENT, None))
     elif game.draw_offer == side:
-        raise errors.conflict(M_("{side} has already offered a draw (R17)", side=side))
+        english = f"{side} has already offered a draw (R17)"
+        if side == "black":
+            raise errors.conflict(Message.beside(english, "Black has already offered a draw (R17)"))
+        raise errors.conflict(Message.beside(english, "White has already offered a draw (R17)"))
     else:
         game.draw_offer = side
     return Change(game, loaded.board, loaded.moves)
@@ -734,9 +743,12 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
         if g.mode != "engine" or g.engine_color != other(g.draw_offer):
             raise errors.conflict(M_("no draw offer to the engine"))
     elif seat not in ("both", other(g.draw_offer)):
-        raise errors.forbidden(
-            M_("{draw_offer} cannot answer its own draw offer", draw_offer=g.draw_offer)
-        )
+        english = f"{g.draw_offer} cannot answer its own draw offer"
+        if g.draw_offer == "black":
+            raise errors.forbidden(
+                Message.beside(english, "Black cannot answer its own draw offer")
+            )
+        raise errors.forbidden(Message.beside(english, "White cannot answer its own draw offer"))
     game = g.copy()
     if accept and g.rated and g.ply < ABORTABLE_PLIES:
         settle_clock(game, now)
