@@ -237,3 +237,18 @@ def test_a_refused_move_names_its_rule_in_the_players_language(client: TestClien
     title = translator("es").gettext("How men move")
     assert said.startswith("11-18 ") and title in said and said.endswith("(R6)")
     assert es.json()["error"]["code"] == "illegal_move"
+
+
+def test_a_request_the_schema_refuses_is_said_in_the_players_language(
+    client: TestClient,
+) -> None:
+    """pydantic's words stay as they are for English (API clients); a player reading
+    Portuguese reads the common kinds in Portuguese, the field by its JSON name."""
+    early = {"move": "11-15", "ply": -1}
+    english = client.post("/api/games/x/move", json=early)
+    pt = client.post("/api/games/x/move", json=early, headers={"Accept-Language": "pt-BR"})
+    assert english.status_code == pt.status_code == 400
+    assert english.json()["error"]["message"].startswith("ply: Input should be greater")
+    assert pt.json()["error"]["message"] == "ply: pequeno demais (o mínimo é 0)"
+    missing = client.post("/api/games/x/move", json={}, headers={"Accept-Language": "es"})
+    assert "obligatorio" in missing.json()["error"]["message"]

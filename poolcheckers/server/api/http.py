@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Header, Request
@@ -27,7 +27,7 @@ from poolcheckers.server import errors
 from poolcheckers.server.api.deps import request_locale
 from poolcheckers.server.api.schemas import ErrorBody, error_code, loads
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.i18n import M_, translator
+from poolcheckers.server.i18n import M_, Message, translator
 from poolcheckers.server.text import clean_text
 
 log = logging.getLogger("poolcheckers.server")
@@ -146,14 +146,61 @@ async def on_api_error(request: Request, exc: Exception) -> Response:
     return error_response(exc, headers, request)
 
 
-async def on_validation_error(_request: Request, exc: Exception) -> Response:
+def problem_words(problem: Mapping[str, Any]) -> Message:
+    """One of pydantic's problems with a request: its English as pydantic says it,
+    and for the common kinds words in the player's language (the field keeps its
+    JSON name)."""
+    loc = ".".join(str(x) for x in problem.get("loc", ()) if x not in ("body", "query"))
+    english = f"{loc}: {problem.get('msg', 'invalid')}" if loc else str(problem.get("msg"))
+    kind = str(problem.get("type", ""))
+    ctx = problem.get("ctx") or {}
+    field = loc or "body"
+    if kind == "missing":
+        return Message.beside(english, "{field}: this field is needed", field=field)
+    if kind == "string_too_long":
+        limit = ctx.get("max_length")
+        return Message.beside(
+            english, "{field}: at most {limit} characters", field=field, limit=limit
+        )
+    if kind == "string_too_short":
+        limit = ctx.get("min_length")
+        return Message.beside(
+            english, "{field}: at least {limit} characters", field=field, limit=limit
+        )
+    if kind == "too_long":
+        limit = ctx.get("max_length")
+        return Message.beside(english, "{field}: at most {limit} items", field=field, limit=limit)
+    if kind in ("greater_than_equal", "greater_than"):
+        limit = ctx.get("ge", ctx.get("gt"))
+        return Message.beside(
+            english, "{field}: too small (the least is {limit})", field=field, limit=limit
+        )
+    if kind in ("less_than_equal", "less_than"):
+        limit = ctx.get("le", ctx.get("lt"))
+        return Message.beside(
+            english, "{field}: too large (the most is {limit})", field=field, limit=limit
+        )
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return Message.beside(english, "{field}: must be a whole number", field=field)
+    if kind in ("string_type", "string_unicode"):
+        return Message.beside(english, "{field}: must be text", field=field)
+    if kind in ("bool_type", "bool_parsing"):
+        return Message.beside(english, "{field}: must be true or false", field=field)
+    if kind == "literal_error":
+        choices = ctx.get("expected", "")
+        return Message.beside(
+            english, "{field}: must be one of {choices}", field=field, choices=choices
+        )
+    return Message.beside(english, "{problem}", problem=english)
+
+
+async def on_validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    parts = []
-    for e in exc.errors():
-        loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body", "query"))
-        parts.append(f"{loc}: {e.get('msg', 'invalid')}" if loc else str(e.get("msg")))
-    message = clean_text("; ".join(parts) or "invalid request")
-    return error_response(ApiError(400, error_code(exc.errors()), message))
+    problems = [problem_words(e) for e in exc.errors()]
+    english = clean_text("; ".join(problems) or "invalid request")
+    # each problem said in the player's language, joined as the English is
+    message = Message.beside(english, "{problems}", problems=problems) if problems else english
+    return error_response(ApiError(400, error_code(exc.errors()), message), request=request)
 
 
 DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError)

@@ -165,11 +165,17 @@ class Translator:
             return str.__str__(words)  # the English as it was made
         if isinstance(words, Message):
             # words within words ("{what}; try again in {value} s") are said too
-            params = {
-                k: self.say(v) if isinstance(v, Message) else v for k, v in words.params.items()
-            }
+            params = {k: self._said(v) for k, v in words.params.items()}
             return self.gettext(words.template, **params)
         return self.gettext(words)
+
+    def _said(self, value: Any) -> Any:
+        """A value within words: a message said too, a list of them joined as "; "."""
+        if isinstance(value, Message):
+            return self.say(value)
+        if isinstance(value, list) and all(isinstance(v, Message) for v in value):
+            return "; ".join(self.say(v) for v in value)
+        return value
 
     def ngettext(self, singular: str, plural: str, n: int, /, **params: Any) -> str:
         """The form for ``n`` of a message that has a plural; ``{n}`` is filled too."""
