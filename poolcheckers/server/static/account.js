@@ -8,7 +8,7 @@ import { currentAccount, playerLink, send, setAccount } from "./community.js";
 import { requestLimits } from "./rules.js";
 import { tokensSection } from "./tokens.js";
 import { t, tn } from "./i18n.js";
-import { announce, h } from "./util.js";
+import { announce, h, withNodes } from "./util.js";
 
 /** A reset code's shape (the placeholder of its field): letters of the code, the same in every language. */
 const CODE_SHAPE = "ABCD-EFGH-JKMN";
@@ -167,8 +167,6 @@ function signedIn(root, account, limits) {
     }
   });
   const out = h("button", { type: "button" }, t("Sign out"));
-  // the sentence's words around the name, which is a link
-  const [before, after = ""] = t("Signed in as {name}.").split("{name}");
   out.addEventListener("click", async () => {
     await send("POST", "/api/account/logout");
     setAccount(null);
@@ -176,7 +174,7 @@ function signedIn(root, account, limits) {
   });
   root.replaceChildren(
     h("h1", {}, t("Account")),
-    h("p", {}, before, playerLink(account.username), after, " ", h("a", { href: "/lobby" }, t("To the lobby")), " ", out),
+    h("p", {}, ...withNodes(t("Signed in as {name}."), { name: playerLink(account.username) }), " ", h("a", { href: "/lobby" }, t("To the lobby")), " ", out),
     password,
     tokensSection(),
   );

@@ -28,6 +28,7 @@ import {
   storageSet,
   svg,
   tokenKey,
+  withNodes,
 } from "./util.js";
 import { gameEnding } from "./outcome.js";
 
@@ -113,19 +114,6 @@ function toMoveText(color) {
  */
 function winsText(color) {
   return color === "black" ? t("Black wins") : t("White wins");
-}
-
-/**
- * A message with one hole filled by an element: the message's words around it.
- * @param {string} text the message from t(), that hole left unfilled
- * @param {string} hole the hole's name
- * @param {HTMLElement} element
- * @returns {(string | HTMLElement)[]}
- */
-function around(text, hole, element) {
-  const at = text.indexOf(`{${hole}}`);
-  if (at < 0) return [text, " ", element];
-  return [text.slice(0, at), element, text.slice(at + hole.length + 2)];
 }
 
 /**
@@ -1138,7 +1126,7 @@ class AnalysisPage {
         "p",
         { class: "score", id: "engine-score" },
         // The engine facade's words: "+0.35", "win in 2" (the winner's moves, not plies).
-        ...around(turn === "black" ? t("{score} for Black") : t("{score} for White"), "score", h("strong", {}, scoreWords(data.score_text))),
+        ...withNodes(turn === "black" ? t("{score} for Black") : t("{score} for White"), { score: h("strong", {}, scoreWords(data.score_text)) }),
         " · ",
         bv > 20 ? t("Black is better") : bv < -20 ? t("White is better") : t("about equal"),
       ),

@@ -7,7 +7,7 @@
 /** @import { OutcomeInfo } from "./types.js" */
 
 import { t, tn } from "./i18n.js";
-import { h, plainWords } from "./util.js";
+import { plainWords } from "./util.js";
 
 /**
  * The rule of each ending (docs/RULES.md), for the rules page's anchor.
@@ -171,14 +171,4 @@ export function gameEnding(outcome, board) {
   const noPieces = typeof board === "string" && board.length > 0 && !board.toLowerCase().includes(loser);
   const counted = (outcome.reason || "").match(/^Draw: (\d+) moves/);
   return endingWords(outcome, { noPieces, limit: counted ? Number(counted[1]) : undefined });
-}
-
-/**
- * The ending as the page shows it: its words, and a link to the rule it follows.
- * @param {{text: string, rule: string | null}} ending
- * @returns {HTMLElement}
- */
-export function endingMessage(ending) {
-  const why = ending.rule ? h("a", { href: `/rules#${ending.rule}`, class: "rule-link" }, t("Why?")) : "";
-  return h("span", { class: "plain" }, ending.text, ending.rule ? " " : "", why);
 }

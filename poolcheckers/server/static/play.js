@@ -24,11 +24,12 @@ import {
   moveRows,
   opponent,
   plainWords,
+  ruleMessage,
   storageGet,
   storageSet,
   tokenKey,
 } from "./util.js";
-import { endingMessage, gameEnding } from "./outcome.js";
+import { gameEnding } from "./outcome.js";
 
 const POLL_MS = 1500;
 const AUTO_TURN_KEY = "poolcheckers.autoTurn";
@@ -815,7 +816,7 @@ class GamePage {
         head = s.outcome.winner === "black" ? t("Black wins") : t("White wins");
         if (mine.length === 1) head = mine[0] === s.outcome.winner ? t("You win") : t("You lose");
       }
-      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), endingMessage(gameEnding(s.outcome, s.board)));
+      this.outcome.replaceChildren(h("strong", {}, `${head}${result}`), ruleMessage(gameEnding(s.outcome, s.board)));
     } else {
       this.outcome.hidden = true;
     }
