@@ -30,9 +30,14 @@ def request_locale(conn: HTTPConnection) -> str:
     return negotiate(conn.headers.get("accept-language"), conn.cookies.get(COOKIE))
 
 
+def request_words(conn: HTTPConnection) -> Translator:
+    """The translator of the request's language (a request's or a socket's)."""
+    return translator(request_locale(conn))
+
+
 async def request_translator(conn: HTTPConnection) -> Translator:
     """The words of the request's language (a dependency)."""
-    return translator(request_locale(conn))
+    return request_words(conn)
 
 
 Lang = Annotated[Translator, Depends(request_translator)]

@@ -6,12 +6,11 @@ from __future__ import annotations
 import math
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
-from poolcheckers.server.api.deps import request_locale
+from poolcheckers.server.api.http import error_response
 from poolcheckers.server.domain_errors import CommunityError, RateLimitedError
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.i18n import translator
 
 #: HTTP status of each community error code (docs/COMMUNITY.md, "error codes")
 STATUS = {
@@ -40,5 +39,4 @@ async def on_community_error(request: Request, exc: Exception) -> Response:
     headers = None
     if isinstance(exc, RateLimitedError):
         headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
-    words = translator(request_locale(request))
-    return JSONResponse(err.body(words), status_code=err.status, headers=headers)
+    return error_response(err, headers, request)

@@ -24,10 +24,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from poolcheckers.server import errors
-from poolcheckers.server.api.deps import request_locale
+from poolcheckers.server.api.deps import request_words
 from poolcheckers.server.api.schemas import ErrorBody, error_code, loads
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.i18n import M_, Message, translator
+from poolcheckers.server.i18n import M_, Message
 from poolcheckers.server.text import clean_text
 
 log = logging.getLogger("poolcheckers.server")
@@ -133,7 +133,7 @@ def error_response(
     exc: ApiError, headers: dict[str, str] | None = None, request: Request | None = None
 ) -> JSONResponse:
     """The error shape; with ``request``, the message in the request's language."""
-    words = None if request is None else translator(request_locale(request))
+    words = None if request is None else request_words(request)
     return JSONResponse(exc.body(words), status_code=exc.status, headers=headers)
 
 

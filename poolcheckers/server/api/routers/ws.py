@@ -21,7 +21,7 @@ from poolcheckers import Board
 from poolcheckers.engine import SearchResult, info_fields
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.guard import websocket_origin_ok
-from poolcheckers.server.api.deps import Ctx, account_id, request_locale
+from poolcheckers.server.api.deps import Ctx, account_id, request_words
 from poolcheckers.server.api.http import DATABASE_DOWN, MAX_BODY, database_error
 from poolcheckers.server.api.routers.analysis import analysis_board
 from poolcheckers.server.api.schemas import (
@@ -39,7 +39,7 @@ from poolcheckers.server.api.schemas import (
 )
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import parse_rules
-from poolcheckers.server.i18n import M_, translator
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.realtime.fanout import Subscriber, state_message
 from poolcheckers.server.text import clean_text
 from poolcheckers.server.throttle import address_key, client_address
@@ -57,7 +57,7 @@ def error_message(
     exc: ApiError, req_id: str | int | None = None, conn: HTTPConnection | None = None
 ) -> str:
     """An ``error`` message; with ``conn``, its words in the socket's language."""
-    words = None if conn is None else translator(request_locale(conn))
+    words = None if conn is None else request_words(conn)
     detail = ErrorDetail.model_validate(exc.body(words)["error"])
     return ErrorMessage(error=detail, id=req_id).model_dump_json(exclude_none=True)
 
