@@ -4,11 +4,11 @@
 /** @import { Attrs } from "./util.js" */
 
 import { errorText } from "./api.js";
-import { currentAccount, playerLink, send, setAccount } from "./community.js";
+import { currentAccount, playerLink, send, setAccount, withNodes } from "./community.js";
 import { requestLimits } from "./rules.js";
 import { tokensSection } from "./tokens.js";
 import { t, tn } from "./i18n.js";
-import { announce, h, withNodes } from "./util.js";
+import { announce, h } from "./util.js";
 
 /** A reset code's shape (the placeholder of its field): letters of the code, the same in every language. */
 const CODE_SHAPE = "ABCD-EFGH-JKMN";

@@ -15,6 +15,7 @@ import { BoardView } from "./board.js";
 import { formatDate, formatNumber, t, tn } from "./i18n.js";
 import { CLASSES, accuracy, expectedScore, judgeMoves } from "./review.js";
 import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
+import { withNodes } from "./community.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   announce,
@@ -28,7 +29,6 @@ import {
   storageSet,
   svg,
   tokenKey,
-  withNodes,
 } from "./util.js";
 import { gameEnding } from "./outcome.js";
 

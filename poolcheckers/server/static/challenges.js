@@ -6,10 +6,10 @@
 /** @import { ChallengeInfo, RulesInfo } from "./types.js" */
 
 import { errorText } from "./api.js";
-import { clockText, playerLink, send } from "./community.js";
+import { clockText, playerLink, send, withNodes } from "./community.js";
 import { t, tn } from "./i18n.js";
 import { ruleFields } from "./rules.js";
-import { h, plainWords, withNodes } from "./util.js";
+import { h, plainWords } from "./util.js";
 
 const REASONS = {
   generic: t("Not now"),

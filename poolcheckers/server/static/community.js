@@ -98,6 +98,20 @@ export function categoryWord(category) {
 }
 
 /**
+ * A translated sentence with elements in its holes, as children of h():
+ * withNodes(t("Signed in as {name}"), { name: playerLink(name) }).
+ * @param {string} text the sentence in the page's language, its holes left unfilled
+ * @param {Record<string, Node | string>} nodes what goes in each hole
+ * @returns {(Node | string)[]}
+ */
+export function withNodes(text, nodes) {
+  return text
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 ? nodes[part] ?? `{${part}}` : part))
+    .filter((part) => part !== "");
+}
+
+/**
  * A link to a player's page.
  * @param {string} name
  * @returns {HTMLAnchorElement}

@@ -8,11 +8,11 @@
 
 import { LiveSocket, errorText } from "./api.js";
 import { challengesSection } from "./challenges.js";
-import { categoryWord, clockText, currentAccount, playerLink, ratingText, send } from "./community.js";
+import { categoryWord, clockText, currentAccount, playerLink, ratingText, send, withNodes } from "./community.js";
 import { t } from "./i18n.js";
 import { listMyGames } from "./mygames.js";
 import { ruleFields, ruleOptions } from "./rules.js";
-import { announce, h, withNodes } from "./util.js";
+import { announce, h } from "./util.js";
 
 // lichess's quick-pairing clocks (minutes + increment seconds)
 const PRESETS = [

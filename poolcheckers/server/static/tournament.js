@@ -5,10 +5,10 @@
 /** @import { StandingRow, TournamentEvent, TournamentPairing } from "./types.js" */
 
 import { LiveSocket, errorText, request } from "./api.js";
-import { currentAccount, playerLink, send } from "./community.js";
+import { currentAccount, playerLink, send, withNodes } from "./community.js";
 import { t } from "./i18n.js";
 import { describe } from "./tournaments.js";
-import { h, withNodes } from "./util.js";
+import { h } from "./util.js";
 
 /** The page reads the event when its socket says it changed, and every 10 s anyway
  * (that read also marks you present for an arena's pairings). */

@@ -4,9 +4,9 @@
 /** @import { TournamentSummary } from "./types.js" */
 
 import { errorText, request } from "./api.js";
-import { categoryWord, clockText, currentAccount, send } from "./community.js";
+import { categoryWord, clockText, currentAccount, send, withNodes } from "./community.js";
 import { formatDate, t, tn } from "./i18n.js";
-import { h, withNodes } from "./util.js";
+import { h } from "./util.js";
 
 export const SYSTEM_NAMES = {
   round_robin: t("Round robin"),

@@ -400,17 +400,3 @@ export function plainMessage(text) {
 export function ruleMessage({ text, rule }) {
   return h("span", { class: "plain" }, text, rule ? " " : "", rule ? h("a", { href: `/rules#${rule}`, class: "rule-link" }, t("Why?")) : "");
 }
-
-/**
- * A translated sentence with elements in its holes, as children of h():
- * withNodes(t("Signed in as {name}"), { name: playerLink(name) }).
- * @param {string} text the sentence in the page's language, its holes left unfilled
- * @param {Record<string, Node | string>} nodes what goes in each hole
- * @returns {(Node | string)[]}
- */
-export function withNodes(text, nodes) {
-  return text
-    .split(/\{(\w+)\}/)
-    .map((part, i) => (i % 2 ? nodes[part] ?? `{${part}}` : part))
-    .filter((part) => part !== "");
-}
