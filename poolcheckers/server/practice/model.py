@@ -78,6 +78,28 @@ EXERCISES: tuple[Exercise, ...] = (
         N_("Win the man, then the king."),
         "W:WK3,K15:BK16,20", "win",
     ),
+    # The classic positions of the flying-king games on this board (Russian checkers'
+    # books; the pool books name none "first" or "second" position): docs/PRACTICE.md.
+    Exercise(
+        "petrov-triangle", N_("Petrov's triangle"),
+        N_("A. D. Petrov's position (1827): three kings that hold the long diagonal trap "
+        "the lone king with the method known as Petrov's triangle. Catch it within 13 "
+        "moves of the count."),
+        "W:WK29,K30,K31:BK3", "win",
+    ),
+    Exercise(
+        "sargin", N_("Sargin's position: win with two men"),
+        N_("D. I. Sargin's position (1891): the black king on the diagonal from 32 to 5 "
+        "cuts off your two men. With you to move it is a win, and only one move wins; "
+        "with Black to move it would be a draw."),
+        "W:WK28,17,22:BK32", "win",
+    ),
+    Exercise(
+        "sargin-hold", N_("Sargin's position: hold the draw"),
+        N_("Sargin's position with you to move: you have the lone king, on the diagonal "
+        "from 32 to 5 that cuts off the two men. Only two of your six moves keep the draw."),
+        "B:WK28,17,22:BK32", "draw",
+    ),
 )  # fmt: skip
 BY_ID = {e.id: e for e in EXERCISES}
 

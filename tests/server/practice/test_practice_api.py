@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from poolcheckers import Board
 from poolcheckers.egdb import Tablebase, build
 from poolcheckers.engine import tables_move_values
-from poolcheckers.server.practice.model import EXERCISES
+from poolcheckers.server.practice.model import BY_ID, EXERCISES
 
 from ..conftest import AppFactory
 from ..helpers import error_code
@@ -43,6 +43,17 @@ def test_each_exercise_target_is_the_tables_value_of_its_start_R19(
         probed = tables.probe(Board(e.fen))
         assert probed is not None and probed.value == e.target, e.id
         assert site.post("/api/practice/start", json={"fen": e.fen}).json()["value"] == e.target
+
+
+def test_sargins_position_turns_on_the_move_as_the_books_say(tables_dir: Path) -> None:
+    """D. I. Sargin (1891): White to move wins by b4-a5 alone (17-13 here); Black to
+    move draws, keeping the king on the diagonal that cuts the men off (32-5)."""
+    tables = Tablebase(tables_dir)
+    won = tables_move_values(tables, Board(BY_ID["sargin"].fen)) or []
+    assert [str(m) for m, v, _d in won if v == "win"] == ["17-13"]
+    held = tables_move_values(tables, Board(BY_ID["sargin-hold"].fen)) or []
+    assert len(held) == 6
+    assert sorted(str(m) for m, v, _d in held if v == "draw") == ["32-23", "32-9"]
 
 
 def test_a_move_is_judged_by_the_tables_and_answered(site: TestClient, tables_dir: Path) -> None:
