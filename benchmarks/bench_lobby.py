@@ -254,6 +254,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def database_cpu_seconds() -> float:
+    """CPU time used so far by this machine's PostgreSQL processes (0 with SQLite,
+    whose work is the server's own): with PostgreSQL on the same two cores as the
+    servers and the client, its share is part of where a burst's time goes."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            head, rest = stat.read_text().rsplit(")", 1)
+            if head.endswith("(postgres"):
+                fields = rest.split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 async def round_of(
     tables: list[Table], plies: int, seed: int, desc: str, pids: list[int]
 ) -> tuple[list[float], int, dict[str, float]]:
@@ -276,6 +290,7 @@ async def round_of(
     gc.collect()
     gc.disable()
     server0, client0, wall0 = sum(map(cpu_seconds, pids)), time.process_time(), time.perf_counter()
+    database0 = database_cpu_seconds()
     try:
         go.set()
         results = await asyncio.gather(*accepts)
@@ -285,6 +300,7 @@ async def round_of(
         "wall_ms": 1000 * (time.perf_counter() - wall0),
         "server_cpu_ms": 1000 * (sum(map(cpu_seconds, pids)) - server0),
         "client_cpu_ms": 1000 * (time.process_time() - client0),
+        "database_cpu_ms": 1000 * (database_cpu_seconds() - database0),
     }
     # the lobby pages leave after every game has started (not inside the measured time)
     await asyncio.gather(*(t.close() for t in tables))
@@ -342,7 +358,8 @@ async def run(
         tqdm.write(
             f"{label} round {rnd + 1}: p50 {p50:.0f} ms, p99 {p99:.0f} ms; burst "
             f"{burst['wall_ms']:.0f} ms, server CPU {burst['server_cpu_ms']:.0f} ms, "
-            f"client CPU {burst['client_cpu_ms']:.0f} ms"
+            f"client CPU {burst['client_cpu_ms']:.0f} ms, "
+            f"database CPU {burst['database_cpu_ms']:.0f} ms"
         )
         games += ended
     wrong = []
@@ -372,6 +389,7 @@ async def run(
         # per accept, over every round's burst: the servers' CPU and the client's
         "server_cpu_ms_per_accept": sum(b["server_cpu_ms"] for b in bursts) / len(times),
         "client_cpu_ms_per_accept": sum(b["client_cpu_ms"] for b in bursts) / len(times),
+        "database_cpu_ms_per_accept": sum(b["database_cpu_ms"] for b in bursts) / len(times),
         "players_with_wrong_rating_count": wrong,
     }
 

@@ -302,7 +302,9 @@ class Services:
                 failing = True
 
 
-def get_ctx(conn: HTTPConnection) -> Services:
-    """The server's services (a FastAPI dependency, for HTTP and WebSockets)."""
+async def get_ctx(conn: HTTPConnection) -> Services:
+    """The server's services (a FastAPI dependency, for HTTP and WebSockets; a
+    coroutine, as every dependency here that does not block: FastAPI runs a plain
+    function in a worker thread, a thread hop per request)."""
     ctx: Services = conn.app.state.ctx
     return ctx

@@ -59,6 +59,51 @@ def test_api_on_postgres(pg_url: str) -> None:
         assert [g["id"] for g in listed] == [gid]
 
 
+def test_a_pooled_connection_the_database_dropped_is_replaced_before_use(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database restart while the site is quiet leaves dead connections in the
+    pool: the first request after it gets a live one, not an error."""
+    import psycopg
+
+    from poolcheckers.server.database import engine as engines
+
+    monkeypatch.setattr(engines, "PING_AFTER_IDLE_S", 0.0)  # every checkout checks
+    db = make_engine(pg_url)
+    try:
+        with db.connect() as conn:
+            dropped = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        with psycopg.connect(engines.libpq_conninfo(pg_url), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (dropped,))
+        with db.connect() as conn:
+            assert conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != dropped
+    finally:
+        db.dispose()
+
+
+def test_a_connection_used_a_moment_ago_is_lent_without_a_round_trip(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check before lending costs a round trip: a connection just given back is
+    lent again unchecked (``PING_AFTER_IDLE_S``)."""
+    db = make_engine(pg_url)
+    pings: list[Any] = []
+    real_ping = db.dialect.do_ping
+
+    def counted_ping(dbapi_conn: Any) -> bool:
+        pings.append(dbapi_conn)
+        return real_ping(dbapi_conn)
+
+    monkeypatch.setattr(db.dialect, "do_ping", counted_ping)
+    try:
+        for _ in range(5):
+            with db.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        assert pings == []
+    finally:
+        db.dispose()
+
+
 def test_race_between_two_processes_on_postgres(pg_url: str) -> None:
     engines = [make_engine(pg_url) for _ in range(2)]
     run_migrations(engines[0])

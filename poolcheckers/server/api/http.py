@@ -109,7 +109,7 @@ class ApiRoute(APIRoute):
         return read_then_handle
 
 
-def seat_token(
+async def seat_token(
     x_seat_token: Annotated[str | None, Header(description="a seat token")] = None,
     authorization: Annotated[str | None, Header(description="Bearer <seat token>")] = None,
 ) -> str | None:
@@ -121,7 +121,7 @@ def seat_token(
     return None
 
 
-def no_token_in_url(request: Request) -> None:
+async def no_token_in_url(request: Request) -> None:
     """Seat tokens never travel in a URL (it would be logged): refuse ``?token=``."""
     if "token" in request.query_params:
         raise errors.bad_request(
