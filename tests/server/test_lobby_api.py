@@ -283,3 +283,57 @@ async def test_batched_lobby_socket_sends_waiting_changes_as_one_array_frame() -
 async def test_plain_lobby_socket_sends_one_frame_per_message_in_order() -> None:
     waiting = ['{"type":"seek_added"}', '{"type":"game"}']
     assert await _drain(False, waiting) == [*waiting, '{"type":"pong"}']
+
+
+def test_a_burst_of_lobby_changes_reaches_a_batched_page_in_one_frame(
+    ann_bob: tuple[TestClient, TestClient],
+) -> None:
+    """A hundred accepts at once remove a hundred seeks: every lobby page gets them
+    together (they wait ``LOBBY_FLUSH_S``), not a frame each."""
+    import json
+
+    ann, _bob = ann_bob
+    lobby = ann.app.state.ctx.lobby  # type: ignore[attr-defined]
+    changes = [json.dumps({"type": "seek_removed", "id": f"s{i}"}) for i in range(30)]
+    with ann.websocket_connect("/ws/lobby?batch=1", headers=cookie(ann)) as page:
+        assert page.receive_json() == {"type": "seeks", "seeks": []}
+        senders = [threading.Thread(target=lobby.announce, args=(c,)) for c in changes]
+        for t in senders:  # as the database threads of many accepts announce them
+            t.start()
+            t.join()
+        frame = page.receive_json()
+    assert frame == [json.loads(c) for c in changes]
+
+
+def test_a_lobby_page_opened_after_a_change_is_not_sent_it_again(
+    ann_bob: tuple[TestClient, TestClient],
+) -> None:
+    """The list a page opens with already holds a seek posted just before: the seek's
+    "added", still waiting to go out, is not sent to it as well."""
+    ann, bob = ann_bob
+    seek = post(ann)
+    with bob.websocket_connect("/ws/lobby", headers=cookie(bob)) as page:
+        listed = page.receive_json()
+        assert [s["id"] for s in listed["seeks"]] == [seek["id"]]
+        cancelled = ann.delete(f"/api/seeks/{seek['id']}")
+        assert cancelled.status_code == 204
+        removed = {"type": "seek_removed", "id": seek["id"], "reason": "cancelled"}
+        assert page.receive_json() == removed
+
+
+def test_lobby_changes_for_other_processes_fit_postgres_notify_payloads() -> None:
+    """PostgreSQL refuses a NOTIFY payload of 8000 bytes: a flush of many changes
+    goes in several, each message whole and in order."""
+    import json
+
+    from poolcheckers.server.lobby.service import LobbyService
+
+    service = LobbyService.__new__(LobbyService)
+    service.node = "n1"
+    changes = [json.dumps({"type": "seek_added", "pad": "x" * 400, "n": i}) for i in range(60)]
+    payloads = service._payloads(changes, None)
+    assert len(payloads) > 1
+    assert all(len(p.encode()) < 8000 for p in payloads)
+    notes = [json.loads(p) for p in payloads]
+    assert [m for note in notes for m in note["msgs"]] == changes
+    assert all(note["from"] == "n1" and note["to"] is None for note in notes)

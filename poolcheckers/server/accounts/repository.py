@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from poolcheckers.server.accounts.model import User, fold
 from poolcheckers.server.accounts.sessions import Session
 from poolcheckers.server.accounts.tokens import ApiToken
+from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.tables import (
     API_TOKENS,
     PASSWORD_RESETS,
@@ -38,6 +39,8 @@ class DbUserStore:
 
     def __init__(self, db: Engine) -> None:
         self.db = db
+        #: one-statement reads, outside a transaction
+        self.reads = single_reads(db)
 
     @staticmethod
     def _user(row: Any) -> User:
@@ -87,7 +90,7 @@ class DbUserStore:
         return self._one(USERS.c.username_key == key)
 
     def by_id(self, user_id: str) -> User | None:
-        with self.db.connect() as conn:
+        with self.reads.connect() as conn:
             row = conn.execute(_USER_BY_ID, {"user_id": user_id}).mappings().first()
         return None if row is None else self._user(row)
 
@@ -149,6 +152,8 @@ class DbSessionStore:
 
     def __init__(self, db: Engine) -> None:
         self.db = db
+        #: one-statement reads, outside a transaction
+        self.reads = single_reads(db)
 
     def insert(self, session: Session) -> None:
         with self.db.begin() as conn:
@@ -162,7 +167,7 @@ class DbSessionStore:
             )
 
     def get(self, digest: str) -> Session | None:
-        with self.db.connect() as conn:
+        with self.reads.connect() as conn:
             row = conn.execute(_SESSION_BY_DIGEST, {"digest": digest}).mappings()
             found = row.first()
         if found is None:

@@ -88,6 +88,18 @@ def make_engine(url: str, *, background_checkpoints: bool = False) -> Engine:
     return engine
 
 
+def single_reads(engine: Engine) -> Engine:
+    """The engine for reads of one statement, sharing ``engine``'s pool: with
+    PostgreSQL, outside any transaction (autocommit).  In a transaction, psycopg
+    sends BEGIN before the statement and SQLAlchemy ROLLBACK after it, two round
+    trips more than the read itself; under READ COMMITTED (the default) a statement
+    sees the same data either way.  SQLite's driver begins no transaction for a
+    read: the engine itself."""
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def ping_when_idle(engine: Engine, idle_s: float) -> None:
     """Check a pooled connection before lending it only when it has been idle for
     ``idle_s``: a connection used a moment ago is alive (a database restart while

@@ -38,7 +38,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import errors
-from poolcheckers.server.database.engine import PG_CHANNEL
+from poolcheckers.server.database.engine import PG_CHANNEL, single_reads
 from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES, USERS
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import (
@@ -117,6 +117,8 @@ class GameStore:
         on_change: Callable[[Committed], None] | None = None,
     ) -> None:
         self.db = db
+        #: one-statement reads, outside a transaction
+        self.reads = single_reads(db)
         self.clock = clock
         self.is_postgres = db.dialect.name == "postgresql"
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
@@ -494,7 +496,7 @@ class GameStore:
     def rated_between(self, one: str, other: str, since_ms: int) -> int:
         """Rated games between two accounts (either colours) created since ``since_ms``."""
         params = {"one": one, "other": other, "since": since_ms}
-        with self.db.connect() as conn:
+        with self.reads.connect() as conn:
             return int(conn.execute(RATED_BETWEEN, params).scalar_one())
 
     def iter_ids(self, batch: int = 200) -> Iterator[str]:

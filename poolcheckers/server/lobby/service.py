@@ -10,9 +10,10 @@ import contextlib
 import json
 import logging
 import secrets
+import threading
 from collections.abc import Callable
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
@@ -32,6 +33,14 @@ LOBBY_CHANNEL = "poolcheckers_lobby"
 SEEK_UNSEEN_S = 30.0
 #: how often each process marks its lobby authors as seen and sweeps unseen seeks
 LOBBY_SWEEP_S = 10.0
+#: the lobby's changes seen by everyone (a seek added or removed) wait this long to go
+#: out together, as lichess's lobby sends its removed seeks in batches: a burst of a
+#: hundred accepts then costs each lobby page a few frames instead of a hundred, and
+#: the other processes a few NOTIFYs (a game's start goes to its two players at once)
+LOBBY_FLUSH_S = 0.1
+#: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more: changes go in parts
+NOTIFY_BYTES = 7000
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 class LobbyService:
@@ -63,6 +72,15 @@ class LobbyService:
         self._listener: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.listening = asyncio.Event()
+        #: changes for every lobby page, waiting for the next flush (filled from the
+        #: database threads, emptied on the loop), each numbered
+        self._pending: list[tuple[int, str]] = []
+        self._pending_lock = threading.Lock()
+        self._numbered = 0
+        #: the last change each socket's list already shows: it read the list after
+        #: that change was stored, so it gets only the later ones
+        self._since: dict[asyncio.Queue[str], int] = {}
+        self._notifying: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Sweep the lobby; with PostgreSQL, hear the lobby changes of the other
@@ -74,6 +92,9 @@ class LobbyService:
             await asyncio.wait_for(self.listening.wait(), timeout=30)
 
     async def stop(self) -> None:
+        self._flush()  # the other processes' pages still hear of the last changes
+        if self._notifying:
+            await asyncio.gather(*self._notifying, return_exceptions=True)
         for task in (self._sweeper, self._listener):
             if task is not None:
                 task.cancel()
@@ -128,7 +149,8 @@ class LobbyService:
             if note["from"] == self.node:
                 return
             to = None if note["to"] is None else set(note["to"])
-            self._send(str(note["msg"]), to)
+            for message in note["msgs"] if "msgs" in note else [note["msg"]]:
+                self._send(str(message), to)
         except (ValueError, KeyError, TypeError):
             log.warning("ignored lobby notification %r", payload[:200])
 
@@ -138,18 +160,88 @@ class LobbyService:
 
     def announce(self, message: str, to: set[str] | None = None) -> None:
         """Send ``message`` to the lobby sockets (of the accounts ``to``, or all) of
-        this process and, with PostgreSQL, of the others (NOTIFY; blocks: call it
-        on the database executor)."""
+        this process and, with PostgreSQL, of the others (NOTIFY).  A message for
+        the accounts ``to`` goes now (blocks: call it on the database executor); one
+        for all waits for the next flush (:data:`LOBBY_FLUSH_S`), with the others
+        of that moment."""
         loop = self.loop
+        if to is None and loop is not None:
+            with self._pending_lock:
+                first = not self._pending
+                self._numbered += 1
+                self._pending.append((self._numbered, message))
+            if first:
+                loop.call_soon_threadsafe(loop.call_later, LOBBY_FLUSH_S, self._flush)
+            return
         if loop is not None:
             loop.call_soon_threadsafe(self._send, message, to)
+        self.notify([message], to)
+
+    def notify(self, messages: list[str], to: set[str] | None) -> None:
+        """Tell the other processes' lobby sockets (PostgreSQL; blocks)."""
+        if not self.postgres or not messages:
+            return
+        with self.db.begin() as conn:
+            self._notify_on(conn, messages, to)
+
+    def _notify_on(self, conn: Connection, messages: list[str], to: set[str] | None) -> None:
+        """NOTIFY the other processes in the transaction of ``conn``: sent when it
+        commits, never if it rolls back (PostgreSQL; nothing with SQLite)."""
+        if not self.postgres:
+            return
+        for payload in self._payloads(messages, to):
+            conn.execute(_NOTIFY, {"channel": LOBBY_CHANNEL, "payload": payload})
+
+    def _payloads(self, messages: list[str], to: set[str] | None) -> list[str]:
+        """The NOTIFY payloads carrying ``messages``, each under :data:`NOTIFY_BYTES`
+        (a message is never split)."""
+        head = {"from": self.node, "to": None if to is None else sorted(to)}
+        payloads: list[str] = []
+        part: list[str] = []
+        size = 0
+        for message in messages:
+            n = len(json.dumps(message).encode())
+            if part and size + n > NOTIFY_BYTES:
+                payloads.append(json.dumps({**head, "msgs": part}))
+                part, size = [], 0
+            part.append(message)
+            size += n + 1
+        if part:
+            payloads.append(json.dumps({**head, "msgs": part}))
+        return payloads
+
+    def _flush(self) -> None:
+        """On the loop: send the waiting changes to every lobby socket here, and to the
+        other processes in as few NOTIFYs as they fit in."""
+        with self._pending_lock:
+            numbered, self._pending = self._pending, []
+        if not numbered:
+            return
+        loop = self.loop
+        if loop is None or loop is asyncio.get_running_loop():
+            self._deliver(numbered)
+        else:  # the sockets' loop is another (test clients run one per socket)
+            loop.call_soon_threadsafe(self._deliver, numbered)
+        messages = [message for _n, message in numbered]
         if self.postgres:
-            note = {"from": self.node, "to": None if to is None else sorted(to), "msg": message}
-            with self.db.begin() as conn:
-                conn.execute(
-                    text("SELECT pg_notify(:channel, :payload)"),
-                    {"channel": LOBBY_CHANNEL, "payload": json.dumps(note)},
-                )
+            task = asyncio.get_running_loop().create_task(self._notify_later(messages))
+            self._notifying.add(task)
+            task.add_done_callback(self._notifying.discard)
+
+    def _deliver(self, numbered: list[tuple[int, str]]) -> None:
+        """Queue numbered changes for this process's sockets, each socket only those
+        after the list it opened with."""
+        for n, message in numbered:
+            for queues in list(self.sockets.values()):
+                for q in queues:
+                    if self._since.get(q, 0) < n:
+                        q.put_nowait(message)
+
+    async def _notify_later(self, messages: list[str]) -> None:
+        try:
+            await self.executor.run(self.notify, messages, None)
+        except Exception:
+            log.exception("lobby changes not sent to the other processes")
 
     def _send(self, message: str, to: set[str] | None) -> None:
         for user_id, queues in list(self.sockets.items()):
@@ -160,6 +252,8 @@ class LobbyService:
     def join(self, user_id: str) -> asyncio.Queue[str]:
         self.loop = asyncio.get_running_loop()
         q: asyncio.Queue[str] = asyncio.Queue()
+        with self._pending_lock:
+            self._since[q] = self._numbered
         self.sockets.setdefault(user_id, set()).add(q)
         return q
 
@@ -167,6 +261,7 @@ class LobbyService:
         """Forget a socket; True when it was the account's last one (its seeks go)."""
         queues = self.sockets.get(user_id, set())
         queues.discard(q)
+        self._since.pop(q, None)
         if queues:
             return False
         self.sockets.pop(user_id, None)
@@ -175,8 +270,9 @@ class LobbyService:
     def _taker(
         self, started: list[Committed], taker: LobbyPlayer, taker_perf: Perf | None
     ) -> Callable[[Pairing], bool]:
-        """The ``take`` of :meth:`Lobby.accept`: the seek's removal and its game's
-        insert in one transaction, so a crash between them cannot lose the seek
+        """The ``take`` of :meth:`Lobby.accept`: the seek's removal, its game's insert
+        and the game's start told to both players' lobby sockets in other processes
+        (NOTIFY), in one transaction, so a crash between them cannot lose the seek
         without a game; the one process whose delete removed the row wins.
         ``taker_perf``: the taker's rating as already read (in the seek's category)."""
         games = self.creator.store
@@ -191,20 +287,30 @@ class LobbyService:
 
             committed = self.creator.paired(pairing, perf(pairing.black), perf(pairing.white))
             seek_id = pairing.seek.id
-            if not games.insert_claimed(
-                committed.loaded, lambda conn: self.store.claim(conn, seek_id)
-            ):
+            started_msg = json.dumps({"type": "game", "id": committed.loaded.game.id})
+            players = {pairing.black.id, pairing.white.id}
+
+            def claim(conn: Connection) -> bool:
+                if not self.store.claim(conn, seek_id):
+                    return False
+                self._notify_on(conn, [started_msg], players)
+                return True
+
+            if not games.insert_claimed(committed.loaded, claim):
                 return False
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self._send, started_msg, players)
             started.append(committed)
             return True
 
         return take
 
-    def accept(
-        self, seek_id: str, taker: LobbyPlayer, perf: Perf | None, seek: Seek | None = None
-    ) -> tuple[Pairing, Committed]:
-        """Take a seek (``seek``: as the caller read it, if it did) and start its game
-        (one transaction); ``perf``: the taker's rating in the seek's category."""
+    def accept(self, seek_id: str, taker: LobbyPlayer) -> tuple[Pairing, Committed]:
+        """Take a seek and start its game (one transaction), both players' lobby
+        sockets told; the taker's rating is read in the seek's category.  Blocks:
+        one call on the database executor does it all."""
+        seek = self.lobby.store.get(seek_id)
+        perf = None if seek is None else self.ratings.perf(taker.id, seek.spec.category)
         started: list[Committed] = []
         take = self._taker(started, taker, perf)
         pairing = self.lobby.accept(seek_id, taker, perf, take=take, seek=seek)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.tables import (
     GAMES,
     RATING_UPDATES,
@@ -62,10 +63,12 @@ class DbRatingStore:
 
     def __init__(self, db: Engine, system: RatingSystem = LICHESS) -> None:
         self.db = db
+        #: one-statement reads, outside a transaction
+        self.reads = single_reads(db)
         self.system = system
 
     def perf(self, player: str, category: Category) -> Perf:
-        with self.db.connect() as conn:
+        with self.reads.connect() as conn:
             params = {"user_id": player, "category": category.value}
             row = conn.execute(_PERF, params).mappings().first()
         return self.system.new_perf() if row is None else perf_of_row(row)

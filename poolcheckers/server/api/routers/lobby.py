@@ -29,7 +29,6 @@ from poolcheckers.server.i18n import M_, Message
 from poolcheckers.server.lobby.model import Pairing, Seek, SeekSpec
 from poolcheckers.server.lobby.service import player_of
 from poolcheckers.server.throttle import address_key, client_address
-from poolcheckers.server.wiring import Services
 
 router = APIRouter(tags=["lobby"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -78,24 +77,14 @@ async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     c = ctx.lobby
     user, _token = await ctx.accounts.require_user(request)
     refuse_bots(user, M_("a bot account cannot take seeks in the lobby: players challenge it"))
-    seek = await ctx.run(c.lobby.store.get, seek_id)
-    category = None if seek is None else seek.spec.category
-    perf = await ctx.run(ctx.ratings.perf, user.id, category)
-    started = await ctx.run(c.accept, seek_id, player_of(user), perf, seek)
-    view = await _start(ctx, *started, user)
+    pairing, committed = await ctx.run(c.accept, seek_id, player_of(user))
+    view = _view(pairing, committed, user)
     return json_response(AcceptedSeek(game=view.state()).model_dump_json())
 
 
-async def _start(ctx: Services, pairing: Pairing, committed: Committed, user: User) -> View:
-    """Tell both players' lobby sockets (in every process) that the game of a pairing
-    started (stored with the seek's removal); the view of ``user``."""
-    c = ctx.lobby
-    game = committed.loaded.game
-    await ctx.run(
-        c.announce,
-        json.dumps({"type": "game", "id": game.id}),
-        {pairing.black.id, pairing.white.id},
-    )
+def _view(pairing: Pairing, committed: Committed, user: User) -> View:
+    """The started game of a pairing as ``user`` sees it (both players' lobby sockets
+    were told in the transaction that stored it)."""
     seat = "black" if pairing.black.id == user.id else "white"
     return View(committed.loaded, committed.now, seat)
 
@@ -116,7 +105,7 @@ async def play_now(body: SeekRequest, request: Request, ctx: Ctx) -> Response:
     perf = await ctx.run(ctx.ratings.perf, user.id, spec.category)
     got = await ctx.run(c.play_now, player_of(user), spec, perf)
     if isinstance(got, tuple):
-        view = await _start(ctx, *got, user)
+        view = _view(*got, user)
         return json_response(PlayNow(game=view.state()).model_dump_json())
     return json_response({"game": None, "seek": seek_dict(got)})
 
