@@ -65,14 +65,17 @@ def _build_locked(full: str, target: Path, quiet: bool) -> Path:
     (target / "pyproject.toml").replace(target / "pyproject.toml.unused")
     env = dict(os.environ)
     env.pop("POOLCHECKERS_SANITIZE", None)
-    subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-        cwd=target,
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL if quiet else None,
-        stderr=subprocess.DEVNULL if quiet else None,
-    )
+    # build_py too: since the site speaks several languages, it compiles the gettext
+    # catalogs that the server of the commit refuses to start without
+    for step in (["build_ext", "--inplace"], ["build_py"]):
+        subprocess.run(
+            [sys.executable, "setup.py", "-q", *step],
+            cwd=target,
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL if quiet else None,
+            stderr=subprocess.DEVNULL if quiet else None,
+        )
     stamp.write_text(full + "\n", encoding="utf-8")
     return target
 

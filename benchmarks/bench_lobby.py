@@ -257,7 +257,9 @@ def cpu_seconds(pid: int) -> float:
 def database_cpu_seconds() -> float:
     """CPU time used so far by this machine's PostgreSQL processes (0 with SQLite,
     whose work is the server's own): with PostgreSQL on the same two cores as the
-    servers and the client, its share is part of where a burst's time goes."""
+    servers and the client, its share is part of where a burst's time goes.  A
+    backend that exits during the burst takes its time with it: the servers keep
+    their pooled connections open, so none should."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):

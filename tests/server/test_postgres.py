@@ -104,6 +104,35 @@ def test_a_connection_used_a_moment_ago_is_lent_without_a_round_trip(
         db.dispose()
 
 
+def test_the_reads_of_one_piece_of_work_share_one_connection_outside_transactions(
+    pg_url: str,
+) -> None:
+    """A lobby accept reads its session, account, seek and ratings: one connection
+    for all of them (a checkout each cost more than the read), none left open
+    after, and no transaction around them (no BEGIN/ROLLBACK round trips)."""
+    from psycopg.pq import TransactionStatus
+
+    from poolcheckers.server.database.engine import single_reads
+    from poolcheckers.server.database.executor import read, shared_reads
+
+    db = make_engine(pg_url)
+    reads = single_reads(db)
+    pool: Any = db.pool  # a QueuePool
+    try:
+        with shared_reads():
+            with read(reads) as conn:
+                first = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+                driver: Any = conn.connection.dbapi_connection
+                assert driver.info.transaction_status == TransactionStatus.IDLE
+            with read(reads) as conn:
+                again = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+            assert pool.checkedout() == 1
+        assert first == again
+        assert pool.checkedout() == 0
+    finally:
+        db.dispose()
+
+
 def test_race_between_two_processes_on_postgres(pg_url: str) -> None:
     engines = [make_engine(pg_url) for _ in range(2)]
     run_migrations(engines[0])

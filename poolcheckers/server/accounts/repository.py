@@ -17,6 +17,7 @@ from poolcheckers.server.accounts.model import User, fold
 from poolcheckers.server.accounts.sessions import Session
 from poolcheckers.server.accounts.tokens import ApiToken
 from poolcheckers.server.database.engine import single_reads
+from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
     API_TOKENS,
     PASSWORD_RESETS,
@@ -90,7 +91,7 @@ class DbUserStore:
         return self._one(USERS.c.username_key == key)
 
     def by_id(self, user_id: str) -> User | None:
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             row = conn.execute(_USER_BY_ID, {"user_id": user_id}).mappings().first()
         return None if row is None else self._user(row)
 
@@ -167,7 +168,7 @@ class DbSessionStore:
             )
 
     def get(self, digest: str) -> Session | None:
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             row = conn.execute(_SESSION_BY_DIGEST, {"digest": digest}).mappings()
             found = row.first()
         if found is None:

@@ -83,7 +83,10 @@ def make_engine(url: str, *, background_checkpoints: bool = False) -> Engine:
             cur.close()
 
         return engine
-    engine = create_engine(url, pool_size=10, max_overflow=20)
+    # kept open: each database thread (8 by default) may hold one connection for its
+    # work's reads and one for its transaction, and a connection closed on return
+    # above the pool's size costs PostgreSQL a new backend when next needed
+    engine = create_engine(url, pool_size=20, max_overflow=20)
     ping_when_idle(engine, PING_AFTER_IDLE_S)
     return engine
 

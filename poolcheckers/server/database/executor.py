@@ -5,19 +5,61 @@ number of threads touching the database is set in one place: SQLite has one
 writer at a time, so one thread avoids lock waits (busy-sleeps), or the work runs
 inline on the event loop (``Settings.inline_db``); PostgreSQL gets a pool (its
 threads mostly wait on the network).
+
+Within one piece of work the reads of one statement (:func:`read`) share one
+connection, checked out at the first and given back at the end: a lobby accept
+reads its session, account, seek and ratings, and a checkout and return for each
+cost more than the reads themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import ParamSpec, TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+#: the connections lent to the reads of the work running in this thread, by pool
+_lent: ContextVar[dict[int, Connection] | None] = ContextVar("lent_connections", default=None)
+
+
+@contextmanager
+def shared_reads() -> Iterator[None]:
+    """Within: every :func:`read` of an engine's pool uses one connection, given back
+    at the end (a connection a failed read invalidated is replaced)."""
+    token = _lent.set({})
+    try:
+        yield
+    finally:
+        lent = _lent.get() or {}
+        _lent.reset(token)
+        for conn in lent.values():
+            conn.close()
+
+
+@contextmanager
+def read(engine: Engine) -> Iterator[Connection]:
+    """A connection for a read of one statement on ``engine`` (one from
+    :func:`~poolcheckers.server.database.engine.single_reads`): within
+    :func:`shared_reads`, the one lent to this work; else one of its own."""
+    lent = _lent.get()
+    if lent is None:
+        with engine.connect() as conn:
+            yield conn
+        return
+    key = id(engine.pool)
+    held = lent.get(key)
+    if held is None or held.closed or held.invalidated:
+        held = lent[key] = engine.connect()
+    yield held
 
 
 class DbExecutor:
@@ -32,10 +74,15 @@ class DbExecutor:
 
     async def run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """``fn(*args, **kwargs)`` in the database thread(s), or inline."""
+
+        def work() -> R:
+            with shared_reads():
+                return fn(*args, **kwargs)
+
         if self.inline:
-            return fn(*args, **kwargs)
+            return work()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+        return await loop.run_in_executor(self._pool, work)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True)

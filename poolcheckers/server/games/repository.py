@@ -39,6 +39,7 @@ from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server import errors
 from poolcheckers.server.database.engine import PG_CHANNEL, single_reads
+from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import GAME_DIGESTS, GAMES, MOVES, USERS
 from poolcheckers.server.errors import ApiError
 from poolcheckers.server.games.model import (
@@ -496,7 +497,7 @@ class GameStore:
     def rated_between(self, one: str, other: str, since_ms: int) -> int:
         """Rated games between two accounts (either colours) created since ``since_ms``."""
         params = {"one": one, "other": other, "since": since_ms}
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             return int(conn.execute(RATED_BETWEEN, params).scalar_one())
 
     def iter_ids(self, batch: int = 200) -> Iterator[str]:

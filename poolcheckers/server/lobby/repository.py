@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
 
 from poolcheckers.server.database.engine import single_reads
+from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
     SEEKS,
     to_ms,
@@ -76,7 +77,7 @@ class DbLobbyStore:
             )
 
     def get(self, seek_id: str) -> Seek | None:
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             row = conn.execute(_BY_ID, {"id": seek_id}).mappings().first()
         return None if row is None else self._seek(row)
 
@@ -84,7 +85,7 @@ class DbLobbyStore:
         query = select(SEEKS).order_by(SEEKS.c.created_ms, SEEKS.c.id)
         if where is not None:
             query = query.where(where)
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             return [self._seek(r) for r in conn.execute(query).mappings()]
 
     def open_seeks(self) -> list[Seek]:
@@ -95,7 +96,7 @@ class DbLobbyStore:
 
     def by_authors(self, author_ids: list[str]) -> list[Seek]:
         """The open seeks of any of these authors, oldest first (one query)."""
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             rows = conn.execute(_BY_AUTHORS, {"authors": author_ids}).mappings()
             return [self._seek(r) for r in rows]
 

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, Engine, and_, bindparam, case, func, insert, 
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.server.database.engine import single_reads
+from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
     GAMES,
     RATING_UPDATES,
@@ -68,7 +69,7 @@ class DbRatingStore:
         self.system = system
 
     def perf(self, player: str, category: Category) -> Perf:
-        with self.reads.connect() as conn:
+        with read(self.reads) as conn:
             params = {"user_id": player, "category": category.value}
             row = conn.execute(_PERF, params).mappings().first()
         return self.system.new_perf() if row is None else perf_of_row(row)
