@@ -138,8 +138,11 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(SameSiteGuard, site_origins=settings.site_origins)
     styled = [*ctx.shells.pages.values(), pages.docs_html({"info": {"title": ""}})]
     guard_headers(app, settings.allowed_hosts, styled)
+    # A request is matched against each router's routes in turn, so the busiest
+    # (moves, then the lobby's seeks) come first: a seek accept was tried against
+    # 47 other routes before its own.
     routers = (
-        games, archive, analysis, pages, ws, account, lobby, players, tournaments, puzzles,
+        games, lobby, archive, analysis, pages, ws, account, players, tournaments, puzzles,
         practice, lessons, rulebook, tokens, bot, language,
     )  # fmt: skip
     for module in (*routers, challenges):
