@@ -15,7 +15,8 @@ legal moves (as the server lists them) for ``--plies`` plies and ended by both
 players resigning at once while one of them also moves (racing finishes: one of
 them ends the game).  Rounds repeat with colours swapped.  At the end, every
 player's rating shows as many games as they finished, and the database holds one
-rating update per finished game.
+rating update per finished game (a game counts from ``MIN_RATED_PLIES`` plies: with
+``--plies`` below it, none is rated).
 
 The same workload runs first against the server of ``--baseline`` (a commit built
 from this repository's history into a temporary folder, as benchmarks/baseline.py
@@ -62,6 +63,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import baseline
 from serverproc import first_health, free_port, percentile, stop_server
+
+from poolcheckers.server.ratings.service import MIN_RATED_PLIES
 
 PASSWORD = "benchmark password"
 #: the server before the lobby's speed-up: the old side of the comparison
@@ -123,7 +126,8 @@ class Player:
 
 
 async def play(black: Player, white: Player, game: dict[str, Any], plies: int, seed: int) -> bool:
-    """Random legal moves, then racing finishes; True if the game ended."""
+    """Random legal moves, then racing finishes; True if the game ended long enough
+    to be rated."""
     rng = random.Random(seed)
     gid = game["id"]
     state = game
@@ -146,7 +150,7 @@ async def play(black: Player, white: Player, game: dict[str, Any], plies: int, s
             mover.http.post(f"/api/games/{gid}/move", json={"move": move, "ply": state["ply"]}),
         )
     final = (await black.http.get(f"/api/games/{gid}")).json()
-    return bool(final["status"] == "finished")
+    return bool(final["status"] == "finished" and final["ply"] >= MIN_RATED_PLIES)
 
 
 class Connection:
