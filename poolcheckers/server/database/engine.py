@@ -112,13 +112,11 @@ def ping_when_idle(engine: Engine, idle_s: float) -> None:
     connection that fails the check is discarded and another one lent
     (SQLAlchemy's pessimistic disconnect handling: ``DisconnectionError``)."""
 
-    @event.listens_for(engine.pool, "connect")
-    def _new(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
-        record.info["used"] = time.monotonic()
-
-    @event.listens_for(engine.pool, "checkin")
     def _used(_dbapi_conn: Any, record: ConnectionPoolEntry) -> None:
         record.info["used"] = time.monotonic()
+
+    event.listen(engine.pool, "connect", _used)  # a new connection is alive too
+    event.listen(engine.pool, "checkin", _used)
 
     @event.listens_for(engine.pool, "checkout")
     def _check(dbapi_conn: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:

@@ -35,11 +35,11 @@ _lent: ContextVar[dict[int, Connection] | None] = ContextVar("lent_connections",
 def shared_reads() -> Iterator[None]:
     """Within: every :func:`read` of an engine's pool uses one connection, given back
     at the end (a connection a failed read invalidated is replaced)."""
-    token = _lent.set({})
+    lent: dict[int, Connection] = {}
+    token = _lent.set(lent)
     try:
         yield
     finally:
-        lent = _lent.get() or {}
         _lent.reset(token)
         for conn in lent.values():
             conn.close()
