@@ -4,6 +4,8 @@
  *   egdb_verify(dir, rules, materials, threads, progress)  -> [(material, bad, text)]
  *   EgdbProbe(dir)                                          open the files of a directory
  *       .probe(black, white, kings, turn, halfmove, three_kings) -> (fresh, dtz, value, b) | None
+ *       .probe_many(black, white, kings, turn, halfmove, three_kings) -> bytes
+ *                                                           the same for arrays of positions
  *       .code(black, white, kings, turn) -> int | None      raw fresh code
  *       .rules() -> (crown_stop, three_kings_loss, king_only_move_limit)
  *       .materials() -> [(bm, bk, wm, wk)], .max_pieces
@@ -14,6 +16,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string.h>
 #include <time.h>
 
 #include "egdb.h"
@@ -311,6 +314,75 @@ static PyObject *Probe_probe(ProbeObject *self, PyObject *args) {
     return Py_BuildValue("(iiii)", r.fresh_value, r.dtz, r.value, r.b);
 }
 
+/* The six columns of probe_many: one-dimensional buffers of 4-byte integers of one length. */
+static int many_columns(PyObject *args, Py_buffer view[6], Py_ssize_t *n) {
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return -1;
+    int got = 0;
+    for (; got < 6; got++) {
+        if (PyObject_GetBuffer(o[got], &view[got], PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) break;
+        const char *f = view[got].format ? view[got].format : "B";
+        if (view[got].ndim != 1 || view[got].itemsize != 4 || !strchr("iIlL", f[0]) || f[1] ||
+            (got && view[got].shape[0] != view[0].shape[0])) {
+            PyErr_SetString(PyExc_TypeError,
+                            "probe_many takes six one-dimensional arrays of 4-byte integers of one length "
+                            "(black, white, kings, turn, halfmove, three_kings)");
+            got++;
+            break;
+        }
+    }
+    if (got == 6 && !PyErr_Occurred()) {
+        *n = view[0].shape[0];
+        return 0;
+    }
+    for (int i = 0; i < got; i++) PyBuffer_Release(&view[i]);
+    return -1;
+}
+
+/* probe() for n positions at once: n x 4 int16 (fresh, dtz, value, b) in native byte order;
+ * a position no table covers gets fresh = -2. */
+static PyObject *Probe_probe_many(ProbeObject *self, PyObject *args) {
+    if (ready_probe(self)) return NULL;
+    Py_buffer view[6];
+    Py_ssize_t n;
+    if (many_columns(args, view, &n)) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * 4 * (Py_ssize_t)sizeof(int16_t));
+    Py_ssize_t bad = -1;
+    if (out) {
+        const uint32_t *col[6];
+        for (int i = 0; i < 6; i++) col[i] = view[i].buf;
+        int16_t *res = (int16_t *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t b = col[0][i], w = col[1][i], k = col[2][i];
+            int t = (int)col[3][i], h = (int)col[4][i], c = (int)col[5][i];
+            Position pos;
+            EgResult r;
+            if (pc_set(&pos, b, w, k, t, h, c)) {
+                bad = i;
+                break;
+            }
+            int16_t *o = res + 4 * i;
+            if (eg_probe(self->p, &pos, &r)) {
+                o[0] = o[1] = o[2] = o[3] = -2;
+                continue;
+            }
+            o[0] = (int16_t)r.fresh_value;
+            o[1] = (int16_t)r.dtz;
+            o[2] = (int16_t)r.value;
+            o[3] = (int16_t)r.b;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    for (int i = 0; i < 6; i++) PyBuffer_Release(&view[i]);
+    if (out && bad >= 0) {
+        Py_CLEAR(out);
+        PyErr_Format(PyExc_ValueError,
+                     "position %zd is not a position (bitboards of squares 1..32, R2; turn 0/1; counts >= 0)", bad);
+    }
+    return out;
+}
+
 static PyObject *Probe_code(ProbeObject *self, PyObject *args) {
     if (ready_probe(self)) return NULL;
     uint32_t b, w, k;
@@ -422,6 +494,9 @@ static PyObject *py_search_hits(PyObject *self, PyObject *unused) {
 static PyMethodDef Probe_methods[] = {
     {"probe", (PyCFunction)Probe_probe, METH_VARARGS,
      "probe(black, white, kings, turn, halfmove=0, three_kings=0) -> (fresh, dtz, value, b) | None"},
+    {"probe_many", (PyCFunction)Probe_probe_many, METH_VARARGS,
+     "probe_many(black, white, kings, turn, halfmove, three_kings) -> bytes: probe() of each position, "
+     "n x 4 int16 (fresh -2: not covered)"},
     {"code", (PyCFunction)Probe_code, METH_VARARGS, "code(black, white, kings, turn) -> int | None"},
     {"rules", (PyCFunction)Probe_rules, METH_NOARGS, "(crown_stop, three_kings_loss, king_only_move_limit)"},
     {"materials", (PyCFunction)Probe_materials, METH_NOARGS, "[(bm, bk, wm, wk)] of the files"},

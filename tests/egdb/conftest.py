@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from poolcheckers.egdb import Material, Tablebase
@@ -14,6 +16,8 @@ from poolcheckers.rules import RuleSet
 if not native_available():  # pragma: no cover - the native core is part of every install
     pytest.skip("the native core is not built", allow_module_level=True)
 
+#: a column of probe_many: one 4-byte integer per position
+Column = npt.NDArray[np.uint32]
 _BUILT: dict[tuple[int, str, tuple[Material, ...]], Path] = {}
 
 
@@ -34,6 +38,19 @@ class NativeProbe(Protocol):
         """(fresh value, DTZ or -1, the value under the counts ``h`` and ``c``, the draw
         distance or -1), values 1, 0, -1 for the side to move.  (``None`` when no file
         holds the material: never in these tests, which build the tables they probe.)"""
+
+    def probe_many(
+        self,
+        black: Column,
+        white: Column,
+        kings: Column,
+        turn: Column,
+        h: Column,
+        c: Column,
+    ) -> bytes:
+        """:meth:`probe` of each position of six arrays of 4-byte integers: n x 4 int16
+        (fresh value, DTZ or -1, value under the counts, draw distance or -1; fresh value
+        -2 when no file holds the material)."""
 
 
 def native_probe(directory: Path) -> NativeProbe:

@@ -273,3 +273,52 @@ def test_bad_build_arguments_are_one_line_errors(tmp_path: Path) -> None:
     assert result.returncode == 2 and "cannot create the directory" in result.stderr
     result = run("stats", "--dir", str(tmp_path))
     assert result.returncode == 2 and "no endgame table files" in result.stderr
+
+
+@settings(max_examples=60, deadline=None)
+@given(boards=st.lists(_boards(), min_size=1, max_size=12))
+def test_probe_many_answers_as_probe_does(built: Path, boards: list[Board]) -> None:
+    """The native probe of many positions at once gives each one's answer to the probe of
+    one (R18 plies and R19 moves running), and -2 where no file covers the position."""
+    import numpy as np
+
+    probe = Tablebase(built)._probe
+    boards = [*boards, Board("B:W5,6,7,8,9:B1:H3")]  # 6 pieces: not covered
+
+    def column(values: list[int]) -> np.ndarray[tuple[int], np.dtype[np.uint32]]:
+        return np.array(values, dtype=np.uint32)
+
+    raw = probe.probe_many(
+        column([b.black for b in boards]),
+        column([b.white for b in boards]),
+        column([b.kings for b in boards]),
+        column([int(b.turn) for b in boards]),
+        column([b.halfmove_clock for b in boards]),
+        column([b.three_kings_count for b in boards]),
+    )
+    rows = np.frombuffer(raw, dtype=np.int16).reshape(len(boards), 4).tolist()
+    for board, row in zip(boards, rows, strict=True):
+        one = probe.probe(
+            board.black,
+            board.white,
+            board.kings,
+            int(board.turn),
+            board.halfmove_clock,
+            board.three_kings_count,
+        )
+        assert tuple(row) == (one if one is not None else (-2, -2, -2, -2))
+
+
+def test_probe_many_refuses_what_is_not_a_position(built: Path) -> None:
+    """R2: bitboards of squares 1..32 that do not overlap; the columns of one length."""
+    import numpy as np
+
+    probe = Tablebase(built)._probe
+    one = np.array([1], dtype=np.uint32)
+    zero = np.array([0], dtype=np.uint32)
+    with pytest.raises(ValueError, match="position 0 is not a position"):
+        probe.probe_many(one, one, zero, zero, zero, zero)  # a square of both colours
+    with pytest.raises(TypeError, match="4-byte integers of one length"):
+        probe.probe_many(one, one << 1, zero, zero, zero, np.zeros(2, dtype=np.uint32))
+    with pytest.raises(TypeError, match="4-byte integers"):
+        probe.probe_many(one, one << 1, zero, zero, zero, np.zeros(1))
