@@ -17,6 +17,17 @@
  * fresh values) is at most r; so one distance per position answers every
  * budget, and the fresh value keeps only D <= the fresh budget.
  *
+ * D depends on the rules beyond its phase (its zeroing children's fresh
+ * values do: under king_only_move_limit=10 a crowning into a 3 kings v 1 king
+ * won in 22 plies draws, R18), so the tables are built per rule set, the file
+ * header records it and a probe under other rules is refused; a probe
+ * corrects only for the counts running in the current phase (the budgets
+ * above, eg_running_value), which is exact since D is in plies, the unit of
+ * R18 (R19's moves turned into plies), and nothing resets a count before the
+ * zeroing ply that ends the phase.  Below a limit of 13 moves R18 ends
+ * 3 kings v 1 king before R19 does, and its end is a draw under either R19
+ * option.
+ *
  * With three_kings_limit_result = "loss" the end of the R19 count is a loss
  * for the three-king side, which can then still save the game by giving up a
  * king into a drawn 2 kings v 1 king: a second distance B (the fewest plies in
