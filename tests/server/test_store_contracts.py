@@ -201,6 +201,23 @@ def test_session_store(sessions: SessionStore) -> None:
     assert sessions.get("d1") is None and sessions.get("d2") is None
 
 
+def test_a_session_is_read_with_its_account() -> None:
+    """Who a request is, in one read: the session and its account, as the two reads
+    of each would give them (the account gone: the session without it)."""
+    db = migrated_db()
+    users, sessions = DbUserStore(db), DbSessionStore(db)
+    ann = User("u1", "Ann", "ann", "hash", 1.0, bot=True, locale="pt_BR")
+    assert users.add(ann)
+    users.make_bot("u1")
+    users.set_locale("u1", "pt_BR")
+    sessions.insert(Session("d1", "u1", 2.0, 3.0))
+    sessions.insert(Session("d2", "u-gone", 2.0, 3.0))
+    assert sessions.session_user("d1") == (sessions.get("d1"), users.by_id("u1"))
+    assert sessions.session_user("d1") == (Session("d1", "u1", 2.0, 3.0), ann)
+    assert sessions.session_user("d2") == (Session("d2", "u-gone", 2.0, 3.0), None)
+    assert sessions.session_user("unknown") is None
+
+
 # -------------------------------------------------------------------- lobby
 
 

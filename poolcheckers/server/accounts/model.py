@@ -46,7 +46,13 @@ import zxcvbn  # type: ignore[import-untyped]
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from argon2.profiles import RFC_9106_LOW_MEMORY
 
-from poolcheckers.server.accounts.sessions import MemorySessionStore, Sessions, csrf_token
+from poolcheckers.server.accounts.sessions import (
+    MemorySessionStore,
+    Session,
+    Sessions,
+    csrf_token,
+    token_digest,
+)
 from poolcheckers.server.domain_errors import (
     CredentialsError,
     PasswordError,
@@ -371,6 +377,16 @@ class UserStore(Protocol):
         ...
 
 
+class SessionUserStore(Protocol):
+    """A session and its account read together: who a request is, in one statement
+    (every signed-in request asks)."""
+
+    def session_user(self, digest: str) -> tuple[Session, User | None] | None:
+        """The session of ``digest`` and its account (None: no such account), or None
+        without the session."""
+        ...
+
+
 class MemoryUserStore:
     """A :class:`UserStore` in memory, safe across threads."""
 
@@ -483,6 +499,7 @@ class Accounts:
         users: UserStore,
         *,
         sessions: Sessions | None = None,
+        session_users: SessionUserStore | None = None,
         passwords: Passwords | None = None,
         limiter: SignInLimits | None = None,
         signup_limit: tuple[Quotas, Rate] | None = None,
@@ -491,6 +508,8 @@ class Accounts:
     ) -> None:
         self.users = users
         self.sessions = sessions if sessions is not None else Sessions(MemorySessionStore())
+        #: reads a session with its account (else: the session, then the account)
+        self.session_users = session_users
         self.passwords = passwords if passwords is not None else Passwords()
         self.limiter = limiter
         self.signup_limit = signup_limit
@@ -570,10 +589,15 @@ class Accounts:
 
     def authenticate(self, token: str | None) -> User | None:
         """The signed-in account of a session cookie, or None."""
-        session = self.sessions.authenticate(token, self.clock())
-        if session is None:
+        if self.session_users is None:
+            session = self.sessions.authenticate(token, self.clock())
+            return None if session is None else self.users.by_id(session.user_id)
+        if not token:
             return None
-        return self.users.by_id(session.user_id)
+        found = self.session_users.session_user(token_digest(token))
+        if found is None or self.sessions.live(found[0], self.clock()) is None:
+            return None
+        return found[1]
 
     def logout(self, token: str) -> bool:
         """End this session; True if it was live."""

@@ -32,6 +32,31 @@ from poolcheckers.server.database.tables import (
 _SESSION_BY_DIGEST = select(SESSIONS).where(SESSIONS.c.digest == bindparam("digest"))
 _USER_BY_ID = select(USERS).where(USERS.c.id == bindparam("user_id"))
 _TOKEN_BY_DIGEST = select(API_TOKENS).where(API_TOKENS.c.digest == bindparam("digest"))
+#: who a request is: its session and the session's account in one statement (the
+#: account's columns prefixed ``u_``; none when the account is gone)
+_SESSION_USER = (
+    select(SESSIONS, *[c.label("u_" + c.name) for c in USERS.c])
+    .select_from(SESSIONS.outerjoin(USERS, USERS.c.id == SESSIONS.c.user_id))
+    .where(SESSIONS.c.digest == bindparam("digest"))
+)
+
+
+def _user_of_row(row: Any, prefix: str = "") -> User:
+    return User(
+        row[prefix + "id"],
+        row[prefix + "username"],
+        row[prefix + "username_key"],
+        row[prefix + "password_hash"],
+        to_s(row[prefix + "created_ms"]),
+        bool(row[prefix + "bot"]),
+        row[prefix + "locale"],
+    )
+
+
+def _session_of_row(row: Any) -> Session:
+    return Session(
+        row["digest"], row["user_id"], to_s(row["created_ms"]), to_s(row["last_seen_ms"])
+    )
 
 
 class DbUserStore:
@@ -45,15 +70,7 @@ class DbUserStore:
 
     @staticmethod
     def _user(row: Any) -> User:
-        return User(
-            row["id"],
-            row["username"],
-            row["username_key"],
-            row["password_hash"],
-            to_s(row["created_ms"]),
-            bool(row["bot"]),
-            row["locale"],
-        )
+        return _user_of_row(row)
 
     def add(self, user: User) -> bool:
         try:
@@ -171,14 +188,17 @@ class DbSessionStore:
         with read(self.reads) as conn:
             row = conn.execute(_SESSION_BY_DIGEST, {"digest": digest}).mappings()
             found = row.first()
-        if found is None:
+        return None if found is None else _session_of_row(found)
+
+    def session_user(self, digest: str) -> tuple[Session, User | None] | None:
+        """The session of ``digest`` and its account, in one statement
+        (:class:`~poolcheckers.server.accounts.model.SessionUserStore`)."""
+        with read(self.reads) as conn:
+            row = conn.execute(_SESSION_USER, {"digest": digest}).mappings().first()
+        if row is None:
             return None
-        return Session(
-            found["digest"],
-            found["user_id"],
-            to_s(found["created_ms"]),
-            to_s(found["last_seen_ms"]),
-        )
+        user = None if row["u_id"] is None else _user_of_row(row, "u_")
+        return _session_of_row(row), user
 
     def touch(self, digest: str, at: float) -> None:
         with self.db.begin() as conn:

@@ -54,9 +54,11 @@ class AccountService:
         time = settings.clock
         if quotas is None:
             quotas = Quotas(db, clock=lambda: time.now_ms() / 1000)
+        session_store = DbSessionStore(db)
         self.accounts = Accounts(
             self.users,
-            sessions=Sessions(DbSessionStore(db)),
+            sessions=Sessions(session_store),
+            session_users=session_store,
             passwords=Passwords(settings.password_parameters or RFC_9106_LOW_MEMORY),
             limiter=SignInLimits(
                 quotas,

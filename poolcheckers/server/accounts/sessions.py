@@ -243,15 +243,20 @@ class Sessions:
         """The live session of a cookie's token, or None (unknown, ended or expired)."""
         if not token:
             return None
-        digest = token_digest(token)
-        session = self.store.get(digest)
+        return self.live(self.store.get(token_digest(token)), at)
+
+    def live(self, session: Session | None, at: float) -> Session | None:
+        """``session``, as just read from the store, if it still signs in at ``at``
+        (None: expired, and then deleted); its ``last_seen`` is written when due.
+        :meth:`authenticate` after the read, for a caller that read the session
+        with its account in one statement."""
         if session is None:
             return None
         if at - session.last_seen > self.idle_timeout or at - session.created > self.max_lifetime:
-            self.store.delete(digest)
+            self.store.delete(session.digest)
             return None
         if at - session.last_seen >= TOUCH_INTERVAL:
-            self.store.touch(digest, at)
+            self.store.touch(session.digest, at)
             session = replace(session, last_seen=at)
         return session
 

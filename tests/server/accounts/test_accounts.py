@@ -18,7 +18,7 @@ from poolcheckers.server.accounts.model import (
     check_password,
     username_key,
 )
-from poolcheckers.server.accounts.sessions import csrf_token
+from poolcheckers.server.accounts.sessions import csrf_token, token_digest
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.domain_errors import (
     CredentialsError,
@@ -314,3 +314,37 @@ def test_answers_carry_no_secret(accounts: Accounts) -> None:
         assert signed.user.password_hash not in text and PW not in text
         assert signed.token not in text and signed.user.id not in text
     assert private == {"username": "Ann", "csrf_token": csrf_token(signed.token)}
+
+
+def test_who_a_request_is_costs_one_statement(passwords: Passwords, clock: FakeClock) -> None:
+    """Over the database, a session cookie is checked in one statement (the session
+    and its account together), with the same expiry and sign-out as the two reads."""
+    from sqlalchemy import event
+
+    from poolcheckers.server.accounts.repository import DbSessionStore, DbUserStore
+    from poolcheckers.server.accounts.sessions import IDLE_TIMEOUT, Sessions
+
+    engine = make_engine("sqlite://")
+    run_migrations(engine)
+    store = DbSessionStore(engine)
+    accounts = Accounts(
+        DbUserStore(engine),
+        sessions=Sessions(store),
+        session_users=store,
+        passwords=passwords,
+        clock=clock,
+    )
+    signed = accounts.signup("Ann", PW, address="192.0.2.1")
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    assert accounts.authenticate(signed.token) == signed.user
+    assert len(statements) == 1
+    assert accounts.authenticate("not a token") is None
+    assert accounts.authenticate(None) is None and accounts.authenticate("") is None
+    clock.now += IDLE_TIMEOUT + 1  # an idle session ends, and is deleted
+    assert accounts.authenticate(signed.token) is None
+    assert store.session_user(token_digest(signed.token)) is None
+    other = accounts.login("Ann", PW, address="192.0.2.1")
+    assert accounts.authenticate(other.token) == signed.user
+    assert accounts.logout(other.token)
+    assert accounts.authenticate(other.token) is None
