@@ -227,7 +227,7 @@ def test_a_seek_taken_for_a_game_that_fails_to_start_comes_back(
     seek = post(ann)
     creator = server_context(ann).games.creator
 
-    def broken(*_args: object) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(creator, "paired", broken)
@@ -337,3 +337,80 @@ def test_lobby_changes_for_other_processes_fit_postgres_notify_payloads() -> Non
     notes = [json.loads(p) for p in payloads]
     assert [m for note in notes for m in note["msgs"]] == changes
     assert all(note["from"] == "n1" and note["to"] is None for note in notes)
+
+
+def test_a_clock_game_started_on_the_site_withdraws_both_players_other_clock_seeks(
+    make_client: AppFactory,
+) -> None:
+    """The players' other seeks are read with the seek taken (one statement): their
+    clock seeks go as the game starts, their correspondence seeks and others' stay."""
+    ann = signed_in(make_client, "Ann")
+    bob, cy = signed_in(make_client, "Bob", same=ann), signed_in(make_client, "Cy", same=ann)
+    taken = post(ann)
+    ann_rapid = post(ann, {**BLITZ, "clock": {"initial": 900, "increment": 10}})
+    ann_corr = post(ann, {"clock": {"days": 3}, "rated": True})
+    bob_own = post(bob, {"clock": {"initial": 60, "increment": 0}})
+    cy_seek = post(cy)
+    removed: dict[str, str | None] = {}
+    lobby = server_context(ann).lobby.lobby
+    lobby.subscribe(
+        lambda e: removed.update({e.seek.id: e.reason}) if e.kind == "removed" else None
+    )
+    assert bob.post(f"/api/seeks/{taken['id']}/accept").status_code == 200
+    assert [s["id"] for s in bob.get("/api/seeks").json()] == [ann_corr["id"], cy_seek["id"]]
+    assert removed == {taken["id"]: "taken", ann_rapid["id"]: "playing", bob_own["id"]: "playing"}
+
+
+def test_a_seek_author_who_became_a_bot_is_marked_bot_in_the_game(
+    ann_bob: tuple[TestClient, TestClient],
+) -> None:
+    """Whether the players are bots is read as the seek is taken, not when it was
+    posted (an account with no game yet may become a bot meanwhile)."""
+    ann, bob = ann_bob
+    seek = post(ann)
+    users = server_context(ann).accounts.users
+    user = users.by_key("ann")
+    assert user is not None
+    users.make_bot(user.id)
+    r = bob.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 200, r.text
+    tags = r.json()["game"]["tags"]
+    assert tags["Black"] == "Ann" and tags["BlackTitle"] == "BOT" and "WhiteTitle" not in tags
+
+
+def accept_counted(author: TestClient, taker: TestClient) -> tuple[list[str], int]:
+    """The statements and pool checkouts of one accept of a new seek of ``author`` by
+    ``taker``, on the taker's server (both players new to it, as in a burst)."""
+    from sqlalchemy import event
+
+    seek = post(author)
+    db = server_context(taker).db
+    statements: list[str] = []
+    checkouts: list[object] = []
+
+    def executed(*args: Any) -> None:
+        statements.append(args[2])
+
+    def checkout(*args: Any) -> None:
+        checkouts.append(args[0])
+
+    event.listen(db, "before_cursor_execute", executed)
+    event.listen(db.pool, "checkout", checkout)
+    try:
+        r = taker.post(f"/api/seeks/{seek['id']}/accept")
+    finally:
+        event.remove(db, "before_cursor_execute", executed)
+        event.remove(db.pool, "checkout", checkout)
+    assert r.status_code == 200, r.text
+    return statements, len(checkouts)
+
+
+def test_taking_a_seek_costs_six_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
+    """Who the taker is (session and account), the seek with what taking it needs,
+    both ratings, the pair's rated games today, then the seek's delete and the game's
+    insert in one transaction (PostgreSQL adds the NOTIFY: tests/server/test_postgres.py)."""
+    ann, bob = ann_bob
+    statements, checkouts = accept_counted(ann, bob)
+    assert len(statements) == 6, statements
+    assert statements[-2].startswith("DELETE") and statements[-1].startswith("INSERT")
+    assert checkouts == 3  # the request's user, the accept's reads, its transaction

@@ -30,7 +30,7 @@ from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.timesource import ManualTime
 
-from .conftest import free_port
+from .conftest import AppFactory, free_port
 from .helpers import move, online_game, state_of, ws_seat
 from .test_store import race
 
@@ -131,6 +131,24 @@ def test_the_reads_of_one_piece_of_work_share_one_connection_outside_transaction
         assert pool.checkedout() == 0
     finally:
         db.dispose()
+
+
+def test_taking_a_seek_costs_seven_statements_on_postgres(pg_app: AppFactory) -> None:
+    """Ann's seek on one server, taken by Bob on the other: who Bob is, the seek with
+    what taking it needs, both ratings, the pair's rated games today, then the seek's
+    delete, the NOTIFY to Ann's server and the game's insert in one transaction."""
+    from argon2.profiles import CHEAPEST
+
+    from .test_lobby_api import accept_counted, signed_in
+
+    with pg_app(password_parameters=CHEAPEST) as one, pg_app(password_parameters=CHEAPEST) as two:
+        ann = signed_in(lambda **_kw: TestClient(one.app), "Ann")
+        bob = signed_in(lambda **_kw: TestClient(two.app), "Bob")
+        statements, checkouts = accept_counted(ann, bob)
+    assert len(statements) == 7, statements
+    assert [s.split()[0] for s in statements[-3:]] == ["DELETE", "SELECT", "INSERT"]
+    assert "pg_notify" in statements[-2]
+    assert checkouts == 3  # the request's user, the accept's reads, its transaction
 
 
 def test_race_between_two_processes_on_postgres(pg_url: str) -> None:

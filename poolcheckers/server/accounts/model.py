@@ -324,6 +324,12 @@ class Passwords:
 # ------------------------------------------------------------------ the service
 
 
+def pdn_title(bot: bool) -> str | None:
+    """An account's title in PDN (``BlackTitle``/``WhiteTitle``, as lichess writes
+    it): ``BOT`` for a bot account, else none."""
+    return "BOT" if bot else None
+
+
 @dataclass(frozen=True, slots=True)
 class User:
     """An account.  ``password_hash`` never leaves the server: :meth:`public` is what

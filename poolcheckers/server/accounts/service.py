@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketState
 
-from poolcheckers.server.accounts.model import Accounts, Passwords, User
+from poolcheckers.server.accounts.model import Accounts, Passwords, User, pdn_title
 from poolcheckers.server.accounts.repository import DbSessionStore, DbTokenStore, DbUserStore
 from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_digest
 from poolcheckers.server.accounts.tokens import ApiToken, Tokens
@@ -154,7 +154,7 @@ class AccountService:
             if user is None:
                 return None
             name = self._names[user_id] = user.username
-            self._titles[user_id] = "BOT" if user.bot else None
+            self._titles[user_id] = pdn_title(user.bot)
         return name
 
     def title(self, user_id: str) -> str | None:

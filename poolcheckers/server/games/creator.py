@@ -9,7 +9,7 @@ place."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from poolcheckers import RuleSet
 from poolcheckers.server import errors
@@ -144,11 +144,19 @@ class GameCreator:
         played = self.store.rated_between(black_id, white_id, now - DAY_MS)
         return played < self.rated_per_pair_per_day
 
-    def paired(self, pairing: Pairing, black: Perf | None, white: Perf | None) -> Committed:
+    def paired(
+        self,
+        pairing: Pairing,
+        black: Perf | None,
+        white: Perf | None,
+        *,
+        titles: Mapping[str, str | None] | None = None,
+    ) -> Committed:
         """The game of a lobby pairing, not stored yet (the lobby stores it in the
         transaction that removes the seek): both seats on the players' accounts,
         the ratings at the start (``black``, ``white``), its clock running from now,
-        so that it starts for both at once."""
+        so that it starts for both at once.  ``titles``: the players' PDN titles as
+        the caller read them (by account id; others are looked up)."""
         spec = pairing.spec
         now = self.store.clock.now_ms()
         return self.between(
@@ -157,6 +165,7 @@ class GameCreator:
             spec.time_control,
             spec.rules,
             rated=spec.rated and self.rated_allowed(pairing.black.id, pairing.white.id, now),
+            titles=titles,
         )
 
     def between(
@@ -169,11 +178,12 @@ class GameCreator:
         rated: bool,
         tags: dict[str, str] | None = None,
         tournament_id: str | None = None,
+        titles: Mapping[str, str | None] | None = None,
     ) -> Committed:
         """A game between two accounts (id, name, rating at the start), not stored
         yet: a lobby pairing's or a tournament's, its clock running from now so that
         it starts for both at once; ``tags`` are added to the players' (a
-        tournament's ``Event``, ``Round``, ``Board``)."""
+        tournament's ``Event``, ``Round``, ``Board``); ``titles`` as in :meth:`paired`."""
         clock = tc if isinstance(tc, Clock) else None
         new = NewGame(
             mode="online",
@@ -194,15 +204,16 @@ class GameCreator:
             game.black_rating = int(black[2].glicko.rating)
         if white[2] is not None:
             game.white_rating = int(white[2].glicko.rating)
-        titles = {
+        known = titles or {}
+        marks = {
             f"{side}Title": title
             for side, user_id in (("Black", black[0]), ("White", white[0]))
-            if (title := self.titles(user_id))
+            if (title := known[user_id] if user_id in known else self.titles(user_id))
         }
         game.tags = {
             **(tags or {}),
             **player_tags(Seat(black[1], game.black_rating), Seat(white[1], game.white_rating), tc),
-            **titles,
+            **marks,
         }
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))

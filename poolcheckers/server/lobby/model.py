@@ -317,6 +317,11 @@ class MemoryLobbyStore:
             return [s for s in self._seeks.values() if s.author.id in author_ids]
 
 
+def seek_gone(seek_id: str) -> SeekGoneError:
+    """The error of a seek taken by someone else, cancelled or withdrawn."""
+    return SeekGoneError(M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id))
+
+
 def colors_compatible(a: SeekColor, b: SeekColor) -> bool:
     """Two colour wishes that can both be met (one of them random, or black with white).
 
@@ -453,6 +458,7 @@ class Lobby:
         *,
         take: Callable[[Pairing], bool] | None = None,
         seek: Seek | None = None,
+        others: list[Seek] | None = None,
     ) -> Pairing:
         """Take a seek: the pairing to start the game from, or :class:`SeekGoneError` if
         another player took it first (or it was cancelled).
@@ -460,48 +466,49 @@ class Lobby:
         ``take`` removes the seek in place of ``store.take``, with the pairing in hand:
         a store keeping games too removes the seek and stores the game in one atomic
         step (False: the seek was gone, nothing stored).  ``seek``: the seek as the
-        caller already read it (the removal still decides whether it is open)."""
+        caller already read it (the removal still decides whether it is open);
+        ``others``: the other open seeks of its author and of the taker, read with it
+        (None: read after the take, when a clock game's start removes them)."""
         if seek is None or seek.id != seek_id:
-            seek = self.store.get(seek_id)
+            seek, others = self.store.get(seek_id), None
         if seek is None:
-            raise SeekGoneError(
-                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
-            )
+            raise seek_gone(seek_id)
         self._check_taker(seek, taker, taker_perf)
         black, white = assign_colors(seek, taker, self.rng, taker_color)
         pairing = Pairing(seek, black, white)
         taken = take(pairing) if take is not None else self.store.take(seek_id) is not None
         if not taken:
-            raise SeekGoneError(
-                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
-            )
+            raise seek_gone(seek_id)
         self._emit(LobbyEvent("removed", seek, "taken"))
         if seek.spec.real_time:
             # As on lichess: someone starting a clock game is no longer waiting for another.
-            self._remove([seek.author.id, taker.id], "playing", lambda s: s.spec.real_time)
+            players = [seek.author.id, taker.id]
+            self._remove(players, "playing", lambda s: s.spec.real_time, others)
         return pairing
 
     def cancel(self, seek_id: str, by: LobbyPlayer) -> Seek:
         """The author withdraws their seek."""
         seek = self.store.get(seek_id)
         if seek is None:
-            raise SeekGoneError(
-                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
-            )
+            raise seek_gone(seek_id)
         if seek.author.id != by.id:
             raise SeekForbiddenError(M_("seek {seek_id} is not yours to cancel", seek_id=seek_id))
         if self.store.take(seek_id) is None:
-            raise SeekGoneError(
-                M_("seek {seek_id} was taken, cancelled or withdrawn", seek_id=seek_id)
-            )
+            raise seek_gone(seek_id)
         self._emit(LobbyEvent("removed", seek, "cancelled"))
         return seek
 
     def _remove(
-        self, author_ids: list[str], reason: RemovalReason, which: Callable[[Seek], bool]
+        self,
+        author_ids: list[str],
+        reason: RemovalReason,
+        which: Callable[[Seek], bool],
+        seeks: list[Seek] | None = None,
     ) -> list[Seek]:
+        """Take the open seeks of ``author_ids`` that are ``which`` (of ``seeks`` when
+        the caller has read them already)."""
         removed = []
-        for seek in self.store.by_authors(author_ids):
+        for seek in self.store.by_authors(author_ids) if seeks is None else seeks:
             if which(seek) and self.store.take(seek.id) is not None:
                 removed.append(seek)
                 self._emit(LobbyEvent("removed", seek, reason))

@@ -6,14 +6,16 @@ executor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, or_, select, update
 
 from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
     SEEKS,
+    USERS,
     to_ms,
     to_s,
 )
@@ -32,11 +34,46 @@ _BY_AUTHORS = (
     .order_by(SEEKS.c.created_ms, SEEKS.c.id)
 )
 _INSERT = insert(SEEKS)
+_TAKEN = SEEKS.alias("taken")
+_AUTHOR = USERS.alias("author")
+_TAKER = USERS.alias("taker")
+#: what taking a seek reads, in one statement: the seek, the other open seeks of its
+#: author and of the taker (a clock game's start removes them), and whether each
+#: of the two accounts is a bot (the game's PDN marks a bot)
+_FOR_TAKING = (
+    select(SEEKS, _AUTHOR.c.bot.label("author_bot"), _TAKER.c.bot.label("taker_bot"))
+    .select_from(
+        SEEKS.outerjoin(_AUTHOR, _AUTHOR.c.id == SEEKS.c.author_user_id).outerjoin(
+            _TAKER, _TAKER.c.id == bindparam("taker")
+        )
+    )
+    .where(
+        or_(
+            SEEKS.c.id == bindparam("id"),
+            SEEKS.c.author_id == bindparam("taker"),
+            SEEKS.c.author_id.in_(
+                select(_TAKEN.c.author_id).where(_TAKEN.c.id == bindparam("id")).scalar_subquery()
+            ),
+        )
+    )
+    .order_by(SEEKS.c.created_ms, SEEKS.c.id)
+)
 _CLAIM = delete(SEEKS).where(SEEKS.c.id == bindparam("id"))
 
 
 def _perf_json(perf: Perf | None) -> dict[str, Any] | None:
     return None if perf is None else perf_values(perf)
+
+
+@dataclass(frozen=True, slots=True)
+class Taking:
+    """A seek as someone is about to take it (:meth:`DbLobbyStore.for_taking`)."""
+
+    seek: Seek
+    #: the other open seeks of the seek's author and of the taker, oldest first
+    others: list[Seek]
+    #: which of the two (the author's and the taker's account ids) are bot accounts
+    bots: frozenset[str]
 
 
 class DbLobbyStore:
@@ -80,6 +117,22 @@ class DbLobbyStore:
         with read(self.reads) as conn:
             row = conn.execute(_BY_ID, {"id": seek_id}).mappings().first()
         return None if row is None else self._seek(row)
+
+    def for_taking(self, seek_id: str, taker_id: str) -> Taking | None:
+        """The seek ``taker_id`` is about to take, the other open seeks of its author
+        and of the taker, and which of the two accounts are bots, in one read; None
+        if the seek is gone."""
+        with read(self.reads) as conn:
+            rows = conn.execute(_FOR_TAKING, {"id": seek_id, "taker": taker_id}).mappings().all()
+        row = next((r for r in rows if r["id"] == seek_id), None)
+        if row is None:
+            return None
+        seek = self._seek(row)
+        bots = {seek.author.id} if row["author_bot"] else set()
+        if row["taker_bot"]:
+            bots.add(taker_id)
+        others = [self._seek(r) for r in rows if r["id"] != seek_id]
+        return Taking(seek, others, frozenset(bots))
 
     def _list(self, where: Any = None) -> list[Seek]:
         query = select(SEEKS).order_by(SEEKS.c.created_ms, SEEKS.c.id)

@@ -11,16 +11,24 @@ import json
 import logging
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sqlalchemy import Connection, Engine, text
 
-from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.model import User, pdn_title
 from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.repository import Committed
-from poolcheckers.server.lobby.model import Lobby, LobbyEvent, LobbyPlayer, Pairing, Seek, SeekSpec
+from poolcheckers.server.lobby.model import (
+    Lobby,
+    LobbyEvent,
+    LobbyPlayer,
+    Pairing,
+    Seek,
+    SeekSpec,
+    seek_gone,
+)
 from poolcheckers.server.lobby.repository import DbLobbyStore
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
@@ -268,24 +276,29 @@ class LobbyService:
         return True
 
     def _taker(
-        self, started: list[Committed], taker: LobbyPlayer, taker_perf: Perf | None
+        self,
+        started: list[Committed],
+        perfs: Mapping[str, Perf | None],
+        titles: Mapping[str, str | None] | None = None,
     ) -> Callable[[Pairing], bool]:
         """The ``take`` of :meth:`Lobby.accept`: the seek's removal, its game's insert
         and the game's start told to both players' lobby sockets in other processes
         (NOTIFY), in one transaction, so a crash between them cannot lose the seek
         without a game; the one process whose delete removed the row wins.
-        ``taker_perf``: the taker's rating as already read (in the seek's category)."""
+        ``perfs``, ``titles``: the players' ratings (in the seek's category) and PDN
+        titles as already read, by account id (the others are read here)."""
         games = self.creator.store
 
         def take(pairing: Pairing) -> bool:
             category = pairing.spec.category
 
             def perf(player: LobbyPlayer) -> Perf | None:
-                if player.id == taker.id and taker_perf is not None:
-                    return taker_perf
+                if player.id in perfs:
+                    return perfs[player.id]
                 return self.ratings.perf(player.id, category)
 
-            committed = self.creator.paired(pairing, perf(pairing.black), perf(pairing.white))
+            black, white = perf(pairing.black), perf(pairing.white)
+            committed = self.creator.paired(pairing, black, white, titles=titles)
             seek_id = pairing.seek.id
             started_msg = json.dumps({"type": "game", "id": committed.loaded.game.id})
             players = {pairing.black.id, pairing.white.id}
@@ -307,13 +320,21 @@ class LobbyService:
 
     def accept(self, seek_id: str, taker: LobbyPlayer) -> tuple[Pairing, Committed]:
         """Take a seek and start its game (one transaction), both players' lobby
-        sockets told; the taker's rating is read in the seek's category.  Blocks:
-        one call on the database executor does it all."""
-        seek = self.lobby.store.get(seek_id)
-        perf = None if seek is None else self.ratings.perf(taker.id, seek.spec.category)
+        sockets told; the players' ratings are read in the seek's category.  Blocks:
+        one call on the database executor does it all, in as few statements as it
+        can: one read of the seek with what its taking needs (the players' other
+        seeks, whether they are bots), one of both ratings."""
+        taking = self.store.for_taking(seek_id, taker.id)
         started: list[Committed] = []
-        take = self._taker(started, taker, perf)
-        pairing = self.lobby.accept(seek_id, taker, perf, take=take, seek=seek)
+        if taking is None:
+            raise seek_gone(seek_id)
+        seek = taking.seek
+        perfs = self.ratings.perfs([seek.author.id, taker.id], seek.spec.category)
+        titles = {p: pdn_title(p in taking.bots) for p in (seek.author.id, taker.id)}
+        take = self._taker(started, perfs, titles)
+        pairing = self.lobby.accept(
+            seek_id, taker, perfs[taker.id], take=take, seek=seek, others=taking.others
+        )
         return pairing, started[0]
 
     def play_now(
@@ -321,7 +342,8 @@ class LobbyService:
     ) -> tuple[Pairing, Committed] | Seek:
         """:meth:`Lobby.play_now`, the game of a pairing stored with the seek's removal."""
         started: list[Committed] = []
-        got = self.lobby.play_now(player, spec, perf, take=self._taker(started, player, perf))
+        perfs = {} if perf is None else {player.id: perf}
+        got = self.lobby.play_now(player, spec, perf, take=self._taker(started, perfs))
         return (got, started[0]) if isinstance(got, Pairing) else got
 
 

@@ -34,6 +34,11 @@ _PERF = select(RATINGS).where(
     RATINGS.c.user_id == bindparam("user_id"), RATINGS.c.category == bindparam("category")
 )
 
+_PERFS = select(RATINGS).where(
+    RATINGS.c.user_id.in_(bindparam("user_ids", expanding=True)),
+    RATINGS.c.category == bindparam("category"),
+)
+
 
 class _Refused(Exception):
     """A compare-and-set inside a transaction failed: roll back."""
@@ -73,6 +78,15 @@ class DbRatingStore:
             params = {"user_id": player, "category": category.value}
             row = conn.execute(_PERF, params).mappings().first()
         return self.system.new_perf() if row is None else perf_of_row(row)
+
+    def pair_perfs(self, players: list[str], category: Category) -> dict[str, Perf]:
+        """The ratings of a pairing's players in one category, in one read (a player
+        with none has the starting rating)."""
+        with read(self.reads) as conn:
+            params = {"user_ids": players, "category": category.value}
+            rows = conn.execute(_PERFS, params).mappings()
+            found = {r["user_id"]: perf_of_row(r) for r in rows}
+        return {p: found.get(p) or self.system.new_perf() for p in players}
 
     def perfs_of(self, players: list[str], category: Category) -> dict[str, Perf]:
         """The ratings of many players in one category, in one query (a player with

@@ -48,6 +48,12 @@ class RatingService:
     def perf(self, user_id: str, category: Category | None) -> Perf | None:
         return None if category is None else self.store.perf(user_id, category)
 
+    def perfs(self, user_ids: list[str], category: Category | None) -> dict[str, Perf | None]:
+        """:meth:`perf` of a few players (a pairing's), in one read."""
+        if category is None:
+            return dict.fromkeys(user_ids)
+        return {**self.store.pair_perfs(user_ids, category)}
+
     def rate(self, game: GameRec) -> RatingUpdate | None:
         """Apply a finished rated game's result to both ratings, exactly once (the
         ``rating_updates`` primary key): any number of calls, in any process, end
