@@ -87,6 +87,7 @@ int eg_set_code(EgSet *s, uint32_t black, uint32_t white, uint32_t kings, int st
 typedef struct {
     uint64_t men, base, cnt_off;
     uint32_t bmen, wmen;
+    EgKingFrame frame;
 } Slice;
 
 typedef struct {
@@ -121,24 +122,33 @@ static inline Bitboard ray_free(int s, int d, Bitboard occ) {
     return r & ~(pc_ray[f][d] | BIT(f));
 }
 
-static inline void state_position(const Ctx *c, const Slice *sl, uint32_t j, Position *pos,
-                                  uint32_t *bk, uint32_t *wk) {
-    uint64_t kp = c->t->ix.kp;
-    int stm = (int)(j / kp);
-    eg_kings_unindex(&c->t->ix, sl->bmen | sl->wmen, j % kp, bk, wk);
-    pos->bb[PC_BLACK] = pc_from_bits32(sl->bmen | *bk);
-    pos->bb[PC_WHITE] = pc_from_bits32(sl->wmen | *wk);
-    pos->kings = pc_from_bits32(*bk | *wk);
+static inline void set_position(const Slice *sl, int stm, uint32_t bk, uint32_t wk, Position *pos) {
+    pos->bb[PC_BLACK] = pc_from_bits32(sl->bmen | bk);
+    pos->bb[PC_WHITE] = pc_from_bits32(sl->wmen | wk);
+    pos->kings = pc_from_bits32(bk | wk);
     pos->stm = stm;
     pos->halfmove = 0;
     pos->tk_count = 0;
     pos->key = 0;
 }
 
-static void init_state(Ctx *c, const Slice *sl, uint32_t j, MoveList *list) {
-    Position pos;
-    uint32_t bk, wk;
-    state_position(c, sl, j, &pos, &bk, &wk);
+static inline void state_position(const Ctx *c, const Slice *sl, uint32_t j, Position *pos,
+                                  uint32_t *bk, uint32_t *wk) {
+    uint64_t kp = c->t->ix.kp;
+    uint32_t cb, cw;
+    eg_frame_split(&sl->frame, j % kp, &cb, &cw);
+    eg_frame_expand(&sl->frame, cb, cw, bk, wk);
+    set_position(sl, (int)(j / kp), *bk, *wk, pos);
+}
+
+/* The next set of as many elements in colex order (Gosper's hack; colex order is numeric). */
+static inline uint32_t next_set(uint32_t v) {
+    uint32_t t = v | (v - 1);
+    return (t + 1) | (uint32_t)((((uint64_t)(~t & (t + 1))) - 1) >> (__builtin_ctz(v) + 1));
+}
+
+static void init_state(Ctx *c, const Slice *sl, uint32_t j, const Position *at, MoveList *list) {
+    Position pos = *at;
     uint8_t *code = &c->code[sl->base + j];
     uint8_t *cnt = &c->cnt[sl->cnt_off + j];
     int n = pc_gen_moves(&pos, c->rules, list);
@@ -187,7 +197,6 @@ static void spread(Ctx *c, const Slice *sl, uint32_t j, int win_next) {
     state_position(c, sl, j, &q, &bk, &wk);
     int mover = q.stm ^ 1;
     uint64_t kp = c->t->ix.kp;
-    uint32_t men = sl->bmen | sl->wmen;
     Bitboard occ = q.bb[0] | q.bb[1];
     uint8_t target = win_next ? EG_WIN(c->level + 1) : EG_LOSS(c->level + 1);
     for (Bitboard ks = q.bb[mover] & q.kings; ks; ks &= ks - 1) {
@@ -196,16 +205,19 @@ static void spread(Ctx *c, const Slice *sl, uint32_t j, int win_next) {
         for (int d = 0; d < 4; d++) {
             for (Bitboard ys = ray_free(x, d, occ); ys; ys &= ys - 1) {
                 int y = pc_lsb(ys);
-                Position p = q;
-                p.bb[mover] ^= BIT(x) | BIT(y);
-                p.kings ^= BIT(x) | BIT(y);
+                /* fields set one by one: copying the whole Position just written stalled on
+                 * store forwarding, a third of the time of this loop */
+                Position p;
+                p.bb[mover] = q.bb[mover] ^ (BIT(x) | BIT(y));
+                p.bb[mover ^ 1] = q.bb[mover ^ 1];
+                p.kings = q.kings ^ (BIT(x) | BIT(y));
                 p.stm = mover;
                 if (pc_has_capture(&p)) continue; /* R11: the king move was not legal */
                 uint32_t yb = 1u << (pc_idx_to_sq[y] - 1);
                 uint32_t pbk = bk, pwk = wk;
                 if (mover == PC_BLACK) pbk ^= xb | yb;
                 else pwk ^= xb | yb;
-                uint64_t pj = (uint64_t)mover * kp + eg_kings_index(&c->t->ix, men, pbk, pwk);
+                uint64_t pj = (uint64_t)mover * kp + eg_frame_index(&sl->frame, pbk, pwk);
                 uint8_t *pc = &c->code[sl->base + pj];
                 if (__atomic_load_n(pc, __ATOMIC_RELAXED) != 0) continue;
                 if (win_next) {
@@ -220,6 +232,43 @@ static void spread(Ctx *c, const Slice *sl, uint32_t j, int win_next) {
             }
         }
     }
+}
+
+/* The zeroing moves of states j0..j1 - 1 of a slice, visited in index order: the kings step
+ * from one placement to the next instead of being unranked for every state. */
+static void init_chunk(Ctx *c, const Slice *sl, uint32_t j0, uint32_t j1, MoveList *list) {
+    const EgKingFrame *f = &sl->frame;
+    uint64_t kp = c->t->ix.kp;
+    uint64_t k = j0 % kp;
+    int stm = (int)(j0 / kp);
+    uint32_t cb, cw;
+    eg_frame_split(f, k, &cb, &cw);
+    const uint32_t low_b = (uint32_t)((1ULL << f->kb) - 1), low_w = (uint32_t)((1ULL << f->kw) - 1);
+    const uint64_t end_w = 1ULL << f->n2;
+    for (uint32_t j = j0; j < j1; j++) {
+        Position pos;
+        uint32_t bk, wk;
+        eg_frame_expand(f, cb, cw, &bk, &wk);
+        set_position(sl, stm, bk, wk, &pos);
+        init_state(c, sl, j, &pos, list);
+        if (++k == kp) {
+            k = 0;
+            stm++;
+            cb = low_b;
+            cw = low_w;
+        } else if (f->kw && (cw = next_set(cw)) < end_w) {
+            /* next white placement */
+        } else {
+            cw = low_w;
+            cb = next_set(cb);
+        }
+    }
+}
+
+/* Whether a byte of w equals b. */
+static inline int has_byte(uint64_t w, uint8_t b) {
+    uint64_t x = w ^ (0x0101010101010101ULL * b);
+    return ((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) != 0;
 }
 
 static void *worker(void *arg) {
@@ -237,11 +286,22 @@ static void *worker(void *arg) {
         const Chunk *ch = &c->chunks[i];
         const Slice *sl = &c->slices[ch->slice];
         if (c->phase == 0) {
-            for (uint32_t j = ch->j0; j < ch->j1; j++) init_state(c, sl, j, list);
+            init_chunk(c, sl, ch->j0, ch->j1, list);
             if (c->done) __atomic_add_fetch(c->done, ch->j1 - ch->j0, __ATOMIC_RELAXED);
         } else {
+            const uint8_t *row = &c->code[sl->base];
             for (uint32_t j = ch->j0; j < ch->j1; j++) {
-                uint8_t v = __atomic_load_n(&c->code[sl->base + j], __ATOMIC_RELAXED);
+                /* Most states are not at this level: skip eight at a time.  Codes written
+                 * meanwhile are of the next level, which this pass does not look for. */
+                if (!((uintptr_t)(row + j) & 7) && j + 8 <= ch->j1) {
+                    uint64_t w = __atomic_load_n((const uint64_t *)(const void *)(row + j),
+                                                 __ATOMIC_RELAXED);
+                    if (!has_byte(w, ll) && (c->level == 0 || !has_byte(w, lw))) {
+                        j += 7;
+                        continue;
+                    }
+                }
+                uint8_t v = __atomic_load_n(&row[j], __ATOMIC_RELAXED);
                 if (v == ll) {
                     spread(c, sl, j, 1);
                     found++;
@@ -334,6 +394,7 @@ static int solve_slices(EgSet *s, EgTable *t, uint8_t *code, const MenCfg *cfg, 
         sl->base = cfg[i].men * 2 * kp;
         sl->cnt_off = (uint64_t)i * 2 * kp;
         eg_men_unindex(&t->ix, sl->men, &sl->bmen, &sl->wmen);
+        eg_frame_init(&sl->frame, &t->ix, sl->bmen | sl->wmen);
         for (uint64_t j = 0; j < 2 * kp; j += CHUNK) {
             c.chunks[nch].slice = i;
             c.chunks[nch].j0 = (uint32_t)j;
@@ -509,7 +570,7 @@ static void *build_main(void *arg) {
             b->result = r;
             break;
         }
-        if (eg_write_file(b->dir, eg_set_rules(b->set), t, b->errbuf, b->errlen)) b->result = -7;
+        if (eg_write_file(b->dir, eg_set_rules(b->set), t, b->threads, b->errbuf, b->errlen)) b->result = -7;
     }
     __atomic_store_n(&b->finished, 1, __ATOMIC_RELEASE);
     return NULL;

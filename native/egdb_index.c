@@ -70,10 +70,10 @@ void eg_index_init(EgIndex *ix, EgMaterial m) {
 
 EgMaterial eg_material_of(uint32_t black, uint32_t white, uint32_t kings) {
     EgMaterial m;
-    m.bm = (uint8_t)__builtin_popcount(black & ~kings);
-    m.bk = (uint8_t)__builtin_popcount(black & kings);
-    m.wm = (uint8_t)__builtin_popcount(white & ~kings);
-    m.wk = (uint8_t)__builtin_popcount(white & kings);
+    m.bm = (uint8_t)pc_popcount(black & ~kings);
+    m.bk = (uint8_t)pc_popcount(black & kings);
+    m.wm = (uint8_t)pc_popcount(white & ~kings);
+    m.wk = (uint8_t)pc_popcount(white & kings);
     return m;
 }
 
@@ -110,7 +110,7 @@ static inline uint32_t compress_bits(uint32_t b, uint32_t free) {
     uint32_t r = 0;
     for (; b; b &= b - 1) {
         uint32_t low = (b & -b) - 1;
-        r |= 1u << __builtin_popcount(free & low);
+        r |= 1u << pc_popcount(free & low);
     }
     return r;
 }
@@ -119,11 +119,10 @@ static inline uint32_t compress_bits(uint32_t b, uint32_t free) {
 static inline uint32_t expand_bits(uint32_t r, uint32_t free) {
     uint32_t out = 0;
     int rank = 0;
-    for (; free && r; free &= free - 1, rank++) {
-        if (r & (1u << rank)) {
-            out |= free & -free;
-            r &= ~(1u << rank);
-        }
+    for (; r; r &= r - 1) {
+        int t = __builtin_ctz(r);
+        for (; rank < t; rank++) free &= free - 1;
+        out |= free & -free;
     }
     return out;
 }
@@ -188,6 +187,42 @@ int eg_unindex(const EgIndex *ix, uint64_t state, uint32_t *black, uint32_t *whi
     *white = wm | wk;
     *kings = bk | wk;
     return 0;
+}
+
+void eg_frame_init(EgKingFrame *f, const EgIndex *ix, uint32_t men) {
+    memset(f, 0, sizeof *f);
+    f->men = men;
+    f->kb = ix->mat.bk;
+    f->kw = ix->mat.wk;
+    int nm = ix->mat.bm + ix->mat.wm;
+    f->n1 = 32 - nm;
+    f->n2 = f->n1 - f->kb;
+    f->nw = eg_binom(f->n2, f->kw);
+    int r = 0;
+    for (int s = 0; s < 32; s++)
+        if (!(men >> s & 1)) {
+            f->sq[r] = (uint8_t)s;
+            f->rank[s] = (uint8_t)r++;
+        }
+}
+
+void eg_frame_split(const EgKingFrame *f, uint64_t k, uint32_t *cb, uint32_t *cw) {
+    *cb = uncolex(k / f->nw, f->kb, f->n1);
+    *cw = uncolex(k % f->nw, f->kw, f->n2);
+}
+
+uint64_t eg_frame_index(const EgKingFrame *f, uint32_t bk, uint32_t wk) {
+    uint32_t cb = 0;
+    for (uint32_t x = bk; x; x &= x - 1) cb |= 1u << f->rank[__builtin_ctz(x)];
+    uint64_t rw = 0;
+    int i = 1;
+    for (uint32_t x = wk; x; x &= x - 1, i++) {
+        int r = f->rank[__builtin_ctz(x)];
+        /* rank among the squares the black kings leave (ascending in r, as colex needs) */
+        r -= pc_popcount(cb & ((1u << r) - 1));
+        rw += binom[r][i];
+    }
+    return colex(cb) * f->nw + rw;
 }
 
 int eg_fresh_budget(EgMaterial m, int stm, const RuleOptions *rules) {

@@ -74,25 +74,16 @@ RuleOptions pc_default_rules(void) {
     return r;
 }
 
+/* Square s (bit s - 1 of the public layout) is bit (s - 1) + (s - 1) / 8 inside: each block of
+ * eight squares (two rows) moves up by the ghost bits below it. */
 Bitboard pc_from_bits32(uint32_t b) {
-    Bitboard out = 0;
-    while (b) {
-        int i = __builtin_ctz(b);
-        b &= b - 1;
-        out |= BIT(pc_sq_to_idx[i + 1]);
-    }
-    return out;
+    return (Bitboard)(b & 0xFFu) | ((Bitboard)(b & 0xFF00u) << 1) | ((Bitboard)(b & 0xFF0000u) << 2) |
+           ((Bitboard)(b & 0xFF000000u) << 3);
 }
 
 uint32_t pc_to_bits32(Bitboard b) {
-    uint32_t out = 0;
-    b &= PC_VALID;
-    while (b) {
-        int i = pc_lsb(b);
-        b &= b - 1;
-        out |= 1u << (pc_idx_to_sq[i] - 1);
-    }
-    return out;
+    return (uint32_t)((b & 0xFFu) | ((b >> 1) & 0xFF00u) | ((b >> 2) & 0xFF0000u) |
+                      ((b >> 3) & 0xFF000000u));
 }
 
 uint64_t pc_compute_key(const Position *pos) {

@@ -717,8 +717,32 @@ static void test_patterns(void) {
     free(pos);
 }
 
+/* The public 32-bit layout (bit s - 1 = square s, R2) and the internal one with ghost bits
+ * agree square by square, both ways, and the bit count matches a plain loop. */
+static void test_layout_and_count(void) {
+    uint32_t all = 0;
+    for (int s = 1; s <= 32; s++) {
+        uint32_t b = 1u << (s - 1);
+        CHECK(pc_from_bits32(b) == BIT(pc_sq_to_idx[s]), "square %d into the internal layout", s);
+        CHECK(pc_to_bits32(BIT(pc_sq_to_idx[s])) == b, "square %d back to the public layout", s);
+        all |= b;
+    }
+    CHECK(pc_from_bits32(all) == PC_VALID, "the 32 squares are exactly the valid bits");
+    CHECK(pc_to_bits32(~(Bitboard)0) == all, "ghost and off-board bits are dropped");
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 1000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int n = 0;
+        for (Bitboard y = x; y; y &= y - 1) n++;
+        CHECK(pc_popcount(x) == n, "popcount of %llx", (unsigned long long)x);
+    }
+}
+
 int main(void) {
     pc_init();
+    test_layout_and_count();
     test_perft_start(7);
     test_rule_examples();
     test_fen_errors();
