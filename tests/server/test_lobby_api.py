@@ -357,7 +357,7 @@ def test_a_clock_game_started_on_the_site_withdraws_both_players_other_clock_see
         lambda e: removed.update({e.seek.id: e.reason}) if e.kind == "removed" else None
     )
     assert bob.post(f"/api/seeks/{taken['id']}/accept").status_code == 200
-    assert [s["id"] for s in bob.get("/api/seeks").json()] == [ann_corr["id"], cy_seek["id"]]
+    assert {s["id"] for s in bob.get("/api/seeks").json()} == {ann_corr["id"], cy_seek["id"]}
     assert removed == {taken["id"]: "taken", ann_rapid["id"]: "playing", bob_own["id"]: "playing"}
 
 
@@ -378,9 +378,12 @@ def test_a_seek_author_who_became_a_bot_is_marked_bot_in_the_game(
     assert tags["Black"] == "Ann" and tags["BlackTitle"] == "BOT" and "WhiteTitle" not in tags
 
 
-def accept_counted(author: TestClient, taker: TestClient) -> tuple[list[str], int]:
+def accept_counted(
+    author: TestClient, taker: TestClient, commits: list[str] | None = None
+) -> tuple[list[str], int]:
     """The statements and pool checkouts of one accept of a new seek of ``author`` by
-    ``taker``, on the taker's server (both players new to it, as in a burst)."""
+    ``taker``, on the taker's server (both players new to it, as in a burst); the
+    transactions it commits are added to ``commits``."""
     from sqlalchemy import event
 
     seek = post(author)
@@ -394,12 +397,18 @@ def accept_counted(author: TestClient, taker: TestClient) -> tuple[list[str], in
     def checkout(*args: Any) -> None:
         checkouts.append(args[0])
 
+    def committed(*_args: Any) -> None:
+        if commits is not None:
+            commits.append("COMMIT")
+
     event.listen(db, "before_cursor_execute", executed)
+    event.listen(db, "commit", committed)
     event.listen(db.pool, "checkout", checkout)
     try:
         r = taker.post(f"/api/seeks/{seek['id']}/accept")
     finally:
         event.remove(db, "before_cursor_execute", executed)
+        event.remove(db, "commit", committed)
         event.remove(db.pool, "checkout", checkout)
     assert r.status_code == 200, r.text
     return statements, len(checkouts)
@@ -410,7 +419,9 @@ def test_taking_a_seek_costs_six_statements(ann_bob: tuple[TestClient, TestClien
     both ratings, the pair's rated games today, then the seek's delete and the game's
     insert in one transaction (PostgreSQL adds the NOTIFY: tests/server/test_postgres.py)."""
     ann, bob = ann_bob
-    statements, checkouts = accept_counted(ann, bob)
+    commits: list[str] = []
+    statements, checkouts = accept_counted(ann, bob, commits)
     assert len(statements) == 6, statements
     assert statements[-2].startswith("DELETE") and statements[-1].startswith("INSERT")
+    assert commits == ["COMMIT"]
     assert checkouts == 3  # the request's user, the accept's reads, its transaction

@@ -33,6 +33,14 @@ def test_failed_game_insert_leaves_the_seek_open(
 ) -> None:
     ann = signed_in(make_client, "Ann")
     bob = signed_in(make_client, "Bob", same=ann)
+    failed_insert_leaves_the_seek_open(ann, bob, monkeypatch)
+
+
+def failed_insert_leaves_the_seek_open(
+    ann: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game's insert fails after the seek's delete, in the same transaction (on
+    PostgreSQL, the same statement): the seek stays open, no game is stored."""
     first = post(ann)
     r = bob.post(f"/api/seeks/{first['id']}/accept")
     assert r.status_code == 200, r.text
@@ -91,3 +99,11 @@ def test_one_taker_wins_across_two_apps_on_postgres(pg_app: AppFactory) -> None:
 
     with app() as one, app() as two:
         race_takers(one, two)
+
+
+@pytest.mark.postgres
+def test_failed_game_insert_leaves_the_seek_open_on_postgres(
+    pg_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pg_app(password_parameters=CHEAPEST) as one, pg_app(password_parameters=CHEAPEST) as two:
+        failed_insert_leaves_the_seek_open(account(one, "Ann"), account(two, "Bob"), monkeypatch)

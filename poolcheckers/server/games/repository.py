@@ -15,16 +15,19 @@ games, valid while the stored ``version`` is unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import (
+    CTE,
     ColumnElement,
     Connection,
     Engine,
+    Select,
     and_,
     bindparam,
     delete,
@@ -36,6 +39,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import ReturningDelete
 
 from poolcheckers.server import errors
 from poolcheckers.server.database.engine import PG_CHANNEL, single_reads
@@ -83,6 +87,25 @@ RATED_BETWEEN = (
     .where(GAMES.c.rated.is_(True), GAMES.c.created_ms >= bindparam("since"), _PAIR)
 )
 MAX_ATTEMPTS = 8
+#: a game row's columns (``GameRec.values()``'s keys)
+_GAME_COLUMNS = tuple(f.name for f in dataclasses.fields(GameRec))
+
+
+def claimed_insert(claim: ReturningDelete[Any], then: Callable[[CTE], Select[Any]]) -> Select[Any]:
+    """PostgreSQL: one statement that runs ``claim`` (a ``DELETE ... RETURNING``),
+    stores a new game (its columns bound as ``game_<column>``) for the row the claim
+    returned, none if it returned none, and then ``then``'s query over the stored
+    game's row (a NOTIFY: sent once the game is stored).  Outside a transaction it
+    commits on its own, all or nothing, as :meth:`GameStore.insert_claimed`'s
+    transaction does, without its BEGIN and COMMIT round trips.  Built once, at
+    import: building it costs SQLAlchemy more than running it."""
+    claimed = claim.cte("claimed")
+    row = select(
+        *(bindparam("game_" + name, type_=GAMES.c[name].type) for name in _GAME_COLUMNS)
+    ).select_from(claimed)
+    game = insert(GAMES).from_select(list(_GAME_COLUMNS), row).returning(GAMES.c.id)
+    return then(game.cte("game"))
+
 
 #: An operation on the current game: the change to store, or None.
 Op = Callable[[Loaded, int], Change | None]
@@ -348,6 +371,20 @@ class GameStore:
                 conn.execute(insert(MOVES), [m.values(g.id) for m in loaded.moves])
         self._cache_put(loaded)
         return True
+
+    def insert_claimed_at_once(
+        self, loaded: Loaded, statement: Select[Any], params: dict[str, Any]
+    ) -> bool:
+        """:meth:`insert_claimed` by one statement of :func:`claimed_insert` (with its
+        other ``params``), on the connection of this work's reads: False, nothing
+        stored, if its claim returned no row.  A new game without moves."""
+        assert not loaded.moves
+        values = {"game_" + k: v for k, v in loaded.game.values().items()}
+        with read(self.reads) as conn:
+            stored = conn.execute(statement, {**params, **values}).first() is not None
+        if stored:
+            self._cache_put(loaded)
+        return stored
 
     def insert_many(
         self,

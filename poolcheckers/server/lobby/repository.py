@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
 
 from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.executor import read
@@ -19,6 +19,7 @@ from poolcheckers.server.database.tables import (
     to_ms,
     to_s,
 )
+from poolcheckers.server.games.repository import claimed_insert
 from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.repository import perf_of_row, perf_values
@@ -59,6 +60,14 @@ _FOR_TAKING = (
     .order_by(SEEKS.c.created_ms, SEEKS.c.id)
 )
 _CLAIM = delete(SEEKS).where(SEEKS.c.id == bindparam("id"))
+#: PostgreSQL: the seek's removal, its game's insert and the NOTIFY of the game's
+#: start in one statement (:func:`claimed_insert`)
+TAKE_AND_START = claimed_insert(
+    delete(SEEKS).where(SEEKS.c.id == bindparam("seek_id")).returning(SEEKS.c.id),
+    lambda game: select(func.pg_notify(bindparam("channel"), bindparam("payload"))).select_from(
+        game
+    ),
+)
 
 
 def _perf_json(perf: Perf | None) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from poolcheckers.server.lobby.model import (
     SeekSpec,
     seek_gone,
 )
-from poolcheckers.server.lobby.repository import DbLobbyStore
+from poolcheckers.server.lobby.repository import TAKE_AND_START, DbLobbyStore
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.settings import Settings
@@ -309,7 +309,13 @@ class LobbyService:
                 self._notify_on(conn, [started_msg], players)
                 return True
 
-            if not games.insert_claimed(committed.loaded, claim):
+            payloads = self._payloads([started_msg], players) if self.postgres else []
+            if len(payloads) == 1 and not committed.loaded.moves:
+                # one statement outside a transaction: no BEGIN and COMMIT round trips
+                params = {"seek_id": seek_id, "channel": LOBBY_CHANNEL, "payload": payloads[0]}
+                if not games.insert_claimed_at_once(committed.loaded, TAKE_AND_START, params):
+                    return False
+            elif not games.insert_claimed(committed.loaded, claim):
                 return False
             if self.loop is not None:
                 self.loop.call_soon_threadsafe(self._send, started_msg, players)
