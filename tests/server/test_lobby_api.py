@@ -414,14 +414,15 @@ def accept_counted(
     return statements, len(checkouts)
 
 
-def test_taking_a_seek_costs_six_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
-    """Who the taker is (session and account), the seek with what taking it needs,
-    both ratings, the pair's rated games today, then the seek's delete and the game's
-    insert in one transaction (PostgreSQL adds the NOTIFY: tests/server/test_postgres.py)."""
+def test_taking_a_seek_costs_five_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
+    """Who the taker is (session and account), the seek with what taking it needs
+    (the players' other seeks, whether they are bots, their rated games today), both
+    ratings, then the seek's delete and the game's insert in one transaction
+    (PostgreSQL does the three in one statement: tests/server/test_postgres.py)."""
     ann, bob = ann_bob
     commits: list[str] = []
     statements, checkouts = accept_counted(ann, bob, commits)
-    assert len(statements) == 6, statements
+    assert len(statements) == 5, statements
     assert statements[-2].startswith("DELETE") and statements[-1].startswith("INSERT")
     assert commits == ["COMMIT"]
     assert checkouts == 3  # the request's user, the accept's reads, its transaction

@@ -151,20 +151,29 @@ class GameCreator:
         white: Perf | None,
         *,
         titles: Mapping[str, str | None] | None = None,
+        rated_today: int | None = None,
     ) -> Committed:
         """The game of a lobby pairing, not stored yet (the lobby stores it in the
         transaction that removes the seek): both seats on the players' accounts,
         the ratings at the start (``black``, ``white``), its clock running from now,
         so that it starts for both at once.  ``titles``: the players' PDN titles as
-        the caller read them (by account id; others are looked up)."""
+        the caller read them (by account id; others are looked up); ``rated_today``:
+        the rated games the pair started in the last :data:`DAY_MS`, as the caller
+        counted them (None: counted here)."""
         spec = pairing.spec
-        now = self.store.clock.now_ms()
+        if not spec.rated:
+            rated = False
+        elif rated_today is not None:
+            rated = rated_today < self.rated_per_pair_per_day
+        else:
+            now = self.store.clock.now_ms()
+            rated = self.rated_allowed(pairing.black.id, pairing.white.id, now)
         return self.between(
             (pairing.black.id, pairing.black.name, black),
             (pairing.white.id, pairing.white.name, white),
             spec.time_control,
             spec.rules,
-            rated=spec.rated and self.rated_allowed(pairing.black.id, pairing.white.id, now),
+            rated=rated,
             titles=titles,
         )
 

@@ -76,16 +76,27 @@ UPDATE_GAME = (
 #: a new game's row, every column bound at execution (a built ``values(...)`` would
 #: cost SQLAlchemy a coercion per column on every game start)
 INSERT_GAME = insert(GAMES)
-_PAIR = or_(
-    and_(GAMES.c.black_user_id == bindparam("one"), GAMES.c.white_user_id == bindparam("other")),
-    and_(GAMES.c.black_user_id == bindparam("other"), GAMES.c.white_user_id == bindparam("one")),
-)
+
+
+def rated_between(
+    one: ColumnElement[str], other: ColumnElement[str], since: ColumnElement[int]
+) -> Select[int]:
+    """The query of the rated games between two accounts (either colours) created
+    since a moment, the accounts and the moment given as expressions (bound
+    parameters, or another query's columns when it is a subquery of that query)."""
+    pair = or_(
+        and_(GAMES.c.black_user_id == one, GAMES.c.white_user_id == other),
+        and_(GAMES.c.black_user_id == other, GAMES.c.white_user_id == one),
+    )
+    return (
+        select(func.count())
+        .select_from(GAMES)
+        .where(GAMES.c.rated.is_(True), GAMES.c.created_ms >= since, pair)
+    )
+
+
 #: rated games of a pair since a moment (read at every rated game start)
-RATED_BETWEEN = (
-    select(func.count())
-    .select_from(GAMES)
-    .where(GAMES.c.rated.is_(True), GAMES.c.created_ms >= bindparam("since"), _PAIR)
-)
+RATED_BETWEEN = rated_between(bindparam("one"), bindparam("other"), bindparam("since"))
 MAX_ATTEMPTS = 8
 #: a game row's columns (``GameRec.values()``'s keys)
 _GAME_COLUMNS = tuple(f.name for f in dataclasses.fields(GameRec))

@@ -19,7 +19,7 @@ from poolcheckers.server.database.tables import (
     to_ms,
     to_s,
 )
-from poolcheckers.server.games.repository import claimed_insert
+from poolcheckers.server.games.repository import claimed_insert, rated_between
 from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.repository import perf_of_row, perf_values
@@ -39,10 +39,18 @@ _TAKEN = SEEKS.alias("taken")
 _AUTHOR = USERS.alias("author")
 _TAKER = USERS.alias("taker")
 #: what taking a seek reads, in one statement: the seek, the other open seeks of its
-#: author and of the taker (a clock game's start removes them), and whether each
-#: of the two accounts is a bot (the game's PDN marks a bot)
+#: author and of the taker (a clock game's start removes them), whether each of the
+#: two accounts is a bot (the game's PDN marks a bot), and the rated games the two
+#: have started together since ``since`` (a pair has a daily limit of them)
 _FOR_TAKING = (
-    select(SEEKS, _AUTHOR.c.bot.label("author_bot"), _TAKER.c.bot.label("taker_bot"))
+    select(
+        SEEKS,
+        _AUTHOR.c.bot.label("author_bot"),
+        _TAKER.c.bot.label("taker_bot"),
+        rated_between(SEEKS.c.author_id, bindparam("taker"), bindparam("since"))
+        .scalar_subquery()
+        .label("rated_since"),
+    )
     .select_from(
         SEEKS.outerjoin(_AUTHOR, _AUTHOR.c.id == SEEKS.c.author_user_id).outerjoin(
             _TAKER, _TAKER.c.id == bindparam("taker")
@@ -83,6 +91,8 @@ class Taking:
     others: list[Seek]
     #: which of the two (the author's and the taker's account ids) are bot accounts
     bots: frozenset[str]
+    #: the rated games the two have started together since the moment asked about
+    rated_since: int
 
 
 class DbLobbyStore:
@@ -127,12 +137,14 @@ class DbLobbyStore:
             row = conn.execute(_BY_ID, {"id": seek_id}).mappings().first()
         return None if row is None else self._seek(row)
 
-    def for_taking(self, seek_id: str, taker_id: str) -> Taking | None:
+    def for_taking(self, seek_id: str, taker_id: str, since_ms: int) -> Taking | None:
         """The seek ``taker_id`` is about to take, the other open seeks of its author
-        and of the taker, and which of the two accounts are bots, in one read; None
-        if the seek is gone."""
+        and of the taker, which of the two accounts are bots, and the rated games
+        they have started together since ``since_ms``, in one read; None if the seek
+        is gone."""
+        params = {"id": seek_id, "taker": taker_id, "since": since_ms}
         with read(self.reads) as conn:
-            rows = conn.execute(_FOR_TAKING, {"id": seek_id, "taker": taker_id}).mappings().all()
+            rows = conn.execute(_FOR_TAKING, params).mappings().all()
         row = next((r for r in rows if r["id"] == seek_id), None)
         if row is None:
             return None
@@ -141,7 +153,7 @@ class DbLobbyStore:
         if row["taker_bot"]:
             bots.add(taker_id)
         others = [self._seek(r) for r in rows if r["id"] != seek_id]
-        return Taking(seek, others, frozenset(bots))
+        return Taking(seek, others, frozenset(bots), int(row["rated_since"]))
 
     def _list(self, where: Any = None) -> list[Seek]:
         query = select(SEEKS).order_by(SEEKS.c.created_ms, SEEKS.c.id)

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, text
 from poolcheckers.server.accounts.model import User, pdn_title
 from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
 from poolcheckers.server.database.executor import DbExecutor
-from poolcheckers.server.games.creator import GameCreator
+from poolcheckers.server.games.creator import DAY_MS, GameCreator
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.lobby.model import (
     Lobby,
@@ -280,13 +280,15 @@ class LobbyService:
         started: list[Committed],
         perfs: Mapping[str, Perf | None],
         titles: Mapping[str, str | None] | None = None,
+        rated_today: int | None = None,
     ) -> Callable[[Pairing], bool]:
         """The ``take`` of :meth:`Lobby.accept`: the seek's removal, its game's insert
         and the game's start told to both players' lobby sockets in other processes
         (NOTIFY), in one transaction, so a crash between them cannot lose the seek
         without a game; the one process whose delete removed the row wins.
         ``perfs``, ``titles``: the players' ratings (in the seek's category) and PDN
-        titles as already read, by account id (the others are read here)."""
+        titles as already read, by account id (the others are read here);
+        ``rated_today``: the pair's rated games of the last day, as already counted."""
         games = self.creator.store
 
         def take(pairing: Pairing) -> bool:
@@ -298,7 +300,9 @@ class LobbyService:
                 return self.ratings.perf(player.id, category)
 
             black, white = perf(pairing.black), perf(pairing.white)
-            committed = self.creator.paired(pairing, black, white, titles=titles)
+            committed = self.creator.paired(
+                pairing, black, white, titles=titles, rated_today=rated_today
+            )
             seek_id = pairing.seek.id
             started_msg = json.dumps({"type": "game", "id": committed.loaded.game.id})
             players = {pairing.black.id, pairing.white.id}
@@ -329,15 +333,17 @@ class LobbyService:
         sockets told; the players' ratings are read in the seek's category.  Blocks:
         one call on the database executor does it all, in as few statements as it
         can: one read of the seek with what its taking needs (the players' other
-        seeks, whether they are bots), one of both ratings."""
-        taking = self.store.for_taking(seek_id, taker.id)
+        seeks, whether they are bots, their rated games of the last day), one of
+        both ratings."""
+        since = self.creator.store.clock.now_ms() - DAY_MS
+        taking = self.store.for_taking(seek_id, taker.id, since)
         started: list[Committed] = []
         if taking is None:
             raise seek_gone(seek_id)
         seek = taking.seek
         perfs = self.ratings.perfs([seek.author.id, taker.id], seek.spec.category)
         titles = {p: pdn_title(p in taking.bots) for p in (seek.author.id, taker.id)}
-        take = self._taker(started, perfs, titles)
+        take = self._taker(started, perfs, titles, taking.rated_since)
         pairing = self.lobby.accept(
             seek_id, taker, perfs[taker.id], take=take, seek=seek, others=taking.others
         )

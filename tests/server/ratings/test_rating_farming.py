@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
@@ -86,7 +87,21 @@ def test_a_game_that_lasts_the_minimum_is_rated(make_client: AppFactory) -> None
 
 
 def test_rated_games_between_two_players_are_limited_per_day(make_client: AppFactory) -> None:
-    ann, bob = pair(make_client, rated_games_per_pair_per_day=3)
+    limited_per_day(*pair(make_client, rated_games_per_pair_per_day=3))
+
+
+@pytest.mark.postgres
+def test_rated_games_between_two_players_are_limited_per_day_on_postgres(
+    pg_app: AppFactory,
+) -> None:
+    """As on SQLite (the count is read with the seek there, in one statement)."""
+    settings = {"rated_games_per_pair_per_day": 3, "password_parameters": CHEAPEST}
+    with pg_app(**settings) as app:
+        ann = signed_in(TestClient(app.app), "Ann")
+        limited_per_day(ann, signed_in(TestClient(app.app), "Bob"))
+
+
+def limited_per_day(ann: TestClient, bob: TestClient) -> None:
     games = server_context(ann).games
 
     def rated() -> bool:
