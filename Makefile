@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed-stamp
 RUN_STAMP = $(VENV)/.installed-run-stamp
 NODE_STAMP = node_modules/.installed-stamp
 
-.PHONY: setup run test lint typecheck typecheck-js pytest native-sanitize system-deps catalogs clean
+.PHONY: setup run test lint typecheck typecheck-js pytest native-sanitize verify-tables system-deps catalogs clean
 
 $(STAMP): pyproject.toml setup.py $(wildcard native/*.c native/*.h)
 	bash scripts/build-deps.sh $(PYTHON)
@@ -69,6 +69,12 @@ pytest: system-deps setup
 
 native-sanitize: setup
 	bash scripts/native-sanitize.sh
+
+# Every position of up to 4 pieces against the full-state solver under every R18 limit
+# 1..25 and both R19 options (about a quarter of an hour of one core; `make test` checks
+# five of the limits).
+verify-tables: setup
+	POOLCHECKERS_EVERY_LIMIT=1 $(PY) -m pytest -q tests/egdb/test_every_rule_limit.py
 
 test: system-deps setup lint typecheck typecheck-js native-sanitize pytest
 

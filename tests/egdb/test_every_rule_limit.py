@@ -9,10 +9,14 @@ gives for running counts (every h from 0 to 2L + 1, in 3 kings v 1 king with
 every c from 0 to 13, on a share of the positions that moves with h and c).
 Below a limit of 13 moves R18 ends 3 kings v 1 king before R19 does.
 The layered solver itself is checked against solver.py's plain minimax.
+
+A test run checks the limits of SAMPLE_LIMITS under both options; ``make
+verify-tables`` (POOLCHECKERS_EVERY_LIMIT=1) checks all 25.
 """
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,9 +35,18 @@ from .solver import Solver
 
 pytestmark = pytest.mark.slow
 Ints = npt.NDArray[np.int64]
+#: the limits every test run checks: both ends, the 10 of the R18-before-R19 example, both
+#: sides of 13 moves (below it R18 ends 3 kings v 1 king before R19 does) and APCA's 25
+SAMPLE_LIMITS = (1, 10, 12, 13, 25)
+#: all 25 limits take a quarter of an hour of one core: ``make verify-tables`` sets this
+EVERY_LIMIT = os.environ.get("POOLCHECKERS_EVERY_LIMIT") == "1"
 #: every (three_kings_limit_result, king_only_move_limit) checked, in the order run: the
 #: solver goes on from the limit before (layered.py)
-OPTIONS = [(result, limit) for result in ("draw", "loss") for limit in range(1, 26)]
+OPTIONS = [
+    (result, limit)
+    for result in ("draw", "loss")
+    for limit in (range(1, 26) if EVERY_LIMIT else SAMPLE_LIMITS)
+]
 #: share of the positions whose running counts are checked (1 in STRIDE for each h, c)
 STRIDE = 16
 ALL_POSITIONS = 7_413_212
