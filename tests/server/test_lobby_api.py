@@ -13,6 +13,7 @@ import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
+from poolcheckers import RuleSet
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.database.engine import make_engine, run_migrations
 from poolcheckers.server.games.timecontrol import Clock
@@ -384,9 +385,15 @@ def accept_counted(
     """The statements and pool checkouts of one accept of a new seek of ``author`` by
     ``taker``, on the taker's server (both players new to it, as in a burst); the
     transactions it commits are added to ``commits``."""
+    return accept_counted_of(post(author)["id"], taker, commits)
+
+
+def accept_counted_of(
+    seek_id: str, taker: TestClient, commits: list[str] | None = None
+) -> tuple[list[str], int]:
+    """:func:`accept_counted` of the seek ``seek_id``."""
     from sqlalchemy import event
 
-    seek = post(author)
     db = server_context(taker).db
     statements: list[str] = []
     checkouts: list[object] = []
@@ -405,7 +412,7 @@ def accept_counted(
     event.listen(db, "commit", committed)
     event.listen(db.pool, "checkout", checkout)
     try:
-        r = taker.post(f"/api/seeks/{seek['id']}/accept")
+        r = taker.post(f"/api/seeks/{seek_id}/accept")
     finally:
         event.remove(db, "before_cursor_execute", executed)
         event.remove(db, "commit", committed)
@@ -414,15 +421,40 @@ def accept_counted(
     return statements, len(checkouts)
 
 
-def test_taking_a_seek_costs_five_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
+def test_taking_a_seek_costs_four_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
     """Who the taker is (session and account), the seek with what taking it needs
-    (the players' other seeks, whether they are bots, their rated games today), both
-    ratings, then the seek's delete and the game's insert in one transaction
-    (PostgreSQL does the three in one statement: tests/server/test_postgres.py)."""
+    (the players' other seeks, whether they are bots, their rated games today, their
+    ratings), then the seek's delete and the game's insert in one transaction
+    (PostgreSQL does the two in one statement: tests/server/test_postgres.py)."""
     ann, bob = ann_bob
     commits: list[str] = []
     statements, checkouts = accept_counted(ann, bob, commits)
-    assert len(statements) == 5, statements
+    assert len(statements) == 4, statements
     assert statements[-2].startswith("DELETE") and statements[-1].startswith("INSERT")
     assert commits == ["COMMIT"]
     assert checkouts == 3  # the request's user, the accept's reads, its transaction
+
+
+def test_a_seek_stored_with_another_category_pairs_with_the_ratings_of_its_clock(
+    ann_bob: tuple[TestClient, TestClient],
+) -> None:
+    """A seek stored by another version, whose stored category is not what its clock
+    makes now: the ratings are read in the clock's category, in a statement apart."""
+    from sqlalchemy import update
+
+    from poolcheckers.server.database.tables import SEEKS
+
+    ann, bob = ann_bob
+    seek = post(ann)
+    ctx = server_context(ann)
+    with ctx.db.begin() as conn:
+        spec = {**seek, "category": "rapid"}
+        stored = {k: spec[k] for k in ("clock", "category", "rated", "color", "rating_range")}
+        conn.execute(
+            update(SEEKS)
+            .where(SEEKS.c.id == seek["id"])
+            .values(spec={**stored, "rules": RuleSet.apca().to_dict()})
+        )
+    statements, _checkouts = accept_counted_of(seek["id"], bob)
+    assert len(statements) == 5  # the ratings read apart
+    assert any("FROM ratings" in s and "seeks" not in s for s in statements)

@@ -9,11 +9,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
+    PERF_FIELDS,
+    RATINGS,
     SEEKS,
     USERS,
     to_ms,
@@ -38,10 +50,15 @@ _INSERT = insert(SEEKS)
 _TAKEN = SEEKS.alias("taken")
 _AUTHOR = USERS.alias("author")
 _TAKER = USERS.alias("taker")
+_AUTHOR_RATING = RATINGS.alias("author_rating")
+_TAKER_RATING = RATINGS.alias("taker_rating")
+#: the seek's rating category as stored with it (``SeekSpec.to_dict``)
+_CATEGORY = SEEKS.c.spec["category"].as_string()
 #: what taking a seek reads, in one statement: the seek, the other open seeks of its
 #: author and of the taker (a clock game's start removes them), whether each of the
-#: two accounts is a bot (the game's PDN marks a bot), and the rated games the two
-#: have started together since ``since`` (a pair has a daily limit of them)
+#: two accounts is a bot (the game's PDN marks a bot), the rated games the two have
+#: started together since ``since`` (a pair has a daily limit of them), and their
+#: ratings in the seek's category (columns ``a_*``, ``t_*``; none: a new player)
 _FOR_TAKING = (
     select(
         SEEKS,
@@ -50,19 +67,33 @@ _FOR_TAKING = (
         rated_between(SEEKS.c.author_id, bindparam("taker"), bindparam("since"))
         .scalar_subquery()
         .label("rated_since"),
+        *(_AUTHOR_RATING.c[name].label("a_" + name) for name in PERF_FIELDS),
+        *(_TAKER_RATING.c[name].label("t_" + name) for name in PERF_FIELDS),
     )
     .select_from(
-        SEEKS.outerjoin(_AUTHOR, _AUTHOR.c.id == SEEKS.c.author_user_id).outerjoin(
-            _TAKER, _TAKER.c.id == bindparam("taker")
+        SEEKS.outerjoin(_AUTHOR, _AUTHOR.c.id == SEEKS.c.author_user_id)
+        .outerjoin(_TAKER, _TAKER.c.id == bindparam("taker"))
+        .outerjoin(
+            _AUTHOR_RATING,
+            and_(
+                _AUTHOR_RATING.c.user_id == SEEKS.c.author_id,
+                _AUTHOR_RATING.c.category == _CATEGORY,
+            ),
+        )
+        .outerjoin(
+            _TAKER_RATING,
+            and_(
+                _TAKER_RATING.c.user_id == bindparam("taker"),
+                _TAKER_RATING.c.category == _CATEGORY,
+            ),
         )
     )
-    .where(
-        or_(
-            SEEKS.c.id == bindparam("id"),
-            SEEKS.c.author_id == bindparam("taker"),
-            SEEKS.c.author_id.in_(
-                select(_TAKEN.c.author_id).where(_TAKEN.c.id == bindparam("id")).scalar_subquery()
-            ),
+    .where(  # the seek is one of its author's (an index scan of author_id)
+        SEEKS.c.author_id.in_(
+            [
+                bindparam("taker"),
+                select(_TAKEN.c.author_id).where(_TAKEN.c.id == bindparam("id")).scalar_subquery(),
+            ]
         )
     )
     .order_by(SEEKS.c.created_ms, SEEKS.c.id)
@@ -93,6 +124,10 @@ class Taking:
     bots: frozenset[str]
     #: the rated games the two have started together since the moment asked about
     rated_since: int
+    #: the two players' ratings in the seek's category, by account id (None: the
+    #: player has none yet); None when not read with the seek (a seek without a
+    #: category, or one whose stored category is not what its clock now makes)
+    perfs: dict[str, Perf | None] | None
 
 
 class DbLobbyStore:
@@ -153,7 +188,14 @@ class DbLobbyStore:
         if row["taker_bot"]:
             bots.add(taker_id)
         others = [self._seek(r) for r in rows if r["id"] != seek_id]
-        return Taking(seek, others, frozenset(bots), int(row["rated_since"]))
+        category = seek.spec.category
+        perfs: dict[str, Perf | None] | None = None
+        if category is not None and row["spec"].get("category") == category.value:
+            perfs = {
+                p: None if row[prefix + "rating"] is None else perf_of_row(row, prefix)
+                for p, prefix in ((seek.author.id, "a_"), (taker_id, "t_"))
+            }
+        return Taking(seek, others, frozenset(bots), int(row["rated_since"]), perfs)
 
     def _list(self, where: Any = None) -> list[Seek]:
         query = select(SEEKS).order_by(SEEKS.c.created_ms, SEEKS.c.id)

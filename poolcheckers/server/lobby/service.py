@@ -333,15 +333,18 @@ class LobbyService:
         sockets told; the players' ratings are read in the seek's category.  Blocks:
         one call on the database executor does it all, in as few statements as it
         can: one read of the seek with what its taking needs (the players' other
-        seeks, whether they are bots, their rated games of the last day), one of
-        both ratings."""
+        seeks, whether they are bots, their rated games of the last day, their
+        ratings), then the claim."""
         since = self.creator.store.clock.now_ms() - DAY_MS
         taking = self.store.for_taking(seek_id, taker.id, since)
         started: list[Committed] = []
         if taking is None:
             raise seek_gone(seek_id)
         seek = taking.seek
-        perfs = self.ratings.perfs([seek.author.id, taker.id], seek.spec.category)
+        if taking.perfs is not None:
+            perfs = self.ratings.or_new(taking.perfs)
+        else:
+            perfs = self.ratings.perfs([seek.author.id, taker.id], seek.spec.category)
         titles = {p: pdn_title(p in taking.bots) for p in (seek.author.id, taker.id)}
         take = self._taker(started, perfs, titles, taking.rated_since)
         pairing = self.lobby.accept(

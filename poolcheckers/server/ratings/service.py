@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
 from sqlalchemy import Engine
 
@@ -53,6 +54,13 @@ class RatingService:
         if category is None:
             return dict.fromkeys(user_ids)
         return {**self.store.pair_perfs(user_ids, category)}
+
+    def or_new(self, perfs: Mapping[str, Perf | None]) -> dict[str, Perf | None]:
+        """Ratings as read from a row of ``ratings`` by account id, the starting
+        rating where there was none (a player with no rated game in the category)."""
+        return {
+            p: self.store.system.new_perf() if perf is None else perf for p, perf in perfs.items()
+        }
 
     def rate(self, game: GameRec) -> RatingUpdate | None:
         """Apply a finished rated game's result to both ratings, exactly once (the
