@@ -171,6 +171,39 @@ int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, 
 int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64_t *done,
              volatile int *cancel);
 
+/* ---------- slices: one material built in parts (docs/EGDB.md, "7 pieces on a cluster") ----------
+ *
+ * The men configurations of one progress value read only the other materials' tables and the
+ * configurations of progress + 1 (man moves), so a material with men can be solved one
+ * progress value at a time, and the configurations of one progress value in any contiguous
+ * parts, each on another machine.  A part is a "slice": material, progress, and the
+ * configurations first .. first + count - 1 of that progress (in increasing configuration
+ * number).  Its codes go to `egdb_<material>.p<progress>.<first>.slice` in the directory; the
+ * merge assembles the slice files into the table file, the same bytes eg_build writes. */
+
+/* Progress values of a material's men configurations in solve order (falling): progress[i],
+ * with count[i] configurations of 2 * kp states each.  Returns how many (at most max). */
+int eg_slice_groups(EgMaterial canonical, int *progress, uint64_t *count, int max);
+/* Solve one slice of a canonical material with men from the files in dir: the other materials'
+ * tables and the slice files of progress + 1.  Returns 0, or a negative code with a message
+ * naming what is missing in errbuf. */
+int eg_solve_slice(const char *dir, const RuleOptions *rules, EgMaterial canonical, int progress,
+                   uint64_t first, uint64_t count, int threads, volatile uint64_t *done, char *errbuf,
+                   size_t errlen);
+/* Write the material's table file from its slice files (every configuration covered). */
+int eg_merge_slices(const char *dir, const RuleOptions *rules, EgMaterial canonical, int threads,
+                    char *errbuf, size_t errlen);
+/* Slice files (egdb_io.c): the codes of configurations men[0 .. count - 1] of table t (their
+ * numbers), which are first .. of the n of progress `progress`. */
+int eg_write_slice(const char *dir, const RuleOptions *rules, const EgTable *t, int progress,
+                   uint64_t first, uint64_t n, const uint64_t *men, uint64_t count, char *errbuf,
+                   size_t errlen);
+/* Read every slice file of progress `progress` in dir into t->code; men: the numbers of the n
+ * configurations of that progress in order.  -2 with the uncovered configurations in errbuf
+ * when the files do not cover them all. */
+int eg_read_slices(const char *dir, const RuleOptions *rules, EgTable *t, int progress,
+                   const uint64_t *men, uint64_t n, char *errbuf, size_t errlen);
+
 /* ---------- files ---------- */
 
 int eg_write_file(const char *dir, const RuleOptions *rules, const EgTable *t, int threads, char *errbuf,

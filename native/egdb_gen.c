@@ -110,6 +110,7 @@ typedef struct {
     atomic_int next;
     atomic_llong found;
     atomic_int error;
+    atomic_int missing; /* material id + 1 of a successor table found missing */
     volatile uint64_t *done;
     volatile int *cancel;
 } Ctx;
@@ -173,6 +174,9 @@ static void init_state(Ctx *c, const Slice *sl, uint32_t j, const Position *at, 
         int cc = eg_set_code(c->set, pc_to_bits32(ch.bb[PC_BLACK]), pc_to_bits32(ch.bb[PC_WHITE]),
                              pc_to_bits32(ch.kings), ch.stm);
         if (cc < 0) {
+            EgMaterial cm = eg_material_of(pc_to_bits32(ch.bb[PC_BLACK]), pc_to_bits32(ch.bb[PC_WHITE]),
+                                           pc_to_bits32(ch.kings));
+            atomic_store(&c->missing, eg_material_id(eg_is_canonical(cm) ? cm : eg_mirror(cm)) + 1);
             atomic_store(&c->error, -2);
             return;
         }
@@ -366,7 +370,8 @@ static int three_v_one_strong(EgMaterial m) {
 #define CHUNK 2048
 
 static int solve_slices(EgSet *s, EgTable *t, uint8_t *code, const MenCfg *cfg, int ncfg, int threads,
-                        int cap, int draw_wins_for, volatile uint64_t *done, volatile int *cancel) {
+                        int cap, int draw_wins_for, volatile uint64_t *done, volatile int *cancel,
+                        int *missing) {
     uint64_t kp = t->ix.kp;
     Ctx c;
     memset(&c, 0, sizeof c);
@@ -404,11 +409,37 @@ static int solve_slices(EgSet *s, EgTable *t, uint8_t *code, const MenCfg *cfg, 
     }
     c.nchunks = nch;
     int r = solve_group(&c, threads, cap);
+    if (missing) *missing = atomic_load(&c.missing);
     if (done) __atomic_add_fetch(done, (uint64_t)ncfg * 2 * kp, __ATOMIC_RELAXED);
     free(c.slices);
     free(c.chunks);
     free(c.cnt);
     return r;
+}
+
+/* The valid men configurations of a material in solve order: falling progress, then number.
+ * Returns how many, or -1. */
+static int men_order(const EgIndex *ix, MenCfg **out) {
+    uint64_t nmen = ix->n_bmen * ix->n_wmen;
+    MenCfg *cfg = malloc((size_t)nmen * sizeof *cfg);
+    if (!cfg) return -1;
+    int ncfg = 0;
+    for (uint64_t i = 0; i < nmen; i++) {
+        if (!eg_men_valid(ix, i)) continue;
+        cfg[ncfg].men = i;
+        cfg[ncfg].progress = eg_men_progress(ix, i);
+        ncfg++;
+    }
+    qsort(cfg, (size_t)ncfg, sizeof *cfg, cmp_cfg);
+    *out = cfg;
+    return ncfg;
+}
+
+/* The largest fresh budget of a material: the levels stop there. */
+static int level_cap(EgMaterial m, const RuleOptions *rules) {
+    int cap = eg_fresh_budget(m, PC_BLACK, rules);
+    int capw = eg_fresh_budget(m, PC_WHITE, rules);
+    return capw > cap ? capw : cap;
 }
 
 /* Fresh values of 3 kings v 1 king from the distances (A in t->code, the B game in t->btab). */
@@ -451,24 +482,13 @@ int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64
     if (!t) return -1;
     eg_index_init(&t->ix, m);
     t->code = calloc((size_t)t->ix.size, 1);
-    uint64_t nmen = t->ix.n_bmen * t->ix.n_wmen;
-    MenCfg *cfg = malloc((size_t)nmen * sizeof *cfg);
-    if (!t->code || !cfg) {
-        free(cfg);
+    MenCfg *cfg = NULL;
+    int ncfg = t->code ? men_order(&t->ix, &cfg) : -1;
+    if (ncfg < 0) {
         eg_table_free(t);
         return -1;
     }
-    int ncfg = 0;
-    for (uint64_t i = 0; i < nmen; i++) {
-        if (!eg_men_valid(&t->ix, i)) continue;
-        cfg[ncfg].men = i;
-        cfg[ncfg].progress = eg_men_progress(&t->ix, i);
-        ncfg++;
-    }
-    qsort(cfg, (size_t)ncfg, sizeof *cfg, cmp_cfg);
-    int cap = eg_fresh_budget(m, PC_BLACK, rules);
-    int capw = eg_fresh_budget(m, PC_WHITE, rules);
-    if (capw > cap) cap = capw;
+    int cap = level_cap(m, rules);
     if (eg_set_get(s, m)) {
         free(cfg);
         eg_table_free(t);
@@ -479,14 +499,14 @@ int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64
     for (int g = 0; g < ncfg && !r;) {
         int e = g;
         while (e < ncfg && cfg[e].progress == cfg[g].progress) e++;
-        r = solve_slices(s, t, t->code, cfg + g, e - g, threads, cap, -1, done, cancel);
+        r = solve_slices(s, t, t->code, cfg + g, e - g, threads, cap, -1, done, cancel, NULL);
         g = e;
     }
     int strong = three_v_one_strong(m);
     if (!r && strong >= 0 && rules->three_kings_loss) {
         t->btab = calloc((size_t)t->ix.size, 1);
         if (!t->btab) r = -1;
-        else r = solve_slices(s, t, t->btab, cfg, ncfg, threads, 26, strong, NULL, cancel);
+        else r = solve_slices(s, t, t->btab, cfg, ncfg, threads, 26, strong, NULL, cancel, NULL);
     }
     if (!r && strong >= 0) finish_three_v_one(t, strong, rules);
     free(cfg);
@@ -510,6 +530,8 @@ const char *eg_error_text(int code) {
         case -6: return "material solved twice";
         case -7: return "cannot write the table file";
         case -8: return "bad material (both sides need a piece; at most 8 pieces)";
+        case -9: return "a material without men is one configuration: build it whole, not in slices";
+        case -10: return "no such slice (progress value or configurations out of range)";
         default: return "unknown error";
     }
 }
@@ -540,7 +562,7 @@ typedef struct {
 } Build;
 
 /* Load every canonical table a material can reach by zeroing moves that is not in the set. */
-static void load_successors(Build *b, EgMaterial m) {
+static void load_successors(const char *dir, EgSet *set, EgMaterial m) {
     for (int bm = 0; bm <= m.bm; bm++)
         for (int bk = 0; bm + bk <= m.bm + m.bk; bk++)
             for (int wm = 0; wm <= m.wm; wm++)
@@ -548,10 +570,10 @@ static void load_successors(Build *b, EgMaterial m) {
                     EgMaterial s = {(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
                     if (bm + bk == 0 || wm + wk == 0) continue;
                     if (!eg_is_canonical(s)) s = eg_mirror(s);
-                    if (eg_material_id(s) == eg_material_id(m) || eg_set_get(b->set, s)) continue;
+                    if (eg_material_id(s) == eg_material_id(m) || eg_set_get(set, s)) continue;
                     char err[256];
-                    EgTable *t = eg_read_file(b->dir, s, eg_set_rules(b->set), err, sizeof err);
-                    if (t) eg_set_put(b->set, t);
+                    EgTable *t = eg_read_file(dir, s, eg_set_rules(set), err, sizeof err);
+                    if (t) eg_set_put(set, t);
                 }
 }
 
@@ -560,7 +582,7 @@ static void *build_main(void *arg) {
     b->result = 0;
     for (int i = 0; i < b->n && !b->result; i++) {
         b->current = i;
-        load_successors(b, b->mats[i]);
+        load_successors(b->dir, b->set, b->mats[i]);
         EgTable *t = NULL;
         int r = eg_solve(b->set, b->mats[i], b->threads, &t, &b->done, &b->cancel);
         if (r) {
@@ -638,4 +660,160 @@ int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, 
     eg_set_free(b.set);
     free(b.mats);
     return b.result;
+}
+
+/* ---------- slices (egdb.h): one progress value, or part of one, on its own ---------- */
+
+static int slice_checks(const RuleOptions *rules, EgMaterial m, char *errbuf, size_t errlen) {
+    eg_init();
+    if (errlen) errbuf[0] = 0;
+    int r = 0;
+    if (rules->king_move_limit < 1 || rules->king_move_limit > PC_EGDB_MAX_LIMIT) r = -5;
+    else if (eg_material_pieces(m) > PC_EGDB_MAX_PIECES || m.bm + m.bk == 0 || m.wm + m.wk == 0 ||
+             !eg_is_canonical(m))
+        r = -8;
+    else if (m.bm + m.wm == 0) r = -9;
+    if (r) {
+        char name[8];
+        eg_material_name(m, name);
+        snprintf(errbuf, errlen, "material %s: %s", name, eg_error_text(r));
+    }
+    return r;
+}
+
+/* The whole table of m in memory, zero, and its configurations in solve order.  The codes are
+ * calloc'ed whole so that configuration men sits at men * 2 kp as in eg_solve, which the man
+ * moves' indices assume; the pages of the configurations a slice never touches are never
+ * committed, so a slice task holds only its own and the next progress value's states. */
+static EgTable *slice_table(EgMaterial m, MenCfg **cfg, int *ncfg) {
+    EgTable *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    eg_index_init(&t->ix, m);
+    t->code = calloc((size_t)t->ix.size, 1);
+    *ncfg = t->code ? men_order(&t->ix, cfg) : -1;
+    if (*ncfg < 0) {
+        eg_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* Configurations [*g, *e) of progress p in cfg (empty when there are none). */
+static void progress_group(const MenCfg *cfg, int ncfg, int p, int *g, int *e) {
+    *g = 0;
+    while (*g < ncfg && cfg[*g].progress > p) (*g)++;
+    *e = *g;
+    while (*e < ncfg && cfg[*e].progress == p) (*e)++;
+}
+
+static int read_group(const char *dir, const RuleOptions *rules, EgTable *t, const MenCfg *cfg, int g,
+                      int e, char *errbuf, size_t errlen) {
+    if (e <= g) return 0;
+    uint64_t *men = malloc(sizeof *men * (size_t)(e - g));
+    if (!men) return -1;
+    for (int i = g; i < e; i++) men[i - g] = cfg[i].men;
+    int r = eg_read_slices(dir, rules, t, cfg[g].progress, men, (uint64_t)(e - g), errbuf, errlen);
+    free(men);
+    return r;
+}
+
+int eg_slice_groups(EgMaterial m, int *progress, uint64_t *count, int max) {
+    eg_init();
+    EgIndex ix;
+    eg_index_init(&ix, m);
+    MenCfg *cfg;
+    int ncfg = men_order(&ix, &cfg);
+    if (ncfg < 0) return -1;
+    int n = 0;
+    for (int g = 0; g < ncfg && n < max;) {
+        int e = g;
+        while (e < ncfg && cfg[e].progress == cfg[g].progress) e++;
+        progress[n] = cfg[g].progress;
+        count[n++] = (uint64_t)(e - g);
+        g = e;
+    }
+    free(cfg);
+    return n;
+}
+
+int eg_solve_slice(const char *dir, const RuleOptions *rules, EgMaterial m, int progress,
+                   uint64_t first, uint64_t count, int threads, volatile uint64_t *done, char *errbuf,
+                   size_t errlen) {
+    int r = slice_checks(rules, m, errbuf, errlen);
+    if (r) return r;
+    char name[8];
+    eg_material_name(m, name);
+    MenCfg *cfg = NULL;
+    int ncfg;
+    EgTable *t = slice_table(m, &cfg, &ncfg);
+    EgSet *s = t ? eg_set_new(rules) : NULL;
+    if (!s) {
+        eg_table_free(t);
+        free(cfg);
+        snprintf(errbuf, errlen, "material %s: %s", name, eg_error_text(-1));
+        return -1;
+    }
+    int g, e, ng, ne;
+    progress_group(cfg, ncfg, progress, &g, &e);
+    progress_group(cfg, ncfg, progress + 1, &ng, &ne);
+    uint64_t n = (uint64_t)(e - g);
+    if (count == 0 || first >= n || count > n - first) {
+        snprintf(errbuf, errlen, "material %s, progress %d, configurations %llu + %llu of %llu: %s", name,
+                 progress, (unsigned long long)first, (unsigned long long)count, (unsigned long long)n,
+                 eg_error_text(-10));
+        r = -10;
+    }
+    if (!r) {
+        load_successors(dir, s, m);
+        eg_set_put(s, t); /* man moves read the configurations of progress + 1 from t */
+        r = read_group(dir, rules, t, cfg, ng, ne, errbuf, errlen);
+    } else {
+        eg_table_free(t);
+    }
+    if (!r) {
+        int missing = 0;
+        int threads1 = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+        r = solve_slices(s, t, t->code, cfg + g + first, (int)count, threads1, level_cap(m, rules), -1, done,
+                         NULL, &missing);
+        if (r == -2 && missing) {
+            char mn[8];
+            int id = missing - 1; /* eg_material_id: bm + 9 (bk + 9 (wm + 9 wk)) */
+            EgMaterial mm = {(uint8_t)(id % 9), (uint8_t)(id / 9 % 9), (uint8_t)(id / 81 % 9), (uint8_t)(id / 729)};
+            eg_material_name(mm, mn);
+            snprintf(errbuf, errlen, "material %s: the table of material %s (egdb_%s.pcdb) is missing in %s",
+                     name, mn, mn, dir);
+        } else if (r) {
+            snprintf(errbuf, errlen, "material %s: %s", name, eg_error_text(r));
+        }
+    }
+    if (!r) {
+        uint64_t *men = malloc(sizeof *men * (size_t)count);
+        if (!men) r = -1;
+        for (uint64_t i = 0; men && i < count; i++) men[i] = cfg[(uint64_t)g + first + i].men;
+        if (men) r = eg_write_slice(dir, rules, t, progress, first, n, men, count, errbuf, errlen);
+        free(men);
+    }
+    free(cfg);
+    eg_set_free(s);
+    return r;
+}
+
+int eg_merge_slices(const char *dir, const RuleOptions *rules, EgMaterial m, int threads, char *errbuf,
+                    size_t errlen) {
+    int r = slice_checks(rules, m, errbuf, errlen);
+    if (r) return r;
+    MenCfg *cfg = NULL;
+    int ncfg;
+    EgTable *t = slice_table(m, &cfg, &ncfg);
+    if (!t) return -1;
+    for (int g = 0; g < ncfg && !r;) {
+        int e = g;
+        while (e < ncfg && cfg[e].progress == cfg[g].progress) e++;
+        r = read_group(dir, rules, t, cfg, g, e, errbuf, errlen);
+        g = e;
+    }
+    if (!r) r = eg_write_file(dir, rules, t, threads < 1 ? 1 : threads > 16 ? 16 : threads, errbuf, errlen);
+    free(cfg);
+    eg_table_free(t);
+    return r;
 }

@@ -20,6 +20,8 @@
  * it changes no value (along the winner's fastest line the distance falls at
  * every ply, so no position repeats before the zeroing ply).
  */
+#define _POSIX_C_SOURCE 200809L /* opendir: the slice files of a progress value */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -306,6 +308,132 @@ EgTable *eg_read_file(const char *dir, EgMaterial m, const RuleOptions *rules, c
         return NULL;
     }
     return t;
+}
+
+/* ---------- slice files ----------
+ *
+ * `egdb_<material>.p<progress>.<first>.slice`, little-endian, the codes of some men
+ * configurations of one progress value as the generator left them (uncompressed: a slice file
+ * lives only until its material is merged):
+ *
+ *   0  magic "PCEGSLC\n"            8 bytes
+ *   8  format version               u32 (1)
+ *  12  material bm bk wm wk         4 x u8
+ *  16  rules                        as bytes 16..23 of a table file
+ *  24  progress                     u32, then u32 0
+ *  32  first, count, n              u64 each: configurations first .. first + count - 1 of
+ *                                   the n of this progress
+ *  56  kp                           u64 (a configuration holds 2 kp codes)
+ *  64  codes                        count x 2 kp bytes
+ */
+static const char SLICE_MAGIC[8] = {'P', 'C', 'E', 'G', 'S', 'L', 'C', '\n'};
+
+static void slice_header(uint8_t *h, const RuleOptions *rules, const EgIndex *ix, int progress,
+                         uint64_t first, uint64_t count, uint64_t n) {
+    memset(h, 0, HEADER);
+    memcpy(h, SLICE_MAGIC, 8);
+    put32(h + 8, 1);
+    h[12] = ix->mat.bm;
+    h[13] = ix->mat.bk;
+    h[14] = ix->mat.wm;
+    h[15] = ix->mat.wk;
+    h[16] = rules->crown_stop ? 1 : 0;
+    h[17] = rules->three_kings_loss ? 1 : 0;
+    h[18] = rules->repetition_draw ? 1 : 0;
+    h[20] = (uint8_t)(rules->king_move_limit & 0xFF);
+    h[21] = (uint8_t)(rules->king_move_limit >> 8);
+    put32(h + 24, (uint32_t)progress);
+    put64(h + 32, first);
+    put64(h + 40, count);
+    put64(h + 48, n);
+    put64(h + 56, ix->kp);
+}
+
+int eg_write_slice(const char *dir, const RuleOptions *rules, const EgTable *t, int progress,
+                   uint64_t first, uint64_t n, const uint64_t *men, uint64_t count, char *errbuf,
+                   size_t errlen) {
+    char name[8], path[1024], tmp[1100];
+    eg_material_name(t->ix.mat, name);
+    snprintf(path, sizeof path, "%s/egdb_%s.p%d.%llu.slice", dir, name, progress, (unsigned long long)first);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint8_t h[HEADER];
+    slice_header(h, rules, &t->ix, progress, first, count, n);
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(h, 1, HEADER, f) == HEADER;
+    size_t len = (size_t)(2 * t->ix.kp);
+    for (uint64_t i = 0; i < count && ok; i++) ok = fwrite(t->code + men[i] * len, 1, len, f) == len;
+    if (f) ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(errbuf, errlen, "cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+        return -7;
+    }
+    return 0;
+}
+
+int eg_read_slices(const char *dir, const RuleOptions *rules, EgTable *t, int progress,
+                   const uint64_t *men, uint64_t n, char *errbuf, size_t errlen) {
+    char name[8], prefix[64];
+    eg_material_name(t->ix.mat, name);
+    int plen = snprintf(prefix, sizeof prefix, "egdb_%s.p%d.", name, progress);
+    uint8_t *covered = calloc((size_t)(n ? n : 1), 1);
+    if (!covered) return -1;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(errbuf, errlen, "cannot read the directory %s: %s", dir, strerror(errno));
+        free(covered);
+        return -2;
+    }
+    uint8_t want[HEADER];
+    slice_header(want, rules, &t->ix, progress, 0, 0, n);
+    size_t len = (size_t)(2 * t->ix.kp);
+    int r = 0;
+    for (struct dirent *e; !r && (e = readdir(d)) != NULL;) {
+        size_t el = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || el < 6 || strcmp(e->d_name + el - 6, ".slice") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        uint8_t h[HEADER];
+        if (!f || fread(h, 1, HEADER, f) != HEADER) {
+            snprintf(errbuf, errlen, "cannot read %s: %s", path, f ? "truncated" : strerror(errno));
+            r = -2;
+        } else if (memcmp(h, want, 24) != 0 || memcmp(h + 24, want + 24, 8) != 0 ||
+                   memcmp(h + 48, want + 48, 16) != 0) {
+            /* the rules are compared whole: slices are merged byte for byte */
+            snprintf(errbuf, errlen, "%s belongs to another build (material, rules or layout differ)", path);
+            r = -2;
+        } else {
+            uint64_t first = get64(h + 32), count = get64(h + 40);
+            if (first > n || count > n - first) {
+                snprintf(errbuf, errlen, "%s: configurations %llu.. out of range", path, (unsigned long long)first);
+                r = -2;
+            }
+            for (uint64_t i = 0; i < count && !r; i++) {
+                if (fread(t->code + men[first + i] * len, 1, len, f) != len) {
+                    snprintf(errbuf, errlen, "%s: truncated", path);
+                    r = -2;
+                }
+                covered[first + i] = 1;
+            }
+        }
+        if (f) fclose(f);
+    }
+    closedir(d);
+    for (uint64_t i = 0; i < n && !r; i++) {
+        if (covered[i]) continue;
+        uint64_t j = i;
+        while (j + 1 < n && !covered[j + 1]) j++;
+        snprintf(errbuf, errlen,
+                 "material %s: slice missing: configurations %llu..%llu of the %llu of progress %d are in "
+                 "no slice file (%s/%s*.slice): solve that slice first",
+                 name, (unsigned long long)i, (unsigned long long)j, (unsigned long long)n, progress, dir,
+                 prefix);
+        r = -2;
+    }
+    free(covered);
+    return r;
 }
 
 /* ---------- probing ---------- */

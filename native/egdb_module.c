@@ -2,6 +2,9 @@
  *
  *   egdb_build(dir, rules, materials, threads, progress)   build files (GIL released)
  *   egdb_verify(dir, rules, materials, threads, progress)  -> [(material, bad, text)]
+ *   egdb_slice_groups(material) -> (kp, [(progress, configurations)])  solve order
+ *   egdb_solve_slice(dir, rules, material, progress, first, count, threads)  one slice file
+ *   egdb_merge_slices(dir, rules, material, threads)       the table file from its slices
  *   EgdbProbe(dir)                                          open the files of a directory
  *       .probe(black, white, kings, turn, halfmove, three_kings) -> (fresh, dtz, value, b) | None
  *       .probe_many(black, white, kings, turn, halfmove, three_kings) -> bytes
@@ -120,6 +123,93 @@ static PyObject *py_egdb_build(PyObject *self, PyObject *args) {
     }
     if (rc) {
         PyErr_Format(PyExc_RuntimeError, "endgame table build failed: %s", err[0] ? err : eg_error_text(rc));
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static int parse_material(PyObject *o, EgMaterial *m) {
+    int v[4];
+    if (!PyArg_ParseTuple(o, "iiii", &v[0], &v[1], &v[2], &v[3])) return -1;
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0 || v[0] + v[1] + v[2] + v[3] > PC_EGDB_MAX_PIECES ||
+        v[0] + v[1] == 0 || v[2] + v[3] == 0) {
+        PyErr_Format(PyExc_ValueError, "bad material (%d, %d, %d, %d): each side needs a piece, at most %d",
+                     v[0], v[1], v[2], v[3], PC_EGDB_MAX_PIECES);
+        return -1;
+    }
+    *m = (EgMaterial){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2], (uint8_t)v[3]};
+    if (!eg_is_canonical(*m)) {
+        PyErr_SetString(PyExc_ValueError, "slices are built for the stored (canonical) orientation");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_egdb_slice_groups(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *mat_o;
+    EgMaterial m;
+    if (!PyArg_ParseTuple(args, "O", &mat_o) || parse_material(mat_o, &m)) return NULL;
+    int prog[64];
+    uint64_t cnt[64];
+    int n;
+    Py_BEGIN_ALLOW_THREADS
+    n = eg_slice_groups(m, prog, cnt, 64);
+    Py_END_ALLOW_THREADS
+    if (n < 0) return PyErr_NoMemory();
+    PyObject *groups = PyList_New(n);
+    for (int i = 0; groups && i < n; i++) {
+        PyObject *g = Py_BuildValue("(iK)", prog[i], (unsigned long long)cnt[i]);
+        if (!g) Py_CLEAR(groups);
+        else PyList_SET_ITEM(groups, i, g);
+    }
+    if (!groups) return NULL;
+    EgIndex ix;
+    eg_index_init(&ix, m);
+    return Py_BuildValue("(KN)", (unsigned long long)ix.kp, groups);
+}
+
+static PyObject *py_egdb_solve_slice(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *dir;
+    PyObject *rules_o, *mat_o;
+    int progress, threads = 1;
+    unsigned long long first, count;
+    if (!PyArg_ParseTuple(args, "sOOiKK|i", &dir, &rules_o, &mat_o, &progress, &first, &count, &threads))
+        return NULL;
+    RuleOptions r;
+    EgMaterial m;
+    if (parse_eg_rules(rules_o, &r) || parse_material(mat_o, &m)) return NULL;
+    char err[1024];
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = eg_solve_slice(dir, &r, m, progress, first, count, threads, NULL, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        PyErr_Format(rc == -2 ? PyExc_FileNotFoundError : PyExc_RuntimeError, "endgame table slice failed: %s",
+                     err[0] ? err : eg_error_text(rc));
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_egdb_merge_slices(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *dir;
+    PyObject *rules_o, *mat_o;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "sOO|i", &dir, &rules_o, &mat_o, &threads)) return NULL;
+    RuleOptions r;
+    EgMaterial m;
+    if (parse_eg_rules(rules_o, &r) || parse_material(mat_o, &m)) return NULL;
+    char err[1024];
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = eg_merge_slices(dir, &r, m, threads, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        PyErr_Format(rc == -2 ? PyExc_FileNotFoundError : PyExc_RuntimeError, "endgame table merge failed: %s",
+                     err[0] ? err : eg_error_text(rc));
         return NULL;
     }
     Py_RETURN_NONE;
@@ -525,6 +615,12 @@ static PyTypeObject ProbeType = {
 static PyMethodDef egdb_methods[] = {
     {"egdb_build", (PyCFunction)py_egdb_build, METH_VARARGS,
      "egdb_build(dir, rules, materials, threads=2, progress=None)"},
+    {"egdb_slice_groups", (PyCFunction)py_egdb_slice_groups, METH_VARARGS,
+     "egdb_slice_groups(material) -> (kp, [(progress, configurations)]) in solve order"},
+    {"egdb_solve_slice", (PyCFunction)py_egdb_solve_slice, METH_VARARGS,
+     "egdb_solve_slice(dir, rules, material, progress, first, count, threads=1)"},
+    {"egdb_merge_slices", (PyCFunction)py_egdb_merge_slices, METH_VARARGS,
+     "egdb_merge_slices(dir, rules, material, threads=1)"},
     {"egdb_verify", (PyCFunction)py_egdb_verify, METH_VARARGS,
      "egdb_verify(dir, rules, materials, threads=2, progress=None) -> [(material, bad, text)]"},
     {"egdb_stats", (PyCFunction)py_egdb_stats, METH_VARARGS,

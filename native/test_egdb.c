@@ -1,8 +1,10 @@
 /* test_egdb.c -- C tests of the endgame tables, run under ASan/UBSan by
  * scripts/native-sanitize.sh: index round trips, a build of up to 3 pieces
  * (plus 3 kings v 1 king) written, read back, verified and probed, and a
- * changed value that verify must find. */
+ * changed value that verify must find; a material built in slices, merged byte for byte into
+ * the file eg_build writes, and the errors of a slice whose inputs are missing. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,10 +131,103 @@ static void test_build_verify_probe(void) {
     rmdir(dir);
 }
 
+static long read_all(const char *path, uint8_t **out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)n + 1);
+    if (!*out || fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
+    fclose(f);
+    return n;
+}
+
+static void remove_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        remove(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+/* 1M1K v 1M (its successors have 3 pieces): slices of at most 20 configurations, highest
+ * progress first, merged; the same bytes as the whole build. */
+static void test_slices(void) {
+    char dir[] = "/tmp/pc_egdb_slices_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    RuleOptions r = pc_default_rules();
+    r.king_move_limit = 10;
+    EgMaterial mats[32];
+    int n = 0;
+    for (int p = 2; p <= 3; p++)
+        for (int bm = 0; bm <= p; bm++)
+            for (int bk = 0; bm + bk <= p; bk++)
+                for (int wm = 0; bm + bk + wm <= p; wm++) {
+                    int wk = p - bm - bk - wm;
+                    if (bm + bk && wm + wk) mats[n++] = (EgMaterial){(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
+                }
+    char err[1024];
+    CHECK(eg_build(dir, &r, mats, n, 2, NULL, NULL, err, sizeof err) == 0, "build: %s", err);
+    EgMaterial m = {1, 1, 1, 0};
+    CHECK(eg_build(dir, &r, &m, 1, 2, NULL, NULL, err, sizeof err) == 0, "build 1110: %s", err);
+    char path[1024], whole_path[1100];
+    eg_file_name(dir, m, path, sizeof path);
+    snprintf(whole_path, sizeof whole_path, "%s.whole", path);
+    CHECK(rename(path, whole_path) == 0, "rename");
+
+    int prog[64];
+    uint64_t cnt[64];
+    int ng = eg_slice_groups(m, prog, cnt, 64);
+    CHECK(ng == 13 && prog[0] == 12 && prog[ng - 1] == 0, "groups of 1110: %d", ng);
+    /* the lowest progress before the others: its inputs are missing */
+    int rc = eg_solve_slice(dir, &r, m, prog[ng - 1], 0, cnt[ng - 1], 1, NULL, err, sizeof err);
+    CHECK(rc == -2 && strstr(err, "slice missing") && strstr(err, "progress 1"), "missing slice: %d %s", rc, err);
+    /* without a successor's table */
+    char succ[1024], aside[1100];
+    eg_file_name(dir, (EgMaterial){0, 2, 1, 0}, succ, sizeof succ);
+    snprintf(aside, sizeof aside, "%s.aside", succ);
+    CHECK(rename(succ, aside) == 0, "rename");
+    rc = eg_solve_slice(dir, &r, m, prog[0], 0, cnt[0], 1, NULL, err, sizeof err);
+    CHECK(rc == -2 && strstr(err, "egdb_0210.pcdb"), "missing material: %d %s", rc, err);
+    CHECK(rename(aside, succ) == 0, "rename back");
+    /* no slices of a kings-only material, none out of range */
+    CHECK(eg_solve_slice(dir, &r, (EgMaterial){0, 2, 0, 1}, 0, 0, 1, 1, NULL, err, sizeof err) == -9, "kings only");
+    CHECK(eg_solve_slice(dir, &r, m, prog[0], cnt[0], 1, 1, NULL, err, sizeof err) == -10, "out of range");
+    int slices = 0;
+    uint64_t done = 0;
+    for (int g = 0; g < ng; g++)
+        for (uint64_t first = 0; first < cnt[g]; first += 20) {
+            uint64_t c = cnt[g] - first < 20 ? cnt[g] - first : 20;
+            rc = eg_solve_slice(dir, &r, m, prog[g], first, c, 2, &done, err, sizeof err);
+            CHECK(rc == 0, "slice p%d %llu: %s", prog[g], (unsigned long long)first, err);
+            slices++;
+        }
+    CHECK(slices > ng, "some progress value in several slices");
+    EgIndex ix;
+    eg_index_init(&ix, m);
+    uint64_t valid = 0;
+    for (int g = 0; g < ng; g++) valid += cnt[g] * 2 * ix.kp;
+    /* every state counted twice, as in eg_build: its zeroing moves, then its levels */
+    CHECK(done == 2 * valid, "states done %llu of %llu", (unsigned long long)done, (unsigned long long)valid);
+    CHECK(eg_merge_slices(dir, &r, m, 2, err, sizeof err) == 0, "merge: %s", err);
+    uint8_t *a = NULL, *b = NULL;
+    long na = read_all(whole_path, &a), nb = read_all(path, &b);
+    CHECK(na > 0 && na == nb && memcmp(a, b, (size_t)na) == 0, "merged file differs: %ld %ld bytes", na, nb);
+    free(a);
+    free(b);
+    remove_dir(dir);
+}
+
 int main(void) {
     eg_init();
     test_index_round_trip();
     test_build_verify_probe();
+    test_slices();
     if (failures) {
         fprintf(stderr, "test_egdb: %d failures\n", failures);
         return 1;
