@@ -104,6 +104,23 @@ def test_a_connection_used_a_moment_ago_is_lent_without_a_round_trip(
         db.dispose()
 
 
+def test_a_statement_is_prepared_at_its_second_run_on_a_connection(pg_url: str) -> None:
+    """PostgreSQL parses a statement run again on a pooled connection once (psycopg's
+    ``prepare_threshold``), not at each run: the first run is plain."""
+    from poolcheckers.server.database.engine import single_reads
+
+    db = single_reads(make_engine(pg_url))
+    listed = "SELECT statement FROM pg_prepared_statements"
+    try:
+        with db.connect() as conn:  # autocommit: a ROLLBACK would deallocate them all
+            conn.exec_driver_sql("SELECT 41 + 1")
+            assert "SELECT 41 + 1" not in conn.exec_driver_sql(listed).scalars().all()
+            assert conn.exec_driver_sql("SELECT 41 + 1").scalar_one() == 42
+            assert "SELECT 41 + 1" in conn.exec_driver_sql(listed).scalars().all()
+    finally:
+        db.engine.dispose()
+
+
 def test_the_reads_of_one_piece_of_work_share_one_connection_outside_transactions(
     pg_url: str,
 ) -> None:
