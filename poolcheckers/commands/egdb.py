@@ -1,6 +1,7 @@
 """``poolcheckers egdb``: build, probe, verify and count the endgame tables (docs/EGDB.md).
 
 poolcheckers egdb build --pieces 4 [--dir DIR] [--rules OPTION=VALUE ...]
+poolcheckers egdb build --pieces 7 --dir /shared --scheduler tcp://HOST:8786 --slice-states N
 poolcheckers egdb probe --fen "W:WK3,K7,K10:BK32" [--json]
 poolcheckers egdb probe --fen - < positions.txt      (one FEN a line, one answer a line)
 poolcheckers egdb verify [--pieces N]
@@ -76,12 +77,27 @@ def _build(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"--pieces must be 2..8, not {args.pieces}")
     if not 1 <= args.threads <= 16:
         raise UsageError(f"--threads must be 1..16, not {args.threads}")
+    if (args.slice_states is not None or args.slice_all) and not args.scheduler:
+        raise UsageError("--slice-states and --slice-all cut the tasks of --scheduler")
+    if args.slice_states is not None and args.slice_states < 1:
+        raise UsageError(f"--slice-states must be positive, not {args.slice_states}")
     directory = _directory(args)
     start = time.perf_counter()
     if args.scheduler:
         from poolcheckers.egdb.distributed import build_distributed
 
-        build_distributed(args.pieces, directory, rules, args.scheduler, threads=args.threads)
+        try:
+            build_distributed(
+                args.pieces,
+                directory,
+                rules,
+                args.scheduler,
+                threads=args.threads,
+                slice_states=args.slice_states,
+                slice_all=args.slice_all,
+            )
+        except TablebaseError as exc:
+            raise UsageError(str(exc)) from None
     else:
         bar = _Bar(f"egdb build {args.pieces}")
         try:
@@ -259,6 +275,18 @@ def register(subparsers: Any) -> None:
         "--scheduler",
         metavar="ADDRESS",
         help="run the materials as tasks on this Dask distributed scheduler (extra 'distributed')",
+    )
+    b.add_argument(
+        "--slice-states",
+        type=int,
+        metavar="N",
+        help="with --scheduler: build a material with men of more than N states in slices of "
+        "at most N states (one progress value or part of one; docs/EGDB.md)",
+    )
+    b.add_argument(
+        "--slice-all",
+        action="store_true",
+        help="with --scheduler: build every material with men in slices",
     )
     p = actions.add_parser("probe", help="value, DTZ and fresh value of positions")
     common(p)

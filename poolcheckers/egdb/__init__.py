@@ -21,6 +21,7 @@ ProbeResult(value='win', dtz=1, fresh_value='win')
 from __future__ import annotations
 
 import importlib
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,20 +37,27 @@ __all__ = [
     "Material",
     "ProbeResult",
     "SideStats",
+    "Slice",
     "Tablebase",
     "TablebaseError",
     "Value",
     "VerifyResult",
     "build",
+    "build_slice",
+    "build_sliced",
     "canonical",
     "default_directory",
     "dependency_levels",
     "file_stem",
+    "index_size",
     "material_name",
     "materials",
+    "merge_slices",
     "open_default",
     "search_hits",
+    "slice_plan",
     "stats",
+    "successors",
     "verify",
 ]
 
@@ -179,6 +187,157 @@ def build(
         _core().egdb_build(str(path), native_rules(rules), todo, threads, progress)
     except RuntimeError as exc:
         raise TablebaseError(str(exc)) from None
+
+
+def index_size(material: Material) -> int:
+    """States of a material's index, both sides to move (``EgIndex`` in native/egdb.h): men
+    configurations C(28, bm)·C(28, wm) times 2 sides times the king placements."""
+    bm, bk, wm, wk = material
+    kp = math.comb(32 - bm - wm, bk) * math.comb(32 - bm - wm - bk, wk)
+    return math.comb(28, bm) * math.comb(28, wm) * 2 * kp
+
+
+def successors(material: Material) -> list[Material]:
+    """The stored materials a build of ``material`` reads whole (every material with no more
+    men and pieces of each colour: captures, several at once, and crownings), as the native
+    generator loads them."""
+    bm, bk, wm, wk = canonical(material)
+    out: set[Material] = set()
+    for m in materials(bm + bk + wm + wk):
+        if m[0] <= bm and m[0] + m[1] <= bm + bk and m[2] <= wm and m[2] + m[3] <= wm + wk:
+            out.add(canonical(m))
+    out.discard(canonical(material))
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Part of a material's build: the men configurations ``first`` .. ``first + count - 1``
+    of one progress value (docs/EGDB.md, "7 pieces on a cluster")."""
+
+    material: Material
+    progress: int
+    first: int
+    count: int
+    #: its own states (``count`` configurations of 2·kp states)
+    states: int
+    #: the states of progress + 1 it reads (man moves), 0 for the highest progress
+    input_states: int
+
+    @property
+    def name(self) -> str:
+        """``egdb_0610.p3.0``, the stem of its slice file."""
+        return f"{file_stem(self.material)}.p{self.progress}.{self.first}"
+
+    def memory(self) -> int:
+        """Bytes a worker holds to solve it: a code and a move counter per own state, the
+        codes of progress + 1, the successor tables whole, and the configuration list."""
+        bm, _, wm, _ = self.material
+        bookkeeping = 16 * math.comb(28, bm) * math.comb(28, wm) + 160 * self.count
+        read = sum(index_size(m) for m in successors(self.material))
+        return 2 * self.states + self.input_states + read + bookkeeping
+
+
+def slice_plan(material: Material, max_states: int | None = None) -> list[list[Slice]]:
+    """The slices of a stored material with men, by progress value, highest first: each
+    progress value cut into parts of at most ``max_states`` states (at least one
+    configuration each; None: one slice per progress value).  The slices of one progress
+    value are independent; each needs every slice of the progress value before it."""
+    material = canonical(material)
+    if material[0] + material[2] == 0:
+        raise TablebaseError(
+            f"{material_name(material)} has no men: one configuration, built whole, not in slices"
+        )
+    kp, groups = _core().egdb_slice_groups(material)
+    per_config = 2 * int(kp)
+    step = None if max_states is None else max(1, max_states // per_config)
+    plan: list[list[Slice]] = []
+    above = 0
+    for progress, n in groups:
+        size = int(n) if step is None else step
+        plan.append(
+            [
+                Slice(
+                    material,
+                    int(progress),
+                    first,
+                    min(size, int(n) - first),
+                    min(size, int(n) - first) * per_config,
+                    above,
+                )
+                for first in range(0, int(n), size)
+            ]
+        )
+        above = int(n) * per_config
+    return plan
+
+
+def _slice_call(call: Callable[[], None]) -> None:
+    try:
+        call()
+    except FileNotFoundError as exc:
+        raise TablebaseError(str(exc)) from None
+    except (RuntimeError, ValueError) as exc:
+        raise TablebaseError(str(exc)) from None
+
+
+def build_slice(
+    piece: Slice, directory: str | Path, rules: RuleSet | None = None, *, threads: int = 1
+) -> None:
+    """Solve one slice from the files in ``directory`` (the other materials' tables and the
+    slice files of progress + 1) and write its slice file there."""
+    rules = rules if rules is not None else RuleSet.apca()
+    _check_limit(rules)
+    _slice_call(
+        lambda: _core().egdb_solve_slice(
+            str(directory),
+            native_rules(rules),
+            piece.material,
+            piece.progress,
+            piece.first,
+            piece.count,
+            threads,
+        )
+    )
+
+
+def merge_slices(
+    material: Material,
+    directory: str | Path,
+    rules: RuleSet | None = None,
+    *,
+    threads: int = 1,
+    remove: bool = True,
+) -> None:
+    """Write a material's table file from its slice files (the bytes :func:`build` writes);
+    then delete the slice files unless ``remove`` is false."""
+    rules = rules if rules is not None else RuleSet.apca()
+    _check_limit(rules)
+    material = canonical(material)
+    _slice_call(
+        lambda: _core().egdb_merge_slices(str(directory), native_rules(rules), material, threads)
+    )
+    if remove:
+        for path in Path(directory).glob(f"{file_stem(material)}.p*.slice"):
+            path.unlink()
+
+
+def build_sliced(
+    material: Material,
+    directory: str | Path,
+    rules: RuleSet | None = None,
+    *,
+    max_states: int | None = None,
+    threads: int = 2,
+) -> int:
+    """Build one material with men slice by slice in this process, then merge; the tables it
+    depends on must be in ``directory``.  Returns the number of slices."""
+    plan = slice_plan(material, max_states)
+    for group in plan:
+        for piece in group:
+            build_slice(piece, directory, rules, threads=threads)
+    merge_slices(material, directory, rules, threads=threads)
+    return sum(len(group) for group in plan)
 
 
 @dataclass(frozen=True)

@@ -263,6 +263,7 @@ def test_bad_build_arguments_are_one_line_errors(tmp_path: Path) -> None:
         (["--pieces", "9"], "--pieces must be 2..8"),
         (["--pieces", "3", "--rules", "king_only_move_limit=100"], "limits up to 63 moves (R18"),
         (["--pieces", "3", "--rules", "crown_during_capture=maybe"], "crown_during_capture"),
+        (["--pieces", "3", "--slice-states", "1000"], "cut the tasks of --scheduler"),
     ]:
         result = run("build", "--dir", str(tmp_path), *args)
         assert result.returncode == 2 and text in result.stderr, result.stderr
