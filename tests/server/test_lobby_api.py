@@ -432,7 +432,25 @@ def test_taking_a_seek_costs_four_statements(ann_bob: tuple[TestClient, TestClie
     assert len(statements) == 4, statements
     assert statements[-2].startswith("DELETE") and statements[-1].startswith("INSERT")
     assert commits == ["COMMIT"]
-    assert checkouts == 3  # the request's user, the accept's reads, its transaction
+    assert checkouts == 2  # the reads (who asks, the seek), the transaction
+
+
+def test_taking_a_seek_needs_a_live_session(
+    make_client: AppFactory, ann_bob: tuple[TestClient, TestClient]
+) -> None:
+    """Who takes a seek is read in the accept's own work: no cookie, or the cookie
+    of a session that ended, is 401 and leaves the seek open."""
+    ann, bob = ann_bob
+    seek = post(ann)
+    visitor = make_client()
+    r = visitor.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 401 and error_code(r) == "unauthorized"
+    ended = TestClient(bob.app, cookies=dict(bob.cookies), headers=dict(bob.headers))
+    assert ended.get("/api/account").status_code == 200  # Bob's session, until:
+    assert bob.post("/api/account/logout").status_code == 204
+    r = ended.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 401 and error_code(r) == "unauthorized"
+    assert [s["id"] for s in ann.get("/api/seeks").json()] == [seek["id"]]
 
 
 def test_a_seek_stored_with_another_category_pairs_with_the_ratings_of_its_clock(

@@ -155,7 +155,7 @@ def test_taking_a_seek_costs_three_statements_on_postgres(pg_app: AppFactory) ->
     what taking it needs (the players' other seeks, whether they are bots, their
     rated games today, their ratings), then the seek's delete, the game's insert and
     the NOTIFY to Ann's server in one statement, no BEGIN or COMMIT round trips
-    (autocommit), on the connection of the reads."""
+    (autocommit), all on one connection."""
     from argon2.profiles import CHEAPEST
 
     from .test_lobby_api import accept_counted, signed_in
@@ -170,7 +170,7 @@ def test_taking_a_seek_costs_three_statements_on_postgres(pg_app: AppFactory) ->
     assert claim.startswith("WITH claimed AS (DELETE FROM seeks")
     assert "INSERT INTO games" in claim and "pg_notify" in claim
     assert transactions == []  # no transaction: no BEGIN or COMMIT round trips
-    assert checkouts == 2  # the request's user; the accept's reads and its claim
+    assert checkouts == 1  # who asks, the seek and the claim on one connection
 
 
 def test_race_between_two_processes_on_postgres(pg_url: str) -> None:

@@ -120,8 +120,17 @@ class AccountService:
         token = conn.cookies.get(COOKIE_NAME)
         user = await self.user_of(conn)
         if user is None or token is None:
-            raise ApiError(401, "unauthorized", M_("sign in first (no valid session cookie)"))
+            raise unauthorized()
         return user, token
+
+    def signed_in(self, token: str | None) -> User:
+        """The account a session cookie's ``token`` signs in; 401 ``unauthorized`` if
+        none.  :meth:`require_user` run in the caller's database work (blocks), so
+        that a route's work reads who asks on the connection of its other reads."""
+        user = self.accounts.authenticate(token) if token else None
+        if user is None:
+            raise unauthorized()
+        return user
 
     async def bearer(self, conn: HTTPConnection, scope: str | None) -> tuple[User, ApiToken]:
         """The account of the request's ``Authorization: Bearer`` API token, which must
@@ -211,6 +220,11 @@ class AccountService:
             return lambda: None
 
         return self.watch(ws, user_id, lambda: close_ended(ws))
+
+
+def unauthorized() -> ApiError:
+    """The answer to a request that needs a session and has none."""
+    return ApiError(401, "unauthorized", M_("sign in first (no valid session cookie)"))
 
 
 async def close_ended(ws: WebSocket) -> None:

@@ -19,6 +19,7 @@ from poolcheckers.server import errors
 from poolcheckers.server.accounts.guard import websocket_origin_ok
 from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.service import close_ended
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.routers.ws import socket_lease
@@ -74,10 +75,15 @@ async def cancel_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
     summary="Take a seek: the game starts for both",
 )
 async def accept_seek(seek_id: str, request: Request, ctx: Ctx) -> Response:
-    c = ctx.lobby
-    user, _token = await ctx.accounts.require_user(request)
-    refuse_bots(user, M_("a bot account cannot take seeks in the lobby: players challenge it"))
-    pairing, committed = await ctx.run(c.accept, seek_id, player_of(user))
+    token = request.cookies.get(COOKIE_NAME)
+
+    def accept() -> tuple[User, Pairing, Committed]:
+        # who asks, read in the accept's own work: on the connection of its reads
+        user = ctx.accounts.signed_in(token)
+        refuse_bots(user, M_("a bot account cannot take seeks in the lobby: players challenge it"))
+        return (user, *ctx.lobby.accept(seek_id, player_of(user)))
+
+    user, pairing, committed = await ctx.run(accept)
     view = _view(pairing, committed, user)
     return json_response(AcceptedSeek(game=view.state()).model_dump_json())
 
