@@ -124,9 +124,9 @@ def test_a_statement_is_prepared_at_its_second_run_on_a_connection(pg_url: str) 
 def test_the_reads_of_one_piece_of_work_share_one_connection_outside_transactions(
     pg_url: str,
 ) -> None:
-    """A lobby accept reads its session, account, seek and ratings: one connection
-    for all of them (a checkout each cost more than the read), none left open
-    after, and no transaction around them (no BEGIN/ROLLBACK round trips)."""
+    """A lobby accept reads who asks and the seek, then stores its game: one
+    connection for all of them (a checkout each cost more than the statement), none
+    left open after, and no transaction around them (no BEGIN/ROLLBACK round trips)."""
     from psycopg.pq import TransactionStatus
 
     from poolcheckers.server.database.engine import single_reads

@@ -6,10 +6,10 @@ writer at a time, so one thread avoids lock waits (busy-sleeps), or the work run
 inline on the event loop (``Settings.inline_db``); PostgreSQL gets a pool (its
 threads mostly wait on the network).
 
-Within one piece of work the reads of one statement (:func:`read`) share one
-connection, checked out at the first and given back at the end: a lobby accept
-reads its session, account, seek and ratings, and a checkout and return for each
-cost more than the reads themselves.
+Within one piece of work the statements run outside transactions (:func:`read`)
+share one connection, checked out at the first and given back at the end: a lobby
+accept reads who asks and the seek, then (PostgreSQL) stores its game by one
+statement, and a checkout and return for each cost more than the statements.
 """
 
 from __future__ import annotations
@@ -47,9 +47,10 @@ def shared_reads() -> Iterator[None]:
 
 @contextmanager
 def read(engine: Engine) -> Iterator[Connection]:
-    """A connection for a read of one statement on ``engine`` (one from
-    :func:`~poolcheckers.server.database.engine.single_reads`): within
-    :func:`shared_reads`, the one lent to this work; else one of its own."""
+    """A connection for a statement outside transactions on ``engine`` (one from
+    :func:`~poolcheckers.server.database.engine.single_reads`): a read, or a write
+    that is one statement (it commits on its own).  Within :func:`shared_reads`,
+    the one lent to this work; else one of its own."""
     lent = _lent.get()
     if lent is None:
         with engine.connect() as conn:
