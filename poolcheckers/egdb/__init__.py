@@ -198,14 +198,18 @@ def index_size(material: Material) -> int:
 
 
 def successors(material: Material) -> list[Material]:
-    """The stored materials a build of ``material`` reads whole (every material with no more
-    men and pieces of each colour: captures, several at once, and crownings), as the native
-    generator loads them."""
-    bm, bk, wm, wk = canonical(material)
+    """The stored materials one move of ``material`` leads to, which a build of it reads
+    whole: the mover keeps its men or crowns one, the opponent loses any of its men and
+    kings (captures), as the native generator loads them."""
+    bm, bk, wm, wk = material
     out: set[Material] = set()
-    for m in materials(bm + bk + wm + wk):
-        if m[0] <= bm and m[0] + m[1] <= bm + bk and m[2] <= wm and m[2] + m[3] <= wm + wk:
-            out.add(canonical(m))
+    for own_m, own_k, opp_m, opp_k, black in ((bm, bk, wm, wk, True), (wm, wk, bm, bk, False)):
+        movers = [(own_m, own_k)] + ([(own_m - 1, own_k + 1)] if own_m else [])
+        for mm, mk in movers:
+            for a in range(opp_m + 1):
+                for b in range(opp_k + 1):
+                    if a + b:
+                        out.add(canonical((mm, mk, a, b) if black else (a, b, mm, mk)))
     out.discard(canonical(material))
     return sorted(out)
 
@@ -356,13 +360,15 @@ def verify(
     *,
     threads: int = 2,
     progress: ProgressCallback | None = None,
+    only: Iterable[Material] | None = None,
 ) -> list[VerifyResult]:
-    """Re-derive every stored state of the files of up to ``pieces`` pieces."""
+    """Re-derive every stored state of the files of up to ``pieces`` pieces (or of the
+    materials ``only``)."""
     path = Path(directory) if directory is not None else default_directory()
     if rules is None:
         rules = Tablebase(path).rules
     _check_limit(rules)
-    stored = sorted({canonical(m) for m in materials(pieces)})
+    stored = sorted({canonical(m) for m in (materials(pieces) if only is None else only)})
     present = [m for m in stored if (path / (file_stem(m) + ".pcdb")).exists()]
     if not present:
         raise TablebaseError(f"no endgame table files in {path}")
