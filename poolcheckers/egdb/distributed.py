@@ -27,7 +27,9 @@ single-machine build.
 from __future__ import annotations
 
 import importlib
+import resource
 import sys
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -107,8 +109,27 @@ def plan(
     return out
 
 
-def run_task(task: Task, directory: str, rules: dict[str, Any], threads: int, *after: Any) -> str:
+@dataclass(frozen=True)
+class TaskResult:
+    """A task done: where, its wall time and the CPU time of its process meanwhile (the
+    worker runs one task at a time: ``dask worker --nthreads 1``)."""
+
+    name: str
+    worker: str
+    seconds: float
+    cpu_seconds: float
+
+
+def _cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_task(
+    task: Task, directory: str, rules: dict[str, Any], threads: int, *after: Any
+) -> TaskResult:
     """Run one task on a worker; ``after``: the results of the tasks it waits for."""
+    start, cpu = time.perf_counter(), _cpu()
     ruleset = RuleSet.from_dict(rules)
     if task.kind == "slice":
         assert task.piece is not None
@@ -117,14 +138,18 @@ def run_task(task: Task, directory: str, rules: dict[str, Any], threads: int, *a
         merge_slices(task.material, directory, ruleset, threads=threads)
     else:
         build(sum(task.material), directory, ruleset, threads=threads, only=[task.material])
-    return task.name
+    try:
+        worker = str(importlib.import_module("dask.distributed").get_worker().address)
+    except (ImportError, ValueError):  # not on a Dask worker
+        worker = ""
+    return TaskResult(task.name, worker, time.perf_counter() - start, _cpu() - cpu)
 
 
 def build_material(
     material: Material, directory: str, rules: dict[str, Any], threads: int = 1
 ) -> str:
     """One task: solve ``material`` from the files in ``directory`` and write its file."""
-    return run_task(Task("material", canonical(material), None, 0), directory, rules, threads)
+    return run_task(Task("material", canonical(material), None, 0), directory, rules, threads).name
 
 
 def build_distributed(
@@ -138,10 +163,10 @@ def build_distributed(
     slice_states: int | None = None,
     slice_all: bool = False,
     only: Iterable[Material] | None = None,
-) -> int:
+) -> list[TaskResult]:
     """Build every material of up to ``pieces`` pieces (or those of ``only``, in dependency
     order, the others read from ``directory``) on the cluster at ``scheduler``; returns the
-    number of tasks run.
+    tasks run.
 
     ``scheduler`` is an address (``tcp://host:8786``) or a ``distributed.Client``.
     ``directory`` must be the same path on every worker (a shared file system).  A task
@@ -161,6 +186,7 @@ def build_distributed(
     Path(directory).mkdir(parents=True, exist_ok=True)
     client = scheduler if isinstance(scheduler, dd.Client) else dd.Client(scheduler)
     total = sum(len(step) for level in tasks for chain in level for step in chain)
+    done: list[TaskResult] = []
     from tqdm import tqdm
 
     try:
@@ -209,10 +235,11 @@ def build_distributed(
                         futures += submitted
                         before = submitted
                 for future in dd.as_completed(futures):
-                    name = future.result()  # re-raises a task's error here
-                    bar.set_postfix_str(name, refresh=False)
+                    result = future.result()  # re-raises a task's error here
+                    done.append(result)
+                    bar.set_postfix_str(result.name, refresh=False)
                     bar.update(1)
     finally:
         if client is not scheduler:
             client.close()
-    return total
+    return done

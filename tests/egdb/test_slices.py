@@ -115,6 +115,8 @@ def test_two_workers_build_slices(reference: Path, base: Path) -> None:
             4, base, RULES, client, progress=False, slice_states=2000, slice_all=True, only=only
         )
         assert len(client.scheduler_info()["workers"]) == 2
-    assert ran == sum(len(k) for k in kinds)
+    assert len(ran) == sum(len(k) for k in kinds)
+    assert {r.name for r in ran} >= {"egdb_0301", "egdb_1110.merge", "egdb_0310.p6.0"}
+    assert all(r.worker.startswith("tcp://") and r.cpu_seconds >= 0 for r in ran)
     for material in only:
         _same(reference, base, material)
