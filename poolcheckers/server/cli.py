@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="threads for database work; 0 runs it on the event loop "
-        "(default: 0 with SQLite, 8 with PostgreSQL)",
+        "(default: 0 when the database is on this machine, SQLite or PostgreSQL on "
+        "the loopback or a Unix socket; 8 for a remote PostgreSQL)",
     )
     p.add_argument(
         "--import-puzzles",

@@ -54,9 +54,10 @@ class Settings:
     #: and has in play at once (a game untouched for ten minutes stops counting)
     engine_games_per_minute: int = ENGINE_GAMES_PER_MINUTE
     engine_games_at_once: int = ENGINE_GAMES_AT_ONCE
-    #: database threads with PostgreSQL (SQLite uses one)
+    #: database threads for a remote PostgreSQL (SQLite uses one)
     db_threads: int = 8
-    #: run the (short) database work on the event loop itself; None: with SQLite
+    #: run the (short) database work on the event loop itself; None: when the
+    #: database is on this machine (SQLite, PostgreSQL on the loopback or a socket)
     inline_db: bool | None = None
     #: how often the timer looks for fallen flags (seconds)
     sweep_interval: float = 0.25

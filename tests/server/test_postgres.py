@@ -26,6 +26,7 @@ from websockets.asyncio.client import ClientConnection
 from poolcheckers import Board
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.games.model import NewGame
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.timesource import ManualTime
@@ -119,6 +120,34 @@ def test_a_statement_is_prepared_at_its_second_run_on_a_connection(pg_url: str) 
             assert "SELECT 41 + 1" in conn.exec_driver_sql(listed).scalars().all()
     finally:
         db.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "inline"),
+    [
+        ("sqlite://", True),
+        ("postgresql://user@localhost/games", True),
+        ("postgresql://user@127.0.0.1:5433/games", True),
+        ("postgresql://user@[::1]/games", True),
+        ("postgresql:///games", True),  # libpq's default: the Unix socket
+        ("postgresql://user@/games?host=/run/postgresql", True),
+        ("postgresql://user@db.example.org/games", False),
+        ("postgresql://user@10.0.0.7/games", False),
+    ],
+)
+def test_database_work_runs_on_the_event_loop_when_the_database_is_on_this_machine(
+    url: str, inline: bool
+) -> None:
+    """A local statement's round trip is shorter than a hand-off to a thread and back:
+    the executor runs the work inline for SQLite and a local PostgreSQL, in its
+    threads for a remote one, and ``--db-threads`` decides when given."""
+    db = make_engine(url)  # no connection yet
+    try:
+        assert DbExecutor(db, threads=8).inline is inline
+        assert DbExecutor(db, threads=8, inline=False).inline is False
+        assert DbExecutor(db, threads=8, inline=True).inline is True
+    finally:
+        db.dispose()
 
 
 def test_the_reads_of_one_piece_of_work_share_one_connection_outside_transactions(

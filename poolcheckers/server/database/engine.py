@@ -57,6 +57,22 @@ def is_postgres(url: str) -> bool:
     return make_url(normalize_url(url)).get_backend_name() == "postgresql"
 
 
+#: the host names of this machine, as a PostgreSQL URL may give them
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_local(engine: Engine) -> bool:
+    """Whether ``engine``'s database is on this machine: SQLite, or PostgreSQL over a
+    Unix socket (no host, or a ``host`` query that is a path) or the loopback."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        return True
+    host = url.host or url.query.get("host") or ""
+    if isinstance(host, tuple):  # several hosts: local only if every one is
+        return all(h.startswith("/") or h in LOCAL_HOSTS for h in host)
+    return host == "" or host.startswith("/") or host in LOCAL_HOSTS
+
+
 def libpq_conninfo(url: str) -> str:
     """The libpq connection string of a SQLAlchemy PostgreSQL URL (for LISTEN)."""
     u = make_url(normalize_url(url)).set(drivername="postgresql")

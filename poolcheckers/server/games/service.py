@@ -4,8 +4,9 @@ Each operation checks the viewer's seat first (:mod:`~poolcheckers.server.games.
 then lets the game model (:mod:`~poolcheckers.server.games.model`) decide the change over
 the rules library, and has the store (:mod:`~poolcheckers.server.games.repository`) commit it
 by compare-and-set.  The answer is a :class:`~poolcheckers.server.games.view.View`.
-The methods block: the web layer calls them in worker threads (or inline with
-SQLite).
+The methods block: the web layer calls them through the database executor
+(:mod:`~poolcheckers.server.database.executor`: inline on the event loop when the
+database is on this machine, else in its threads).
 """
 
 from __future__ import annotations
