@@ -6,7 +6,7 @@ native core is built there in place (``setup.py build_ext --inplace``, with the
 Python running this script), and the engine of that commit is started as a
 Hub engine with ``PYTHONPATH`` set to that directory:
 
-    .venv/bin/python benchmarks/baseline.py              # build fbf22eb, print the Hub command
+    .venv/bin/python benchmarks/baseline.py              # build 4e48133, print the Hub command
     .venv/bin/python benchmarks/baseline.py --check      # also ask it for one move
 
 Nothing of the old tree is copied into this one: the build is made again
@@ -28,7 +28,7 @@ from pathlib import Path
 
 #: The frozen reference: a fixed commit, so that every later engine is measured
 #: against the same opponent.
-BASELINE_COMMIT = "fbf22eb"
+BASELINE_COMMIT = "4e48133"
 
 REPO = Path(__file__).resolve().parent.parent
 

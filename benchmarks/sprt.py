@@ -1,6 +1,6 @@
 """SPRT of the working tree's engine against the frozen baseline (or itself).
 
-Builds the baseline of ``benchmarks/baseline.py`` (commit fbf22eb by default)
+Builds the baseline of ``benchmarks/baseline.py`` (commit 4e48133 by default)
 from git, then runs ``poolcheckers match --sprt`` with A = this tree's engine
 in the match processes and B = the baseline's ``poolcheckers hub``; the
 summary, the games and the plot go to ``benchmarks/results/sprt_<name>.*``:

@@ -16,6 +16,15 @@ are written in the ballot file format::
 
     .venv/bin/python benchmarks/unseen_openings.py --pdn benchmarks/results/sprt_*.pdn \\
         --output benchmarks/results/openings_unseen5.txt
+
+Positions of the opening book (``--book``, the shipped one by default) are left
+out too.  The held-out openings of final results
+(``poolcheckers/data/openings_heldout.txt``) were made by it, away from every
+game of the project's matches, the book and the earlier unseen set::
+
+    .venv/bin/python benchmarks/unseen_openings.py --pdn benchmarks/results/*.pdn \\
+        --avoid benchmarks/results/openings_unseen5.txt --seed 2 --held-out \\
+        --output poolcheckers/data/openings_heldout.txt
 """
 
 from __future__ import annotations
@@ -29,9 +38,10 @@ from tqdm import tqdm
 
 from poolcheckers import Board
 from poolcheckers.engine import Engine, Limit
+from poolcheckers.engine.book import Book, default_book
 from poolcheckers.pdn import read_file
 from poolcheckers.pieces import Color
-from poolcheckers.tooling.openings import enumerate_lines
+from poolcheckers.tooling.openings import enumerate_lines, load_ballots, opening_board
 
 
 def reached(paths: list[str], plies: int) -> set[str]:
@@ -58,9 +68,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--margin", type=int, default=30, help="largest |score|, centi-men")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--book", help="a book whose positions to avoid (default: shipped)")
+    parser.add_argument("--avoid", nargs="*", default=[], help="ballot files to avoid")
+    parser.add_argument(
+        "--held-out", action="store_true", help="say in the header that these are held out"
+    )
     args = parser.parse_args(argv)
 
     seen = reached(args.pdn, args.plies)
+    book = Book.load(args.book) if args.book else default_book()
+    booked = set(book.entries) if book is not None else set()
+    for path in args.avoid:
+        seen.update(opening_board(o).fen() for o in load_ballots(path, final=True))
     taken: set[str] = set()
     candidates: list[tuple[tuple[str, ...], str]] = []
     for line in enumerate_lines(args.plies):
@@ -68,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         for text in line:
             board.push_notation(text)
         fen = board.fen()
-        if fen in seen or fen in taken or board.outcome() is not None:
+        if fen in seen or fen in booked or fen in taken or board.outcome() is not None:
             continue
         taken.add(fen)
         candidates.append((line, fen))
@@ -92,8 +111,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(args.pdn)} PDN file(s) reached after {args.plies} plies ({len(seen)} positions).",
         f"# Made by benchmarks/unseen_openings.py --plies {args.plies} --seed {args.seed} "
         f"--depth {args.depth} --margin {args.margin}: of {len(candidates)} unseen distinct lines,",
-        f"# shuffled, the first within ±{args.margin / 100:.2f} men at depth {args.depth}.",
+        f"# shuffled, the first within ±{args.margin / 100:.2f} men at depth {args.depth}"
+        f" (none of {len(booked)} book positions, nor of {len(args.avoid)} avoided file(s)).",
     ]
+    if args.held_out:
+        header.insert(
+            0,
+            "# HELD OUT for final results (match --held-out): no tuning, book building "
+            "or test of a change may use these openings (poolcheckers.tooling.openings).",
+        )
     output = Path(args.output)
     output.write_text("\n".join(header + [" ".join(line) for line in kept]) + "\n", "utf-8")
     print(f"{len(kept)} openings written to {output} ({len(candidates)} unseen lines)")

@@ -33,6 +33,11 @@ side whose clock runs out loses on time (PDN ``Termination`` "time forfeit:
 Either player may be a Hub engine (``--hub-a`` / ``--hub-b``: a command line
 that starts an engine speaking the Hub protocol on its standard input and
 output, e.g. a frozen build).
+
+Final results (``--held-out``): the match plays the held-out openings
+(``poolcheckers/data/openings_heldout.txt``: five plies each, kept out of every
+tuning, book and test of a change), and only then.  A ``--ballots`` file that
+reaches one of them is refused otherwise.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ from poolcheckers.tooling.match import (
     run_match,
     write_pdn,
 )
-from poolcheckers.tooling.openings import DEFAULT_BALLOTS, load_ballots
+from poolcheckers.tooling.openings import DEFAULT_BALLOTS, HELDOUT_OPENINGS, load_ballots
 from poolcheckers.tooling.pool import PairGame, PlayerSpec, make_player, pair_records, run_pairs
 from poolcheckers.tooling.sprt import ELO_MODELS, Sprt, SprtState
 
@@ -288,7 +293,10 @@ def _run(
     level_b = check_level_option("--level-b", args.level_b)
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games must be >= 1, not {args.games}")
-    openings = load_ballots(args.ballots, rules)
+    if args.held_out and args.ballots is not None:
+        raise UsageError("--held-out plays the held-out openings: give it no --ballots")
+    ballots = HELDOUT_OPENINGS if args.held_out else (args.ballots or DEFAULT_BALLOTS)
+    openings = load_ballots(ballots, rules, final=args.held_out)
     for option, path in (("--pdn", args.pdn), ("--plot", args.plot)):
         if path:
             _check_writable(option, path)  # before the games, not after them
@@ -393,9 +401,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights-b", metavar="FILE.json", help="evaluation weights of B")
     parser.add_argument(
         "--ballots",
-        default=str(DEFAULT_BALLOTS),
         metavar="FILE",
         help="openings, one line of moves each (default: the shipped 3-move ballots)",
+    )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="a final result: play the held-out openings, which no tuning, book or test "
+        "of a change may use",
     )
     parser.add_argument(
         "--time", type=float, help=f"seconds per move (default {DEFAULT_MOVE_TIME:g})"

@@ -5,11 +5,21 @@ A ballot file holds one opening a line: moves from the start in R4 notation
 ballots`` makes it: every legal line of three plies, transpositions kept once,
 each position searched to a fixed depth and kept when its score is within a
 margin of equality (:func:`sound_openings`).
+
+The held-out openings (``poolcheckers/data/openings_heldout.txt``, five plies
+each, positions that no game of the project's matches and no position of the
+opening book reached) are kept for the final results of the engine's changes:
+tuning, book building and the tests of a change must not see them, or the final
+match would measure what they were fitted on.  :func:`load_ballots` refuses a
+file with one of their positions unless it is asked for a final result
+(``match --held-out``), and the tuner's PDN loader leaves out games that went
+through one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,6 +32,8 @@ from poolcheckers.tooling import ToolingError
 
 #: The balloted openings shipped with the package.
 DEFAULT_BALLOTS: Final = Path(__file__).resolve().parent.parent / "data" / "ballots.txt"
+#: The openings kept for final results (see the module's text).
+HELDOUT_OPENINGS: Final = DEFAULT_BALLOTS.with_name("openings_heldout.txt")
 
 #: Plies of a balloted opening.
 BALLOT_PLIES: Final = 3
@@ -29,17 +41,36 @@ BALLOT_PLIES: Final = 3
 DEFAULT_MARGIN: Final = 30
 
 
-def load_ballots(path: str | Path, rules: RuleSet | None = None) -> list[tuple[str, ...]]:
+def load_ballots(
+    path: str | Path, rules: RuleSet | None = None, *, final: bool = False
+) -> list[tuple[str, ...]]:
     """The openings of a ballot file: one line of moves from the start each.
 
     Blank lines and text after ``#`` are ignored; every move must be legal
-    (raises :class:`~poolcheckers.tooling.ToolingError` naming the line).
+    (raises :class:`~poolcheckers.tooling.ToolingError` naming the line).  An
+    opening that passes through a held-out position is refused, naming its line,
+    unless ``final`` (a final result; see the module's text).
     """
+    openings = _read_openings(path, rules)
+    if not final:
+        held = heldout_positions()
+        for number, opening in openings:
+            if _passes_through(opening, held, rules):
+                raise ToolingError(
+                    f"{path}, line {number}: {' '.join(opening)} reaches a held-out opening "
+                    f"({HELDOUT_OPENINGS.name}): those are kept for final results "
+                    "(match --held-out); no tuning, book or test of a change may use them"
+                )
+    return [opening for _number, opening in openings]
+
+
+def _read_openings(path: str | Path, rules: RuleSet | None) -> list[tuple[int, tuple[str, ...]]]:
+    """The openings of a ballot file with their line numbers."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ToolingError(f"cannot read ballot file {path}: {exc.strerror}") from None
-    openings: list[tuple[str, ...]] = []
+    openings: list[tuple[int, tuple[str, ...]]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -51,10 +82,47 @@ def load_ballots(path: str | Path, rules: RuleSet | None = None) -> list[tuple[s
                 moves.append(board.notation(board.push_notation(token)))
             except PoolCheckersError as exc:
                 raise ToolingError(f"{path}, line {number}: {exc}") from None
-        openings.append(tuple(moves))
+        openings.append((number, tuple(moves)))
     if not openings:
         raise ToolingError(f"ballot file {path} holds no opening")
     return openings
+
+
+@lru_cache(maxsize=1)
+def heldout_positions() -> frozenset[str]:
+    """The positions (FEN) at the end of the held-out openings; none when the file
+    is missing (a checkout without it has nothing to hold out)."""
+    return frozenset(opening_board(o).fen() for o in _heldout_openings())
+
+
+@lru_cache(maxsize=1)
+def _heldout_openings() -> tuple[tuple[str, ...], ...]:
+    if not HELDOUT_OPENINGS.exists():
+        return ()
+    return tuple(opening for _n, opening in _read_openings(HELDOUT_OPENINGS, None))
+
+
+def _passes_through(
+    moves: Iterable[str], held: frozenset[str], rules: RuleSet | None = None
+) -> bool:
+    """Whether ``moves`` from the start reach a position of ``held`` (looked for only
+    as far as the longest held-out opening goes)."""
+    deepest = max((len(o) for o in _heldout_openings()), default=0)
+    board = Board(rules=rules)
+    for ply, text in enumerate(moves, start=1):
+        if ply > deepest:
+            break
+        board.push_notation(text)
+        if board.fen() in held:
+            return True
+    return False
+
+
+def passes_through_heldout(moves: Iterable[str]) -> bool:
+    """Whether a game or a line played from the start (APCA rules) reaches a
+    held-out opening's position."""
+    held = heldout_positions()
+    return bool(held) and _passes_through(moves, held)
 
 
 def opening_board(opening: tuple[str, ...], rules: RuleSet | None = None) -> Board:

@@ -651,7 +651,9 @@ def games_from_pdn(paths: Sequence[str]) -> PdnLoad:
     under the APCA rules (the positions are replayed with them) and ends in a
     result reached on the board (2-0, 0-2 or 1-1: R16-R21); games lost on
     time (a ``Termination`` tag saying ``time forfeit``), unfinished games
-    (``*``) and games from a set-up position are left out and counted.  A
+    (``*``), games from a set-up position and games through a held-out opening
+    (:data:`~poolcheckers.tooling.openings.HELDOUT_OPENINGS`, kept for final
+    results) are left out and counted.  A
     file that cannot be read or holds a bad game raises ``OSError`` or
     :class:`~poolcheckers.errors.PdnError`.
 
@@ -666,6 +668,7 @@ def games_from_pdn(paths: Sequence[str]) -> PdnLoad:
     ([SelfPlayGame(moves=('11-15', '22-18', '15x22'), result='2-0')], {'unfinished': 1})
     """
     from poolcheckers.pdn import read_file
+    from poolcheckers.tooling.openings import passes_through_heldout
 
     apca = RuleSet.apca()
     games: list[SelfPlayGame] = []
@@ -682,8 +685,10 @@ def games_from_pdn(paths: Sequence[str]) -> PdnLoad:
                 reason = "unfinished"
             elif "time forfeit" in termination:
                 reason = "lost on time"
+            elif passes_through_heldout(moves := tuple(game.notations())):
+                reason = "held-out opening"
             else:
-                games.append(SelfPlayGame(tuple(game.notations()), result))
+                games.append(SelfPlayGame(moves, result))
                 continue
             left_out[reason] = left_out.get(reason, 0) + 1
     return PdnLoad(games, left_out)

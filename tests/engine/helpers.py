@@ -79,14 +79,18 @@ def boards(draw: st.DrawFn) -> Board:
 
 
 def random_games_pdn(path: Path, games: int, seed: int) -> None:
-    """``games`` games of random legal moves, played to their end, as a PDN file."""
-    from poolcheckers.pdn import game_from_board, write_file
+    """``games`` games of random legal moves, played to their end, as a PDN file;
+    none goes through a held-out opening (the tuner would leave it out)."""
+    from poolcheckers.pdn import PdnGame, game_from_board, write_file
+    from poolcheckers.tooling.openings import passes_through_heldout
 
     rng = random.Random(seed)
-    out = []
-    for _ in range(games):
+    out: list[PdnGame] = []
+    while len(out) < games:
         board = Board()
         while board.outcome() is None:
             board.push(rng.choice(board.legal_moves))
-        out.append(game_from_board(board))
+        game = game_from_board(board)
+        if not passes_through_heldout(game.notations()):
+            out.append(game)
     write_file(path, out)
