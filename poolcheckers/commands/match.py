@@ -313,8 +313,9 @@ def _run(
     for option, threads in (("--threads-a", args.threads_a), ("--threads-b", args.threads_b)):
         if not 1 <= threads <= 64:
             raise UsageError(f"{option} must be 1..64, not {threads}")
-    spec_a = PlayerSpec(name_a, level_a, args.weights_a, args.hash, args.threads_a, hub_a)
-    spec_b = PlayerSpec(name_b, level_b, args.weights_b, args.hash, args.threads_b, hub_b)
+    only = args.hub_position_only
+    spec_a = PlayerSpec(name_a, level_a, args.weights_a, args.hash, args.threads_a, hub_a, only)
+    spec_b = PlayerSpec(name_b, level_b, args.weights_b, args.hash, args.threads_b, hub_b, only)
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
     if args.sprt is not None or args.concurrency > 1:
@@ -456,6 +457,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--hub-a", metavar="COMMAND", help="A is the Hub engine this starts")
     parser.add_argument("--hub-b", metavar="COMMAND", help="B is the Hub engine this starts")
+    parser.add_argument(
+        "--hub-position-only",
+        action="store_true",
+        help="send Hub engines the position alone, not the game's moves (as some GUIs do: "
+        "the engines then see no repetition)",
+    )
     parser.add_argument("--name-a", help="A's name in the results and PDN")
     parser.add_argument("--name-b", help="B's name in the results and PDN")
     parser.add_argument("--threads-a", type=int, default=1, help="search threads of A")

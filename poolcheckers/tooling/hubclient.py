@@ -25,8 +25,10 @@ class HubPlayer:
 
     ``command`` starts it (its standard input and output carry the protocol);
     every move sends the game from its start (``pos … moves=…``, so that the
-    engine sees repetitions), the per-move bound (``level move-time=``,
-    ``depth=`` or ``nodes=``) and ``go think``, and reads the ``done`` line.
+    engine sees repetitions; with ``position_only``, the position alone, as
+    some GUIs send it: the engine then sees no repetition), the per-move bound
+    (``level move-time=``, ``depth=`` or ``nodes=``) and ``go think``, and reads
+    the ``done`` line.
 
     In a game with a clock the bound is ``level time=<left> inc=<increment>``:
     as in Scan's Hub protocol (and :mod:`poolcheckers.hub`), ``time`` is the
@@ -48,8 +50,10 @@ class HubPlayer:
         nodes: int | None = None,
         hash_mb: int | None = None,
         params: Sequence[tuple[str, str]] = (),
+        position_only: bool = False,
     ) -> None:
         self.name = name
+        self.position_only = position_only
         self.command = list(command)
         if depth is not None:
             self._level = f"level depth={depth}"
@@ -111,12 +115,15 @@ class HubPlayer:
     def choose(self, board: Board, clock: ClockReading | None = None) -> Move:
         """The engine's move for ``board`` (its whole game is sent); with a
         ``clock``, its remaining time and increment are the bound."""
-        start = board.copy()
-        stack = list(start.move_stack)
-        for _ in stack:
-            start.pop()
-        moves = [hub_move(move) for move in stack]
-        self._send(format_line("pos", ("pos", hub_position(start)), ("moves", " ".join(moves))))
+        if self.position_only:
+            self._send(format_line("pos", ("pos", hub_position(board))))
+        else:
+            start = board.copy()
+            stack = list(start.move_stack)
+            for _ in stack:
+                start.pop()
+            moves = [hub_move(move) for move in stack]
+            self._send(format_line("pos", ("pos", hub_position(start)), ("moves", " ".join(moves))))
         self._send(clock.hub_level() if clock is not None else self._level)
         self._send("go think")
         done = parse_line(self._read_until("done"))

@@ -45,6 +45,8 @@ class PlayerSpec:
     hash_mb: int = 64
     threads: int = 1
     hub: tuple[str, ...] | None = None
+    #: a Hub engine is sent the position alone, not the game's moves
+    hub_position_only: bool = False
 
 
 def open_weighted_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
@@ -75,6 +77,7 @@ def make_player(
             nodes=limit_kwargs.get("nodes"),
             hash_mb=spec.hash_mb,
             params=[("threads", str(spec.threads))] if spec.threads != 1 else (),
+            position_only=spec.hub_position_only,
         )
     engine = (factory or open_weighted_engine)(spec.hash_mb, rules, spec.weights)
     if spec.threads != 1:

@@ -549,6 +549,29 @@ def test_a_hub_engine_on_a_clock_gets_its_remaining_time_before_each_go(tmp_path
     assert lines[go - 2].startswith("pos pos=") and lines[go - 2].endswith("moves=11-15")
 
 
+def test_a_hub_engine_can_be_sent_the_position_alone_as_some_guis_do(tmp_path: Path) -> None:
+    import sys
+
+    from poolcheckers.hub import hub_position
+
+    log = tmp_path / "hub.log"
+    script = tmp_path / "fake_hub.py"
+    script.write_text(_FAKE_HUB, encoding="utf-8")
+    command = [sys.executable, str(script), str(log)]
+    player = hubclient.HubPlayer(command, "fake", move_time=0.1, position_only=True)
+    board = Board()
+    board.push_notation("11-15")
+    try:
+        player.choose(board.copy())
+    finally:
+        player.close()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert f"pos pos={hub_position(board)}" in lines
+    assert not any("moves=" in line for line in lines)
+    args = build_parser().parse_args(["match", "--hub-position-only"])
+    assert args.hub_position_only is True
+
+
 @needs_engine
 def test_a_real_engine_plays_a_tiny_clock_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
