@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, text
 
 from poolcheckers.server.accounts.model import User, pdn_title
 from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
-from poolcheckers.server.database.executor import DbExecutor
+from poolcheckers.server.database.executor import DbExecutor, read
 from poolcheckers.server.games.creator import DAY_MS, GameCreator
 from poolcheckers.server.games.repository import Committed
 from poolcheckers.server.lobby.model import (
@@ -186,15 +186,18 @@ class LobbyService:
         self.notify([message], to)
 
     def notify(self, messages: list[str], to: set[str] | None) -> None:
-        """Tell the other processes' lobby sockets (PostgreSQL; blocks)."""
+        """Tell the other processes' lobby sockets (PostgreSQL; blocks).  Each NOTIFY
+        is a statement of its own outside a transaction: no ``BEGIN`` and ``COMMIT``
+        round trips, and a session's notifications arrive in the order sent."""
         if not self.postgres or not messages:
             return
-        with self.db.begin() as conn:
+        with read(self.store.reads) as conn:
             self._notify_on(conn, messages, to)
 
     def _notify_on(self, conn: Connection, messages: list[str], to: set[str] | None) -> None:
-        """NOTIFY the other processes in the transaction of ``conn``: sent when it
-        commits, never if it rolls back (PostgreSQL; nothing with SQLite)."""
+        """NOTIFY the other processes on ``conn``: in its transaction, sent when it
+        commits and never if it rolls back; outside one, at once (PostgreSQL;
+        nothing with SQLite)."""
         if not self.postgres:
             return
         for payload in self._payloads(messages, to):
