@@ -321,14 +321,18 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static void run_phase(Ctx *c, int threads) {
-    atomic_store(&c->next, 0);
+void eg_run_threads(void *(*fn)(void *), void *arg, int threads) {
     pthread_t tid[16];
     int started = 0;
     for (int i = 1; i < threads && i < 16; i++)
-        if (pthread_create(&tid[started], NULL, worker, c) == 0) started++;
-    worker(c);
+        if (pthread_create(&tid[started], NULL, fn, arg) == 0) started++;
+    fn(arg);
     for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+}
+
+static void run_phase(Ctx *c, int threads) {
+    atomic_store(&c->next, 0);
+    eg_run_threads(worker, c, threads);
 }
 
 /* Solve the slices of one group into c->code (zeroing moves, then levels up to cap). */

@@ -126,12 +126,7 @@ int eg_write_file(const char *dir, const RuleOptions *rules, const EgTable *t, i
     d.len = calloc(nall ? nall : 1, sizeof *d.len);
     int ok = off && d.out && d.len;
     if (ok) {
-        pthread_t tid[16];
-        int started = 0;
-        for (int i = 1; i < threads && i < 16; i++)
-            if (pthread_create(&tid[started], NULL, deflate_worker, &d) == 0) started++;
-        deflate_worker(&d);
-        for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+        eg_run_threads(deflate_worker, &d, threads);
         ok = !atomic_load(&d.failed);
     }
     FILE *f = ok ? fopen(tmp, "wb") : NULL;

@@ -166,12 +166,7 @@ int64_t eg_verify_table(EgSet *s, const EgTable *t, int threads, volatile uint64
     v.errlen = errlen;
     if (errlen) errbuf[0] = 0;
     pthread_mutex_init(&v.lock, NULL);
-    pthread_t tid[16];
-    int started = 0;
-    for (int i = 1; i < threads && i < 16; i++)
-        if (pthread_create(&tid[started], NULL, vworker, &v) == 0) started++;
-    vworker(&v);
-    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    eg_run_threads(vworker, &v, threads);
     pthread_mutex_destroy(&v.lock);
     return atomic_load(&v.bad);
 }
