@@ -100,6 +100,15 @@ static int progress_cb(uint64_t done, uint64_t total, const char *material, void
     return pd->failed;
 }
 
+/* The exception of a failed build, slice or merge (`what`): the message the C code wrote into
+ * err, or the text of its code rc when it wrote none; `missing` is the type for rc -2 (a table
+ * or a slice file is missing), RuntimeError for every other code. */
+static PyObject *raise_eg_error(const char *what, int rc, const char *err, PyObject *missing) {
+    PyErr_Format(rc == -2 ? missing : PyExc_RuntimeError, "endgame table %s failed: %s", what,
+                 err[0] ? err : eg_error_text(rc));
+    return NULL;
+}
+
 static PyObject *py_egdb_build(PyObject *self, PyObject *args) {
     (void)self;
     const char *dir;
@@ -121,10 +130,7 @@ static PyObject *py_egdb_build(PyObject *self, PyObject *args) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyboardInterrupt, "build cancelled");
         return NULL;
     }
-    if (rc) {
-        PyErr_Format(PyExc_RuntimeError, "endgame table build failed: %s", err[0] ? err : eg_error_text(rc));
-        return NULL;
-    }
+    if (rc) return raise_eg_error("build", rc, err, PyExc_RuntimeError);
     Py_RETURN_NONE;
 }
 
@@ -185,11 +191,7 @@ static PyObject *py_egdb_solve_slice(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     rc = eg_solve_slice(dir, &r, m, progress, first, count, threads, NULL, err, sizeof err);
     Py_END_ALLOW_THREADS
-    if (rc) {
-        PyErr_Format(rc == -2 ? PyExc_FileNotFoundError : PyExc_RuntimeError, "endgame table slice failed: %s",
-                     err[0] ? err : eg_error_text(rc));
-        return NULL;
-    }
+    if (rc) return raise_eg_error("slice", rc, err, PyExc_FileNotFoundError);
     Py_RETURN_NONE;
 }
 
@@ -207,11 +209,7 @@ static PyObject *py_egdb_merge_slices(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     rc = eg_merge_slices(dir, &r, m, threads, err, sizeof err);
     Py_END_ALLOW_THREADS
-    if (rc) {
-        PyErr_Format(rc == -2 ? PyExc_FileNotFoundError : PyExc_RuntimeError, "endgame table merge failed: %s",
-                     err[0] ? err : eg_error_text(rc));
-        return NULL;
-    }
+    if (rc) return raise_eg_error("merge", rc, err, PyExc_FileNotFoundError);
     Py_RETURN_NONE;
 }
 
