@@ -47,11 +47,9 @@ static void test_index_round_trip(void) {
     CHECK(eg_flip32(1u) == 1u << 31 && eg_flip32(eg_flip32(0x12345678u)) == 0x12345678u, "flip (33 - s)");
 }
 
-static void test_build_verify_probe(void) {
-    char dir[] = "/tmp/pc_egdb_test_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    RuleOptions r = pc_default_rules();
-    EgMaterial mats[32];
+/* Every material of 2 or 3 pieces in both orientations (each side has a piece) into mats;
+ * returns how many (16). */
+static int small_materials(EgMaterial *mats) {
     int n = 0;
     for (int p = 2; p <= 3; p++)
         for (int bm = 0; bm <= p; bm++)
@@ -60,6 +58,15 @@ static void test_build_verify_probe(void) {
                     int wk = p - bm - bk - wm;
                     if (bm + bk && wm + wk) mats[n++] = (EgMaterial){(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
                 }
+    return n;
+}
+
+static void test_build_verify_probe(void) {
+    char dir[] = "/tmp/pc_egdb_test_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    RuleOptions r = pc_default_rules();
+    EgMaterial mats[32];
+    int n = small_materials(mats);
     mats[n++] = (EgMaterial){0, 1, 0, 3}; /* 3 kings v 1 king, given in its mirror orientation */
     char err[1024];
     int rc = eg_build(dir, &r, mats, n, 2, NULL, NULL, err, sizeof err);
@@ -163,14 +170,7 @@ static void test_slices(void) {
     RuleOptions r = pc_default_rules();
     r.king_move_limit = 10;
     EgMaterial mats[32];
-    int n = 0;
-    for (int p = 2; p <= 3; p++)
-        for (int bm = 0; bm <= p; bm++)
-            for (int bk = 0; bm + bk <= p; bk++)
-                for (int wm = 0; bm + bk + wm <= p; wm++) {
-                    int wk = p - bm - bk - wm;
-                    if (bm + bk && wm + wk) mats[n++] = (EgMaterial){(uint8_t)bm, (uint8_t)bk, (uint8_t)wm, (uint8_t)wk};
-                }
+    int n = small_materials(mats);
     char err[1024];
     CHECK(eg_build(dir, &r, mats, n, 2, NULL, NULL, err, sizeof err) == 0, "build: %s", err);
     EgMaterial m = {1, 1, 1, 0};
