@@ -54,6 +54,7 @@ __all__ = [
     "materials",
     "merge_slices",
     "open_default",
+    "probe_position",
     "search_hits",
     "slice_plan",
     "stats",
@@ -422,6 +423,19 @@ class ProbeResult:
         return {"value": self.value, "dtz": self.dtz, "fresh_value": self.fresh_value}
 
 
+def probe_position(board: Board) -> tuple[int, int, int, int, int, int]:
+    """What the native probe takes of a position, one argument each (one column each
+    of ``probe_many``): black, white, kings, turn, R18 plies, R19 moves."""
+    return (
+        board.black,
+        board.white,
+        board.kings,
+        int(board.turn),
+        board.halfmove_clock,
+        board.three_kings_count,
+    )
+
+
 class Tablebase:
     """The table files of a directory (raises :class:`TablebaseError` if there are none)."""
 
@@ -454,14 +468,7 @@ class Tablebase:
             return None
         if (board.black | board.white).bit_count() > self.max_pieces:
             return None
-        raw = self._probe.probe(
-            board.black,
-            board.white,
-            board.kings,
-            int(board.turn),
-            board.halfmove_clock,
-            board.three_kings_count,
-        )
+        raw = self._probe.probe(*probe_position(board))
         if raw is None:
             return None
         fresh, dtz, value, b = raw

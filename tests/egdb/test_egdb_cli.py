@@ -21,6 +21,7 @@ from poolcheckers.egdb import (
     default_directory,
     dependency_levels,
     materials,
+    probe_position,
     stats,
     verify,
 )
@@ -276,19 +277,6 @@ def test_bad_build_arguments_are_one_line_errors(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no endgame table files" in result.stderr
 
 
-def _probe_args(board: Board) -> tuple[int, int, int, int, int, int]:
-    """What the native probe takes of a position, one argument (of probe) or one column (of
-    probe_many) each: black, white, kings, turn, R18 plies, R19 moves."""
-    return (
-        board.black,
-        board.white,
-        board.kings,
-        int(board.turn),
-        board.halfmove_clock,
-        board.three_kings_count,
-    )
-
-
 @settings(max_examples=60, deadline=None)
 @given(boards=st.lists(_boards(), min_size=1, max_size=12))
 def test_probe_many_answers_as_probe_does(built: Path, boards: list[Board]) -> None:
@@ -298,11 +286,11 @@ def test_probe_many_answers_as_probe_does(built: Path, boards: list[Board]) -> N
 
     probe = Tablebase(built)._probe
     boards = [*boards, Board("B:W5,6,7,8,9:B1:H3")]  # 6 pieces: not covered
-    columns = zip(*(_probe_args(b) for b in boards), strict=True)
+    columns = zip(*(probe_position(b) for b in boards), strict=True)
     raw = probe.probe_many(*(np.array(values, dtype=np.uint32) for values in columns))
     rows = np.frombuffer(raw, dtype=np.int16).reshape(len(boards), 4).tolist()
     for board, row in zip(boards, rows, strict=True):
-        one = probe.probe(*_probe_args(board))
+        one = probe.probe(*probe_position(board))
         assert tuple(row) == (one if one is not None else (-2, -2, -2, -2))
 
 
