@@ -161,6 +161,11 @@ int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *ru
     int us = pos->stm;
     int score = side_score(pos, w, us) - side_score(pos, w, us ^ 1) + w->tempo;
     if (w->patterns) score += pattern_term(pos, w);
+    return pc_eval_end_rules(pos, w, score);
+}
+
+int pc_eval_end_rules(const Position *pos, const EvalWeights *w, int score) {
+    int us = pos->stm;
     Bitboard men = (pos->bb[0] | pos->bb[1]) & ~pos->kings;
     if (!men) {
         int n_us = pc_popcount(pos->bb[us]), n_them = pc_popcount(pos->bb[us ^ 1]);

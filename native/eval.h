@@ -38,4 +38,10 @@ void pc_eval_init(void);
 /* Score in centi-men from the side to move's point of view (a man is 100). */
 int pc_evaluate(const Position *pos, const EvalWeights *w, const RuleOptions *rules);
 
+/* What pc_evaluate makes of a positional and material score (side to move's
+ * view): the endgame knowledge that no weight or network learns (drawn king
+ * endings, 3 kings v 1 king under the R19 count) and the noise of the weaker
+ * levels.  The network evaluation (nnue.h) ends here too. */
+int pc_eval_end_rules(const Position *pos, const EvalWeights *w, int score);
+
 #endif

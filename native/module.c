@@ -9,6 +9,7 @@
 #include <Python.h>
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "eval.h"
 #include "movegen.h"
@@ -207,17 +208,33 @@ static PyObject *core_perft_divide(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *core_bench(PyObject *self, PyObject *args) {
     (void)self;
     int depth;
-    if (!PyArg_ParseTuple(args, "i", &depth)) return NULL;
+    PyObject *data = Py_None;
+    if (!PyArg_ParseTuple(args, "i|O", &depth, &data)) return NULL;
     if (depth < 1 || depth > 40) {
         PyErr_SetString(PyExc_ValueError, "bench depth must be in 1..40");
         return NULL;
+    }
+    NnueNet *net = NULL;
+    if (data != Py_None) { /* bench with the network of a weights file's bytes */
+        Py_buffer view;
+        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) != 0) return NULL;
+        net = malloc(sizeof(NnueNet));
+        const char *why = net ? pc_nnue_parse(view.buf, (size_t)view.len, net) : NULL;
+        PyBuffer_Release(&view);
+        if (!net) return PyErr_NoMemory();
+        if (why) {
+            free(net);
+            PyErr_SetString(PyExc_ValueError, why);
+            return NULL;
+        }
     }
     int64_t nodes = 0;
     double secs = 0;
     int r;
     Py_BEGIN_ALLOW_THREADS
-    r = pc_bench(depth, &nodes, &secs);
+    r = pc_bench_with(depth, net, &nodes, &secs);
     Py_END_ALLOW_THREADS
+    free(net);
     if (r != 0) {
         PyErr_SetString(PyExc_MemoryError, "bench: could not allocate a searcher");
         return NULL;
@@ -273,6 +290,7 @@ static PyObject *core_default_weights(PyObject *self, PyObject *noargs) {
 typedef struct {
     PyObject_HEAD Searcher *s;
     atomic_int busy;
+    NnueNet *net; /* the network the searcher evaluates with (owned), or NULL */
 } SearcherObject;
 
 static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
@@ -302,6 +320,7 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
 
 static void Searcher_dealloc(SearcherObject *self) {
     pc_searcher_free(self->s);
+    free(self->net);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -660,7 +679,121 @@ static PyObject *Searcher_evaluate(SearcherObject *self, PyObject *args, PyObjec
         PyErr_SetString(PyExc_RuntimeError, "Searcher not initialised");
         return NULL;
     }
+    if (self->s->net) {
+        /* An accumulator of its own (a search in another thread uses the searcher's). */
+        NnueAcc *scratch = malloc(sizeof(NnueAcc));
+        if (!scratch) return PyErr_NoMemory();
+        scratch->net_id = 0;
+        int v = pc_evaluate_nnue(&pos, &self->s->weights, self->s->net, scratch, 0);
+        free(scratch);
+        return PyLong_FromLong(v);
+    }
     return PyLong_FromLong(pc_evaluate(&pos, &self->s->weights, &r));
+}
+
+/* set_network(data): evaluate with the network of a weights file's bytes (nnue.h),
+ * or with the pattern evaluation again for None.  A file that cannot be read raises
+ * ValueError saying why, and the searcher keeps its evaluation. */
+static PyObject *Searcher_set_network(SearcherObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"data", "always_refresh", NULL};
+    PyObject *arg;
+    int always_refresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &arg, &always_refresh)) return NULL;
+    NnueNet *net = NULL;
+    if (arg != Py_None) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) != 0) return NULL;
+        net = malloc(sizeof(NnueNet));
+        if (!net) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        const char *why = pc_nnue_parse(view.buf, (size_t)view.len, net);
+        PyBuffer_Release(&view);
+        if (why) {
+            free(net);
+            PyErr_SetString(PyExc_ValueError, why);
+            return NULL;
+        }
+        net->always_refresh = always_refresh != 0;
+    }
+    if (ready(self)) {
+        free(net);
+        return NULL;
+    }
+    NnueNet *old = self->net;
+    self->net = net;
+    self->s->net = net;
+    for (int i = 0; i < self->s->threads - 1; i++) self->s->helpers[i]->net = net;
+    done(self);
+    free(old);
+    Py_RETURN_NONE;
+}
+
+/* network() -> None, or (hidden, l2): the shape of the network in use. */
+static PyObject *Searcher_network(SearcherObject *self, PyObject *noargs) {
+    (void)noargs;
+    if (!self->net) Py_RETURN_NONE;
+    return Py_BuildValue("(ii)", self->net->hidden, self->net->l2);
+}
+
+/* nnue_line(positions, plies) -> [(incremental, refreshed, features)]: the network's
+ * output (1/8128 of a man, side to move's view) of each position, with its
+ * accumulator brought from the searcher's accumulators of nearby plies (position i
+ * at plies[i]) and computed from scratch, and the features the update changed.
+ * For the tests: the two must always agree. */
+static PyObject *Searcher_nnue_line(SearcherObject *self, PyObject *args) {
+    PyObject *positions, *plies;
+    if (!PyArg_ParseTuple(args, "OO", &positions, &plies)) return NULL;
+    if (!self->net) {
+        PyErr_SetString(PyExc_RuntimeError, "the searcher has no network (set_network)");
+        return NULL;
+    }
+    PyObject *ps = PySequence_Fast(positions, "positions must be a sequence of (black, white, kings, turn)");
+    if (!ps) return NULL;
+    PyObject *ls = PySequence_Fast(plies, "plies must be a sequence of ints");
+    if (!ls) {
+        Py_DECREF(ps);
+        return NULL;
+    }
+    PyObject *out = NULL;
+    NnueAcc *scratch = malloc(sizeof(NnueAcc));
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(ps);
+    if (!scratch) {
+        PyErr_NoMemory();
+        goto end;
+    }
+    if (PySequence_Fast_GET_SIZE(ls) != n) {
+        PyErr_SetString(PyExc_ValueError, "positions and plies must have the same length");
+        goto end;
+    }
+    if (ready(self)) goto end;
+    out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *it = PySequence_Fast_GET_ITEM(ps, i);
+        Position pos;
+        int ply;
+        if (!PyTuple_Check(it) || PyTuple_GET_SIZE(it) != 4) {
+            PyErr_SetString(PyExc_TypeError, "positions must be (black, white, kings, turn) tuples");
+            Py_CLEAR(out);
+        } else if (parse_position(PyTuple_GET_ITEM(it, 0), PyTuple_GET_ITEM(it, 1), PyTuple_GET_ITEM(it, 2),
+                                  PyTuple_GET_ITEM(it, 3), NULL, NULL, &pos) ||
+                   to_int_range(PySequence_Fast_GET_ITEM(ls, i), "ply", 0, PC_MAX_PLY, &ply)) {
+            Py_CLEAR(out);
+        } else {
+            int changed = pc_nnue_update(self->net, &pos, self->s->nnue, ply);
+            int32_t inc = pc_nnue_forward(self->net, &self->s->nnue[ply], pos.stm);
+            pc_nnue_refresh(self->net, &pos, scratch);
+            int32_t full = pc_nnue_forward(self->net, scratch, pos.stm);
+            PyList_SET_ITEM(out, i, Py_BuildValue("(lli)", (long)inc, (long)full, changed));
+        }
+    }
+    done(self);
+end:
+    free(scratch);
+    Py_DECREF(ps);
+    Py_DECREF(ls);
+    return out;
 }
 
 static PyMethodDef Searcher_methods[] = {
@@ -679,6 +812,12 @@ static PyMethodDef Searcher_methods[] = {
     {"set_weights", (PyCFunction)Searcher_set_weights, METH_O, "Set some evaluation weights."},
     {"evaluate", (PyCFunction)(void (*)(void))Searcher_evaluate, METH_VARARGS | METH_KEYWORDS,
      "Static evaluation, side to move's view."},
+    {"set_network", (PyCFunction)(void (*)(void))Searcher_set_network, METH_VARARGS | METH_KEYWORDS,
+     "set_network(data, always_refresh=False): evaluate with the network of a weights file's bytes "
+     "(None: the pattern evaluation); always_refresh computes every accumulator from scratch."},
+    {"network", (PyCFunction)Searcher_network, METH_NOARGS, "None, or the network's (hidden, l2)."},
+    {"nnue_line", (PyCFunction)Searcher_nnue_line, METH_VARARGS,
+     "nnue_line(positions, plies) -> [(incremental, refreshed, features changed)]"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -700,7 +839,8 @@ static PyMethodDef core_methods[] = {
      "perft(black, white, kings, turn, depth, rules=None) -> int"},
     {"perft_divide", (PyCFunction)(void (*)(void))core_perft_divide, METH_VARARGS | METH_KEYWORDS,
      "perft_divide(black, white, kings, turn, depth, rules=None) -> [(from, to, captured, count)]"},
-    {"bench", (PyCFunction)core_bench, METH_VARARGS, "bench(depth) -> (nodes, seconds)"},
+    {"bench", (PyCFunction)core_bench, METH_VARARGS,
+     "bench(depth, network=None) -> (nodes, seconds); network: a weights file's bytes"},
     {"bench_positions", (PyCFunction)core_bench_positions, METH_NOARGS,
      "bench_positions() -> [(black, white, kings, turn)]"},
     {"default_weights", (PyCFunction)core_default_weights, METH_NOARGS, "The default evaluation weights."},

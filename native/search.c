@@ -226,6 +226,13 @@ static inline void select_ahead(const Searcher *s, const Position *pos, const Mo
     pc_tt_prefetch(&s->tt, tt_key(s, &after));
 }
 
+/* The static evaluation: the pattern evaluation, or the network's (nnue.h) when the
+ * searcher has one, its accumulator brought to this position from a nearby ply's. */
+static inline int evaluate(Searcher *s, const Position *pos, int ply) {
+    if (s->net) return pc_evaluate_nnue(pos, &s->weights, s->net, s->nnue, ply);
+    return pc_evaluate(pos, &s->weights, &s->rules);
+}
+
 static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta, int ply) {
     s->pv_len[ply] = 0;
     if (s->aborted) return 0;
@@ -244,7 +251,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     if (depth <= 0 && !pc_has_capture(pos)) {
         if (!pc_has_quiet_move(pos)) return -PC_MATE + ply; /* R16: no legal move loses */
         if (ply > 0 && end_rules(s, pos, ply, &ended)) return ended;
-        return pc_evaluate(pos, &s->weights, &s->rules); /* quiet: stand pat */
+        return evaluate(s, pos, ply); /* quiet: stand pat */
     }
 
     MoveList *list = &s->lists[ply];
@@ -256,10 +263,10 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     }
     if (list->n == 0) return -PC_MATE + ply; /* R16: no legal move loses */
     if (ply > 0 && end_rules(s, pos, ply, &ended)) return ended;
-    if (ply >= PC_MAX_PLY - 1) return pc_evaluate(pos, &s->weights, &s->rules);
+    if (ply >= PC_MAX_PLY - 1) return evaluate(s, pos, ply);
 
     bool capture = list->m[0].cap != 0;
-    if (depth <= 0 && !capture) return pc_evaluate(pos, &s->weights, &s->rules); /* quiet: stand pat */
+    if (depth <= 0 && !capture) return evaluate(s, pos, ply); /* quiet: stand pat */
     if (depth < 0) depth = 0;
 
     bool pv_node = beta - alpha > 1;
@@ -283,7 +290,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
      * evaluation stands. */
     if (!pv_node && ply > 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
         beta > -PC_MATE_BOUND) {
-        static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        static_eval = evaluate(s, pos, ply);
         have_eval = true;
         if (static_eval - RFP_MARGIN * depth >= beta) return static_eval;
     }
@@ -296,7 +303,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     bool futile = false;
     if (!pv_node && ply > 0 && !capture && depth <= FUTILITY_DEPTH && alpha > -PC_MATE_BOUND &&
         alpha < PC_MATE_BOUND) {
-        if (!have_eval) static_eval = pc_evaluate(pos, &s->weights, &s->rules);
+        if (!have_eval) static_eval = evaluate(s, pos, ply);
         futile = static_eval + FUTILITY_MARGIN * depth <= alpha;
     }
 
@@ -567,6 +574,7 @@ int pc_search(Searcher *s, const Position *root, const uint64_t *history, int nh
         Searcher *h = s->helpers[i];
         h->tt = s->tt;
         h->weights = s->weights;
+        h->net = s->net;
         h->rules = s->rules;
         h->root = *root;
         h->max_depth = max_depth;
@@ -777,9 +785,12 @@ int pc_bench_position(int i, Position *pos) {
     return 0;
 }
 
-int pc_bench(int depth, int64_t *nodes, double *seconds) {
+int pc_bench(int depth, int64_t *nodes, double *seconds) { return pc_bench_with(depth, NULL, nodes, seconds); }
+
+int pc_bench_with(int depth, const NnueNet *net, int64_t *nodes, double *seconds) {
     Searcher *s = pc_searcher_new(16);
     if (!s) return -1;
+    s->net = net;
     int64_t total = 0;
     double t0 = pc_now();
     for (int i = 0; i < pc_bench_count(); i++) {

@@ -7,6 +7,7 @@
 
 #include "eval.h"
 #include "movegen.h"
+#include "nnue.h"
 #include "tt.h"
 
 #define PC_MAX_PLY 128
@@ -88,6 +89,8 @@ struct Searcher {
     SearchPoll poll;
     void *poll_data;
     EvalWeights weights;
+    const NnueNet *net;            /* the network evaluation (nnue.h); NULL: the pattern evaluation */
+    NnueAcc nnue[PC_MAX_PLY + 1];  /* the network's accumulators, one per ply */
     RuleOptions rules;
     atomic_int stop;
     int aborted;
@@ -133,6 +136,8 @@ int pc_root_scores(Searcher *s, const Position *root, const uint64_t *history, i
 /* The fixed bench: searches each bench position to `depth` with a fresh
  * searcher; returns total nodes (the signature of the search) and seconds. */
 int pc_bench(int depth, int64_t *nodes, double *seconds);
+/* The same with the network evaluation `net` (NULL: the pattern evaluation). */
+int pc_bench_with(int depth, const NnueNet *net, int64_t *nodes, double *seconds);
 /* Number of bench positions and the i-th one. */
 int pc_bench_count(void);
 int pc_bench_position(int i, Position *pos);

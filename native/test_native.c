@@ -6,6 +6,7 @@
 
 #include "eval.h"
 #include "movegen.h"
+#include "nnue.h"
 #include "patterns.h"
 #include "perft.h"
 #include "search.h"
@@ -740,6 +741,184 @@ static void test_layout_and_count(void) {
     }
 }
 
+
+/* ---- The network evaluation (nnue.h). */
+
+static uint32_t test_fnv1a(const uint8_t *p, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A weights file of random weights (a fixed sequence), with its checksum. */
+static uint8_t *random_network(int hidden, int l2, size_t *len) {
+    *len = pc_nnue_file_size(hidden, l2);
+    uint8_t *d = calloc(1, *len);
+    if (!d) return NULL;
+    memcpy(d, "PCNN", 4);
+    put32(d + 4, PC_NNUE_VERSION);
+    put32(d + 8, PC_NNUE_INPUTS);
+    put32(d + 12, (uint32_t)hidden);
+    put32(d + 16, (uint32_t)l2);
+    uint32_t seed = 2024;
+    uint8_t *p = d + PC_NNUE_HEADER;
+#define NEXT() (seed = seed * 1103515245u + 12345u, (int)((seed >> 16) & 0x7FFF))
+    for (int i = 0; i < hidden; i++, p += 2) { /* ft_b: -300..300 */
+        int v = NEXT() % 601 - 300;
+        p[0] = (uint8_t)(v & 0xFF), p[1] = (uint8_t)((v >> 8) & 0xFF);
+    }
+    for (int i = 0; i < PC_NNUE_INPUTS * hidden; i++, p += 2) { /* ft_w: -200..200 */
+        int v = NEXT() % 401 - 200;
+        p[0] = (uint8_t)(v & 0xFF), p[1] = (uint8_t)((v >> 8) & 0xFF);
+    }
+    for (int f = 0; f < PC_NNUE_INPUTS; f++, p += 4) put32(p, (uint32_t)(NEXT() % 20001 - 10000));
+    for (int j = 0; j < l2; j++, p += 4) put32(p, (uint32_t)(NEXT() % 20001 - 10000));
+    for (int i = 0; i < 2 * hidden * l2; i++, p++) *p = (uint8_t)(int8_t)(NEXT() % 255 - 127);
+    put32(p, (uint32_t)(NEXT() % 2001 - 1000));
+    p += 4;
+    for (int j = 0; j < l2; j++, p++) *p = (uint8_t)(int8_t)(NEXT() % 255 - 127);
+#undef NEXT
+    put32(d + 20, test_fnv1a(d + PC_NNUE_HEADER, *len - PC_NNUE_HEADER));
+    return d;
+}
+
+/* Bad files are refused with a sentence and leave the network as it was. */
+static void test_nnue_file(void) {
+    size_t len;
+    uint8_t *d = random_network(32, 8, &len);
+    NnueNet *net = malloc(sizeof(NnueNet)), *before = malloc(sizeof(NnueNet));
+    CHECK(d && net && before, "allocations");
+    if (!d || !net || !before) goto end;
+    CHECK(pc_nnue_parse(d, len, net) == NULL, "a well-formed weights file is read");
+    CHECK(net->hidden == 32 && net->l2 == 8 && net->id != 0, "its shape is the header's");
+    memcpy(before, net, sizeof(NnueNet));
+    CHECK(pc_nnue_parse(d, len - 1, net) != NULL, "a truncated file is refused");
+    CHECK(pc_nnue_parse(d, 10, net) != NULL, "a file shorter than the header is refused");
+    d[0] = 'X';
+    CHECK(pc_nnue_parse(d, len, net) != NULL, "a wrong magic is refused");
+    d[0] = 'P';
+    d[4] = 2;
+    CHECK(pc_nnue_parse(d, len, net) != NULL, "another format version is refused");
+    d[4] = 1;
+    d[len - 1] ^= 1;
+    const char *why = pc_nnue_parse(d, len, net);
+    CHECK(why && strstr(why, "checksum"), "a damaged payload is refused by its checksum");
+    d[len - 1] ^= 1;
+    /* A feature weight of 2000: 32 of them overflow an int16 accumulator. */
+    uint8_t *w = d + PC_NNUE_HEADER + 2 * 32;
+    w[0] = 2000 & 0xFF, w[1] = 2000 >> 8;
+    put32(d + 20, test_fnv1a(d + PC_NNUE_HEADER, len - PC_NNUE_HEADER));
+    why = pc_nnue_parse(d, len, net);
+    CHECK(why && strstr(why, "overflow"), "weights that could overflow the accumulators are refused");
+    CHECK(memcmp(before, net, sizeof(NnueNet)) == 0, "a refused file leaves the network unchanged");
+end:
+    free(d);
+    free(net);
+    free(before);
+}
+
+/* Along random games, an accumulator updated from whichever ply's accumulator is
+ * nearest equals one computed from scratch, integer for integer; the network sees
+ * a position and its colour-swapped half turn alike. */
+static void test_nnue_incremental(void) {
+    size_t len;
+    uint8_t *d = random_network(64, 16, &len);
+    NnueNet *net = malloc(sizeof(NnueNet));
+    NnueAcc *stack = calloc(PC_MAX_PLY + 1, sizeof(NnueAcc)), *fresh = malloc(sizeof(NnueAcc));
+    MoveList *list = malloc(sizeof(MoveList));
+    CHECK(d && net && stack && fresh && list && pc_nnue_parse(d, len, net) == NULL, "setup");
+    if (!d || !net || !stack || !fresh || !list) goto end;
+    RuleOptions rules = pc_default_rules();
+    uint32_t seed = 77;
+    int mismatches = 0, mirrored = 0, updates = 0;
+    for (int game = 0; game < 40; game++) {
+        Position pos, next;
+        pc_parse_fen(&pos, START);
+        for (int move = 0; move < 120; move++) {
+            seed = seed * 1103515245u + 12345u;
+            int ply = (int)((seed >> 16) % 12);
+            if (pc_nnue_update(net, &pos, stack, ply) < pc_popcount(pos.bb[0] | pos.bb[1])) updates++;
+            pc_nnue_refresh(net, &pos, fresh);
+            for (int v = 0; v < 2; v++)
+                if (memcmp(stack[ply].v[v], fresh->v[v], sizeof(int16_t) * 64) != 0 ||
+                    stack[ply].psqt[v] != fresh->psqt[v])
+                    mismatches++;
+            /* The half turn: square s -> 33 - s, colours and side to move swapped. */
+            uint32_t b = pc_to_bits32(pos.bb[0]), w = pc_to_bits32(pos.bb[1]), k = pc_to_bits32(pos.kings);
+            uint32_t rb = 0, rw = 0, rk = 0;
+            for (int s = 0; s < 32; s++) {
+                rb |= (w >> s & 1u) << (31 - s);
+                rw |= (b >> s & 1u) << (31 - s);
+                rk |= (k >> s & 1u) << (31 - s);
+            }
+            Position turned;
+            pc_set(&turned, rb, rw, rk, pos.stm ^ 1, 0, 0);
+            NnueAcc *t = malloc(sizeof(NnueAcc));
+            if (t) {
+                pc_nnue_refresh(net, &turned, t);
+                if (pc_nnue_forward(net, t, turned.stm) != pc_nnue_forward(net, fresh, pos.stm)) mirrored++;
+                free(t);
+            }
+            pc_gen_moves(&pos, &rules, list);
+            if (list->n == 0) break;
+            pc_make(&pos, &list->m[(seed >> 8) % (uint32_t)list->n], &next);
+            pos = next;
+        }
+    }
+    CHECK(mismatches == 0, "incremental accumulators equal a full refresh (%d differ)", mismatches);
+    CHECK(updates > 1000, "most accumulators came by update, not refresh (%d)", updates);
+    CHECK(mirrored == 0, "the half-turned position has the same output (%d differ)", mirrored);
+end:
+    free(d);
+    free(net);
+    free(stack);
+    free(fresh);
+    free(list);
+}
+
+/* A search with the network finds the same move and score whether its
+ * accumulators are updated or computed from scratch at every node; the end rules
+ * still rule the king endings. */
+static void test_nnue_search(void) {
+    size_t len;
+    uint8_t *d = random_network(64, 16, &len);
+    NnueNet *net = malloc(sizeof(NnueNet));
+    Searcher *s = pc_searcher_new(4);
+    CHECK(d && net && s && pc_nnue_parse(d, len, net) == NULL, "setup");
+    if (!d || !net || !s) goto end;
+    s->net = net;
+    const char *fens[] = {START, "W:W18,19,26,27,30:B6,10,13,K25", "B:W8,K10,K19,K22,27:BK3"};
+    for (int i = 0; i < 3; i++) {
+        Position pos;
+        pc_parse_fen(&pos, fens[i]);
+        SearchLimits lim = {7, 0, 0, 1, 0};
+        SearchInfo a, b;
+        net->always_refresh = false;
+        pc_searcher_clear(s);
+        int ra = pc_search(s, &pos, NULL, 0, &lim, NULL, NULL, &a);
+        net->always_refresh = true;
+        pc_searcher_clear(s);
+        int rb = pc_search(s, &pos, NULL, 0, &lim, NULL, NULL, &b);
+        CHECK(ra == 0 && rb == 0 && a.score == b.score && a.nodes == b.nodes && a.pv_len > 0 &&
+                  a.pv[0].from == b.pv[0].from && a.pv[0].to == b.pv[0].to && a.pv[0].cap == b.pv[0].cap,
+              "%s: the same search with updated and refreshed accumulators", fens[i]);
+    }
+    EvalWeights w = pc_default_weights();
+    Position kk;
+    pc_parse_fen(&kk, "W:WK1,K5:BK32"); /* 2 kings v 1: drawn with flying kings */
+    NnueAcc *one = calloc(1, sizeof(NnueAcc));
+    if (one) CHECK(pc_evaluate_nnue(&kk, &w, net, one, 0) == 0, "2K v 1K stays exactly 0 with the network");
+    free(one);
+end:
+    pc_searcher_free(s);
+    free(net);
+    free(d);
+}
+
 int main(void) {
     pc_init();
     test_layout_and_count();
@@ -754,6 +933,9 @@ int main(void) {
     test_fast_paths();
     test_eval_terms_and_symmetry();
     test_patterns();
+    test_nnue_file();
+    test_nnue_incremental();
+    test_nnue_search();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

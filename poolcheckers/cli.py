@@ -44,6 +44,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "poolcheckers.commands.hub_cmd",
     "poolcheckers.commands.egdb",
     "poolcheckers.commands.tune",
+    "poolcheckers.commands.nnue",
     "poolcheckers.commands.book",
     "poolcheckers.commands.puzzles",
     "poolcheckers.commands.bot",

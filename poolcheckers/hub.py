@@ -65,11 +65,13 @@ from poolcheckers.board import Board
 from poolcheckers.engine import (
     CENTI_MEN_PER_MAN,
     DEFAULT_HASH_MB,
+    EVALUATIONS,
     MAX_DEPTH,
     MAX_LEVEL,
     MAX_NODES,
     MIN_LEVEL,
     EngineLike,
+    NetworkError,
     SearchInfo,
     make_limit,
     table_hits,
@@ -101,6 +103,8 @@ PARAMS: Final[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]]] = {
     "hash": ("int", str(DEFAULT_HASH_MB), (("min", "1"), ("max", "4096"))),
     "threads": ("int", "1", (("min", "1"), ("max", "64"))),
     "multipv": ("int", "1", (("min", "1"), ("max", "8"))),
+    # the pattern evaluation, or the network shipped in the package (docs/ENGINE.md, NNUE)
+    "evaluation": ("enum", "pattern", (("values", "pattern nnue"),)),
     "crown_during_capture": ("enum", "pass", (("values", "pass stop"),)),
     "three_kings_limit_result": ("enum", "draw", (("values", "draw loss"),)),
     "king_only_move_limit": ("int", "25", (("min", "1"), ("max", "1000"))),
@@ -547,6 +551,10 @@ class HubSession:
             low, high = int(PARAMS[name][2][0][1]), int(PARAMS[name][2][1][1])
             if not low <= number <= high:
                 raise HubSyntaxError(f"{name} must be {low}..{high}, not {number}")
+        if name == "evaluation" and value not in EVALUATIONS:
+            raise HubSyntaxError(
+                f"evaluation must be one of {', '.join(EVALUATIONS)}, not {value!r}"
+            )
         if name in _RULE_PARAMS:
             options = {k: self._params[k] for k in _RULE_PARAMS}
             options[name] = value
@@ -555,10 +563,15 @@ class HubSession:
             except PoolCheckersError as exc:
                 raise HubSyntaxError(str(exc)) from exc
             self._board = Board(self._board.fen(), rules=self._rules)
+        if name == "evaluation" and self._engine is not None:
+            try:
+                self._engine.set_evaluation(value)  # type: ignore[attr-defined]
+            except NetworkError as exc:
+                raise HubSyntaxError(str(exc)) from exc
         self._params[name] = value
         if name == "threads" and self._engine is not None:
             self._engine.threads = int(value)  # type: ignore[attr-defined]
-        elif name not in ("level", "threads", "multipv"):
+        elif name not in ("level", "threads", "multipv", "evaluation"):
             self._engine = None  # made again with the new table size or rules
 
     def _cmd_init(self, args: dict[str, str]) -> None:
@@ -571,6 +584,8 @@ class HubSession:
                 self._engine = self._engine_factory(int(self._params["hash"]), self._rules)
                 if self._params["threads"] != "1":
                     self._engine.threads = int(self._params["threads"])  # type: ignore[attr-defined]
+                if self._params["evaluation"] != "pattern":
+                    self._engine.set_evaluation(self._params["evaluation"])  # type: ignore[attr-defined]
             except Exception as exc:  # the engine's own failure, reported to the GUI
                 self.error(f"the engine cannot start: {exc}")
                 return False

@@ -726,3 +726,25 @@ def test_multipv_and_threads_parameters_with_the_real_engine() -> None:
     scores = [float(i.args["score"]) for i in last]
     assert scores == sorted(scores, reverse=True)
     assert stdout.lines[-1].startswith("done move=")
+
+
+@pytest.mark.skipif(not native_available(), reason="the engine's native core is not built")
+def test_the_evaluation_parameter_switches_the_engine_to_the_network_and_back() -> None:
+    from poolcheckers.engine import Engine, open_engine
+
+    stdout = _Output()
+    engines: list[Engine] = []
+
+    def factory(mb: int, rules: RuleSet) -> Engine:
+        engines.append(open_engine(4, rules))
+        return engines[-1]
+
+    session = HubSession(factory, io.StringIO(""), stdout)
+    for line in ("set-param name=evaluation value=nnue", "init"):
+        session.handle(line)
+    assert engines[0].evaluation == "nnue"
+    session.handle("set-param name=evaluation value=pattern")
+    assert engines[0].evaluation == "pattern"
+    session.handle("set-param name=evaluation value=scan")
+    assert any("evaluation must be one of pattern, nnue" in line for line in stdout.lines)
+    assert engines[0].evaluation == "pattern"

@@ -30,6 +30,11 @@ increment=)``, a Hub engine ``level time=<left> inc=<increment>``), and a
 side whose clock runs out loses on time (PDN ``Termination`` "time forfeit:
 …"; the summary counts the time losses and the clock left at the end).
 
+The evaluation of each side (``--eval-a`` / ``--eval-b``): ``pattern`` (the
+default), ``nnue`` (the network shipped in the package) or a network weights
+file of ``poolcheckers nnue train``; a file the engine cannot use is refused,
+named with its problem, before the first game.
+
 Either player may be a Hub engine (``--hub-a`` / ``--hub-b``: a command line
 that starts an engine speaking the Hub protocol on its standard input and
 output, e.g. a frozen build).
@@ -67,7 +72,7 @@ from poolcheckers.commands.common import (
 )
 from poolcheckers.engine import MAX_SECONDS
 from poolcheckers.rules import RuleSet
-from poolcheckers.tooling import require_extra
+from poolcheckers.tooling import ToolingError, require_extra
 from poolcheckers.tooling.games import EnginePlayer, Player, TimeControl, pairings, time_control
 from poolcheckers.tooling.match import (
     GameRecord,
@@ -78,7 +83,14 @@ from poolcheckers.tooling.match import (
     write_pdn,
 )
 from poolcheckers.tooling.openings import DEFAULT_BALLOTS, HELDOUT_OPENINGS, load_ballots
-from poolcheckers.tooling.pool import PairGame, PlayerSpec, make_player, pair_records, run_pairs
+from poolcheckers.tooling.pool import (
+    PairGame,
+    PlayerSpec,
+    make_player,
+    pair_records,
+    run_pairs,
+    set_evaluation,
+)
 from poolcheckers.tooling.sprt import ELO_MODELS, Sprt, SprtState
 
 #: Seconds per move when neither --time, --depth, --nodes nor --clock is given.
@@ -122,10 +134,36 @@ def _per_move(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     return {"time": seconds}, f"{seconds:g} s/move"
 
 
-def _player_name(level: int, weights: str | None, hub: tuple[str, ...] | None = None) -> str:
+def _player_name(
+    level: int,
+    weights: str | None,
+    hub: tuple[str, ...] | None = None,
+    evaluation: str = "pattern",
+) -> str:
     if hub is not None:
         return f"hub {Path(hub[0]).name}"
-    return f"poolcheckers L{level}" + (f" ({Path(weights).name})" if weights else "")
+    extras = [Path(weights).name] if weights else []
+    if evaluation != "pattern":
+        extras.append(evaluation if evaluation == "nnue" else f"nnue {Path(evaluation).name}")
+    return f"poolcheckers L{level}" + (f" ({', '.join(extras)})" if extras else "")
+
+
+def _evaluation(side: str, args: argparse.Namespace, hub: tuple[str, ...] | None) -> str:
+    """The evaluation of player ``side``, its weights file checked before any game."""
+    evaluation: str = getattr(args, f"eval_{side}")
+    if evaluation == "pattern":
+        return evaluation
+    option = f"--eval-{side}"
+    if hub is not None:
+        raise UsageError(f"{option} is for the engine itself: give a Hub engine its own options")
+    from poolcheckers.engine.nnue import NetworkError, network_path, read_network
+
+    path = network_path(evaluation)
+    try:
+        read_network(path if path is not None else evaluation)
+    except NetworkError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+    return evaluation
 
 
 def _hub_command(option: str, text: str | None) -> tuple[str, ...] | None:
@@ -306,16 +344,21 @@ def _run(
     limit_kwargs, per_move = _per_move(args)  # parsed and checked once
     limit = limit if limit is not None else make_limit(**limit_kwargs)
     hub_a, hub_b = _hub_command("--hub-a", args.hub_a), _hub_command("--hub-b", args.hub_b)
-    name_a = args.name_a or _player_name(level_a, args.weights_a, hub_a)
-    name_b = args.name_b or _player_name(level_b, args.weights_b, hub_b)
+    name_a = args.name_a or _player_name(level_a, args.weights_a, hub_a, args.eval_a)
+    name_b = args.name_b or _player_name(level_b, args.weights_b, hub_b, args.eval_b)
     if name_a == name_b:
         name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
     for option, threads in (("--threads-a", args.threads_a), ("--threads-b", args.threads_b)):
         if not 1 <= threads <= 64:
             raise UsageError(f"{option} must be 1..64, not {threads}")
     only = args.hub_position_only
-    spec_a = PlayerSpec(name_a, level_a, args.weights_a, args.hash, args.threads_a, hub_a, only)
-    spec_b = PlayerSpec(name_b, level_b, args.weights_b, args.hash, args.threads_b, hub_b, only)
+    eval_a, eval_b = _evaluation("a", args, hub_a), _evaluation("b", args, hub_b)
+    spec_a = PlayerSpec(
+        name_a, level_a, args.weights_a, args.hash, args.threads_a, hub_a, only, eval_a
+    )
+    spec_b = PlayerSpec(
+        name_b, level_b, args.weights_b, args.hash, args.threads_b, hub_b, only, eval_b
+    )
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
     if args.sprt is not None or args.concurrency > 1:
@@ -329,6 +372,10 @@ def _run(
         engine = factory(spec.hash_mb, rules, spec.weights)
         if spec.threads != 1:
             engine.threads = spec.threads  # type: ignore[attr-defined]
+        try:
+            set_evaluation(engine, spec.evaluation)
+        except ToolingError as exc:
+            raise UsageError(str(exc)) from None
         return EnginePlayer(engine, limit, spec.level, spec.name)
 
     player_a, player_b = player(spec_a), player(spec_b)
@@ -400,6 +447,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--level-b", type=int, default=MAX_LEVEL, help="level of B (1-10)")
     parser.add_argument("--weights-a", metavar="FILE.json", help="evaluation weights of A")
     parser.add_argument("--weights-b", metavar="FILE.json", help="evaluation weights of B")
+    for side in ("a", "b"):
+        parser.add_argument(
+            f"--eval-{side}",
+            default="pattern",
+            metavar="EVAL",
+            help=f"evaluation of {side.upper()}: pattern (the default), nnue (the shipped "
+            "network) or a network weights file (poolcheckers nnue train)",
+        )
     parser.add_argument(
         "--ballots",
         metavar="FILE",

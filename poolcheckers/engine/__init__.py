@@ -69,6 +69,7 @@ from .levels import (
     level_move_time,
 )
 from .limits import MAX_DEPTH, MAX_NODES, MAX_SECONDS, level_limit, make_limit
+from .nnue import EVALUATIONS, NetworkError
 from .policy import (
     DRAW_SEARCH_TIME,
     DrawDecision,
@@ -100,6 +101,7 @@ __all__ = [
     "DEFAULT_HASH_MB",
     "DEFAULT_LEVEL",
     "DRAW_SEARCH_TIME",
+    "EVALUATIONS",
     "LEVELS",
     "MAX_DEPTH",
     "MAX_HASH_MB",
@@ -116,6 +118,7 @@ __all__ = [
     "Level",
     "Limit",
     "NativeMove",
+    "NetworkError",
     "Phase",
     "SearchInfo",
     "SearchResult",

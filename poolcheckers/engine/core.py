@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -360,8 +361,9 @@ def bench_positions() -> list[Board]:
     return boards
 
 
-def bench(depth: int | None = None) -> BenchResult:
-    """Search every bench position to ``depth`` plies with a fresh hash table.
+def bench(depth: int | None = None, evaluation: str | os.PathLike[str] = "pattern") -> BenchResult:
+    """Search every bench position to ``depth`` plies with a fresh hash table,
+    with ``evaluation`` (see :attr:`Engine.evaluation`).
 
     The node total is a signature of the search: it changes when the search
     or the evaluation changes, and not between runs.
@@ -369,10 +371,20 @@ def bench(depth: int | None = None) -> BenchResult:
     >>> bench(4).nodes == bench(4).nodes
     True
     """
+    from poolcheckers.engine.nnue import NetworkError, network_path, read_network
+
     d = DEFAULT_BENCH_DEPTH if depth is None else depth
     if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 40:
         raise ValueError(f"bench depth must be an int in 1..40, not {depth!r}")
-    nodes, seconds = _core().bench(d)
+    path = network_path(evaluation)
+    if path is None:
+        nodes, seconds = _core().bench(d)
+    else:
+        network = read_network(path)
+        try:
+            nodes, seconds = _core().bench(d, network.data)
+        except ValueError as exc:
+            raise NetworkError(f"{network.path}: {exc}") from None
     return BenchResult(int(nodes), float(seconds), nodes / seconds if seconds > 0 else 0.0, d)
 
 
@@ -416,6 +428,7 @@ class Engine:
         seed: int | None = None,
         threads: int = 1,
         book: Any = "default",
+        evaluation: str | os.PathLike[str] = "pattern",
     ) -> None:
         if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= 16384:
             raise ValueError(f"hash_mb must be an int in 1..16384, not {hash_mb!r}")
@@ -431,6 +444,9 @@ class Engine:
         self._rng = random.Random(seed)
         if weights:
             self.set_weights(weights)
+        self._evaluation = "pattern"
+        if evaluation != "pattern":
+            self.set_evaluation(evaluation)
 
     # ------------------------------------------------------------ threads
     @property
@@ -474,6 +490,44 @@ class Engine:
         150
         """
         self._searcher.set_weights(dict(weights))
+        self._searcher.clear()
+
+    # ------------------------------------------------------------ evaluation
+    @property
+    def evaluation(self) -> str:
+        """The evaluation searches use: ``"pattern"`` (the default), ``"nnue"`` (the
+        network shipped in the package) or the path of a network weights file.
+
+        >>> Engine(hash_mb=1).evaluation
+        'pattern'
+        """
+        return self._evaluation
+
+    def set_evaluation(self, evaluation: str | os.PathLike[str]) -> None:
+        """Evaluate with ``evaluation`` (see :attr:`evaluation`).  A weights file that
+        cannot be used raises :class:`~poolcheckers.engine.nnue.NetworkError` naming
+        the file and the problem, and the engine keeps its evaluation.
+
+        >>> engine = Engine(hash_mb=1)
+        >>> engine.set_evaluation("no/such/net.bin")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        poolcheckers.engine.nnue.NetworkError: no/such/net.bin: cannot read the network weights ...
+        >>> engine.evaluation
+        'pattern'
+        """
+        from poolcheckers.engine.nnue import NetworkError, network_path, read_network
+
+        path = network_path(evaluation)
+        if path is None:
+            self._searcher.set_network(None)
+        else:
+            network = read_network(path)
+            try:
+                self._searcher.set_network(network.data)
+            except ValueError as exc:
+                raise NetworkError(f"{network.path}: {exc}") from None
+        self._evaluation = os.fspath(evaluation)
         self._searcher.clear()
 
     def evaluate(self, board: Board) -> int:

@@ -47,6 +47,8 @@ class PlayerSpec:
     hub: tuple[str, ...] | None = None
     #: a Hub engine is sent the position alone, not the game's moves
     hub_position_only: bool = False
+    #: the evaluation: "pattern", "nnue" (the shipped network) or a network weights file
+    evaluation: str = "pattern"
 
 
 def open_weighted_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
@@ -82,7 +84,22 @@ def make_player(
     engine = (factory or open_weighted_engine)(spec.hash_mb, rules, spec.weights)
     if spec.threads != 1:
         engine.threads = spec.threads  # type: ignore[attr-defined]
+    set_evaluation(engine, spec.evaluation)
     return EnginePlayer(engine, make_limit(**limit_kwargs), spec.level, spec.name)
+
+
+def set_evaluation(engine: EngineLike, evaluation: str) -> None:
+    """Make ``engine`` evaluate with ``evaluation`` (nothing to do for the default
+    pattern evaluation); a weights file the engine refuses is a
+    :class:`~poolcheckers.tooling.ToolingError` naming it and the problem."""
+    if evaluation == "pattern":
+        return
+    from poolcheckers.engine.nnue import NetworkError
+
+    try:
+        engine.set_evaluation(evaluation)  # type: ignore[attr-defined]
+    except NetworkError as exc:
+        raise ToolingError(str(exc)) from None
 
 
 #: One finished game of a pair: moves (notation), result, reason, A plays Black, seconds.

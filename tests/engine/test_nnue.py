@@ -1,0 +1,159 @@
+"""The network evaluation as the engine computes it: the same integers as the numpy
+reference, the same whether accumulators are updated or refreshed, bad weights files
+refused with a clear error."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from poolcheckers import Board
+from poolcheckers.engine import Engine, Limit
+from poolcheckers.engine.core import _core
+from poolcheckers.engine.nnue import DEFAULT_NETWORK, NetworkError, read_network
+from poolcheckers.tooling.nnue import model
+
+POSITION = np.dtype([("black", "<u4"), ("white", "<u4"), ("kings", "<u4"), ("stm", "u1")])
+
+
+def random_network(seed: int, hidden: int = 32, l2: int = 8) -> bytes:
+    """A network of random weights, large enough that every layer matters."""
+    rng = np.random.default_rng(seed)
+    params = model.init_params(rng, hidden, l2)
+    params["w1"] *= 4
+    params["b2"] += rng.normal(0, 0.5, l2)
+    params["w3"] *= 3
+    model.clip_params(params)
+    return model.weights_bytes(model.quantise(params))
+
+
+def random_game(seed: int, plies: int = 200) -> list[Board]:
+    rng = random.Random(seed)
+    board, boards = Board(), list[Board]()
+    while board.outcome() is None and len(boards) < plies:
+        boards.append(board.copy(stack=False))
+        board.push(rng.choice(board.legal_moves))
+    return boards
+
+
+def as_tuple(board: Board) -> tuple[int, int, int, int]:
+    return (board.black, board.white, board.kings, int(board.turn))
+
+
+def reference(data: bytes, boards: list[Board]) -> list[int]:
+    rows = np.array([as_tuple(b) for b in boards], dtype=POSITION)
+    return [
+        int(v) for v in model.integer_forward(model.read_quantised(data), *model.features(rows))
+    ]
+
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("nnue") / "random.bin"
+    path.write_bytes(random_network(5))
+    return path
+
+
+def test_the_native_network_computes_the_numpy_reference_integers_on_random_positions(
+    network: Path,
+) -> None:
+    data = network.read_bytes()
+    searcher = _core().Searcher(1)
+    searcher.set_network(data)
+    boards = [b for seed in range(6) for b in random_game(seed)]
+    native = searcher.nnue_line([as_tuple(b) for b in boards], [0] * len(boards))
+    assert [full for _inc, full, _n in native] == reference(data, boards)
+    # and the engine's evaluation is that output in centi-men where no end rule applies
+    engine = Engine(hash_mb=1, evaluation=network)
+    with_men = [b for b in boards if b.black & ~b.kings and b.white & ~b.kings][:200]
+    expected = model.centi_men(np.array(reference(data, with_men)))
+    assert [engine.evaluate(b) for b in with_men] == expected.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(game=st.integers(0, 10**6), plies=st.lists(st.integers(0, 12), min_size=1, max_size=400))
+def test_incremental_accumulators_equal_a_full_refresh_along_random_games(
+    game: int, plies: list[int]
+) -> None:
+    searcher = _core().Searcher(1)
+    searcher.set_network(random_network(7))
+    boards = random_game(game, plies=len(plies))
+    results = searcher.nnue_line([as_tuple(b) for b in boards], plies[: len(boards)])
+    assert all(inc == full for inc, full, _n in results)
+
+
+def test_a_search_finds_the_same_move_and_score_with_updated_or_refreshed_accumulators() -> None:
+    data = random_network(11, hidden=64, l2=16)
+    for fen in ("B:W18,19,26,27,30:B6,10,13,K25", Board().fen(), "W:WK7,10,21,K31,K32:B4,9,K19,22"):
+        board = Board(fen)
+        results = []
+        for always_refresh in (False, True):
+            engine = Engine(hash_mb=4)
+            engine._searcher.set_network(data, always_refresh=always_refresh)
+            results.append(engine.search(board, Limit(depth=8)))
+        updated, refreshed = results
+        assert (updated.move, updated.score, updated.nodes) == (
+            refreshed.move,
+            refreshed.score,
+            refreshed.nodes,
+        )
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda d: d[:-1], "9347 bytes, 9348 for its shape"),
+        (lambda d: b"PCNX" + d[4:], "no PCNN magic"),
+        (lambda d: d[:4] + (2).to_bytes(4, "little") + d[8:], "format version 2"),
+        (lambda d: d[:-1] + bytes([d[-1] ^ 1]), "checksum"),
+        (lambda d: b"", "too short"),
+    ],
+)
+def test_a_bad_weights_file_is_refused_naming_it_and_the_engine_keeps_its_evaluation(
+    tmp_path: Path, network: Path, damage: object, problem: str
+) -> None:
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(damage(network.read_bytes()))  # type: ignore[operator]
+    engine = Engine(hash_mb=1, evaluation=network)
+    before = engine.evaluate(Board())
+    with pytest.raises(NetworkError, match=problem) as caught:
+        engine.set_evaluation(bad)
+    assert str(bad) in str(caught.value)
+    assert engine.evaluation == str(network)
+    assert engine.evaluate(Board()) == before
+    with pytest.raises(NetworkError, match=str(bad)):
+        Engine(hash_mb=1, evaluation=bad)
+
+
+def test_weights_the_native_core_refuses_are_named_too(tmp_path: Path) -> None:
+    """A file whose header is right but whose feature weights could overflow the
+    16-bit accumulators passes the Python checks and is refused by the core."""
+    q = model.read_quantised(random_network(3))
+    q.ft_w[0, 0] = 30000
+    bad = tmp_path / "overflow.bin"
+    bad.write_bytes(model.weights_bytes(q))
+    engine = Engine(hash_mb=1)
+    with pytest.raises(NetworkError, match="overflow"):
+        engine.set_evaluation(bad)
+    assert engine.evaluation == "pattern"
+
+
+def test_the_shipped_network_loads_and_plays() -> None:
+    assert read_network(DEFAULT_NETWORK).hidden in (32, 64, 128)
+    engine = Engine(hash_mb=4, evaluation="nnue")
+    assert engine.evaluation == "nnue"
+    assert engine.search(Board(), Limit(depth=6)).move in Board().legal_moves
+    engine.set_evaluation("pattern")
+    assert engine.evaluation == "pattern"
+    assert engine.evaluate(Board()) == Engine(hash_mb=1).evaluate(Board())
+
+
+def test_the_end_rules_still_score_king_endings_with_the_network(network: Path) -> None:
+    engine = Engine(hash_mb=1, evaluation=network)
+    assert engine.evaluate(Board("W:WK1,K5:BK32")) == 0  # 2 kings v 1: a draw (flying kings)
+    assert engine.evaluate(Board("B:WK1:BK14")) == 0
