@@ -47,6 +47,9 @@ typedef struct {
     int32_t psqt[PC_NNUE_INPUTS];
     int32_t l1_b[PC_NNUE_MAX_L2];
     int16_t l1_w[PC_NNUE_MAX_L2][2 * PC_NNUE_MAX_HIDDEN]; /* int8 in the file, widened */
+    /* The same by pairs of inputs: [pair][output][2], for the pass that skips pairs
+     * of inputs the clipped ReLU left at zero (about half of the inputs are 0). */
+    int16_t l1_pairs[PC_NNUE_MAX_HIDDEN][PC_NNUE_MAX_L2][2];
     int32_t out_b;
     int32_t out_w[PC_NNUE_MAX_L2];
 } NnueNet;

@@ -59,9 +59,14 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.parametrize("shape", [(32, 8), (64, 16), (8, 1)])
 def test_the_native_network_computes_the_numpy_reference_integers_on_random_positions(
-    network: Path,
+    tmp_path: Path, shape: tuple[int, int]
 ) -> None:
+    """Each shape takes its own path through the dense layer (16 outputs: AVX2
+    where the CPU has it)."""
+    network = tmp_path / "random.bin"
+    network.write_bytes(random_network(5, *shape))
     data = network.read_bytes()
     searcher = _core().Searcher(1)
     searcher.set_network(data)
