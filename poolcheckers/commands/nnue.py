@@ -45,6 +45,20 @@ def _folder_of(option: str, path: str) -> Path:
     return target
 
 
+def _evaluation(evaluation: str) -> str:
+    """``--eval``, its weights file checked before any game."""
+    if evaluation == "pattern":
+        return evaluation
+    from poolcheckers.engine.nnue import NetworkError, network_path, read_network
+
+    path = network_path(evaluation)
+    try:
+        read_network(path if path is not None else evaluation)
+    except NetworkError as exc:
+        raise UsageError(f"--eval: {exc}") from None
+    return evaluation
+
+
 @quiet_broken_pipe
 def run_data(args: argparse.Namespace, *, out: Any = None) -> int:
     """Gather the training positions of ``args`` and write them."""
@@ -74,6 +88,7 @@ def run_data(args: argparse.Namespace, *, out: Any = None) -> int:
         tables=args.tables,
         table_positions=args.table_positions,
         ballots=args.ballots,
+        evaluation=_evaluation(args.eval),
     )
     for line in gather(options):
         print(line, file=out)
@@ -174,6 +189,13 @@ def register(subparsers: Any) -> None:
         "--table-positions", type=int, default=20000, help="positions of the tables (20000)"
     )
     data.add_argument("--ballots", default=str(DEFAULT_BALLOTS), metavar="FILE")
+    data.add_argument(
+        "--eval",
+        default="pattern",
+        metavar="EVAL",
+        help="the engine's evaluation for the games and scores: pattern (the default), nnue "
+        "(the shipped network) or a weights file (the next round of training)",
+    )
     data.add_argument("--output", required=True, metavar="OUT.npy", help="the positions")
     data.set_defaults(func=run_data)
 

@@ -212,3 +212,9 @@ def test_a_match_plays_the_network_against_the_pattern_evaluation(tmp_path: Path
         )
     assert status == 0
     assert "poolcheckers L10 (nnue) vs poolcheckers L10" in out.getvalue()
+
+
+def test_the_training_positions_are_the_same_from_the_same_seed() -> None:
+    tasks = data.selfplay_tasks([("9-13", "22-18", "10-14")], 2, seed=8, nodes=200, random_plies=3)
+    first, again = data.selfplay_records(tasks), data.selfplay_records(tasks)
+    assert len(first) > 10 and first.tobytes() == again.tobytes()

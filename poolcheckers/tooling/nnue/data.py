@@ -159,24 +159,46 @@ def _notations(board: Board) -> list[str]:
 _WORKER: dict[str, Any] = {}
 
 
-def _selfplay_task(task: tuple[tuple[str, ...], int, int, int, int]) -> list[Row]:
-    if "engine" not in _WORKER:
-        _WORKER["engine"] = Engine(hash_mb=16, book=None)
-    opening, seed, nodes, random_plies, game = task
-    return selfplay_game(_WORKER["engine"], opening, seed, nodes, random_plies, game)
+def _engine(evaluation: str) -> Engine:
+    """The worker's engine with ``evaluation`` (one per process and evaluation)."""
+    if evaluation not in _WORKER:
+        _WORKER[evaluation] = Engine(hash_mb=16, book=None, evaluation=evaluation)
+    engine: Engine = _WORKER[evaluation]
+    return engine
+
+
+SelfPlayTask = tuple[tuple[str, ...], int, int, int, int, str]
+
+
+def _selfplay_task(task: SelfPlayTask) -> list[Row]:
+    opening, seed, nodes, random_plies, game, evaluation = task
+    return selfplay_game(_engine(evaluation), opening, seed, nodes, random_plies, game)
 
 
 def selfplay_tasks(
-    openings: Sequence[Sequence[str]], games: int, seed: int, nodes: int, random_plies: int
-) -> list[tuple[tuple[str, ...], int, int, int, int]]:
-    """The (opening, seed, nodes, random plies, game number) of each game, from one seed.
+    openings: Sequence[Sequence[str]],
+    games: int,
+    seed: int,
+    nodes: int,
+    random_plies: int,
+    evaluation: str = "pattern",
+) -> list[SelfPlayTask]:
+    """The (opening, seed, nodes, random plies, game number, evaluation) of each game,
+    from one seed (``evaluation``: the engine's, e.g. a network of the previous round).
 
     >>> [t[0] for t in selfplay_tasks([("9-13",), ("11-15",)], 3, 7, 100, 2)]
     [('9-13',), ('11-15',), ('9-13',)]
     """
     rng = random.Random(seed)
     return [
-        (tuple(openings[i % len(openings)]), rng.randrange(2**31), nodes, random_plies, i)
+        (
+            tuple(openings[i % len(openings)]),
+            rng.randrange(2**31),
+            nodes,
+            random_plies,
+            i,
+            evaluation,
+        )
         for i in range(games)
     ]
 
@@ -207,7 +229,7 @@ def _run(
 
 
 def selfplay_records(
-    tasks: Sequence[tuple[tuple[str, ...], int, int, int, int]],
+    tasks: Sequence[SelfPlayTask],
     *,
     concurrency: int = 1,
     on_game: Callable[[], None] | None = None,
@@ -217,11 +239,9 @@ def selfplay_records(
 
 
 # ---------------------------------------------------------------- match games
-def _pdn_task(task: tuple[tuple[str, ...], str, int, int, int]) -> list[Row]:
-    if "engine" not in _WORKER:
-        _WORKER["engine"] = Engine(hash_mb=16, book=None)
-    engine: Engine = _WORKER["engine"]
-    moves, result, per_game, nodes, game = task
+def _pdn_task(task: tuple[tuple[str, ...], str, int, int, int, str]) -> list[Row]:
+    moves, result, per_game, nodes, game, evaluation = task
+    engine = _engine(evaluation)
     board = Board()
     quiet: list[Board] = []
     for ply, text in enumerate(moves):
@@ -249,6 +269,7 @@ def pdn_records(
     concurrency: int = 1,
     on_game: Callable[[], None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    evaluation: str = "pattern",
 ) -> tuple[Records, dict[str, int]]:
     """``per_game`` quiet positions of each game of the PDN ``paths`` (at most
     ``max_games`` games, chosen by ``seed``), each scored by a search of ``nodes``
@@ -261,7 +282,10 @@ def pdn_records(
         games = random.Random(seed).sample(games, max_games)
     if on_total is not None:
         on_total(len(games))
-    tasks = [(g.moves, g.result, per_game, nodes, first_game + i) for i, g in enumerate(games)]
+    tasks = [
+        (g.moves, g.result, per_game, nodes, first_game + i, evaluation)
+        for i, g in enumerate(games)
+    ]
     return to_records(_run(_pdn_task, tasks, concurrency, on_game)), load.left_out
 
 

@@ -37,6 +37,7 @@ class DataOptions:
     tables: str | None = None
     table_positions: int = 20000
     ballots: str | None = None
+    evaluation: str = "pattern"
 
 
 def _count(records: np.ndarray, name: str, seconds: float) -> str:
@@ -53,7 +54,12 @@ def gather(options: DataOptions) -> Iterator[str]:
     if options.games:
         openings = load_ballots(options.ballots or DEFAULT_BALLOTS)
         tasks = data.selfplay_tasks(
-            openings, options.games, options.seed, options.nodes, options.random_plies
+            openings,
+            options.games,
+            options.seed,
+            options.nodes,
+            options.random_plies,
+            options.evaluation,
         )
         start = time.perf_counter()
         with _bar(len(tasks), "self-play", "game") as bar:
@@ -76,6 +82,7 @@ def gather(options: DataOptions) -> Iterator[str]:
                 concurrency=options.concurrency,
                 on_game=lambda: bar.update(1),
                 on_total=lambda n: bar.reset(total=n),
+                evaluation=options.evaluation,
             )
         parts.append(part)
         next_game += int(part["game"].max()) + 1 - next_game if len(part) else 0
