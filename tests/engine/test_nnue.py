@@ -162,3 +162,19 @@ def test_the_end_rules_still_score_king_endings_with_the_network(network: Path) 
     engine = Engine(hash_mb=1, evaluation=network)
     assert engine.evaluate(Board("W:WK1,K5:BK32")) == 0  # 2 kings v 1: a draw (flying kings)
     assert engine.evaluate(Board("B:WK1:BK14")) == 0
+
+
+def test_the_engine_plays_with_the_network_without_numpy() -> None:
+    """The weights file is read with the standard library: numpy is for training only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules.update(numpy=None)\n"
+        "from poolcheckers import Board\n"
+        "from poolcheckers.engine import Engine, Limit\n"
+        "engine = Engine(hash_mb=4, evaluation='nnue')\n"
+        "assert engine.search(Board(), Limit(depth=4)).move in Board().legal_moves\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from poolcheckers import Board
-from poolcheckers.cli import main
+from poolcheckers.cli import EXIT_MISSING_EXTRA, main
 from poolcheckers.engine import Engine
 from poolcheckers.engine.nnue import read_network
 from poolcheckers.tooling.nnue import data, model
@@ -218,3 +218,14 @@ def test_the_training_positions_are_the_same_from_the_same_seed() -> None:
     tasks = data.selfplay_tasks([("9-13", "22-18", "10-14")], 2, seed=8, nodes=200, random_plies=3)
     first, again = data.selfplay_records(tasks), data.selfplay_records(tasks)
     assert len(first) > 10 and first.tobytes() == again.tobytes()
+
+
+def test_nnue_train_without_numpy_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    argv = ["nnue", "train", str(tmp_path / "d.npy"), "--output", str(tmp_path / "n.bin")]
+    assert main(argv) == EXIT_MISSING_EXTRA
+    assert "training the network needs numpy, of the tooling extra" in capsys.readouterr().err

@@ -139,7 +139,12 @@ def train_network(options: TrainOptions) -> Iterator[str]:
     from poolcheckers.tooling.nnue.data import load_records
     from poolcheckers.tooling.nnue.train import TrainConfig, fit, plot_losses
 
-    records = np.concatenate([load_records(path) for path in options.data])
+    parts = [load_records(path) for path in options.data]
+    offset = 0
+    for part in parts:  # the game numbers of each file after the files before it
+        part["game"] += offset
+        offset = int(part["game"].max()) + 1 if len(part) else offset
+    records = np.concatenate(parts)
     config = TrainConfig(
         hidden=options.hidden,
         l2=options.l2,
