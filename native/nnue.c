@@ -13,9 +13,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-/* The loops that take the time (the dense layer's products, the clipping and the
- * accumulator updates) are compiled twice, for AVX2 and for any x86-64, and the loader picks the
- * one this CPU runs (the build stays portable, setup.py). */
+/* The accumulator loops are compiled twice, for AVX2 and for any x86-64, and the
+ * loader picks the one this CPU runs (the build stays portable, setup.py); the
+ * dense layer has an AVX2 path of its own (below). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define PC_HOT __attribute__((target_clones("avx2", "default")))
 #else
@@ -143,7 +143,8 @@ PC_HOT void pc_nnue_refresh(const NnueNet *net, const Position *pos, NnueAcc *ac
 }
 
 /* About the features that differ between the position an accumulator holds and
- * `pos`: a man crowned counts one (it is two), which is near enough to choose. */
+ * `pos`: the squares whose colour or kind changed (a crowning move counts three
+ * for its two features), near enough to choose the nearest accumulator. */
 static inline int diff_cost(const NnueAcc *a, const Position *pos) {
     return pc_popcount(a->bb[0] ^ pos->bb[0]) + pc_popcount(a->bb[1] ^ pos->bb[1]) +
            pc_popcount(a->kings ^ pos->kings);

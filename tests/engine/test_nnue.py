@@ -178,3 +178,20 @@ def test_the_engine_plays_with_the_network_without_numpy() -> None:
         "assert engine.search(Board(), Limit(depth=4)).move in Board().legal_moves\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_helper_threads_search_with_the_network_too() -> None:
+    engine = Engine(hash_mb=4, threads=2, evaluation="nnue")
+    board = Board("B:W18,19,26,27,30:B6,10,13,K25")
+    assert engine.search(board, Limit(depth=9)).move in board.legal_moves
+
+
+def test_bench_compares_the_evaluations_in_one_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from poolcheckers.cli import main
+
+    assert main(["bench", "--depth", "3", "--eval", "pattern", "nnue", "--repeat", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("pattern: depth 3, nodes ") and "(1.00 x pattern)" in lines[0]
+    assert lines[1].startswith("nnue: depth 3, nodes ") and "x pattern)" in lines[1]
+    assert main(["bench", "--depth", "3", "--eval", "no/such.bin"]) == 2
+    assert "--eval no/such.bin: no/such.bin: cannot read" in capsys.readouterr().err
