@@ -35,6 +35,8 @@ the protocol asks.  A ``pos`` line with an error leaves the position as it
 was.  The search runs in a background thread, so ``stop`` and ``ping`` are
 served while it thinks.  The ``level`` parameter sets the playing strength of
 ``go think`` and ``go ponder``; ``go analyze`` always searches at full strength.
+The ``evaluation`` parameter chooses the pattern evaluation (the default) or the
+network shipped in the package (``nnue``).
 
 >>> parse_line('pos pos=Bbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves="11-15 22-18"').args["moves"]
 '11-15 22-18'
