@@ -222,7 +222,8 @@ def test_init_handshake() -> None:
 
 def test_go_think_returns_a_legal_move_and_ponder() -> None:
     engine = FakeEngine(prefer="11-15")
-    out = _run_script(
+    # quit stops a running search: wait for done first, as a GUI does
+    out = _run_waiting(
         ["hub", "init", "new-game", f"pos pos={START_POS}", "level depth=4", "go think", "quit"],
         engine,
     )
