@@ -100,6 +100,7 @@ def run_train(args: argparse.Namespace, *, out: Any = None) -> int:
     """Train a network on the positions of ``args`` and write its weights file."""
     require_extra("numpy", purpose="training the network")
     from poolcheckers.tooling.nnue.pipeline import TrainOptions, train_network
+    from poolcheckers.tooling.nnue.train import TrainConfig
 
     out = out if out is not None else sys.stdout
     if not 0.0 <= args.blend <= 1.0:
@@ -118,14 +119,16 @@ def run_train(args: argparse.Namespace, *, out: Any = None) -> int:
         output=_folder_of("--output", args.output),
         checkpoint=_folder_of("--checkpoint", args.checkpoint) if args.checkpoint else None,
         plot=_folder_of("--plot", args.plot) if args.plot else None,
-        hidden=args.hidden,
-        epochs=args.epochs,
-        batch=args.batch,
-        learning_rate=args.lr,
-        blend=args.blend,
-        scale=args.scale,
-        validation=args.validation,
-        seed=args.seed,
+        config=TrainConfig(
+            hidden=args.hidden,
+            epochs=args.epochs,
+            batch=args.batch,
+            learning_rate=args.lr,
+            blend=args.blend,
+            scale=args.scale,
+            validation=args.validation,
+            seed=args.seed,
+        ),
     )
     for line in train_network(options):
         print(line, file=out)

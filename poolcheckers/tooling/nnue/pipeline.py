@@ -9,10 +9,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from poolcheckers.tooling.nnue.train import TrainConfig
 
 
 def _bar(total: int | None, desc: str, unit: str):  # type: ignore[no-untyped-def]
@@ -121,15 +123,7 @@ class TrainOptions:
     output: Path
     checkpoint: Path | None = None
     plot: Path | None = None
-    hidden: int = 64
-    l2: int = 16
-    epochs: int = 30
-    batch: int = 1024
-    learning_rate: float = 2e-3
-    blend: float = 0.5
-    scale: float = 200.0
-    validation: float = 0.1
-    seed: int = 1
+    config: TrainConfig = field(default_factory=TrainConfig)
 
 
 def train_network(options: TrainOptions) -> Iterator[str]:
@@ -137,7 +131,7 @@ def train_network(options: TrainOptions) -> Iterator[str]:
     checkpoint and plot), and report the losses."""
     from poolcheckers.tooling.nnue import model
     from poolcheckers.tooling.nnue.data import load_records
-    from poolcheckers.tooling.nnue.train import TrainConfig, fit, plot_losses
+    from poolcheckers.tooling.nnue.train import fit, plot_losses
 
     parts = [load_records(path) for path in options.data]
     offset = 0
@@ -145,21 +139,11 @@ def train_network(options: TrainOptions) -> Iterator[str]:
         part["game"] += offset
         offset = int(part["game"].max()) + 1 if len(part) else offset
     records = np.concatenate(parts)
-    config = TrainConfig(
-        hidden=options.hidden,
-        l2=options.l2,
-        epochs=options.epochs,
-        batch=options.batch,
-        learning_rate=options.learning_rate,
-        blend=options.blend,
-        scale=options.scale,
-        validation=options.validation,
-        seed=options.seed,
-    )
+    config = options.config
     yield f"positions: {len(records)} from {len(np.unique(records['game']))} games or table draws"
     start = time.perf_counter()
     cpu = time.process_time()
-    steps = -(-int(len(records) * (1 - options.validation)) // options.batch) * options.epochs
+    steps = -(-int(len(records) * (1 - config.validation)) // config.batch) * config.epochs
     lines: list[str] = []
     with _bar(steps, "training", "batch") as bar:
 
@@ -188,7 +172,7 @@ def train_network(options: TrainOptions) -> Iterator[str]:
         plot_losses(
             result,
             str(options.plot),
-            f"nnue train: {len(records)} positions, (128 -> {options.hidden}) x 2 -> 16 -> 1, "
-            f"seed {options.seed}",
+            f"nnue train: {len(records)} positions, (128 -> {config.hidden}) x 2 -> 16 -> 1, "
+            f"seed {config.seed}",
         )
         yield f"wrote {options.plot}"
