@@ -53,6 +53,12 @@ static void lmr_init(void) {
 #define FUTILITY_MARGIN 90
 #define LMP_DEPTH 3
 #define LMP_BASE 4
+/* Singular extension: at a node of at least SE_DEPTH whose table move has a
+ * lower bound of nearly the same depth, the other moves are searched at half
+ * depth against that bound less SE_MARGIN per ply; when none comes near it,
+ * the table move is the only good one and is searched a ply deeper. */
+#define SE_DEPTH 6
+#define SE_MARGIN 3
 /* Lazy SMP: nodes of at least this depth defer moves another thread is searching. */
 #define DEFER_DEPTH 3
 #define MAX_DEFERRED 64 /* moves a node defers at most (the rest are searched in turn) */
@@ -271,8 +277,10 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
 
     bool pv_node = beta - alpha > 1;
     int tt_move = -1;
+    int skip = s->skipped[ply] - 1; /* the move a singular test leaves out (-1: none) */
+    s->skipped[ply] = 0;
     uint64_t hkey = tt_key(s, pos);
-    const TTEntry *e = pc_tt_probe(&s->tt, hkey);
+    const TTEntry *e = skip >= 0 ? NULL : pc_tt_probe(&s->tt, hkey);
     if (e) {
         tt_move = e->move;
         if (!pv_node && ply > 0 && e->depth >= depth) {
@@ -288,7 +296,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
     /* Reverse futility pruning (there is no null move in a game where passing is
      * not allowed, R16): at a shallow quiet node far above beta, the static
      * evaluation stands. */
-    if (!pv_node && ply > 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
+    if (!pv_node && ply > 0 && skip < 0 && !capture && depth <= RFP_DEPTH && beta < PC_MATE_BOUND &&
         beta > -PC_MATE_BOUND) {
         static_eval = evaluate(s, pos, ply);
         have_eval = true;
@@ -305,6 +313,22 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         alpha < PC_MATE_BOUND) {
         if (!have_eval) static_eval = evaluate(s, pos, ply);
         futile = static_eval + FUTILITY_MARGIN * depth <= alpha;
+    }
+
+    /* Singular extension (see SE_DEPTH). */
+    int extend_move = -1;
+    if (ply > 0 && skip < 0 && e && tt_move >= 0 && tt_move < list->n && list->n > 1 && depth >= SE_DEPTH &&
+        e->depth >= depth - 3 && (e->bound == TT_LOWER || e->bound == TT_EXACT) && ply < 2 * s->iter_depth) {
+        int tt_score = score_from_tt(e->score, ply);
+        if (tt_score > -PC_EGDB_WIN / 2 && tt_score < PC_EGDB_WIN / 2) {
+            int sbeta = tt_score - SE_MARGIN * depth;
+            s->skipped[ply] = (int16_t)(tt_move + 1);
+            int v = pvs(s, pos, (depth - 1) / 2, sbeta - 1, sbeta, ply);
+            s->skipped[ply] = 0;
+            if (s->aborted) return 0;
+            if (v < sbeta) extend_move = tt_move;
+        }
+        s->pv_len[ply] = 0;
     }
 
     /* Move ordering: TT move, captures by size, killers, history. */
@@ -342,6 +366,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         if (step + 1 < n) select_ahead(s, pos, list, keys, order, step + 1, n);
         int i = order[j];
         if (ply == 0 && s->excluding && s->root_excluded[i]) continue; /* multi-PV */
+        if (i == skip) continue;
         const Move *m = &list->m[i];
         bool quiet = !capture && !m->crown;
         if (step < n && quiet && best > -PC_MATE_BOUND && !pv_node && keys[j] < KILLER2_KEY) {
@@ -361,7 +386,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
             atomic_store_explicit(slot, next.key, memory_order_relaxed);
         }
         /* A forced capture costs no depth. */
-        int new_depth = (capture && n == 1) ? depth : depth - 1;
+        int new_depth = (capture && n == 1) || i == extend_move ? depth : depth - 1;
         int score;
         if (best == -PC_INF) {
             score = -pvs(s, &next, new_depth, -beta, -alpha, ply + 1);
@@ -417,6 +442,7 @@ static int pvs(Searcher *s, const Position *pos, int depth, int alpha, int beta,
         }
     }
     if (ply == 0 && s->excluding) return best; /* not the position's own best: not stored */
+    if (skip >= 0) return best == -PC_INF ? alpha : best; /* a move was left out: not the position's value */
     int bound = best >= beta ? TT_LOWER : (best > orig_alpha ? TT_EXACT : TT_UPPER);
     pc_tt_store(&s->tt, hkey, score_to_tt(best, ply), best_i, depth, bound);
     return best;

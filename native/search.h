@@ -99,6 +99,7 @@ struct Searcher {
     double t0, time_limit;
     int completed;
     uint16_t killers[PC_MAX_PLY][2];
+    int16_t skipped[PC_MAX_PLY + 1]; /* singular extension: 1 + the move left out of this ply's search, 0 = none */
     int32_t history[64][64];
     uint64_t keys[PC_MAX_HISTORY + PC_MAX_PLY + 2];
     int root_index; /* index of the root position in keys */
