@@ -35,8 +35,8 @@ the protocol asks.  A ``pos`` line with an error leaves the position as it
 was.  The search runs in a background thread, so ``stop`` and ``ping`` are
 served while it thinks.  The ``level`` parameter sets the playing strength of
 ``go think`` and ``go ponder``; ``go analyze`` always searches at full strength.
-The ``evaluation`` parameter chooses the pattern evaluation (the default) or the
-network shipped in the package (``nnue``).
+The ``evaluation`` parameter chooses the network shipped in the package (``nnue``,
+the default) or the pattern evaluation (``pattern``).
 
 >>> parse_line('pos pos=Bbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves="11-15 22-18"').args["moves"]
 '11-15 22-18'
@@ -66,6 +66,7 @@ import poolcheckers
 from poolcheckers.board import Board
 from poolcheckers.engine import (
     CENTI_MEN_PER_MAN,
+    DEFAULT_EVALUATION,
     DEFAULT_HASH_MB,
     EVALUATIONS,
     MAX_DEPTH,
@@ -105,8 +106,8 @@ PARAMS: Final[dict[str, tuple[str, str, tuple[tuple[str, str], ...]]]] = {
     "hash": ("int", str(DEFAULT_HASH_MB), (("min", "1"), ("max", "4096"))),
     "threads": ("int", "1", (("min", "1"), ("max", "64"))),
     "multipv": ("int", "1", (("min", "1"), ("max", "8"))),
-    # the pattern evaluation, or the network shipped in the package (docs/ENGINE.md, NNUE)
-    "evaluation": ("enum", "pattern", (("values", "pattern nnue"),)),
+    # the network shipped in the package, or the pattern evaluation (docs/ENGINE.md, NNUE)
+    "evaluation": ("enum", DEFAULT_EVALUATION, (("values", "pattern nnue"),)),
     "crown_during_capture": ("enum", "pass", (("values", "pass stop"),)),
     "three_kings_limit_result": ("enum", "draw", (("values", "draw loss"),)),
     "king_only_move_limit": ("int", "25", (("min", "1"), ("max", "1000"))),
@@ -586,8 +587,9 @@ class HubSession:
                 self._engine = self._engine_factory(int(self._params["hash"]), self._rules)
                 if self._params["threads"] != "1":
                     self._engine.threads = int(self._params["threads"])  # type: ignore[attr-defined]
-                if self._params["evaluation"] != "pattern":
-                    self._engine.set_evaluation(self._params["evaluation"])  # type: ignore[attr-defined]
+                wanted = self._params["evaluation"]
+                if getattr(self._engine, "evaluation", DEFAULT_EVALUATION) != wanted:
+                    self._engine.set_evaluation(wanted)  # type: ignore[attr-defined]
             except Exception as exc:  # the engine's own failure, reported to the GUI
                 self.error(f"the engine cannot start: {exc}")
                 return False

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     hits = search_table_hits()
     if args.repeat < 1:
         raise UsageError(f"--repeat must be >= 1, not {args.repeat}")
-    evaluations = args.eval or ["pattern"]
+    evaluations = args.eval or [engine.DEFAULT_EVALUATION]
     if len(evaluations) == 1 and args.repeat == 1:
         result = _bench(args.depth, evaluations[0])
         print(f"depth: {result.depth}", file=out)
@@ -91,7 +91,7 @@ def register(subparsers: Any) -> None:
         "--eval",
         nargs="+",
         metavar="EVAL",
-        help="evaluation(s): pattern (the default), nnue (the shipped network) or a weights "
+        help="evaluation(s): nnue (the shipped network, the default), pattern or a weights "
         "file; with several, each is benched in turn and compared with the first",
     )
     parser.add_argument(

@@ -70,7 +70,7 @@ from poolcheckers.commands.common import (
     open_engine,
     quiet_broken_pipe,
 )
-from poolcheckers.engine import MAX_SECONDS
+from poolcheckers.engine import EVALUATIONS, MAX_SECONDS
 from poolcheckers.rules import RuleSet
 from poolcheckers.tooling import ToolingError, require_extra
 from poolcheckers.tooling.games import EnginePlayer, Player, TimeControl, pairings, time_control
@@ -138,24 +138,28 @@ def _player_name(
     level: int,
     weights: str | None,
     hub: tuple[str, ...] | None = None,
-    evaluation: str = "pattern",
+    evaluation: str | None = None,
 ) -> str:
     if hub is not None:
         return f"hub {Path(hub[0]).name}"
     extras = [Path(weights).name] if weights else []
-    if evaluation != "pattern":
-        extras.append(evaluation if evaluation == "nnue" else f"nnue {Path(evaluation).name}")
+    if evaluation is not None:  # named when chosen, the default too
+        extras.append(evaluation if evaluation in EVALUATIONS else f"nnue {Path(evaluation).name}")
     return f"poolcheckers L{level}" + (f" ({', '.join(extras)})" if extras else "")
 
 
-def _evaluation(side: str, args: argparse.Namespace, hub: tuple[str, ...] | None) -> str:
-    """The evaluation of player ``side``, its weights file checked before any game."""
-    evaluation: str = getattr(args, f"eval_{side}")
-    if evaluation == "pattern":
-        return evaluation
+def _evaluation(side: str, args: argparse.Namespace, hub: tuple[str, ...] | None) -> str | None:
+    """The evaluation of player ``side`` (None: the engine's own choice, the network,
+    or the pattern evaluation when ``--weights`` gives its weights), its weights
+    file checked before any game."""
+    evaluation: str | None = getattr(args, f"eval_{side}")
     option = f"--eval-{side}"
+    if evaluation is None:
+        return None
     if hub is not None:
         raise UsageError(f"{option} is for the engine itself: give a Hub engine its own options")
+    if evaluation == "pattern":
+        return evaluation
     from poolcheckers.engine.nnue import NetworkError, network_path, read_network
 
     path = network_path(evaluation)
@@ -450,10 +454,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     for side in ("a", "b"):
         parser.add_argument(
             f"--eval-{side}",
-            default="pattern",
+            default=None,
             metavar="EVAL",
-            help=f"evaluation of {side.upper()}: pattern (the default), nnue (the shipped "
-            "network) or a network weights file (poolcheckers nnue train)",
+            help=f"evaluation of {side.upper()}: nnue (the shipped network, the default), "
+            "pattern (the default with --weights) or a network weights file "
+            "(poolcheckers nnue train)",
         )
     parser.add_argument(
         "--ballots",

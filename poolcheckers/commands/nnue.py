@@ -19,10 +19,10 @@ from the same data and ``--seed``.
 file again, and ``nnue check`` reads a weights file as the engine would and says
 what is wrong with it, if anything.
 
-The engine plays with a weights file through ``match --eval-a nnue`` (or
-``--nnue-a FILE``), ``Engine(evaluation="nnue")`` and the Hub's ``evaluation``
-parameter; the pattern evaluation stays the default until an SPRT test accepts
-the network (docs/ENGINE.md, "NNUE").
+The engine plays with a weights file through ``match --eval-a FILE``,
+``Engine(evaluation=FILE)`` and ``bench --eval FILE``; the shipped network
+(``nnue``) is the engine's default evaluation since it passed its SPRT tests
+against the pattern evaluation (docs/ENGINE.md, "NNUE").
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ from .levels import (
     level_move_time,
 )
 from .limits import MAX_DEPTH, MAX_NODES, MAX_SECONDS, level_limit, make_limit
-from .nnue import EVALUATIONS, NetworkError
+from .nnue import DEFAULT_EVALUATION, EVALUATIONS, NetworkError
 from .policy import (
     DRAW_SEARCH_TIME,
     DrawDecision,
@@ -98,6 +98,7 @@ from .tables import (
 __all__ = [
     "CENTI_MEN_PER_MAN",
     "DEFAULT_BENCH_DEPTH",
+    "DEFAULT_EVALUATION",
     "DEFAULT_HASH_MB",
     "DEFAULT_LEVEL",
     "DRAW_SEARCH_TIME",

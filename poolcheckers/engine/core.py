@@ -33,6 +33,7 @@ from poolcheckers.move import Move
 from poolcheckers.rules import RuleSet
 
 from .levels import LEVELS, Level, check_level, choose_index
+from .nnue import DEFAULT_EVALUATION
 from .timeman import clock_shares
 
 __all__ = [
@@ -361,7 +362,9 @@ def bench_positions() -> list[Board]:
     return boards
 
 
-def bench(depth: int | None = None, evaluation: str | os.PathLike[str] = "pattern") -> BenchResult:
+def bench(
+    depth: int | None = None, evaluation: str | os.PathLike[str] = DEFAULT_EVALUATION
+) -> BenchResult:
     """Search every bench position to ``depth`` plies with a fresh hash table,
     with ``evaluation`` (see :attr:`Engine.evaluation`).
 
@@ -410,7 +413,9 @@ class Engine:
     ``rules``: when given, boards searched must use the same rule set (docs/RULES.md
     §9); by default the engine follows each board's rules.  ``weights``:
     evaluation weights to change (see :func:`default_weights`).  ``seed``
-    makes the weaker levels' choices reproducible.
+    makes the weaker levels' choices reproducible.  ``evaluation``: see
+    :attr:`evaluation`; by default the shipped network, or the pattern evaluation
+    when ``weights`` are given (they are its weights).
 
     >>> from poolcheckers import Board
     >>> engine = Engine(hash_mb=4)
@@ -428,7 +433,7 @@ class Engine:
         seed: int | None = None,
         threads: int = 1,
         book: Any = "default",
-        evaluation: str | os.PathLike[str] = "pattern",
+        evaluation: str | os.PathLike[str] | None = None,
     ) -> None:
         if isinstance(hash_mb, bool) or not isinstance(hash_mb, int) or not 1 <= hash_mb <= 16384:
             raise ValueError(f"hash_mb must be an int in 1..16384, not {hash_mb!r}")
@@ -445,6 +450,11 @@ class Engine:
         if weights:
             self.set_weights(weights)
         self._evaluation = "pattern"
+        #: the network's weights while the evaluation is a network (levels 1-9 search
+        #: without it and put it back)
+        self._network: bytes | None = None
+        if evaluation is None:  # weights given are the pattern evaluation's
+            evaluation = "pattern" if weights else DEFAULT_EVALUATION
         if evaluation != "pattern":
             self.set_evaluation(evaluation)
 
@@ -482,7 +492,8 @@ class Engine:
         return dict(self._searcher.get_weights())
 
     def set_weights(self, weights: Mapping[str, int]) -> None:
-        """Change some evaluation weights; unknown names raise ``ValueError``.
+        """Change some weights of the pattern evaluation (and the levels' noise);
+        unknown names raise ``ValueError``.  A network evaluation does not read them.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_weights({"king": 150})
@@ -495,11 +506,13 @@ class Engine:
     # ------------------------------------------------------------ evaluation
     @property
     def evaluation(self) -> str:
-        """The evaluation searches use: ``"pattern"`` (the default), ``"nnue"`` (the
-        network shipped in the package) or the path of a network weights file.
+        """The evaluation searches use: ``"nnue"`` (the network shipped in the
+        package, the default), ``"pattern"`` or the path of a network weights file.
+        Levels 1-9 always search with the pattern evaluation, with which their
+        table was measured.
 
         >>> Engine(hash_mb=1).evaluation
-        'pattern'
+        'nnue'
         """
         return self._evaluation
 
@@ -508,7 +521,7 @@ class Engine:
         cannot be used raises :class:`~poolcheckers.engine.nnue.NetworkError` naming
         the file and the problem, and the engine keeps its evaluation.
 
-        >>> engine = Engine(hash_mb=1)
+        >>> engine = Engine(hash_mb=1, evaluation="pattern")
         >>> engine.set_evaluation("no/such/net.bin")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
@@ -519,14 +532,17 @@ class Engine:
         from poolcheckers.engine.nnue import NetworkError, network_path, read_network
 
         path = network_path(evaluation)
-        if path is None:
-            self._searcher.set_network(None)
-        else:
+        data: bytes | None = None
+        if path is not None:
             network = read_network(path)
+            data = network.data
             try:
-                self._searcher.set_network(network.data)
+                self._searcher.set_network(data)
             except ValueError as exc:
                 raise NetworkError(f"{network.path}: {exc}") from None
+        else:
+            self._searcher.set_network(None)
+        self._network = data
         self._evaluation = os.fspath(evaluation)
         self._searcher.clear()
 
@@ -749,6 +765,8 @@ class Engine:
         saved = self.weights
         noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(100_000)}
         self._searcher.set_weights(noisy)
+        if self._network is not None:  # the levels' table was measured on the pattern evaluation
+            self._searcher.set_network(None)
         self._searcher.clear()
         try:
             nodes, scored = self._searcher.root_scores(
@@ -756,6 +774,8 @@ class Engine:
             )
         finally:
             self._searcher.set_weights({k: saved[k] for k in noisy})
+            if self._network is not None:
+                self._searcher.set_network(self._network)
             self._searcher.clear()
         index = choose_index([s for _, s in scored], spec, self._rng)
         raw, score = scored[index]

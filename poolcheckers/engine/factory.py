@@ -81,13 +81,14 @@ def open_engine(
     *,
     weights: Mapping[str, int] | str | os.PathLike[str] | None = None,
     seed: int | None = None,
+    evaluation: str | os.PathLike[str] | None = None,
 ) -> Engine:
     """A new :class:`Engine` with a ``hash_mb`` MiB table.
 
     ``rules``: the rule set every searched board must use (``None``: each
     board's own).  ``weights``: evaluation weights to change, as a mapping or
     the path of a JSON file (:func:`load_weights`).  ``seed`` makes the weaker
-    levels' choices reproducible.
+    levels' choices reproducible.  ``evaluation``: see :class:`Engine`.
 
     Raises :class:`EngineUnavailable` when the native core is not built, and
     ``ValueError`` for a table size or weights the engine refuses.
@@ -96,6 +97,8 @@ def open_engine(
     check_hash_mb(hash_mb)
     values = load_weights(weights) if isinstance(weights, (str, os.PathLike)) else weights
     try:
-        return Engine(hash_mb=hash_mb, rules=rules, weights=values, seed=seed)
+        return Engine(
+            hash_mb=hash_mb, rules=rules, weights=values, seed=seed, evaluation=evaluation
+        )
     except TypeError as exc:  # a weight value of the wrong type (names: ValueError)
         raise ValueError(f"bad evaluation weights: {exc}") from None

@@ -3,7 +3,9 @@
 A weaker level searches less deeply, sees a slightly noisy evaluation, and
 picks among the moves close to its best by a softmax over their scores: it
 makes human-like inaccuracies, never a random blunder (a move scoring more
-than ``margin`` centi-men below its best is never chosen).
+than ``margin`` centi-men below its best is never chosen).  Levels 1-9 search
+with the pattern evaluation, on which the table below was measured (the ladder,
+docs/ENGINE.md), whatever the engine's own evaluation; level 10 is the engine.
 
 >>> LEVELS[10].full_strength
 True

@@ -33,8 +33,14 @@ VERSION: Final = 1
 INPUTS: Final = 128
 HEADER: Final = struct.Struct("<4sIIIII")
 
-#: The evaluations an engine can use: the pattern evaluation (the default) and the network.
+#: The evaluations an engine can use: the pattern evaluation and the network.
 EVALUATIONS: Final = ("pattern", "nnue")
+
+#: What an engine evaluates with unless told otherwise: the shipped network, which
+#: beat the pattern evaluation by SPRT at a fixed node count and at 0.1 s a move
+#: (docs/ENGINE.md, NNUE).  Levels 1-9 keep the pattern evaluation they were
+#: measured with (:mod:`poolcheckers.engine.levels`).
+DEFAULT_EVALUATION: Final = "nnue"
 
 
 class NetworkError(ValueError):

@@ -56,6 +56,9 @@ class Settings:
     scan_nodes: int = 20_000
     #: the second-best move is at least this much worse (centi-men)
     margin: int = 150
+    #: the evaluation of those searches: the shipped set's uniqueness was checked with
+    #: the pattern evaluation, and a verdict must not move with the engine's default
+    evaluation: str = "pattern"
     #: the gain a puzzle must bring, in men (a king counts 2)
     gain: int = 1
     #: the longest line, in plies
@@ -104,7 +107,9 @@ class Generator:
     def __init__(self, settings: Settings | None = None, tables: Tablebase | None = None) -> None:
         self.settings = settings or Settings()
         self.tables = tables
-        self.engine: Engine = open_engine(hash_mb=self.settings.hash_mb)
+        self.engine: Engine = open_engine(
+            hash_mb=self.settings.hash_mb, evaluation=self.settings.evaluation
+        )
 
     # ------------------------------------------------------------------ searching
     def lines(self, board: Board, nodes: int, count: int = 2) -> list[SearchResult]:
@@ -138,7 +143,7 @@ class Generator:
         """A game of the engine against itself from a random opening (``seed``)."""
         s = self.settings
         rng = random.Random(seed)
-        engine = open_engine(hash_mb=s.hash_mb, seed=seed)
+        engine = open_engine(hash_mb=s.hash_mb, seed=seed, evaluation=s.evaluation)
         board = Board()
         moves: list[Move] = []
         for _ in range(rng.randint(*s.opening_plies)):

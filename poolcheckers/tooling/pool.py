@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from poolcheckers.engine import MAX_LEVEL, EngineLike, load_weights, make_limit, open_engine
+from poolcheckers.engine import (
+    DEFAULT_EVALUATION,
+    MAX_LEVEL,
+    EngineLike,
+    load_weights,
+    make_limit,
+    open_engine,
+)
 from poolcheckers.rules import RuleSet
 from poolcheckers.tooling import ToolingError
 from poolcheckers.tooling.games import (
@@ -47,8 +54,10 @@ class PlayerSpec:
     hub: tuple[str, ...] | None = None
     #: a Hub engine is sent the position alone, not the game's moves
     hub_position_only: bool = False
-    #: the evaluation: "pattern", "nnue" (the shipped network) or a network weights file
-    evaluation: str = "pattern"
+    #: the evaluation: "nnue" (the shipped network), "pattern" or a network weights
+    #: file; None: the engine's own (the network, or the pattern evaluation when
+    #: ``weights`` are its weights)
+    evaluation: str | None = None
 
 
 def open_weighted_engine(hash_mb: int, rules: RuleSet, weights: str | None = None) -> EngineLike:
@@ -88,11 +97,11 @@ def make_player(
     return EnginePlayer(engine, make_limit(**limit_kwargs), spec.level, spec.name)
 
 
-def set_evaluation(engine: EngineLike, evaluation: str) -> None:
-    """Make ``engine`` evaluate with ``evaluation`` (nothing to do for the default
-    pattern evaluation); a weights file the engine refuses is a
+def set_evaluation(engine: EngineLike, evaluation: str | None) -> None:
+    """Make ``engine`` evaluate with ``evaluation`` (nothing to do for None or when it
+    already does); a weights file the engine refuses is a
     :class:`~poolcheckers.tooling.ToolingError` naming it and the problem."""
-    if evaluation == "pattern":
+    if evaluation is None or getattr(engine, "evaluation", DEFAULT_EVALUATION) == evaluation:
         return
     from poolcheckers.engine.nnue import NetworkError
 

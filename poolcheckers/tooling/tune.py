@@ -111,7 +111,8 @@ _WORKER: dict[str, Any] = {}
 
 def _game_task(task: tuple[tuple[str, ...], int, int, int]) -> SelfPlayGame:
     if "engine" not in _WORKER:
-        _WORKER["engine"] = Engine(hash_mb=16)
+        # the tuner fits the pattern evaluation's weights: its games are played with them
+        _WORKER["engine"] = Engine(hash_mb=16, evaluation="pattern")
     opening, seed, nodes, random_plies = task
     return play_game(_WORKER["engine"], opening, seed, nodes, random_plies)
 
@@ -197,7 +198,13 @@ def feature_matrix(
     on_column: Callable[[str], None] | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """``(X, base)``: the evaluation's slope in each weight (columns in ``names``)
-    and the evaluation with the engine's current weights, for each board."""
+    and the evaluation with the engine's current weights, for each board.  The
+    weights are the pattern evaluation's: an engine evaluating with a network is
+    refused (its slopes would all be 0)."""
+    if engine.evaluation != "pattern":
+        raise ValueError(
+            f"the weights are fitted on the pattern evaluation, not {engine.evaluation}"
+        )
     weights = engine.weights
     base = np.array([engine.evaluate(b) for b in boards], dtype=np.float64)
     columns = []

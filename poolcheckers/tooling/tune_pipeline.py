@@ -94,7 +94,7 @@ def run_tuning(o: TuneOptions) -> list[str]:
     boards = [b for b, _ in positions + held]
     results = np.array([r for _, r in positions], dtype=np.float64)
     held_results = np.array([r for _, r in held], dtype=np.float64)
-    engine = open_engine(1, weights=o.weights)
+    engine = open_engine(1, weights=o.weights, evaluation="pattern")  # the weights fitted
     start_weights = engine.weights
     names = texel.TUNED if o.names is None else o.names
     unknown = [n for n in names if n not in start_weights]

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from poolcheckers import Board
 from poolcheckers.engine import Engine, Limit
 from poolcheckers.engine.core import _core
-from poolcheckers.engine.nnue import DEFAULT_NETWORK, NetworkError, read_network
+from poolcheckers.engine.nnue import DEFAULT_EVALUATION, DEFAULT_NETWORK, NetworkError, read_network
 from poolcheckers.tooling.nnue import model
+
+from .helpers import random_playout
 
 POSITION = np.dtype([("black", "<u4"), ("white", "<u4"), ("kings", "<u4"), ("stm", "u1")])
 
@@ -145,7 +147,7 @@ def test_weights_the_native_core_refuses_are_named_too(tmp_path: Path) -> None:
     engine = Engine(hash_mb=1)
     with pytest.raises(NetworkError, match="overflow"):
         engine.set_evaluation(bad)
-    assert engine.evaluation == "pattern"
+    assert engine.evaluation == DEFAULT_EVALUATION == "nnue"
 
 
 def test_the_shipped_network_loads_and_plays() -> None:
@@ -155,7 +157,28 @@ def test_the_shipped_network_loads_and_plays() -> None:
     assert engine.search(Board(), Limit(depth=6)).move in Board().legal_moves
     engine.set_evaluation("pattern")
     assert engine.evaluation == "pattern"
-    assert engine.evaluate(Board()) == Engine(hash_mb=1).evaluate(Board())
+    assert engine.evaluate(Board()) == Engine(hash_mb=1, evaluation="pattern").evaluate(Board())
+
+
+def test_the_engine_evaluates_with_the_shipped_network_unless_told_otherwise() -> None:
+    board = random_playout(3, 24)
+    assert Engine(hash_mb=1).evaluation == "nnue"
+    assert Engine(hash_mb=1).evaluate(board) == Engine(hash_mb=1, evaluation="nnue").evaluate(board)
+
+
+@pytest.mark.parametrize("level", [1, 5, 9])
+def test_levels_below_10_play_the_same_moves_with_either_evaluation(level: int) -> None:
+    """The levels' table was measured on the pattern evaluation: levels 1-9 keep it,
+    and the engine's network is back for the next full-strength search."""
+    for seed in range(3):
+        board = random_playout(seed, 20)
+        net = Engine(hash_mb=4, seed=seed, book=None)
+        pattern = Engine(hash_mb=4, seed=seed, book=None, evaluation="pattern")
+        a = net.search(board, Limit(depth=20), level=level)
+        b = pattern.search(board, Limit(depth=20), level=level)
+        assert (a.move, a.score, a.nodes) == (b.move, b.score, b.nodes)
+        assert net.evaluation == "nnue"
+        assert net.evaluate(board) == Engine(hash_mb=1).evaluate(board)
 
 
 def test_the_end_rules_still_score_king_endings_with_the_network(network: Path) -> None:
@@ -195,3 +218,8 @@ def test_bench_compares_the_evaluations_in_one_run(capsys: pytest.CaptureFixture
     assert lines[1].startswith("nnue: depth 3, nodes ") and "x pattern)" in lines[1]
     assert main(["bench", "--depth", "3", "--eval", "no/such.bin"]) == 2
     assert "--eval no/such.bin: no/such.bin: cannot read" in capsys.readouterr().err
+
+
+def test_an_engine_given_weights_evaluates_with_the_pattern_evaluation_they_belong_to() -> None:
+    assert Engine(hash_mb=1, weights={"king": 200}).evaluation == "pattern"
+    assert Engine(hash_mb=1, weights={"king": 200}, evaluation="nnue").evaluation == "nnue"

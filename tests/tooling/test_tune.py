@@ -56,7 +56,7 @@ def test_game_tasks_are_reproducible_from_the_seed() -> None:
 
 @needs_engine
 def test_features_make_the_evaluation_linear_in_the_tuned_weights() -> None:
-    engine = Engine(hash_mb=1)
+    engine = Engine(hash_mb=1, evaluation="pattern")  # the tuned weights are its
     tasks = texel.game_tasks([("11-15", "22-18", "15x22")], 2, 9, 300, 4)
     games = [texel.play_game(engine, *task) for task in tasks]
     assert texel.play_game(engine, *tasks[0]) == games[0]  # a game depends on its seed only
@@ -164,3 +164,9 @@ def test_tune_command_fits_on_pdn_games_and_reports_the_held_out_error(
     assert main([*argv[:-2], "--load-games", str(pdn), "--output", str(target)]) == 2
     assert main(["tune", "--load-pdn", str(tmp_path / "none.pdn"), "--output", str(target)]) == 2
     assert main([*argv[:3], "--holdout", "1", "--output", str(target)]) == 2
+
+
+@needs_engine
+def test_the_tuner_refuses_an_engine_that_evaluates_with_a_network() -> None:
+    with pytest.raises(ValueError, match="pattern evaluation, not nnue"):
+        texel.feature_matrix(Engine(hash_mb=1, evaluation="nnue"), [Board()])

@@ -184,7 +184,7 @@ def test_the_generator_writes_a_header_of_the_table(tmp_path: Path) -> None:
 def test_the_native_pattern_term_is_the_shipped_table_over_the_same_features() -> None:
     shipped = texel.load_pattern_table(str(ROOT / "native" / "patterns.json"))
     boards = [b for b in _random_boards(3000, 8) if (b.black | b.white) & ~b.kings]
-    engine = Engine(hash_mb=1)
+    engine = Engine(hash_mb=1, evaluation="pattern")
     engine.set_weights({"patterns": 0})
     without = np.array([engine.evaluate(b) for b in boards])
     engine.set_weights({"patterns": 100})
