@@ -30,10 +30,11 @@ increment=)``, a Hub engine ``level time=<left> inc=<increment>``), and a
 side whose clock runs out loses on time (PDN ``Termination`` "time forfeit:
 …"; the summary counts the time losses and the clock left at the end).
 
-The evaluation of each side (``--eval-a`` / ``--eval-b``): ``pattern`` (the
-default), ``nnue`` (the network shipped in the package) or a network weights
-file of ``poolcheckers nnue train``; a file the engine cannot use is refused,
-named with its problem, before the first game.
+The evaluation of each side (``--eval-a`` / ``--eval-b``): ``nnue`` (the
+network shipped in the package, the default), ``pattern`` (the default with
+``--weights``) or a network weights file of ``poolcheckers nnue train``; a
+file the engine cannot use is refused, named with its problem, before the
+first game.
 
 Either player may be a Hub engine (``--hub-a`` / ``--hub-b``: a command line
 that starts an engine speaking the Hub protocol on its standard input and
@@ -225,6 +226,9 @@ def _run_sprt(
                          spec_b.level, spec_b.name),
         )  # fmt: skip
 
+    event = f"poolcheckers match {spec_a.name} vs {spec_b.name}, {per_move}" + (
+        f" ({sprt.describe()})" if sprt else ""
+    )
     from tqdm import tqdm
 
     decision: SprtState | None = None
@@ -237,6 +241,9 @@ def _run_sprt(
             match.games.extend(records)
             points = sum(record.a_points for record in records)
             state = run_state.add(points)
+            if args.pdn:  # after every pair: a match killed outright keeps its games
+                with contextlib.suppress(OSError):  # said once, at the end
+                    write_pdn(match, args.pdn, event)
             bar.update(len(games))
             record = f"+{match.wins} ={match.draws} -{match.losses}"
             if bar.disable and len(run_state.pair_points) % 25 == 0:  # no bar: a line now and then
@@ -265,9 +272,6 @@ def _run_sprt(
         print(f"undecided after {games_text(len(match.games))} (the --games bound)", file=out)
     print(run_state.summary(), file=out)
     status = 0
-    event = f"poolcheckers match {spec_a.name} vs {spec_b.name}" + (
-        f" ({sprt.describe()})" if sprt else ""
-    )
     if args.pdn and match.games:
         try:
             write_pdn(match, args.pdn, event)
@@ -416,7 +420,7 @@ def _run(
         "errors of the per-game scores)",
         file=out,
     )
-    event = f"poolcheckers match {name_a} vs {name_b}"
+    event = f"poolcheckers match {name_a} vs {name_b}, {per_move}"
     status = 0
     from poolcheckers.tooling.plots import plot_match
 

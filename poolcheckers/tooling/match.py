@@ -8,6 +8,7 @@ counts them in an :class:`SprtRun`.  :func:`write_pdn` saves a match's games.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -241,4 +242,9 @@ def write_pdn(match: MatchResult, path: str | Path, event: str) -> None:
             "Termination": game.reason,
         }
         texts.append(write_game(game_from_board(game.board, tags, game.result)))
-    Path(path).write_text("\n".join(texts), encoding="utf-8")
+    # written beside, then moved: a reader (or a match resumed from the file)
+    # never sees half a file, even if this process is killed while writing
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_text("\n".join(texts), encoding="utf-8")
+    os.replace(partial, target)
