@@ -36,6 +36,14 @@ network shipped in the package, the default), ``pattern`` (the default with
 file the engine cannot use is refused, named with its problem, before the
 first game.
 
+A long match goes on where it stopped (``--pdn OUT.pdn --resume``): the
+games are saved after every pair, so a match ended by Ctrl-C, SIGTERM or a
+kill keeps the pairs it finished; given the same file and ``--resume``, it
+counts them (in the result, the SPRT and the plot) and plays only the other
+pairs.  The file's games must be this match's (the same players, bound per
+move and test, named by its ``Event`` tag, on its openings), else the match
+is refused before it starts.
+
 Either player may be a Hub engine (``--hub-a`` / ``--hub-b``: a command line
 that starts an engine speaking the Hub protocol on its standard input and
 output, e.g. a frozen build).
@@ -80,6 +88,7 @@ from poolcheckers.tooling.match import (
     MatchResult,
     SprtRun,
     games_text,
+    resume_pairs,
     run_match,
     write_pdn,
 )
@@ -208,6 +217,7 @@ def _run_sprt(
     default_games = 20_000 if sprt is not None else 2 * len(openings)
     max_games = args.games if args.games is not None else default_games
     pairs = max(1, max_games // 2)
+    decision: SprtState | None = None
     run_state = SprtRun(sprt, spec_a.name, spec_b.name)
     match = MatchResult(spec_a.name, spec_b.name)
     run_state.match = match
@@ -229,11 +239,28 @@ def _run_sprt(
     event = f"poolcheckers match {spec_a.name} vs {spec_b.name}, {per_move}" + (
         f" ({sprt.describe()})" if sprt else ""
     )
+    done: set[int] = set()
+    if args.resume:
+        try:
+            resumed = resume_pairs(args.pdn, event=event, name_a=spec_a.name,
+                                   name_b=spec_b.name, openings=openings, pairs=pairs,
+                                   rules=rules)  # fmt: skip
+        except ToolingError as exc:
+            raise UsageError(f"--resume: {exc}") from None
+        match.games.extend(resumed.records)
+        done = resumed.done
+        for points in resumed.pair_points:
+            state = run_state.add(points)
+            if state is not None and state.decision is not None:
+                decision = state
+                break
+        if resumed.records:
+            print(f"resumed: {games_text(len(resumed.records))} of {args.pdn} count", file=out)
     from tqdm import tqdm
 
-    decision: SprtState | None = None
     interrupted = False
-    with tqdm(total=2 * pairs, desc="sprt", unit="game", file=sys.stderr, disable=None) as bar:
+    with tqdm(total=2 * pairs, initial=len(match.games), desc="sprt", unit="game",
+              file=sys.stderr, disable=None) as bar:  # fmt: skip
 
         def on_pair(number: int, opening: tuple[str, ...], games: list[PairGame]) -> bool:
             nonlocal decision
@@ -261,9 +288,10 @@ def _run_sprt(
             return False
 
         try:
-            run_pairs(spec_a, spec_b, openings, pairs=pairs, rules=rules,
-                      limit_kwargs=limit_kwargs, concurrency=args.concurrency,
-                      on_pair=on_pair, players=players)  # fmt: skip
+            if decision is None:  # a resumed test may have ended already
+                run_pairs(spec_a, spec_b, openings, pairs=pairs, rules=rules,
+                          limit_kwargs=limit_kwargs, concurrency=args.concurrency,
+                          on_pair=on_pair, players=players, done=done)  # fmt: skip
         except KeyboardInterrupt:
             interrupted = True
     if interrupted:
@@ -369,7 +397,9 @@ def _run(
     )
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be >= 1, not {args.concurrency}")
-    if args.sprt is not None or args.concurrency > 1:
+    if args.resume and not args.pdn:
+        raise UsageError("--resume goes on with the games of the --pdn file: give --pdn")
+    if args.sprt is not None or args.concurrency > 1 or args.resume:
         return _run_sprt(args, spec_a, spec_b, openings, rules, limit_kwargs, out,
                          engine_factory=engine_factory, limit=limit,
                          per_move=per_move)  # fmt: skip
@@ -392,6 +422,7 @@ def _run(
 
     from tqdm import tqdm
 
+    event = f"poolcheckers match {name_a} vs {name_b}, {per_move}"
     so_far = MatchResult(name_a, name_b)  # the games finished, kept if Ctrl-C comes
     interrupted = False
     with tqdm(total=total, desc="match", unit="game", file=sys.stderr, disable=None) as bar:
@@ -399,6 +430,9 @@ def _run(
         def on_game(record: GameRecord, match: MatchResult) -> None:
             nonlocal so_far
             so_far = match
+            if args.pdn and len(match.games) % 2 == 0:  # a pair: saved as in pairs mode
+                with contextlib.suppress(OSError):  # said once, at the end
+                    write_pdn(match, args.pdn, event)
             bar.update(1)
             bar.set_postfix_str(f"+{match.wins} ={match.draws} -{match.losses}")
 
@@ -420,7 +454,6 @@ def _run(
         "errors of the per-game scores)",
         file=out,
     )
-    event = f"poolcheckers match {name_a} vs {name_b}, {per_move}"
     status = 0
     from poolcheckers.tooling.plots import plot_match
 
@@ -532,6 +565,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads-a", type=int, default=1, help="search threads of A")
     parser.add_argument("--threads-b", type=int, default=1, help="search threads of B")
     parser.add_argument("--pdn", metavar="OUT.pdn", help="save the games as PDN")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with a match stopped early: the pairs already saved in the --pdn "
+        "file count and are not played again (the same players, bound per move and "
+        "test; game pairs are played, as with --sprt)",
+    )
     parser.add_argument("--plot", metavar="OUT.png", help="plot the running score")
     parser.add_argument(
         "--rules",

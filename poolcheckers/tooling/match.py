@@ -248,3 +248,119 @@ def write_pdn(match: MatchResult, path: str | Path, event: str) -> None:
     partial = target.with_name(f".{target.name}.partial")
     partial.write_text("\n".join(texts), encoding="utf-8")
     os.replace(partial, target)
+
+
+@dataclass
+class ResumedPairs:
+    """The pairs of a match's PDN file, read back to go on with the match."""
+
+    #: the games, in the file's order (two a pair)
+    records: list[GameRecord] = field(default_factory=list)
+    #: A's points in each pair, in the file's order
+    pair_points: list[float] = field(default_factory=list)
+    #: the numbers of the pairs they stand for (see :func:`resume_pairs`)
+    done: set[int] = field(default_factory=set)
+
+
+def resume_pairs(
+    path: str | Path,
+    *,
+    event: str,
+    name_a: str,
+    name_b: str,
+    openings: Sequence[tuple[str, ...]],
+    pairs: int,
+    rules: RuleSet,
+) -> ResumedPairs:
+    """The finished pairs that :func:`write_pdn` saved in ``path`` for a pairs
+    match of ``pairs`` pairs over ``openings`` (pair ``n`` plays opening
+    ``n % len(openings)``, A with Black first), so that the match plays only
+    the others.  A missing file is a match not started yet (nothing done).
+
+    A pair of the file stands for the first pair number of its opening not
+    taken yet: the pairs finish in any order, but which opening each one
+    played is all that the count needs.  The games must be this match's: its
+    ``event`` (players, bound per move, test), A and B on the colours of a
+    pair, openings of ``openings``, finished games under ``rules``;
+    anything else raises :class:`~poolcheckers.tooling.ToolingError` naming
+    the game and what differs, before any game is played.
+    """
+    from poolcheckers.errors import MoveError, PdnError
+    from poolcheckers.pdn import read_file
+    from poolcheckers.tooling import ToolingError
+    from poolcheckers.tooling.games import TIME_FORFEIT
+
+    target = Path(path)
+    resumed = ResumedPairs()
+    if not target.exists():
+        return resumed
+    try:
+        games = read_file(target, rules)
+    except (OSError, PdnError) as exc:
+        raise ToolingError(f"cannot resume from {target}: {exc}") from None
+    if len(games) % 2:
+        raise ToolingError(
+            f"cannot resume from {target}: {games_text(len(games))}, not whole pairs "
+            "(a pairs match saves two games an opening)"
+        )
+    numbers: dict[tuple[str, ...], list[int]] = {}
+    for number in range(pairs - 1, -1, -1):  # popped from the end: smallest first
+        numbers.setdefault(tuple(openings[number % len(openings)]), []).append(number)
+    for first in range(0, len(games), 2):
+        points = 0.0
+        opening: tuple[str, ...] = ()
+        for game, a_black in ((games[first], True), (games[first + 1], False)):
+            where = f"{target}, game {game.number} (line {game.line})"
+            black, white = (name_a, name_b) if a_black else (name_b, name_a)
+            found = (game.tags.get("Event", ""), game.tags.get("Black"), game.tags.get("White"))
+            if found != (event, black, white):
+                raise ToolingError(
+                    f"{where}: Event {found[0]!r}, Black {found[1]!r}, White {found[2]!r}; this "
+                    f"match is Event {event!r}, Black {black!r}, White {white!r} (a match goes "
+                    "on with the same players, bound per move and test)"
+                )
+            ballot = tuple(game.tags.get("Ballot", "").split())
+            if a_black:
+                opening = ballot
+            elif ballot != opening:
+                raise ToolingError(f"{where}: Ballot {' '.join(ballot)!r} is not its pair's")
+            if game.rules != rules:
+                raise ToolingError(f"{where}: played under {game.rules.name}, not {rules.name}")
+            result = game.normalized_result
+            if result not in ("2-0", "0-2", "1-1"):
+                raise ToolingError(f"{where}: result {game.result!r} is not a finished game's")
+            try:
+                board = game.board()
+            except MoveError as exc:
+                raise ToolingError(f"{where}: {exc}") from None
+            if tuple(game.notations()[: len(ballot)]) != ballot:
+                raise ToolingError(f"{where}: the moves do not start with its Ballot")
+            reason = game.tags.get("Termination", "")
+            record = GameRecord(
+                opening=ballot,
+                board=board,
+                black=black,
+                white=white,
+                result=result,
+                reason=reason,
+                a_is_black=a_black,
+                a_points=points_of_a(result, a_black),
+                seconds=0.0,  # not saved: the file's games count, not their time
+                time_loss=reason.startswith(TIME_FORFEIT),
+            )
+            resumed.records.append(record)
+            points += record.a_points
+        left = numbers.get(opening)
+        if left is None:
+            raise ToolingError(
+                f"{target}, game {games[first].number}: its Ballot "
+                f"{' '.join(opening)!r} is none of this match's openings"
+            )
+        if not left:
+            raise ToolingError(
+                f"{target}: more pairs of {' '.join(opening)!r} than this match of "
+                f"{games_text(2 * pairs)} plays (a larger --games goes on with them)"
+            )
+        resumed.done.add(left.pop())
+        resumed.pair_points.append(points)
+    return resumed

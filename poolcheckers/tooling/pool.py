@@ -10,7 +10,7 @@ cross processes) and sends back each pair's games as notation
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,14 +226,18 @@ def run_pairs(
     concurrency: int = 1,
     on_pair: Callable[[int, tuple[str, ...], list[PairGame]], bool],
     players: tuple[Player, Player] | None = None,
+    done: Collection[int] = frozenset(),
 ) -> None:
     """Play ``pairs`` pairs, cycling ``openings``; ``on_pair`` after each (in
     the order they finish) returns True to stop.  ``concurrency`` > 1 plays
     pairs in that many processes (each with its own two players);
     ``players`` (in-process only) replaces the players made from the specs.
-    A ``clock`` in ``limit_kwargs`` plays every game on that clock."""
+    A ``clock`` in ``limit_kwargs`` plays every game on that clock.  The pair
+    numbers in ``done`` (a match resumed) are not played."""
     control = time_control(limit_kwargs)
-    tasks = [(n, tuple(openings[n % len(openings)])) for n in range(pairs)]
+    tasks = [(n, tuple(openings[n % len(openings)])) for n in range(pairs) if n not in done]
+    if not tasks:
+        return
     if concurrency <= 1:
         a, b = players if players is not None else (
             make_player(spec_a, rules, limit_kwargs),
@@ -257,7 +261,7 @@ def run_pairs(
     )
     try:
         for number, games in pool.imap_unordered(_pair_task, tasks, chunksize=1):
-            if on_pair(number, tasks[number][1], games):
+            if on_pair(number, tuple(openings[number % len(openings)]), games):
                 break
     finally:
         pool.terminate()

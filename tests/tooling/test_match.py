@@ -388,6 +388,129 @@ def test_fixed_pairs_mode_without_sprt_plots_the_score_only(tmp_path: Path) -> N
     assert "fixed number of games" in run.summary()
 
 
+# ----------------------------------------------------------------- resuming a match
+def _three_openings(tmp_path: Path) -> Path:
+    path = tmp_path / "three.txt"
+    path.write_text("11-15 22-18 15x22\n9-13 22-18 10-14\n11-16 24-19 8-11\n", encoding="utf-8")
+    return path
+
+
+def _pairs_run(
+    tmp_path: Path, pdn: Path, games_count: int, *extra: str
+) -> tuple[int, str, list[FakeEngine]]:
+    """A pairs match of two fakes over three openings: its status, its output
+    and the two engines (their searches say what was played)."""
+    engines: list[FakeEngine] = []
+
+    def factory(mb: int, rules: RuleSet, weights: str | None) -> FakeEngine:
+        engines.append(FakeEngine(prefer="22-17" if engines else None))
+        return engines[-1]
+
+    args = build_parser().parse_args(
+        ["match", "--concurrency", "1", "--ballots", str(_three_openings(tmp_path)),
+         "--games", str(games_count), "--pdn", str(pdn), *extra]
+    )  # fmt: skip
+    out = io.StringIO()
+    status = match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=out)
+    return status, out.getvalue(), engines
+
+
+def _searches(engines: list[FakeEngine]) -> int:
+    return sum(len(engine.searches) for engine in engines)
+
+
+def test_a_stopped_match_goes_on_from_its_pdn_playing_only_the_missing_pairs(
+    tmp_path: Path,
+) -> None:
+    whole, part = tmp_path / "whole.pdn", tmp_path / "part.pdn"
+    _status, whole_out, whole_engines = _pairs_run(tmp_path, whole, 6, "--resume")
+    assert "resumed" not in whole_out  # no file yet: the match starts
+    _status, _out, part_engines = _pairs_run(tmp_path, part, 2)  # stopped after a pair
+    status, out, engines = _pairs_run(tmp_path, part, 6, "--resume")
+    assert status == 0
+    assert "resumed: 2 games of" in out and "6 games (3 pairs)" in out
+    # the saved pair is not played again: the two runs searched what the whole one did
+    assert _searches(part_engines) + _searches(engines) == _searches(whole_engines)
+    moves = [g.notations() for g in read_games(part.read_text(encoding="utf-8"))]
+    assert sorted(moves) == sorted(
+        g.notations() for g in read_games(whole.read_text(encoding="utf-8"))
+    )
+    # the counts of the whole match, its pairs read back included
+    assert out.split("pentanomial")[1][:20] == whole_out.split("pentanomial")[1][:20]
+    # a finished match resumed plays nothing more
+    status, out, engines = _pairs_run(tmp_path, part, 6, "--resume")
+    assert status == 0 and _searches(engines) == 0 and "resumed: 6 games" in out
+
+
+def test_a_pairs_match_saves_its_games_after_every_pair(tmp_path: Path) -> None:
+    """A match killed outright (here: an exception no handler stops) keeps the
+    pairs it finished, ready for --resume."""
+    pdn = tmp_path / "killed.pdn"
+
+    class Killed(BaseException):
+        pass
+
+    class DyingEngine(FakeEngine):
+        def search(
+            self,
+            board: Board,
+            limit: LimitLike,
+            on_info: Callable[[SearchInfo], None] | None = None,
+            level: int | None = None,
+        ) -> FakeResult:
+            if pdn.exists():  # the first pair is saved: killed in the second
+                raise Killed
+            return super().search(board, limit, on_info, level)
+
+    args = build_parser().parse_args(
+        ["match", "--concurrency", "1", "--ballots", str(_three_openings(tmp_path)),
+         "--games", "6", "--pdn", str(pdn)]
+    )  # fmt: skip
+    factory = lambda mb, rules, weights: DyingEngine()  # noqa: E731
+    with pytest.raises(Killed):
+        match_cmd.run(args, engine_factory=factory, limit=FakeLimit(depth=1), out=io.StringIO())
+    saved = read_games(pdn.read_text(encoding="utf-8"))
+    assert len(saved) == 2 and saved[0].tags["Ballot"] == "11-15 22-18 15x22"
+    assert not list(tmp_path.glob(".*.partial"))  # written beside, then moved
+
+
+def test_resuming_refuses_the_games_of_another_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pdn = tmp_path / "m.pdn"
+    _pairs_run(tmp_path, pdn, 2)
+    # another bound per move: the file's Event names the old one
+    refused = r"--resume: .*game 1 \(line 1\): Event .*0\.1 s/move.*depth 2"
+    with pytest.raises(UsageError, match=refused):
+        _pairs_run(tmp_path, pdn, 6, "--resume", "--depth", "2")
+    # another player's name
+    with pytest.raises(UsageError, match="Black 'A'"):
+        _pairs_run(tmp_path, pdn, 6, "--resume", "--name-a", "A")
+    # a game that does not start with its opening; openings the match does not play
+    text = pdn.read_text(encoding="utf-8")
+    other = tmp_path / "other.pdn"
+    other.write_text(text.replace("11-15 22-18 15x22", "11-15 22-18 15x22x"), encoding="utf-8")
+    with pytest.raises(UsageError, match="the moves do not start with its Ballot"):
+        _pairs_run(tmp_path, other, 6, "--resume")
+    one = tmp_path / "one.txt"
+    one.write_text("9-13 22-18 10-14\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="'11-15 22-18 15x22' is none of this match's openings"):
+        _pairs_run(tmp_path, pdn, 6, "--resume", "--ballots", str(one))
+    # half a pair
+    first = read_games(text)[0].to_pdn()
+    other.write_text(first, encoding="utf-8")
+    with pytest.raises(UsageError, match="1 game, not whole pairs"):
+        _pairs_run(tmp_path, other, 6, "--resume")
+    # more pairs than the match plays
+    other.write_text(text + "\n" + text, encoding="utf-8")
+    with pytest.raises(UsageError, match="more pairs of '11-15 22-18 15x22' than this match"):
+        _pairs_run(tmp_path, other, 2, "--resume")
+    # --resume goes on with a file
+    assert main(["match", "--resume"]) == 2
+    assert "give --pdn" in capsys.readouterr().err
+    assert read_games(pdn.read_text(encoding="utf-8")) == read_games(text)  # left as it was
+
+
 # ----------------------------------------------------------------- game clock
 class _Ticker:
     """A fake wall clock that the players below move on."""
