@@ -170,9 +170,16 @@ int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, 
 /* Solve one canonical material into t (tables of its successors in s). */
 int eg_solve(EgSet *s, EgMaterial m, int threads, EgTable **out, volatile uint64_t *done,
              volatile int *cancel);
-/* Run fn(arg) on `threads` threads at once (at most 16), the calling thread one of them, and
- * return when every one has returned.  fn shares out the work itself (a counter in arg), so a
- * thread that cannot be started is one fewer: the others, at least the caller, do its part. */
+/* Threads a table build or check runs on: the number asked, within 1..EG_MAX_THREADS. */
+#define EG_MAX_THREADS 16
+static inline int eg_thread_count(int threads) {
+    return threads < 1 ? 1 : threads > EG_MAX_THREADS ? EG_MAX_THREADS : threads;
+}
+
+/* Run fn(arg) on eg_thread_count(threads) threads at once, the calling thread one of them,
+ * and return when every one has returned.  fn shares out the work itself (a counter in arg),
+ * so a thread that cannot be started is one fewer: the others, at least the caller, do its
+ * part. */
 void eg_run_threads(void *(*fn)(void *), void *arg, int threads);
 
 /* ---------- slices: one material built in parts (docs/EGDB.md, "7 pieces on a cluster") ----------

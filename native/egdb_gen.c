@@ -322,9 +322,9 @@ static void *worker(void *arg) {
 }
 
 void eg_run_threads(void *(*fn)(void *), void *arg, int threads) {
-    pthread_t tid[16];
+    pthread_t tid[EG_MAX_THREADS];
     int started = 0;
-    for (int i = 1; i < threads && i < 16; i++)
+    for (int i = 1; i < eg_thread_count(threads); i++)
         if (pthread_create(&tid[started], NULL, fn, arg) == 0) started++;
     fn(arg);
     for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
@@ -616,7 +616,7 @@ int eg_build(const char *dir, const RuleOptions *rules, const EgMaterial *mats, 
     Build b;
     memset(&b, 0, sizeof b);
     b.dir = dir;
-    b.threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+    b.threads = eg_thread_count(threads);
     b.errbuf = errbuf;
     b.errlen = errlen;
     if (errlen) errbuf[0] = 0;
@@ -784,7 +784,7 @@ int eg_solve_slice(const char *dir, const RuleOptions *rules, EgMaterial m, int 
     }
     if (!r) {
         int missing = 0;
-        int threads1 = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+        int threads1 = eg_thread_count(threads);
         r = solve_slices(s, t, t->code, cfg + g + first, (int)count, threads1, level_cap(m, rules), -1, done,
                          NULL, &missing);
         if (r == -2 && missing) {
@@ -824,7 +824,7 @@ int eg_merge_slices(const char *dir, const RuleOptions *rules, EgMaterial m, int
         r = read_group(dir, rules, t, cfg, g, e, errbuf, errlen);
         g = e;
     }
-    if (!r) r = eg_write_file(dir, rules, t, threads < 1 ? 1 : threads > 16 ? 16 : threads, errbuf, errlen);
+    if (!r) r = eg_write_file(dir, rules, t, eg_thread_count(threads), errbuf, errlen);
     free(cfg);
     eg_table_free(t);
     return r;
