@@ -200,16 +200,3 @@ def pairings(openings: Sequence[tuple[str, ...]], games: int | None) -> list[tup
     """
     order = [(i, a_black) for i in range(len(openings)) for a_black in (True, False)]
     return order if games is None else order[:games]
-
-
-def notations(board: Board) -> tuple[str, ...]:
-    """The moves of ``board``'s game from its start, in notation."""
-    replay = board.copy()
-    stack = list(replay.move_stack)
-    for _ in stack:
-        replay.pop()
-    out = []
-    for move in stack:
-        out.append(replay.notation(move))
-        replay.push(move)
-    return tuple(out)

@@ -18,7 +18,8 @@ through one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import random
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
@@ -123,6 +124,46 @@ def passes_through_heldout(moves: Iterable[str]) -> bool:
     held-out opening's position."""
     held = heldout_positions()
     return bool(held) and _passes_through(moves, held)
+
+
+#: Draws of a game's random moves before :func:`random_start` gives up on them.
+RANDOM_START_ATTEMPTS: Final = 20
+
+
+def random_start(opening: Sequence[str], rng: random.Random, random_plies: int) -> Board | None:
+    """The position after ``opening`` (APCA rules) and up to ``random_plies``
+    random legal moves drawn from ``rng``, as the self-play of the tuner and
+    of the network's training starts its games.  The moves are drawn again
+    when the line reaches a held-out opening (those are kept for final
+    results; see the module's text); None when :data:`RANDOM_START_ATTEMPTS`
+    draws all reach one.
+
+    >>> import random
+    >>> random_start(("11-15",), random.Random(3), 2).ply
+    3
+    """
+    for _attempt in range(RANDOM_START_ATTEMPTS):
+        board = opening_board(tuple(opening))
+        for _ in range(random_plies):
+            if board.outcome() is not None:
+                break
+            board.push(rng.choice(board.legal_moves))
+        if not passes_through_heldout(board_notations(board)):
+            return board
+    return None
+
+
+def board_notations(board: Board) -> tuple[str, ...]:
+    """The moves of ``board``'s game from its start, in notation."""
+    replay = board.copy()
+    stack = list(replay.move_stack)
+    for _ in stack:
+        replay.pop()
+    out = []
+    for move in stack:
+        out.append(replay.notation(move))
+        replay.push(move)
+    return tuple(out)
 
 
 def opening_board(opening: tuple[str, ...], rules: RuleSet | None = None) -> Board:

@@ -28,14 +28,13 @@ from poolcheckers.tooling.games import (
     EnginePlayer,
     Player,
     TimeControl,
-    notations,
     play_clock_game,
     points_of_a,
     time_control,
 )
 from poolcheckers.tooling.hubclient import HubPlayer
 from poolcheckers.tooling.match import GameRecord
-from poolcheckers.tooling.openings import opening_board
+from poolcheckers.tooling.openings import board_notations, opening_board
 
 #: How a match makes an engine: (table MiB, rules, weights file or None).
 EngineFactory = Callable[[int, RuleSet, str | None], EngineLike]
@@ -157,7 +156,7 @@ def play_pair_games(
         start = time.perf_counter()
         game = play_clock_game(black, white, opening, rules, control)
         games.append(
-            PairGame(notations(game.board), game.result, game.reason, a_black,
+            PairGame(board_notations(game.board), game.result, game.reason, a_black,
                      time.perf_counter() - start, game.time_loss, game.clock_left)
         )  # fmt: skip
     return games

@@ -41,6 +41,7 @@ from poolcheckers.engine import Engine, Limit
 from poolcheckers.fen import STARTING_FEN
 from poolcheckers.pieces import Color
 from poolcheckers.rules import RuleSet
+from poolcheckers.tooling.openings import board_notations, opening_board, random_start
 
 #: The weights the pipeline fits.  ``man`` is the unit (100) and stays; ``adv0``
 #: (a man on its own back row) is the zero of the advancement scale, and a man
@@ -84,26 +85,18 @@ def _result_of(board: Board) -> str:
 def play_game(
     engine: Engine, opening: Sequence[str], seed: int, nodes: int, random_plies: int
 ) -> SelfPlayGame:
-    """One self-play game: ``opening``, ``random_plies`` random moves (``seed``),
+    """One self-play game: ``opening``, ``random_plies`` random moves (``seed``;
+    drawn again when they reach a held-out opening, and none at all when that
+    cannot be avoided: :func:`~poolcheckers.tooling.openings.random_start`),
     then the engine with ``nodes`` nodes a move for both sides."""
-    rng = random.Random(seed)
-    board = Board()
-    for text in opening:
-        board.push_notation(text)
-    for _ in range(random_plies):
-        if board.outcome() is not None:
-            break
-        board.push(rng.choice(board.legal_moves))
+    board = random_start(opening, random.Random(seed), random_plies)
+    if board is None:
+        board = opening_board(tuple(opening))  # the openings are ballots: never held out
     engine.clear()
     limit = Limit(nodes=nodes)
     while board.outcome() is None:
         board.push(engine.search(board, limit).move)
-    replay = Board()
-    notations = []
-    for move in board.move_stack:
-        notations.append(replay.notation(move))
-        replay.push(move)
-    return SelfPlayGame(tuple(notations), _result_of(board))
+    return SelfPlayGame(board_notations(board), _result_of(board))
 
 
 _WORKER: dict[str, Any] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,12 @@ from poolcheckers import Board
 from poolcheckers.cli import main
 from poolcheckers.engine import Engine, native_available
 from poolcheckers.tooling import tune as texel
+from poolcheckers.tooling.openings import (
+    HELDOUT_OPENINGS,
+    load_ballots,
+    passes_through_heldout,
+    random_start,
+)
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
 
@@ -52,6 +59,30 @@ def test_game_tasks_are_reproducible_from_the_seed() -> None:
     a = texel.game_tasks([("9-13",), ("11-15",)], 6, 3, 100, 2)
     assert a == texel.game_tasks([("9-13",), ("11-15",)], 6, 3, 100, 2)
     assert a != texel.game_tasks([("9-13",), ("11-15",)], 6, 4, 100, 2)
+
+
+@needs_engine
+def test_the_tuners_self_play_never_passes_through_a_heldout_opening() -> None:
+    """The held-out openings are for final results: the random moves that start a
+    self-play game are drawn again when they reach one."""
+    line = load_ballots(HELDOUT_OPENINGS, final=True)[0]  # five plies
+    before = Board()
+    for text in line[:4]:
+        before.push_notation(text)
+    # seeds whose first random move from the line's fourth ply is its fifth
+    reaching = [
+        seed
+        for seed in range(40)
+        if before.notation(random.Random(seed).choice(before.legal_moves)) == line[4]
+    ]
+    assert reaching  # the test has games that would have reached it
+    engine = Engine(hash_mb=1, evaluation="pattern")
+    for seed in reaching[:2]:
+        game = texel.play_game(engine, line[:4], seed, nodes=100, random_plies=1)
+        assert game.moves[:4] == line[:4] and not passes_through_heldout(game.moves)
+    # a line that is itself a held-out opening cannot be started from
+    start = random_start(line, random.Random(1), 0)
+    assert start is None
 
 
 @needs_engine

@@ -32,7 +32,7 @@ from poolcheckers.board import Board
 from poolcheckers.engine import Engine, Limit
 from poolcheckers.engine.core import _core
 from poolcheckers.pieces import Color
-from poolcheckers.tooling.openings import passes_through_heldout
+from poolcheckers.tooling.openings import random_start
 
 #: One training position: the public bitboards (bit s-1 = square s, R2), the side to
 #: move (0 Black, 1 White), the search score (centi-men, side to move's view, clipped
@@ -119,19 +119,8 @@ def selfplay_game(
     moves (``seed``; drawn again when they pass through a held-out opening, and no
     game at all when that cannot be avoided), then the engine at ``nodes`` nodes a
     move for both sides; each quiet position is labelled with its search's score."""
-    rng = random.Random(seed)
-    for _attempt in range(20):
-        board = Board()
-        for text in opening:
-            board.push_notation(text)
-        for _ in range(random_plies):
-            if board.outcome() is not None:
-                break
-            board.push(rng.choice(board.legal_moves))
-        # the held-out openings (5 plies) are for final results only: draw again
-        if not passes_through_heldout(_notations(board)):
-            break
-    else:
+    board = random_start(opening, random.Random(seed), random_plies)
+    if board is None:
         return []
     engine.clear()
     limit = Limit(nodes=nodes)
@@ -145,15 +134,6 @@ def selfplay_game(
     assert outcome is not None
     black_points = {Color.BLACK: 1.0, Color.WHITE: 0.0, None: 0.5}[outcome.winner]
     return [_row(b, s, black_points, 0, game) for b, s in seen]
-
-
-def _notations(board: Board) -> list[str]:
-    replay = Board()
-    out = []
-    for move in board.move_stack:
-        out.append(replay.notation(move))
-        replay.push(move)
-    return out
 
 
 _WORKER: dict[str, Any] = {}
