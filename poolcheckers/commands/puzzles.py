@@ -204,17 +204,20 @@ def check_report(
 ) -> dict[str, Any]:
     """Rules problems, uniqueness problems and the distribution of a puzzle set."""
     rules_bad: list[str] = []
+    failed: list[str] = []
     for puzzle in puzzles:
         try:
             replay(puzzle)
         except PuzzleError as error:
             rules_bad.append(str(error))
+            failed.append(puzzle.id)
     unique_bad: list[str] = []
     if generator is not None:
         for puzzle in _progress(unique, "uniqueness"):
             problem = verify(generator, puzzle)
             if problem is not None:
                 unique_bad.append(f"{puzzle.id}: {problem}")
+                failed.append(puzzle.id)
     ratings = sorted(p.rating for p in puzzles)
     bands = Counter(f"{r // 200 * 200}-{r // 200 * 200 + 199}" for r in ratings)
     return {
@@ -223,6 +226,7 @@ def check_report(
         "rules_problems": rules_bad,
         "uniqueness_checked": len(unique),
         "uniqueness_problems": unique_bad,
+        "failed_ids": sorted(set(failed)),
         "goals": dict(Counter(p.goal for p in puzzles).most_common()),
         "themes": dict(Counter(t for p in puzzles for t in p.themes).most_common()),
         "solver_moves": dict(sorted(Counter(p.solver_moves for p in puzzles).items())),
@@ -256,6 +260,8 @@ def check(args: argparse.Namespace) -> int:
     report = check_report(puzzles, unique, generator)
     if args.plot:
         _plot(puzzles, args.plot)
+    if args.keep:
+        _keep(puzzles, set(report["failed_ids"]), Path(args.keep))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -276,6 +282,19 @@ def check(args: argparse.Namespace) -> int:
             print(f"  {band:>9} {n:5d} {'#' * max(1, n * 60 // max(1, report['puzzles']))}")
     bad = report["rules_problems"] or report["uniqueness_problems"] or not report["ids_unique"]
     return 1 if bad else 0
+
+
+def _keep(puzzles: list[Puzzle], failed: set[str], out: Path) -> None:
+    """``--keep``: the puzzles that passed, in their order, written beside ``out``
+    and then moved onto it (``out`` may be the file checked)."""
+    kept = [p for p in puzzles if p.id not in failed]
+    partial = out.with_name(f".{out.name}.partial{out.suffix}")
+    try:
+        write_puzzles(partial, kept)
+        os.replace(partial, out)
+    except OSError as error:
+        raise UsageError(f"--keep {out}: {error.strerror or error}") from None
+    print(f"kept {len(kept)} of {len(puzzles)} puzzles in {out}", file=sys.stderr)
 
 
 def _plot(puzzles: list[Puzzle], path: str) -> None:
@@ -357,6 +376,13 @@ def register(subparsers: Any) -> None:
         help="puzzles whose uniqueness is searched again: all, none or N (a sample)",
     )
     chk.add_argument("--json", action="store_true", help="the report as JSON")
+    chk.add_argument(
+        "--keep",
+        default=None,
+        metavar="OUT",
+        help="write the puzzles that passed every check to OUT (.gz: gzip; OUT may be "
+        "the file checked): what is left of a set after a search change",
+    )
     chk.add_argument("--plot", default=None, help="draw the ratings and themes to this PNG")
     search_options(chk)
     chk.set_defaults(func=check)

@@ -13,7 +13,7 @@ import pytest
 from poolcheckers import Board
 from poolcheckers.cli import main
 from poolcheckers.egdb import Tablebase
-from poolcheckers.puzzles import Puzzle, read_puzzles, replay
+from poolcheckers.puzzles import Puzzle, read_puzzles, replay, shipped_puzzles, write_puzzles
 from poolcheckers.puzzles.generate import Candidate, Generator, Settings, verify
 from poolcheckers.puzzles.themes import tag
 
@@ -88,6 +88,22 @@ def test_the_command_writes_resumes_and_checks_a_puzzle_file(tmp_path: Path) -> 
                  "--jobs", "1"]) == 2  # fmt: skip
     assert all(p.source for p in read_puzzles(whole))
     assert main(["puzzles", "check", str(whole), "--unique", "all"]) == 0
+
+
+def test_check_keeps_the_puzzles_that_pass_and_names_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = shipped_puzzles()[:3]
+    bad = Puzzle("broken", Board().fen(), ("1-6",), "material", 1500)  # 6 is taken (R6)
+    checked = tmp_path / "set.jsonl.gz"
+    write_puzzles(checked, [good[0], bad, *good[1:]])
+    assert main(["puzzles", "check", str(checked), "--unique", "none", "--json",
+                 "--keep", str(checked)]) == 1  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert report["failed_ids"] == ["broken"] and len(report["rules_problems"]) == 1
+    assert [p.id for p in read_puzzles(checked)] == [p.id for p in good]  # in their order
+    assert main(["puzzles", "check", str(checked), "--unique", "none"]) == 0
+    assert not list(tmp_path.glob(".*partial*"))
 
 
 def test_the_games_of_a_pdn_file_are_read_and_named_by_their_game_id(
