@@ -252,8 +252,7 @@ def _run_sprt(
         for points in resumed.pair_points:
             state = run_state.add(points)
             if state is not None and state.decision is not None:
-                decision = state
-                break
+                decision = state  # every saved pair counts, as in the file
         if resumed.records:
             print(f"resumed: {games_text(len(resumed.records))} of {args.pdn} count", file=out)
     from tqdm import tqdm

@@ -442,6 +442,21 @@ def test_a_stopped_match_goes_on_from_its_pdn_playing_only_the_missing_pairs(
     assert status == 0 and _searches(engines) == 0 and "resumed: 6 games" in out
 
 
+def test_a_resumed_sprt_counts_the_saved_pairs_in_its_test(tmp_path: Path) -> None:
+    pdn = tmp_path / "sprt.pdn"
+    test = ("--sprt", "-400", "400")
+    _status, part, _engines = _pairs_run(tmp_path, tmp_path / "whole.pdn", 12, *test)
+    _pairs_run(tmp_path, pdn, 4, *test)
+    status, again, engines = _pairs_run(tmp_path, pdn, 12, *test, "--resume")
+    assert status == 0 and _searches(engines) > 0 and "resumed: 4 games" in again
+    # the same pentanomial, LLR and state as the match played at once
+    counts = again.split("pentanomial")[1].split("games saved")[0]
+    assert counts == part.split("pentanomial")[1].split("games saved")[0] and "LLR" in counts
+    # the test is part of the match: other bounds are another match
+    with pytest.raises(UsageError, match="SPRT"):
+        _pairs_run(tmp_path, pdn, 40, "--sprt", "0", "10", "--resume")
+
+
 def test_a_pairs_match_saves_its_games_after_every_pair(tmp_path: Path) -> None:
     """A match killed outright (here: an exception no handler stops) keeps the
     pairs it finished, ready for --resume."""
