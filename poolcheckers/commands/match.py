@@ -86,11 +86,11 @@ from poolcheckers.tooling.games import EnginePlayer, Player, TimeControl, pairin
 from poolcheckers.tooling.match import (
     GameRecord,
     MatchResult,
+    PdnFile,
     SprtRun,
     games_text,
     resume_pairs,
     run_match,
-    write_pdn,
 )
 from poolcheckers.tooling.openings import DEFAULT_BALLOTS, HELDOUT_OPENINGS, load_ballots
 from poolcheckers.tooling.pool import (
@@ -236,9 +236,8 @@ def _run_sprt(
                          spec_b.level, spec_b.name),
         )  # fmt: skip
 
-    event = f"poolcheckers match {spec_a.name} vs {spec_b.name}, {per_move}" + (
-        f" ({sprt.describe()})" if sprt else ""
-    )
+    event = _event(spec_a.name, spec_b.name, per_move, sprt)
+    saver = PdnFile(args.pdn, event) if args.pdn else None
     done: set[int] = set()
     if args.resume:
         try:
@@ -267,9 +266,9 @@ def _run_sprt(
             match.games.extend(records)
             points = sum(record.a_points for record in records)
             state = run_state.add(points)
-            if args.pdn:  # after every pair: a match killed outright keeps its games
+            if saver is not None:  # after every pair: a match killed outright keeps its games
                 with contextlib.suppress(OSError):  # said once, at the end
-                    write_pdn(match, args.pdn, event)
+                    saver.save(match)
             bar.update(len(games))
             record = f"+{match.wins} ={match.draws} -{match.losses}"
             if bar.disable and len(run_state.pair_points) % 25 == 0:  # no bar: a line now and then
@@ -299,9 +298,9 @@ def _run_sprt(
         print(f"undecided after {games_text(len(match.games))} (the --games bound)", file=out)
     print(run_state.summary(), file=out)
     status = 0
-    if args.pdn and match.games:
+    if saver is not None and match.games:
         try:
-            write_pdn(match, args.pdn, event)
+            saver.save(match)
         except OSError as exc:
             print(f"poolcheckers match: error: cannot write {args.pdn}: {exc}", file=sys.stderr)
             status = 1
@@ -351,6 +350,13 @@ def run(
     Ctrl-C or SIGTERM ends it early, the finished games counted (status 130)."""
     with _terminate_as_interrupt():
         return _run(args, engine_factory=engine_factory, limit=limit, out=out)
+
+
+def _event(name_a: str, name_b: str, per_move: str, sprt: Sprt | None) -> str:
+    """The PDN ``Event`` of a match: its players, bound per move and test, by which
+    ``--resume`` knows the file's games are this match's."""
+    test = f" ({sprt.describe()})" if sprt else ""
+    return f"poolcheckers match {name_a} vs {name_b}, {per_move}{test}"
 
 
 def _run(
@@ -421,7 +427,8 @@ def _run(
 
     from tqdm import tqdm
 
-    event = f"poolcheckers match {name_a} vs {name_b}, {per_move}"
+    event = _event(name_a, name_b, per_move, None)
+    saver = PdnFile(args.pdn, event) if args.pdn else None
     so_far = MatchResult(name_a, name_b)  # the games finished, kept if Ctrl-C comes
     interrupted = False
     with tqdm(total=total, desc="match", unit="game", file=sys.stderr, disable=None) as bar:
@@ -429,9 +436,9 @@ def _run(
         def on_game(record: GameRecord, match: MatchResult) -> None:
             nonlocal so_far
             so_far = match
-            if args.pdn and len(match.games) % 2 == 0:  # a pair: saved as in pairs mode
+            if saver is not None and len(match.games) % 2 == 0:  # a pair, as in pairs mode
                 with contextlib.suppress(OSError):  # said once, at the end
-                    write_pdn(match, args.pdn, event)
+                    saver.save(match)
             bar.update(1)
             bar.set_postfix_str(f"+{match.wins} ={match.draws} -{match.losses}")
 
@@ -456,11 +463,14 @@ def _run(
     status = 0
     from poolcheckers.tooling.plots import plot_match
 
-    for path, save, what in ((args.pdn, write_pdn, "games"), (args.plot, plot_match, "plot")):
-        if not path:
-            continue
+    writes: list[tuple[str, Callable[[], None], str]] = []
+    if saver is not None:
+        writes.append((args.pdn, lambda: saver.save(match), "games"))
+    if args.plot:
+        writes.append((args.plot, lambda: plot_match(match, args.plot, event), "plot"))
+    for path, write, what in writes:
         try:
-            save(match, path, event)
+            write()
         except OSError as exc:
             print(f"poolcheckers match: error: cannot write {path}: {exc}", file=sys.stderr)
             status = 1

@@ -3,7 +3,8 @@ player A's point of view, and what they say (W/D/L, score, Elo).
 
 :func:`run_match` plays every opening twice, once with each colour, in this
 process; an SPRT test plays pairs (:mod:`poolcheckers.tooling.pool`) and
-counts them in an :class:`SprtRun`.  :func:`write_pdn` saves a match's games.
+counts them in an :class:`SprtRun`.  :class:`PdnFile` saves a match's games
+as it is played (:func:`write_pdn` once), :func:`resume_pairs` reads them back.
 """
 
 from __future__ import annotations
@@ -227,27 +228,41 @@ class SprtRun:
         return "\n".join(lines)
 
 
-def write_pdn(match: MatchResult, path: str | Path, event: str) -> None:
-    """Save every game of ``match`` as PDN (tags: event, round, players, ballot)."""
-    from poolcheckers.pdn import game_from_board, write_game
+class PdnFile:
+    """The PDN file of a match as it is played: :meth:`save` writes every game
+    of the match so far (tags: event, round, players, ballot, termination),
+    each game rendered once however often the file is saved, the file written
+    beside and then moved onto ``path``, so that a reader (or a match resumed
+    from it) never sees half a file, even if this process is killed while
+    writing."""
 
-    texts = []
-    for number, game in enumerate(match.games, start=1):
-        tags = {
-            "Event": event,
-            "Round": str(number),
-            "Black": game.black,
-            "White": game.white,
-            "Ballot": " ".join(game.opening),
-            "Termination": game.reason,
-        }
-        texts.append(write_game(game_from_board(game.board, tags, game.result)))
-    # written beside, then moved: a reader (or a match resumed from the file)
-    # never sees half a file, even if this process is killed while writing
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    partial.write_text("\n".join(texts), encoding="utf-8")
-    os.replace(partial, target)
+    def __init__(self, path: str | Path, event: str) -> None:
+        self.path = Path(path)
+        self.event = event
+        self._texts: list[str] = []
+
+    def save(self, match: MatchResult) -> None:
+        from poolcheckers.pdn import game_from_board, write_game
+
+        for number in range(len(self._texts) + 1, len(match.games) + 1):
+            game = match.games[number - 1]
+            tags = {
+                "Event": self.event,
+                "Round": str(number),
+                "Black": game.black,
+                "White": game.white,
+                "Ballot": " ".join(game.opening),
+                "Termination": game.reason,
+            }
+            self._texts.append(write_game(game_from_board(game.board, tags, game.result)))
+        partial = self.path.with_name(f".{self.path.name}.partial")
+        partial.write_text("\n".join(self._texts), encoding="utf-8")
+        os.replace(partial, self.path)
+
+
+def write_pdn(match: MatchResult, path: str | Path, event: str) -> None:
+    """Save every game of ``match`` as PDN (:class:`PdnFile`)."""
+    PdnFile(path, event).save(match)
 
 
 @dataclass
@@ -272,7 +287,7 @@ def resume_pairs(
     pairs: int,
     rules: RuleSet,
 ) -> ResumedPairs:
-    """The finished pairs that :func:`write_pdn` saved in ``path`` for a pairs
+    """The finished pairs that :class:`PdnFile` saved in ``path`` for a pairs
     match of ``pairs`` pairs over ``openings`` (pair ``n`` plays opening
     ``n % len(openings)``, A with Black first), so that the match plays only
     the others.  A missing file is a match not started yet (nothing done).
@@ -285,7 +300,7 @@ def resume_pairs(
     anything else raises :class:`~poolcheckers.tooling.ToolingError` naming
     the game and what differs, before any game is played.
     """
-    from poolcheckers.errors import MoveError, PdnError
+    from poolcheckers.errors import PdnError
     from poolcheckers.pdn import read_file
     from poolcheckers.tooling import ToolingError
     from poolcheckers.tooling.games import TIME_FORFEIT
@@ -329,10 +344,7 @@ def resume_pairs(
             result = game.normalized_result
             if result not in ("2-0", "0-2", "1-1"):
                 raise ToolingError(f"{where}: result {game.result!r} is not a finished game's")
-            try:
-                board = game.board()
-            except MoveError as exc:
-                raise ToolingError(f"{where}: {exc}") from None
+            board = game.board()  # its moves were checked as they were read
             if tuple(game.notations()[: len(ballot)]) != ballot:
                 raise ToolingError(f"{where}: the moves do not start with its Ballot")
             reason = game.tags.get("Termination", "")
