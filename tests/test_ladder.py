@@ -372,3 +372,22 @@ def test_a_table_for_the_full_engine_is_refused_before_any_game(
     assert exit_info.value.code == 2
     assert "--table: level 10 is not one of 1..9" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_levels_table_names_each_levels_evaluation(
+    ladder: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _run(ladder, "run", [(2, 1)], "aaaaaaa")
+    run["levels"]["1"]["network"] = False
+    run["levels"]["2"]["network"] = True
+    del run["levels"]["3"]["network"]  # a run from before levels named their evaluation
+    path = _write(tmp_path / "run.json", run)
+    assert ladder.main(["--replot", path]) == 0
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[6].strip()
+        for line in (tmp_path / "run.md").read_text().splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit()
+    }
+    assert rows["1"] == "pattern" and rows["3"] == "pattern"
+    assert rows["2"] == "network"
+    assert rows["10"] == "the engine's"

@@ -450,8 +450,8 @@ class Engine:
         if weights:
             self.set_weights(weights)
         self._evaluation = "pattern"
-        #: the network's weights while the evaluation is a network (levels 1-9 search
-        #: without it and put it back)
+        #: the network's weights while the evaluation is a network (a level measured
+        #: on the pattern evaluation searches without it and puts it back)
         self._network: bytes | None = None
         if evaluation is None:  # weights given are the pattern evaluation's
             evaluation = "pattern" if weights else DEFAULT_EVALUATION
@@ -508,8 +508,8 @@ class Engine:
     def evaluation(self) -> str:
         """The evaluation searches use: ``"nnue"`` (the network shipped in the
         package, the default), ``"pattern"`` or the path of a network weights file.
-        Levels 1-9 always search with the pattern evaluation, with which their
-        table was measured.
+        Levels 1-9 search with it too, unless their table names the pattern
+        evaluation (:class:`~poolcheckers.engine.levels.Level`).
 
         >>> Engine(hash_mb=1).evaluation
         'nnue'
@@ -765,7 +765,9 @@ class Engine:
         saved = self.weights
         noisy = {"noise": spec.noise, "noise_seed": self._rng.randrange(100_000)}
         self._searcher.set_weights(noisy)
-        if self._network is not None:  # the levels' table was measured on the pattern evaluation
+        # a level's noise, margin and depth were measured on the evaluation it names
+        swap = self._network is not None and not spec.network
+        if swap:
             self._searcher.set_network(None)
         self._searcher.clear()
         try:
@@ -774,7 +776,7 @@ class Engine:
             )
         finally:
             self._searcher.set_weights({k: saved[k] for k in noisy})
-            if self._network is not None:
+            if swap:
                 self._searcher.set_network(self._network)
             self._searcher.clear()
         index = choose_index([s for _, s in scored], spec, self._rng)

@@ -38,8 +38,8 @@ EVALUATIONS: Final = ("pattern", "nnue")
 
 #: What an engine evaluates with unless told otherwise: the shipped network, which
 #: beat the pattern evaluation by SPRT at a fixed node count and at 0.1 s a move
-#: (docs/ENGINE.md, NNUE).  Levels 1-9 keep the pattern evaluation they were
-#: measured with (:mod:`poolcheckers.engine.levels`).
+#: (docs/ENGINE.md, NNUE).  The levels were measured with it too
+#: (:mod:`poolcheckers.engine.levels`).
 DEFAULT_EVALUATION: Final = "nnue"
 
 

@@ -245,13 +245,20 @@ def _run_line(run: dict[str, Any]) -> str:
     )
 
 
+def _evaluation(level: dict[str, Any]) -> str:
+    """What a level evaluates with (runs before levels could name it: pattern)."""
+    if not level["depth"]:
+        return "the engine's"
+    return "network" if level.get("network") else "pattern"
+
+
 def _levels_table(levels: dict[str, dict[str, Any]]) -> list[str]:
     return [
-        "| level | depth | noise | temperature | margin |",
-        "|---|---|---|---|---|",
+        "| level | depth | noise | temperature | margin | evaluation |",
+        "|---|---|---|---|---|---|",
         *(
             f"| {k} | {v['depth'] or 'full'} | {v['noise']} | {v['temperature']:g} | "
-            f"{v['margin']} |"
+            f"{v['margin']} | {_evaluation(v)} |"
             for k, v in sorted(levels.items(), key=lambda kv: int(kv[0]))
         ),
     ]

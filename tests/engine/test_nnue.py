@@ -5,6 +5,7 @@ refused with a clear error."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import Board
-from poolcheckers.engine import Engine, Limit
+from poolcheckers.engine import LEVELS, Engine, Limit
 from poolcheckers.engine.core import _core
 from poolcheckers.engine.nnue import DEFAULT_EVALUATION, DEFAULT_NETWORK, NetworkError, read_network
 from poolcheckers.tooling.nnue import model
@@ -167,9 +168,13 @@ def test_the_engine_evaluates_with_the_shipped_network_unless_told_otherwise() -
 
 
 @pytest.mark.parametrize("level", [1, 5, 9])
-def test_levels_below_10_play_the_same_moves_with_either_evaluation(level: int) -> None:
-    """The levels' table was measured on the pattern evaluation: levels 1-9 keep it,
-    and the engine's network is back for the next full-strength search."""
+def test_a_level_on_the_pattern_evaluation_keeps_it_whatever_the_engines(
+    level: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A level whose table names the pattern evaluation plays the same moves on an
+    engine of either evaluation, and the engine's network is back for the next
+    full-strength search."""
+    monkeypatch.setitem(LEVELS, level, replace(LEVELS[level], network=False))
     for seed in range(3):
         board = random_playout(seed, 20)
         net = Engine(hash_mb=4, seed=seed, book=None)
@@ -179,6 +184,26 @@ def test_levels_below_10_play_the_same_moves_with_either_evaluation(level: int) 
         assert (a.move, a.score, a.nodes) == (b.move, b.score, b.nodes)
         assert net.evaluation == "nnue"
         assert net.evaluate(board) == Engine(hash_mb=1).evaluate(board)
+
+
+@pytest.mark.parametrize("level", [1, 9])
+def test_a_level_on_the_network_searches_with_the_engines_network(
+    level: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A level whose table names the network plays the network's scores: an engine
+    on the pattern evaluation scores the same level's search differently."""
+    monkeypatch.setitem(LEVELS, level, replace(LEVELS[level], network=True, noise=0))
+    differ = 0
+    for seed in range(3):
+        board = random_playout(seed, 20)
+        net = Engine(hash_mb=4, seed=seed, book=None)
+        pattern = Engine(hash_mb=4, seed=seed, book=None, evaluation="pattern")
+        a = net.search(board, Limit(depth=20), level=level)
+        b = pattern.search(board, Limit(depth=20), level=level)
+        differ += (a.score, a.nodes) != (b.score, b.nodes)
+        assert a.depth == b.depth == LEVELS[level].depth
+        assert net.evaluation == "nnue"
+    assert differ, "the network level searched with the pattern evaluation"
 
 
 def test_the_end_rules_still_score_king_endings_with_the_network(network: Path) -> None:
