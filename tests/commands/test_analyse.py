@@ -7,6 +7,7 @@ import argparse
 import io
 import re
 import threading
+import time
 
 import pytest
 
@@ -106,10 +107,19 @@ def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatc
 def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far() -> None:
     out = io.StringIO()
     engine = FakeEngine(prefer="9-13", step=0.01)  # no bound: searches until stopped
-    timer = threading.Timer(0.2, _thread.interrupt_main)
-    timer.start()
+
+    def press_ctrl_c() -> None:
+        # only once the search prints its lines: a Ctrl-C before the search has
+        # begun (a slow start under load) is not what this test is about
+        deadline = time.monotonic() + 60
+        while out.getvalue().count("depth ") < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _thread.interrupt_main()
+
+    presser = threading.Thread(target=press_ctrl_c)
+    presser.start()
     assert analyse.run(_args(), engine=engine, limit=FakeLimit(), out=out) == 130
-    timer.join()
+    presser.join()
     assert out.getvalue().splitlines()[-1].startswith("best move 9-13")
     assert out.getvalue().rstrip().endswith("[interrupted]")
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -223,7 +224,17 @@ def test_ctrl_c_at_the_prompt_leaves_with_status_130(monkeypatch: pytest.MonkeyP
 def test_ctrl_c_while_the_engine_thinks_stops_it_at_once() -> None:
     engine = FakeEngine(step=0.01)  # with no bound it thinks until stopped
     args = build_parser().parse_args(["play", "--color", "white"])
-    timer = threading.Timer(0.3, _thread.interrupt_main)
+
+    def press_ctrl_c() -> None:
+        # once the engine thinks: a Ctrl-C before its search (a slow start under
+        # load) would test the prompt, not the search
+        deadline = time.monotonic() + 60
+        while not engine.searches and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.05)
+        _thread.interrupt_main()
+
+    timer = threading.Thread(target=press_ctrl_c)
     timer.start()
     status = play.run(
         args,
