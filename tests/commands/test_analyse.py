@@ -104,7 +104,7 @@ def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatc
     assert made == [{"time": 2.0, "depth": 9}]
 
 
-def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far() -> None:
+def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far(sigint_raises: None) -> None:
     out = io.StringIO()
     engine = FakeEngine(prefer="9-13", step=0.01)  # no bound: searches until stopped
 

@@ -221,7 +221,7 @@ def test_ctrl_c_at_the_prompt_leaves_with_status_130(monkeypatch: pytest.MonkeyP
     assert status == 130 and out.getvalue().endswith("> \nInterrupted.\n")
 
 
-def test_ctrl_c_while_the_engine_thinks_stops_it_at_once() -> None:
+def test_ctrl_c_while_the_engine_thinks_stops_it_at_once(sigint_raises: None) -> None:
     engine = FakeEngine(step=0.01)  # with no bound it thinks until stopped
     args = build_parser().parse_args(["play", "--color", "white"])
 
