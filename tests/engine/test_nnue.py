@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poolcheckers import Board
-from poolcheckers.engine import LEVELS, Engine, Limit
+from poolcheckers.engine import LEVELS, Engine, Limit, SearchResult
 from poolcheckers.engine.core import _core
 from poolcheckers.engine.nnue import DEFAULT_EVALUATION, DEFAULT_NETWORK, NetworkError, read_network
 from poolcheckers.tooling.nnue import model
@@ -167,6 +167,20 @@ def test_the_engine_evaluates_with_the_shipped_network_unless_told_otherwise() -
     assert Engine(hash_mb=1).evaluate(board) == Engine(hash_mb=1, evaluation="nnue").evaluate(board)
 
 
+def _level_on_both_evaluations(
+    level: int, seed: int
+) -> tuple[Engine, Board, SearchResult, SearchResult]:
+    """A level's search of a random position by an engine on the network and by
+    one on the pattern evaluation: (the network engine, the board, its result, the
+    pattern engine's result)."""
+    board = random_playout(seed, 20)
+    net = Engine(hash_mb=4, seed=seed, book=None)
+    pattern = Engine(hash_mb=4, seed=seed, book=None, evaluation="pattern")
+    a = net.search(board, Limit(depth=20), level=level)
+    b = pattern.search(board, Limit(depth=20), level=level)
+    return net, board, a, b
+
+
 @pytest.mark.parametrize("level", [1, 5, 9])
 def test_a_level_on_the_pattern_evaluation_keeps_it_whatever_the_engines(
     level: int, monkeypatch: pytest.MonkeyPatch
@@ -176,11 +190,7 @@ def test_a_level_on_the_pattern_evaluation_keeps_it_whatever_the_engines(
     full-strength search."""
     monkeypatch.setitem(LEVELS, level, replace(LEVELS[level], network=False))
     for seed in range(3):
-        board = random_playout(seed, 20)
-        net = Engine(hash_mb=4, seed=seed, book=None)
-        pattern = Engine(hash_mb=4, seed=seed, book=None, evaluation="pattern")
-        a = net.search(board, Limit(depth=20), level=level)
-        b = pattern.search(board, Limit(depth=20), level=level)
+        net, board, a, b = _level_on_both_evaluations(level, seed)
         assert (a.move, a.score, a.nodes) == (b.move, b.score, b.nodes)
         assert net.evaluation == "nnue"
         assert net.evaluate(board) == Engine(hash_mb=1).evaluate(board)
@@ -195,11 +205,7 @@ def test_a_level_on_the_network_searches_with_the_engines_network(
     monkeypatch.setitem(LEVELS, level, replace(LEVELS[level], network=True, noise=0))
     differ = 0
     for seed in range(3):
-        board = random_playout(seed, 20)
-        net = Engine(hash_mb=4, seed=seed, book=None)
-        pattern = Engine(hash_mb=4, seed=seed, book=None, evaluation="pattern")
-        a = net.search(board, Limit(depth=20), level=level)
-        b = pattern.search(board, Limit(depth=20), level=level)
+        net, _, a, b = _level_on_both_evaluations(level, seed)
         differ += (a.score, a.nodes) != (b.score, b.nodes)
         assert a.depth == b.depth == LEVELS[level].depth
         assert net.evaluation == "nnue"
