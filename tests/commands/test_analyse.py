@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import _thread
 import argparse
 import io
 import re
-import threading
-import time
 
 import pytest
 
@@ -15,6 +12,7 @@ from poolcheckers.cli import build_parser, main
 from poolcheckers.commands import analyse, bench
 from poolcheckers.commands.common import native_available
 
+from .conftest import PressCtrlC
 from .fake_engine import FakeEngine, FakeLimit
 
 needs_engine = pytest.mark.skipif(not native_available(), reason="native core not built")
@@ -104,20 +102,13 @@ def test_time_and_depth_together_bound_the_search(monkeypatch: pytest.MonkeyPatc
     assert made == [{"time": 2.0, "depth": 9}]
 
 
-def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far(sigint_raises: None) -> None:
+def test_ctrl_c_stops_the_search_and_prints_the_best_move_so_far(
+    press_ctrl_c: PressCtrlC,
+) -> None:
     out = io.StringIO()
     engine = FakeEngine(prefer="9-13", step=0.01)  # no bound: searches until stopped
-
-    def press_ctrl_c() -> None:
-        # only once the search prints its lines: a Ctrl-C before the search has
-        # begun (a slow start under load) is not what this test is about
-        deadline = time.monotonic() + 60
-        while out.getvalue().count("depth ") < 3 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        _thread.interrupt_main()
-
-    presser = threading.Thread(target=press_ctrl_c)
-    presser.start()
+    # once the search prints its lines, not before it has begun
+    presser = press_ctrl_c(lambda: out.getvalue().count("depth ") >= 3)
     assert analyse.run(_args(), engine=engine, limit=FakeLimit(), out=out) == 130
     presser.join()
     assert out.getvalue().splitlines()[-1].startswith("best move 9-13")

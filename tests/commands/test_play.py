@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import _thread
 import io
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +16,7 @@ from poolcheckers.commands import play
 from poolcheckers.commands.common import EngineUnavailable, native_available
 from poolcheckers.pdn import read_games
 
+from .conftest import PressCtrlC
 from .fake_engine import FakeEngine, FakeLimit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,21 +219,11 @@ def test_ctrl_c_at_the_prompt_leaves_with_status_130(monkeypatch: pytest.MonkeyP
     assert status == 130 and out.getvalue().endswith("> \nInterrupted.\n")
 
 
-def test_ctrl_c_while_the_engine_thinks_stops_it_at_once(sigint_raises: None) -> None:
+def test_ctrl_c_while_the_engine_thinks_stops_it_at_once(press_ctrl_c: PressCtrlC) -> None:
     engine = FakeEngine(step=0.01)  # with no bound it thinks until stopped
     args = build_parser().parse_args(["play", "--color", "white"])
-
-    def press_ctrl_c() -> None:
-        # once the engine thinks: a Ctrl-C before its search (a slow start under
-        # load) would test the prompt, not the search
-        deadline = time.monotonic() + 60
-        while not engine.searches and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.05)
-        _thread.interrupt_main()
-
-    timer = threading.Thread(target=press_ctrl_c)
-    timer.start()
+    # once the engine thinks: a Ctrl-C before its search would test the prompt
+    presser = press_ctrl_c(lambda: bool(engine.searches), settle=0.05)
     status = play.run(
         args,
         engine_factory=lambda: engine,
@@ -244,7 +232,7 @@ def test_ctrl_c_while_the_engine_thinks_stops_it_at_once(sigint_raises: None) ->
         stdin=io.StringIO(""),
         stdout=io.StringIO(),
     )
-    timer.join()
+    presser.join()
     assert status == 130 and engine._stopped.is_set()
 
 
