@@ -53,6 +53,8 @@ GAMES = Table(
     Column("deadline_ms", BigInteger, nullable=True),
     Column("ply", Integer, nullable=False),
     Column("draw_offer", String(8), nullable=True),
+    # the rules library's termination; "aborted" (no result); "no_show" (migration
+    # 0015): a tournament game its event's no-show rule ended, scored as a forfeit
     Column("termination", String(16), nullable=True),
     Column("winner", String(8), nullable=True),
     Column("result", String(8), nullable=True),

@@ -54,6 +54,10 @@ from poolcheckers.server.text import clean_text
 
 #: The status and termination of a game aborted before both sides had moved (no result).
 ABORTED = "aborted"
+#: The termination of a tournament game ended by its event's no-show rule: a side did
+#: not make its first move in time (status "aborted": no result for the game itself,
+#: unrated; the event scores it as lost by the side to move, who never moved)
+NO_SHOW = "no_show"
 
 
 # ---------------------------------------------------------------- records
@@ -699,9 +703,33 @@ def engine_move(loaded: Loaded, ply: int, path: str, now: int) -> Change | None:
 
 
 # ---------------------------------------------------------------- game actions
+def require_both_moved_in_event(game: GameRec, what: Literal["resign", "draw"]) -> None:
+    """A tournament game cannot be resigned nor drawn by agreement before both sides
+    have moved: with no move played there is nothing to score, and a pair agreeing a
+    result at once would farm the event's points.  The game goes on; a side that does
+    not make its first move in time loses by the event's no-show rule."""
+    if game.tournament_id is None or game.ply >= ABORTABLE_PLIES:
+        return
+    if what == "resign":
+        raise errors.conflict(
+            M_(
+                "a tournament game can be resigned only once both sides have moved (R20): "
+                "play on; a side that does not make its first move in time loses by forfeit"
+            )
+        )
+    raise errors.conflict(
+        M_(
+            "a draw can be offered or agreed in a tournament game only once both sides "
+            "have moved (R17): play on; a side that does not make its first move in time "
+            "loses by forfeit"
+        )
+    )
+
+
 def resign(loaded: Loaded, side: str, now: int) -> Change:
-    """``side`` resigns (R20)."""
+    """``side`` resigns (R20); in a tournament game, only once both sides have moved."""
     require_running(loaded.game)
+    require_both_moved_in_event(loaded.game, "resign")
     game = loaded.game.copy()
     settle_clock(game, now)
     if loaded.game.rated and loaded.game.ply < ABORTABLE_PLIES:
@@ -716,9 +744,11 @@ def resign(loaded: Loaded, side: str, now: int) -> Change:
 
 
 def offer_draw(loaded: Loaded, side: str, now: int) -> Change:
-    """``side`` offers a draw (R17); offering while the opponent's offer stands accepts it."""
+    """``side`` offers a draw (R17); offering while the opponent's offer stands accepts it.
+    In a tournament game, only once both sides have moved."""
     require_running(loaded.game)
     require_opponent_seated(loaded.game)
+    require_both_moved_in_event(loaded.game, "draw")
     game = loaded.game.copy()
     if game.draw_offer == other(side):
         settle_clock(game, now)
@@ -749,6 +779,8 @@ def answer_draw(loaded: Loaded, seat: str | None, accept: bool, now: int) -> Cha
                 Message.beside(english, "Black cannot answer its own draw offer")
             )
         raise errors.forbidden(Message.beside(english, "White cannot answer its own draw offer"))
+    if accept:
+        require_both_moved_in_event(g, "draw")
     game = g.copy()
     if accept and g.rated and g.ply < ABORTABLE_PLIES:
         settle_clock(game, now)
@@ -803,7 +835,10 @@ def abort(loaded: Loaded, side: str, now: int) -> Change:
     g = loaded.game
     refusal = abort_refusal(g.ply, finished=g.status != "running")
     if refusal is None and g.tournament_id is not None:
-        refusal = "a tournament game cannot be aborted: resign instead (it counts as a loss)"
+        refusal = M_(
+            "a tournament game cannot be aborted: make your first move (a side that does "
+            "not move in time loses by forfeit); once both sides have moved, you may resign"
+        )
     if refusal is not None:
         if g.status != "running":
             raise errors.game_over(M_("game {id} is over: {refusal}", id=g.id, refusal=refusal))
@@ -893,6 +928,14 @@ def end_unplayed(game: GameRec, why: str) -> None:
     game.turn_started_ms = None
     game.deadline_ms = None
     game.invite_hash = None  # a cancelled invitation cannot be taken any more
+
+
+def end_no_show(game: GameRec, why: str) -> None:
+    """End the tournament game ``game`` by its event's no-show rule: the side to move
+    has not made its first move in time.  Stored as :data:`NO_SHOW`, so that the event
+    scores a forfeit only for a game this rule ended (no result for the game itself)."""
+    end_unplayed(game, why)
+    game.termination = NO_SHOW
 
 
 def rematch(

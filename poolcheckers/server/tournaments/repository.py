@@ -21,6 +21,7 @@ from poolcheckers.server.database.tables import (
     TOURNAMENT_PLAYERS,
     TOURNAMENTS,
 )
+from poolcheckers.server.games.model import NO_SHOW
 from poolcheckers.server.games.timecontrol import parse_time_control
 from poolcheckers.server.tournaments.model import Entrant, TourGame, Tournament
 
@@ -83,10 +84,14 @@ def _outcome(row: Any) -> tuple[str | None, bool]:
     status = row["g_status"]
     if status == "finished":
         return (row["winner"] or "draw"), False
-    if status == "aborted":
-        # a tournament game can only end aborted by the no-show rule: the side that
-        # never made its first move loses (Black at ply 0, White at ply 1)
+    if row["termination"] == NO_SHOW:
+        # ended by the no-show rule: the side to move never made its first move and
+        # loses (Black at ply 0, White at ply 1)
         return ("white" if (row["ply"] or 0) == 0 else "black"), True
+    if status == "aborted":
+        # ended before both sides moved, by anything but the no-show rule: no game was
+        # played, so nobody scores ("none", as a double forfeit)
+        return "none", True
     return None, False
 
 
@@ -201,6 +206,7 @@ class DbTournamentStore:
                 _G,
                 GAMES.c.status.label("g_status"),
                 GAMES.c.winner,
+                GAMES.c.termination,
                 GAMES.c.ply,
                 GAMES.c.updated_ms,
             )

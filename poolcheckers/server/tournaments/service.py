@@ -756,7 +756,9 @@ class TournamentService:
         for board, pair in enumerate(pairs, start=1):
             row = {**base, "board": board, "black_id": pair.first, "white_id": pair.second}
             if pair.second is None:
-                points = float(t.games_per_pairing)
+                # a round robin's schedule keeps a withdrawn player's byes: they score
+                # nothing (the round is not played by a player who has left)
+                points = 0.0 if who[pair.first].withdrawn else float(t.games_per_pairing)
                 rows.append(
                     {**row, "leg": 1, "game_id": None, "bye_points": points, "forfeit": None}
                 )
@@ -866,11 +868,11 @@ class TournamentService:
             )
             game = g.copy()
             games_model.settle_clock(game, _now)
-            games_model.end_unplayed(game, why)
+            games_model.end_no_show(game, why)
             return Change(game, loaded.board, loaded.moves)
 
         def ended(loaded: Loaded, _now: int) -> bool:
-            return loaded.game.status == "aborted" and loaded.game.ply < 2
+            return loaded.game.termination == games_model.NO_SHOW
 
         return self.games.run(game_id, op, ended)
 

@@ -165,7 +165,8 @@ def standings(
     for bye in byes:
         if bye.player in rows and system != "arena":
             rows[bye.player].score += bye.points
-            rows[bye.player].match_points += 2
+            # a bye worth nothing (a withdrawn player's, a TRF "Z") is no match won
+            rows[bye.player].match_points += 2 if bye.points > 0 else 0
     finished = {
         key: match
         for key, match in _matches(games).items()

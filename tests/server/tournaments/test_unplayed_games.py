@@ -1,0 +1,183 @@
+"""Tournament games nobody played, over HTTP: resigning or agreeing a draw before both
+sides have moved is refused and the game goes on; a game ended before both sides
+moved is a forfeit only when the event's no-show rule ended it, any other scores
+nothing; a player who withdrew from a round robin scores no bye after leaving."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from argon2.profiles import CHEAPEST
+from fastapi.testclient import TestClient
+
+from poolcheckers import Board
+from poolcheckers.server.games import model as games_model
+from poolcheckers.server.games.model import Change, Loaded
+from poolcheckers.server.timesource import ManualTime
+
+from ..conftest import AppFactory
+from ..helpers import error_code, play_plies, server_context
+from .test_tournament_api import RAPID, event, finish, in_play, play_out, sign_up, wait_for
+
+BLITZ = {"initial": 180, "increment": 2}
+
+
+@pytest.fixture
+def site(make_client: AppFactory) -> TestClient:
+    return make_client(
+        password_parameters=CHEAPEST, tournament_sweep_interval=0.05, signup_limit=(100, 3600.0)
+    )
+
+
+def started(
+    site: TestClient, names: tuple[str, ...], **settings: Any
+) -> tuple[str, dict[str, TestClient]]:
+    """An event of ``names`` (the first creates it), started; its id and the players."""
+    players = {name: sign_up(site, name) for name in names}
+    r = players[names[0]].post("/api/tournaments", json={"name": "Club event", **settings})
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    for client in players.values():
+        assert client.post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    assert players[names[0]].post(f"/api/tournaments/{tid}/start").status_code == 200
+    return tid, players
+
+
+EVENTS: dict[str, dict[str, Any]] = {
+    "arena": {"system": "arena", "clock": BLITZ, "duration_minutes": 30},
+    "round_robin": {"system": "round_robin", "clock": RAPID},
+}
+
+
+def game_state(site: TestClient, gid: str) -> dict[str, Any]:
+    r = site.get(f"/api/games/{gid}")
+    assert r.status_code == 200, r.text
+    state: dict[str, Any] = r.json()
+    return state
+
+
+@pytest.mark.parametrize("system", ["arena", "round_robin"])
+@pytest.mark.parametrize("ply", [0, 1])
+def test_resigning_or_agreeing_a_draw_before_both_sides_moved_is_refused_in_an_event(
+    site: TestClient, system: str, ply: int
+) -> None:
+    tid, players = started(site, ("ann", "bob"), **EVENTS[system])
+    game = wait_for(lambda: in_play(site, tid))[0]
+    gid = game["game"]
+    black, white = players[game["black"]], players[game["white"]]
+    play_plies(black, white, gid, ply)
+    before = game_state(site, gid)
+    for seat in (black, white):
+        r = seat.post(f"/api/games/{gid}/resign", json={})
+        assert r.status_code == 409 and error_code(r) == "conflict", r.text
+        words = r.json()["error"]["message"]
+        assert "only once both sides have moved (R20)" in words and "forfeit" in words
+        r = seat.post(f"/api/games/{gid}/draw-offer", json={})
+        assert r.status_code == 409 and "(R17)" in r.json()["error"]["message"], r.text
+    after = game_state(site, gid)
+    assert after["status"] == "running" and after["ply"] == ply and after["outcome"] is None
+    assert (after["version"], after["draw_offer"]) == (before["version"], None)
+    assert in_play(site, tid)[0]["game"] == gid  # the event still waits for it
+    # the refusal in the players' languages
+    r = black.post(f"/api/games/{gid}/resign", json={}, headers={"Accept-Language": "pt-BR"})
+    assert "(R20)" in r.json()["error"]["message"] and "both sides" not in r.text
+    # once both sides have moved, a draw is offered and agreed as in any game
+    board = Board()
+    for n in range(2):
+        mv = str(board.legal_moves[0])
+        board.push(board.parse_move(mv))
+        if n >= ply:
+            r = (black, white)[n].post(f"/api/games/{gid}/move", json={"move": mv, "ply": n})
+            assert r.status_code == 200, r.text
+    assert black.post(f"/api/games/{gid}/draw-offer", json={}).status_code == 200
+    assert white.post(f"/api/games/{gid}/draw-accept", json={}).status_code == 200
+    assert game_state(site, gid)["outcome"]["termination"] == "agreement"
+
+
+def test_a_draw_offered_before_both_sides_moved_cannot_be_accepted_in_an_event(
+    site: TestClient,
+) -> None:
+    tid, players = started(site, ("ann", "bob"), **EVENTS["round_robin"])
+    game = wait_for(lambda: in_play(site, tid))[0]
+    gid = game["game"]
+
+    def offered(loaded: Loaded, _now: int) -> Change:
+        # an offer standing at ply 0 (made before such offers were refused)
+        g = loaded.game.copy()
+        g.draw_offer = "black"
+        return Change(g, loaded.board, loaded.moves)
+
+    server_context(site).games.store.run(gid, offered, lambda *_: None)
+    r = players[game["white"]].post(f"/api/games/{gid}/draw-accept", json={})
+    assert r.status_code == 409 and "(R17)" in r.json()["error"]["message"], r.text
+    state = game_state(site, gid)
+    assert state["status"] == "running" and state["outcome"] is None
+
+
+def end_unplayed(site: TestClient, gid: str, why: str) -> None:
+    """End ``gid`` as aborted (no result), as resigning at once used to end a rated game."""
+
+    def op(loaded: Loaded, _now: int) -> Change:
+        g = loaded.game.copy()
+        games_model.end_unplayed(g, why)
+        return Change(g, loaded.board, loaded.moves)
+
+    server_context(site).games.store.run(gid, op, lambda *_: None)
+
+
+@pytest.mark.parametrize("system", ["arena", "round_robin"])
+def test_an_event_game_aborted_before_both_sides_moved_scores_no_point_to_anyone(
+    site: TestClient, system: str
+) -> None:
+    tid, _players = started(site, ("ann", "bob"), **EVENTS[system])
+    game = wait_for(lambda: in_play(site, tid))[0]
+    end_unplayed(
+        site, game["game"], "Black resigned before both sides had moved: aborted, no result"
+    )
+    pairing = wait_for(
+        lambda: next(
+            (p for p in event(site, tid)["pairings"] if p["game"] == game["game"] and p["result"]),
+            None,
+        )
+    )
+    assert pairing["result"] == "0-0"
+    rows = {s["username"]: s for s in event(site, tid)["standings"]}
+    for name in ("ann", "bob"):
+        assert (rows[name]["score"], rows[name]["games"], rows[name]["wins"]) == (0, 0, 0)
+
+
+def test_only_a_game_the_no_show_rule_ended_is_scored_as_a_forfeit(
+    site: TestClient, clock: ManualTime
+) -> None:
+    tid, players = started(
+        site, ("ann", "bob"), system="round_robin", clock=RAPID, forfeit_minutes=2
+    )
+    game = wait_for(lambda: in_play(site, tid))[0]
+    play_plies(players[game["black"]], players[game["white"]], game["game"], 1)
+    clock.advance(121)
+    final = wait_for(lambda: (e := event(site, tid))["status"] == "finished" and e)
+    assert final["winner"] == game["black"]  # White never made a first move
+    [pairing] = final["pairings"]
+    assert (pairing["result"], pairing["forfeit"]) == ("2-0", True)
+    state = game_state(site, game["game"])
+    assert state["status"] == "aborted"  # no result for the game itself: never rated
+    assert state["outcome"]["termination"] == "no_show"
+    assert "White did not make a first move within 2 minutes" in state["outcome"]["reason"]
+
+
+def test_a_player_who_withdrew_from_a_round_robin_gets_no_bye_point(site: TestClient) -> None:
+    tid, players = started(site, ("ann", "bob", "cid"), system="round_robin", clock=RAPID)
+    first = wait_for(lambda: in_play(site, tid))[0]
+    [bye] = [p for p in event(site, tid)["pairings"] if p["bye"]]
+    leaver = first["black"]  # plays round 1, so their bye comes after they leave
+    assert players[leaver].post(f"/api/tournaments/{tid}/withdraw").status_code == 200
+    finish(players, first, first["white"])  # the game in play goes on: they lose it
+    play_out(site, tid, players, lambda p: p["black"])
+    final = event(site, tid)
+    rows = {s["username"]: s for s in final["standings"]}
+    assert rows[leaver]["withdrawn"]
+    byes = {p["black"]: p["bye_points"] for p in final["pairings"] if p["bye"]}
+    assert byes[leaver] == 0  # the bye of a round begun after the withdrawal
+    assert byes[bye["black"]] == 1  # a bye of a round begun before stands
+    assert (rows[leaver]["score"], rows[leaver]["match_points"]) == (0, 0)
