@@ -71,8 +71,16 @@ def make_and_join(
     return creator.url.rsplit("/", 1)[1]
 
 
-def play(pages: dict[str, Page], server: Server, pairing: dict[str, Any], winner: str) -> None:
-    """Both players open the game, make a move each by clicking, the loser resigns."""
+def play(
+    pages: dict[str, Page],
+    server: Server,
+    pairing: dict[str, Any],
+    winner: str,
+    *,
+    resign_at_once: bool = False,
+) -> None:
+    """Both players open the game, make a move each by clicking, the loser resigns.
+    ``resign_at_once``: Black first tries to resign before moving, and reads why not."""
     from playwright.sync_api import Error as PlaywrightError
 
     black, white = pages[pairing["black"]], pages[pairing["white"]]
@@ -86,6 +94,12 @@ def play(pages: dict[str, Page], server: Server, pairing: dict[str, Any], winner
                 page.wait_for_url(url)
         page.wait_for_selector("svg.board .piece")
     black.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
+    if resign_at_once:
+        black.click("#resign")
+        black.click("#resign")  # confirm: the server refuses, the game goes on
+        black.wait_for_selector("#error:has-text('only once both sides have moved')")
+        assert "forfeit" in black.inner_text("#error")
+        assert black.is_hidden("#outcome")
     click_path(black, [11, 15])
     assert wait_moves(white, 1) == ["11-15"]
     white.wait_for_function("() => document.querySelector('#status').textContent.includes('your')")
@@ -130,7 +144,7 @@ def test_a_round_robin_of_two_game_matches_in_the_browser(
             winner = (
                 names[0] if names[0] in (pairing["black"], pairing["white"]) else pairing["black"]
             )
-            play(pages, server, pairing, winner)
+            play(pages, server, pairing, winner, resign_at_once=not played)
             played.add(pairing["game"])
         if not todo:
             ann.wait_for_timeout(200)

@@ -125,6 +125,8 @@ const SITE_ENDINGS = [
   [/^Aborted by (Black|White) before both sides had moved/, (m) => (m[1] === "Black" ? t("Aborted by Black before both sides had moved: no result") : t("Aborted by White before both sides had moved: no result"))],
   [/^Aborted: no first move within (.+); no result/, (m) => t("Aborted: no first move within {span}; no result", { span: spanWords(m[1]) })],
   [/^Abandoned: no move for (.+); closed without a result/, (m) => t("Abandoned: no move for {span}; closed without a result", { span: spanWords(m[1]) })],
+  [/^Forfeit: (Black|White) did not make a first move within (.+) \(tournament rule\)/, (m) => (m[1] === "Black" ? t("Forfeit: Black did not make a first move within {span} (tournament rule)", { span: spanWords(m[2]) }) : t("Forfeit: White did not make a first move within {span} (tournament rule)", { span: spanWords(m[2]) }))],
+  [/^Forfeit: (Black|White) did not make a first move \(tournament rule, ended by the director\)/, (m) => (m[1] === "Black" ? t("Forfeit: Black did not make a first move (tournament rule, ended by the director)") : t("Forfeit: White did not make a first move (tournament rule, ended by the director)"))],
   [/^Imported game, unfinished/, () => t("Imported game, unfinished (*)")],
   [/^Imported game, result (.+)$/, (m) => t("Imported game, result {result}", { result: m[1] })],
 ];

@@ -127,7 +127,7 @@ function pairingItem(p) {
     { dataset: { result } },
     p.game ? h("a", { href: `/play/${encodeURIComponent(p.game)}` }, label) : label,
     " ",
-    p.forfeit ? t("{result} (forfeit)", { result: shown }) : shown,
+    p.aborted ? t("{result} (no result: ended before both sides moved)", { result: shown }) : p.forfeit ? t("{result} (forfeit)", { result: shown }) : shown,
     berserk,
   );
 }

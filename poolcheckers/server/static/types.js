@@ -521,6 +521,7 @@
  * @property {string | null} game
  * @property {string | null} result
  * @property {string | null} forfeit
+ * @property {boolean} [aborted] ended before both sides moved, not by the no-show rule: nobody scores
  * @property {boolean} bye
  * @property {string[]} berserk
  */

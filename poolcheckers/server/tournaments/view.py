@@ -128,7 +128,10 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
             "white": None if g.white is None else name.get(g.white, "?"),
             "game": g.game_id,
             "result": None if g.outcome is None else RESULT_TEXT[g.outcome],
-            "forfeit": g.forfeit,
+            # a game that ended before both sides moved, not by the no-show rule:
+            # no result, not a forfeit (a double forfeit has no game)
+            "forfeit": g.forfeit and not _void(g),
+            "aborted": _void(g),
             "bye": g.white is None,
             "bye_points": g.bye_points,
             "berserk": sorted(name.get(p, "?") for p in g.berserk),
@@ -154,6 +157,11 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
         out["podium"] = [name[s.player] for s in rows[:3] if s.games or s.score]
         out["winner"] = out["podium"][0] if out["podium"] else None
     return out
+
+
+def _void(g: TourGame) -> bool:
+    """A game of the event that ended with no result: nobody scores it."""
+    return g.outcome == "none" and g.game_id is not None
 
 
 def standings_csv(t: Tournament, players: list[Entrant], games: list[TourGame]) -> str:

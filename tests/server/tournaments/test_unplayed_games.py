@@ -141,7 +141,7 @@ def test_an_event_game_aborted_before_both_sides_moved_scores_no_point_to_anyone
             None,
         )
     )
-    assert pairing["result"] == "0-0"
+    assert (pairing["result"], pairing["aborted"], pairing["forfeit"]) == ("0-0", True, False)
     rows = {s["username"]: s for s in event(site, tid)["standings"]}
     for name in ("ann", "bob"):
         assert (rows[name]["score"], rows[name]["games"], rows[name]["wins"]) == (0, 0, 0)
@@ -159,7 +159,7 @@ def test_only_a_game_the_no_show_rule_ended_is_scored_as_a_forfeit(
     final = wait_for(lambda: (e := event(site, tid))["status"] == "finished" and e)
     assert final["winner"] == game["black"]  # White never made a first move
     [pairing] = final["pairings"]
-    assert (pairing["result"], pairing["forfeit"]) == ("2-0", True)
+    assert (pairing["result"], pairing["forfeit"], pairing["aborted"]) == ("2-0", True, False)
     state = game_state(site, game["game"])
     assert state["status"] == "aborted"  # no result for the game itself: never rated
     assert state["outcome"]["termination"] == "no_show"
