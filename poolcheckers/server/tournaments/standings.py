@@ -6,7 +6,8 @@ Scoring (docs/TOURNAMENTS.md):
 - Round robin and Swiss: a game won scores 1, drawn ½, lost 0 (a game lost on a
   forfeit too); a bye scores the points of a match won (every game of the
   pairing), or what it is stored with (nothing for a withdrawn player's); a game
-  that ended with no result scores nothing and is not counted.  Match points (2 a match won, 1 a match drawn) are shown beside.
+  that ended with no result scores nothing and is not counted.  Match points (2 a
+  match won, 1 a match drawn) are shown beside.
 - Arena (lichess's rules): a win 2, a draw 1, a loss 0; after two wins in a row a
   player is *on fire* and scores double until a game is not won; a berserk win
   of at least :data:`BERSERK_MIN_PLIES` plies adds 1; a draw before
