@@ -23,7 +23,7 @@ from poolcheckers.server.puzzles.repository import StoredPuzzle
 router = APIRouter(tags=["puzzles"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
 
-class MoveRequest(Body):
+class PuzzleMoveRequest(Body):
     """``POST /api/puzzles/attempts/{attempt}/moves``: one solver move."""
 
     ply: int = Field(ge=0, le=200, description="the plies of the line played before this move")
@@ -120,7 +120,7 @@ async def start(pid: str, request: Request, ctx: Ctx) -> Response:
     "/api/puzzles/attempts/{rid}/moves",
     summary="Play the solver's move: right (and the reply) or wrong (the attempt ends)",
 )
-async def play(rid: str, body: MoveRequest, request: Request, ctx: Ctx) -> Response:
+async def play(rid: str, body: PuzzleMoveRequest, request: Request, ctx: Ctx) -> Response:
     user = await ctx.accounts.user_of(request)
     return json_response(await ctx.run(ctx.puzzles.play, rid, user, body.ply, body.move))
 
