@@ -20,7 +20,6 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 
 from poolcheckers.puzzles import Puzzle, PuzzleError, shipped_puzzles, write_puzzles
-from poolcheckers.server.puzzles.repository import Run
 from poolcheckers.server.timesource import ManualTime
 
 from ..conftest import AppFactory
@@ -385,6 +384,8 @@ def test_attempts_at_one_puzzle_ending_at_once_are_rated_once(two_processes: Pai
 def _second_open_attempt(client: TestClient, rid: str) -> str:
     """A copy of the open attempt ``rid`` under another key, as two starts racing in
     two processes would leave."""
+    from poolcheckers.server.puzzles.repository import Run
+
     store = client.app.state.ctx.puzzles.store  # type: ignore[attr-defined]
     run = store.run(rid)
     copy = Run("second-" + rid[:8], run.user_id, run.puzzle_id, 0, "open", False)
