@@ -3,7 +3,9 @@ player solves a puzzle by clicking its moves (the site plays the replies) and se
 their puzzle rating change; a signed-out player plays a wrong move, the attempt ends
 and the solution is replayed move by move; a hint marks the piece to move; the
 solved puzzle opens on the analysis board with its solution; the puzzle of the day
-is on the home page."""
+is on the home page.  The site never sends a solution before the attempt ends: the
+test reads it from the puzzle store (the shipped set the server stores), as a player
+who knows the answer would play it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from poolcheckers.puzzles import Puzzle, shipped_puzzles
 
 from .conftest import PageFactory, Server
 from .helpers import click_path, shot
@@ -31,12 +35,14 @@ def api(page: Page, server: Server, path: str, body: dict[str, Any] | None = Non
     return r.json()
 
 
-def a_puzzle(page: Page, server: Server, solver_moves: int) -> dict[str, Any]:
-    """A stored puzzle with this many solver moves (the shipped set has them)."""
-    for offset in range(0, 3000, 500):
-        for p in api(page, server, f"/api/puzzles?offset={offset}&limit=500"):
-            if (len(p["solution"]) + 1) // 2 == solver_moves:
-                return p  # type: ignore[no-any-return]
+def a_puzzle(page: Page, server: Server, solver_moves: int) -> tuple[dict[str, Any], Puzzle]:
+    """A stored puzzle with this many solver moves, as the site serves it (no
+    solution) and as the puzzle store holds it (with its solution)."""
+    for stored in shipped_puzzles():
+        if (len(stored.solution) + 1) // 2 == solver_moves:
+            served = api(page, server, f"/api/puzzles/{stored.id}")
+            assert served["fen"] == stored.fen and "solution" not in served
+            return served, stored
     raise AssertionError(f"no puzzle of {solver_moves} solver moves")
 
 
@@ -60,11 +66,11 @@ def test_a_signed_in_player_solves_a_puzzle_and_their_rating_moves(
 ) -> None:
     page = new_page(**SIZES[size])
     sign_up(page, server, f"Solver_{size}")
-    puzzle = a_puzzle(page, server, 2)
+    puzzle, stored = a_puzzle(page, server, 2)
     open_puzzle(page, server, puzzle["id"])
     assert page.inner_text("#status").startswith("Your turn")
     assert page.inner_text("#puzzle-goal") == puzzle["goal_text"]
-    solution: list[str] = puzzle["solution"]
+    solution = list(stored.solution)
     for i in range(0, len(solution), 2):
         click_path(page, path_of(page, server, puzzle["fen"], solution[:i], solution[i]))
         if i + 2 < len(solution):
@@ -95,15 +101,15 @@ def test_a_wrong_move_ends_the_attempt_and_the_solution_is_replayed(
 ) -> None:
     page = new_page(**SIZES[size])
     page.goto(server.url("/"))
-    puzzle = a_puzzle(page, server, 1)
+    puzzle, stored = a_puzzle(page, server, 1)
     open_puzzle(page, server, puzzle["id"])
     # a hint marks the square of the piece to move
     page.click("#puzzle-hint")
     page.wait_for_selector("svg.board .mark.hint")
-    first = path_of(page, server, puzzle["fen"], [], puzzle["solution"][0])
+    first = path_of(page, server, puzzle["fen"], [], stored.solution[0])
     assert f"square {first[0]}" in page.inner_text("#puzzle-feedback")
     info = api(page, server, "/api/analysis/position", {"fen": puzzle["fen"], "moves": []})
-    wrong = next(m for m in info["legal_moves"] if m["notation"] != puzzle["solution"][0])
+    wrong = next(m for m in info["legal_moves"] if m["notation"] != stored.solution[0])
     click_path(page, wrong["path"])
     page.wait_for_selector("#status:text('That is not the move.')")
     page.wait_for_selector("#puzzle-rating:text('Sign in')")
@@ -123,6 +129,7 @@ def test_the_puzzle_of_the_day_is_on_the_home_page(server: Server, new_page: Pag
     page.goto(server.url("/"))
     page.wait_for_selector("#daily-puzzle:not([hidden]) svg.board.mini .mini-piece")
     daily = api(page, server, "/api/puzzles/daily")
+    assert "solution" not in daily
     page.click("#daily-puzzle a.button")
     page.wait_for_url(re.compile(rf"/puzzles/{daily['id']}$"))
     page.wait_for_selector("#puzzle-goal:not(:empty)")

@@ -460,6 +460,29 @@ PUZZLE_DAILY = Table(
     Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
 )
 
+#: Puzzle attempts as they are played (migration 0015): the solution stays on the
+#: server, each solver move is posted with its ``ply`` and judged here.  ``id`` is a
+#: random key (the only key of a signed-out player's attempt); ``ply`` counts the
+#: plies of the line played so far and is the row's version: a move is stored by
+#: compare-and-set on ``(id, ply, state 'open')``, so a move posted twice, racing or
+#: replayed, counts once, and an ended attempt (``state`` 'solved' or 'failed')
+#: takes no more moves.  A signed-in player's attempt ends in the transaction that
+#: rates it (``puzzle_attempts``), so it is rated exactly once.
+PUZZLE_RUNS = Table(
+    "puzzle_runs",
+    METADATA,
+    Column("id", String(24), primary_key=True),
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), nullable=True),
+    Column("puzzle_id", String(16), ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
+    Column("ply", Integer, nullable=False),
+    Column("state", String(8), nullable=False),
+    Column("hinted", Boolean, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("ended_ms", BigInteger, nullable=True),
+    Index("ix_puzzle_runs_user", "user_id", "state"),
+    Index("ix_puzzle_runs_created", "created_ms"),
+)
+
 #: A learner's progress in each lesson (migration 0009): the steps done, and when the
 #: lesson was completed.
 LESSON_PROGRESS = Table(

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, delete, false, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.puzzles import Puzzle
@@ -17,6 +17,7 @@ from poolcheckers.server.database.tables import (
     PUZZLE_ATTEMPTS,
     PUZZLE_DAILY,
     PUZZLE_PLAYERS,
+    PUZZLE_RUNS,
     PUZZLE_THEMES,
     PUZZLE_VOTES,
     PUZZLES,
@@ -24,7 +25,21 @@ from poolcheckers.server.database.tables import (
 from poolcheckers.server.puzzles.model import PUZZLE_DEVIATION
 from poolcheckers.server.ratings.model import LICHESS, Glicko, Perf
 
-_P, _T, _A, _V = PUZZLES, PUZZLE_THEMES, PUZZLE_ATTEMPTS, PUZZLE_VOTES
+_P, _T, _A, _V, _R = PUZZLES, PUZZLE_THEMES, PUZZLE_ATTEMPTS, PUZZLE_VOTES, PUZZLE_RUNS
+#: how long an ended attempt, or a signed-out player's open one, is kept (ms)
+RUNS_KEPT_MS = 24 * 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """An attempt as it is played: ``ply`` moves of the solution played so far."""
+
+    id: str
+    user_id: str | None
+    puzzle_id: str
+    ply: int
+    state: str
+    hinted: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +76,10 @@ def _stored(row: Any) -> StoredPuzzle:
         row["votes_up"],
         row["votes_down"],
     )
+
+
+def _run(row: Any) -> Run:
+    return Run(row["id"], row["user_id"], row["puzzle_id"], row["ply"], row["state"], row["hinted"])
 
 
 def _player(row: Any) -> Perf:
@@ -260,6 +279,73 @@ class DbPuzzleStore:
         )
         with self.db.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
+
+    # ------------------------------------------------------------------ runs
+    def start_run(self, run: Run, now_ms: int) -> None:
+        """Store a new attempt, and forget the ended ones and signed-out players' open
+        ones older than a day."""
+        with self.db.begin() as conn:
+            old = now_ms - RUNS_KEPT_MS
+            conn.execute(
+                delete(_R).where(
+                    _R.c.created_ms < old, (_R.c.state != "open") | _R.c.user_id.is_(None)
+                )
+            )
+            conn.execute(
+                insert(_R).values(
+                    id=run.id, user_id=run.user_id, puzzle_id=run.puzzle_id, ply=run.ply,
+                    state=run.state, hinted=run.hinted, created_ms=now_ms, ended_ms=None,
+                )
+            )  # fmt: skip
+
+    def run(self, rid: str) -> Run | None:
+        with self.db.connect() as conn:
+            row = conn.execute(select(_R).where(_R.c.id == rid)).mappings().first()
+        return None if row is None else _run(row)
+
+    def open_runs(self, user_id: str) -> list[Run]:
+        """The player's attempts not ended, oldest first."""
+        query = (
+            select(_R)
+            .where(_R.c.user_id == user_id, _R.c.state == "open")
+            .order_by(_R.c.created_ms, _R.c.id)
+        )
+        with self.db.connect() as conn:
+            return [_run(r) for r in conn.execute(query).mappings()]
+
+    def advance_run(
+        self,
+        conn: Connection,
+        run: Run,
+        ply: int,
+        state: str = "open",
+        now_ms: int | None = None,
+    ) -> bool:
+        """Compare-and-set: the attempt moves from ``run.ply`` to ``ply`` (and
+        ``state``) only if it is still open at ``run.ply``; False when another request
+        played that ply or ended the attempt first."""
+        done = conn.execute(
+            update(_R)
+            .where(_R.c.id == run.id, _R.c.ply == run.ply, _R.c.state == "open")
+            .values(ply=ply, state=state, ended_ms=now_ms)
+        ).rowcount
+        return bool(done)
+
+    def drop_run(self, run: Run) -> None:
+        """Forget an attempt not begun (no move, no hint): a puzzle looked at and left."""
+        with self.db.begin() as conn:
+            conn.execute(
+                delete(_R).where(
+                    _R.c.id == run.id, _R.c.ply == 0, _R.c.state == "open", _R.c.hinted == false()
+                )
+            )
+
+    def mark_hinted(self, run: Run) -> bool:
+        with self.db.begin() as conn:
+            done = conn.execute(
+                update(_R).where(_R.c.id == run.id, _R.c.state == "open").values(hinted=True)
+            ).rowcount
+        return bool(done)
 
     # ------------------------------------------------------------------ votes
     def vote(self, user_id: str, pid: str, vote: int) -> tuple[int, int]:

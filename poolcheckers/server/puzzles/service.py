@@ -1,18 +1,21 @@
 """What the puzzle routes call: the next puzzle for a player, the puzzle of the day,
-attempts (judged by the rules library, rated by Glicko-2 for a signed-in player's
-first attempt), votes, a player's history and rating, and loading puzzle sets (the
-shipped one at start-up, more from a file)."""
+attempts played move by move against the stored solution (judged by the rules
+library, rated by Glicko-2 at the end of a signed-in player's first attempt), votes,
+a player's history and rating, and loading puzzle sets (the shipped one at start-up,
+more from a file)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import random
+import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from poolcheckers.board import Board
@@ -24,13 +27,17 @@ from poolcheckers.server.accounts.model import User
 from poolcheckers.server.domain_errors import CommunityError
 from poolcheckers.server.i18n import M_
 from poolcheckers.server.puzzles.model import (
+    AttemptForbidden,
+    AttemptGone,
+    AttemptOver,
     PuzzleGone,
     PuzzleRequestError,
     PuzzleUnavailable,
-    judge,
+    hint_square,
     rate,
+    step,
 )
-from poolcheckers.server.puzzles.repository import DbPuzzleStore, StoredPuzzle
+from poolcheckers.server.puzzles.repository import DbPuzzleStore, Run, StoredPuzzle
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import LICHESS, Perf
 from poolcheckers.server.timesource import TimeSource
@@ -196,55 +203,135 @@ class PuzzleService:
         return self.get(pid)
 
     # ------------------------------------------------------------------ attempts
-    def attempt(self, pid: str, user: User | None, moves: Any) -> dict[str, Any]:
-        """Judge an attempt; rate a signed-in player's first one at this puzzle."""
+    def start(self, pid: str, user: User | None) -> dict[str, Any]:
+        """Start an attempt at ``pid``; a signed-in player's open attempt at it goes on
+        where it stopped (a page reloaded).  That player's attempts at other puzzles
+        that have begun (a move played, a hint asked for) end as misses: leaving a
+        puzzle half-played is no way around its rating; those not begun are dropped."""
         stored = self.get(pid)
-        solved = judge(stored.puzzle, moves)
-        if user is None:
-            return {"solved": solved, "rating": None}
-        self.store.ensure_player(user.id)
-        for _ in range(RETRIES):
-            done = self._record(stored, user.id, solved)
-            if done is not None:
-                return {"solved": solved, "rating": done}
-            stored = self.get(pid)
-        raise PuzzleRequestError(
-            M_("too many attempts at once: try again"),
+        if user is not None:
+            for run in self.store.open_runs(user.id):
+                if run.puzzle_id == pid:
+                    return _started(run, stored)
+                if run.ply or run.hinted:
+                    with contextlib.suppress(AttemptOver):  # a racing request ended it
+                        self._end(run, self.get(run.puzzle_id), solved=False)
+                else:
+                    self.store.drop_run(run)
+        run = Run(
+            secrets.token_urlsafe(16), None if user is None else user.id, pid, 0, "open", False
         )
+        self.store.start_run(run, self._now_ms())
+        return _started(run, stored)
 
-    def _record(self, stored: StoredPuzzle, user_id: str, solved: bool) -> dict[str, Any] | None:
-        """Store the attempt (and the ratings); None when a racing attempt changed the
-        player's or the puzzle's row first (nothing is stored: the caller reads again)."""
-        try:
-            return self._store_attempt(stored, user_id, solved)
-        except _Lost:
-            return None
-
-    def _store_attempt(self, stored: StoredPuzzle, user_id: str, solved: bool) -> dict[str, Any]:
-        now = self._now_ms()
-        pid = stored.puzzle.id
+    def play(self, rid: str, user: User | None, ply: int, move: str) -> dict[str, Any]:
+        """Judge the solver's move at ``ply``: the puzzle's reply when it is the
+        solution's, the end of the attempt (and its solution, its rating) when the
+        line is done or the move leaves it.  A ply that is not the attempt's next (a
+        move replayed, or posted twice at once) is refused: each ply counts once."""
+        run, stored = self._open_run(rid, user)
+        if ply != run.ply:
+            raise AttemptOver(
+                M_(
+                    "ply {ply} is not this attempt's next move: it is at ply {value} (a move is "
+                    "played once)",
+                    ply=ply,
+                    value=run.ply,
+                )
+            )
+        judged = step(stored.puzzle, run.ply, move)
+        if not judged.correct or judged.solved:
+            return self._end(run, stored, solved=judged.correct, move=judged.move)
         with self.db.begin() as conn:
-            player = self.store.player(user_id, conn)
-            assert player is not None
-            first = not self.store.tried(conn, user_id, pid)
-            values = {
-                "user_id": user_id, "puzzle_id": pid, "solved": solved, "rated": first,
-                "puzzle_rating": stored.glicko.rating, "created_ms": now,
-                "rating_before": player.glicko.rating,
+            if not self.store.advance_run(conn, run, run.ply + 2):
+                raise _played(run)
+        return {
+            "correct": True, "move": judged.move, "reply": judged.reply, "ply": run.ply + 2,
+            "state": "solving",
+        }  # fmt: skip
+
+    def hint(self, rid: str, user: User | None) -> dict[str, Any]:
+        """The square of the piece to move; a solve after a hint is rated as a miss."""
+        run, stored = self._open_run(rid, user)
+        if not self.store.mark_hinted(run):
+            raise _played(run)
+        return {"ply": run.ply, "square": hint_square(stored.puzzle, run.ply)}
+
+    def give_up(self, rid: str, user: User | None) -> dict[str, Any]:
+        """End the attempt as a miss and show the solution."""
+        run, stored = self._open_run(rid, user)
+        return self._end(run, stored, solved=False)
+
+    def _open_run(self, rid: str, user: User | None) -> tuple[Run, StoredPuzzle]:
+        run = self.store.run(rid)
+        if run is None:
+            raise AttemptGone(M_("no attempt {pid}", pid=repr(rid)))
+        if run.user_id is not None and (user is None or user.id != run.user_id):
+            raise AttemptForbidden(M_("this attempt is another player's"))
+        if run.state != "open":
+            raise AttemptOver(M_("this attempt has ended: start another"))
+        return run, self.get(run.puzzle_id)
+
+    def _end(
+        self, run: Run, stored: StoredPuzzle, *, solved: bool, move: str | None = None
+    ) -> dict[str, Any]:
+        """End the attempt (compare-and-set on its ply) and, for a signed-in player,
+        rate it in the same transaction: an attempt is rated once, at its end."""
+        if run.user_id is not None:
+            self.store.ensure_player(run.user_id)
+        for _ in range(RETRIES):
+            try:
+                rating = self._store_end(run, stored, solved)
+            except _Lost:
+                stored = self.get(run.puzzle_id)
+                continue
+            return {
+                "correct": None if move is None else solved, "move": move, "reply": None,
+                "ply": len(stored.puzzle.solution) if solved else run.ply + (move is not None),
+                "state": "solved" if solved else "failed", "hinted": run.hinted,
+                "solution": list(stored.puzzle.solution), "rating": rating,
             }  # fmt: skip
-            if not first:
-                self.store.count_attempt(conn, user_id, solved, now)
-                self.store.add_attempt(conn, values | {"rating_after": player.glicko.rating})
-                return _rating(player, player, rated=False)
-            live = LICHESS.live(player, now / 1000)
-            after, puzzle_after = rate(live, stored.perf, solved, now / 1000)
-            after = Perf(after.glicko, player.games + 1, now / 1000)
-            if not self.store.set_player(conn, user_id, player, after, solved, now):
-                raise _Lost
-            if not self.store.set_puzzle(conn, pid, stored, puzzle_after.glicko, solved):
-                raise _Lost
-            self.store.add_attempt(conn, values | {"rating_after": after.glicko.rating})
-            return _rating(player, after, rated=True)
+        raise PuzzleRequestError(M_("too many attempts at once: try again"))
+
+    def _store_end(self, run: Run, stored: StoredPuzzle, solved: bool) -> dict[str, Any] | None:
+        now = self._now_ms()
+        ply = len(stored.puzzle.solution) if solved else run.ply
+        with self.db.begin() as conn:
+            if not self.store.advance_run(conn, run, ply, "solved" if solved else "failed", now):
+                raise _played(run)
+            if run.user_id is None:
+                return None
+            # a solve helped by a hint is rated as a miss
+            return self._rate(conn, stored, run.user_id, solved and not run.hinted, now)
+
+    def _rate(
+        self, conn: Connection, stored: StoredPuzzle, user_id: str, solved: bool, now: int
+    ) -> dict[str, Any]:
+        """Store the ended attempt and, when it is the player's first at the puzzle,
+        the ratings; _Lost when a racing attempt changed the player's or the
+        puzzle's row first (the transaction is rolled back, the caller reads again)."""
+        pid = stored.puzzle.id
+        player = self.store.player(user_id, conn)
+        assert player is not None
+        first = not self.store.tried(conn, user_id, pid)
+        values = {
+            "user_id": user_id, "puzzle_id": pid, "solved": solved, "rated": first,
+            "puzzle_rating": stored.glicko.rating, "created_ms": now,
+            "rating_before": player.glicko.rating,
+        }  # fmt: skip
+        if not first:
+            self.store.count_attempt(conn, user_id, solved, now)
+            self.store.add_attempt(conn, values | {"rating_after": player.glicko.rating})
+            return _rating(player, player, rated=False)
+        live = LICHESS.live(player, now / 1000)
+        after, puzzle_after = rate(live, stored.perf, solved, now / 1000)
+        after = Perf(after.glicko, player.games + 1, now / 1000)
+        if not self.store.set_player(conn, user_id, player, after, solved, now):
+            raise _Lost
+        if not self.store.set_puzzle(conn, pid, stored, puzzle_after.glicko, solved):
+            raise _Lost
+        self.store.add_attempt(conn, values | {"rating_after": after.glicko.rating})
+        return _rating(player, after, rated=True)
 
     def propose(self, fen: str, user: User) -> StoredPuzzle:
         """A puzzle from a position set up in the board editor: the generator's line
@@ -312,6 +399,24 @@ class PuzzleService:
             return {"rating": None, "attempts": 0}
         live = LICHESS.live(perf, self._now_ms() / 1000)
         return {"rating": live.to_dict(), "attempts": perf.games}
+
+
+def _started(run: Run, stored: StoredPuzzle) -> dict[str, Any]:
+    """The answer to a started attempt: its key and the line played so far (the
+    moves the player has seen), never the rest of the solution."""
+    return {
+        "attempt": run.id, "puzzle": run.puzzle_id, "ply": run.ply, "hinted": run.hinted,
+        "line": list(stored.puzzle.solution[: run.ply]),
+    }  # fmt: skip
+
+
+def _played(run: Run) -> AttemptOver:
+    return AttemptOver(
+        M_(
+            "ply {ply} of this attempt was played already, or the attempt has ended",
+            ply=run.ply,
+        )
+    )
 
 
 class _Lost(Exception):

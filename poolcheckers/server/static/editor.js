@@ -216,9 +216,10 @@ class EditorPage {
     }
     this.note.textContent = t("The engine looks for the one winning line…");
     try {
-      /** @type {{id: string, solution: string[], goal_text: string}} */
+      /** @type {{id: string, goal_text: string}} */
       const made = await send("POST", "/api/puzzles/propose", { fen: this.checked });
-      const puzzle = t("A puzzle: {goal}, {solution}.", { goal: made.goal_text, solution: made.solution.join(" ") });
+      // the line stays on the server: the puzzle is solved like any other
+      const puzzle = t("A puzzle: {goal}.", { goal: made.goal_text });
       this.note.replaceChildren(`${puzzle} `, h("a", { href: `/puzzles/${encodeURIComponent(made.id)}`, id: "editor-puzzle-link" }, t("Open it")));
     } catch (err) {
       this.note.textContent = errorText(err);

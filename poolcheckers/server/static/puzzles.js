@@ -4,7 +4,9 @@
 // puzzle opens on the analysis board. A signed-in player's first attempt at a puzzle
 // is rated (their puzzle rating, apart from game ratings); signed out, attempts are
 // unrated. The rules are the server's: every position and its legal moves come from
-// it (POST /api/analysis/position), and the attempt is judged there.
+// it (POST /api/analysis/position). The solution stays there too: each move is posted
+// to the attempt, the server answers right (with the reply to play) or wrong, and
+// shows the line only when the attempt has ended.
 
 /** @import { LegalMove, PositionInfo } from "./types.js" */
 
@@ -19,7 +21,6 @@ import { announce, boardPosition, h } from "./util.js";
  * @typedef {object} PuzzleInfo
  * @property {string} id
  * @property {string} fen
- * @property {string[]} solution
  * @property {"material" | "win" | "draw"} goal
  * @property {string} goal_text
  * @property {number} rating
@@ -30,8 +31,23 @@ import { announce, boardPosition, h } from "./util.js";
  */
 
 /**
- * The answer to an attempt.
- * @typedef {{solved: boolean, rating: {rated: boolean, before: number, after: number, diff: number, provisional: boolean} | null}} AttemptResult
+ * An attempt as POST /api/puzzles/{id}/attempts starts it (or goes on with it): the
+ * line played so far.
+ * @typedef {{attempt: string, ply: number, line: string[], hinted: boolean}} AttemptInfo
+ */
+
+/**
+ * The answer to a move, a hint or giving up: the reply while the line goes on; the
+ * solution and the rating once the attempt has ended.
+ * @typedef {object} MoveResult
+ * @property {boolean | null} correct
+ * @property {string | null} move
+ * @property {string | null} reply
+ * @property {number} ply
+ * @property {"solving" | "solved" | "failed"} state
+ * @property {boolean} [hinted]
+ * @property {string[]} [solution]
+ * @property {{rated: boolean, before: number, after: number, diff: number, provisional: boolean} | null} [rating]
  */
 
 const REPLY_DELAY_MS = 450;
@@ -77,8 +93,12 @@ class PuzzlePage {
     this.history = h("ol", { class: "puzzle-history", id: "puzzle-history", "aria-label": t("Your last puzzles") });
     /** @type {PuzzleInfo | null} */
     this.puzzle = null;
+    /** @type {string | null} the attempt's key on the server */
+    this.attemptId = null;
     /** @type {string[]} the moves of the line so far (solver's and replies) */
     this.played = [];
+    /** @type {string[]} the solution, once the server has shown it (the attempt ended) */
+    this.solution = [];
     /** @type {"solving" | "solved" | "failed"} */
     this.state = "solving";
     /** @type {PositionInfo | null} */
@@ -158,8 +178,12 @@ class PuzzlePage {
       const puzzle = id
         ? await request("GET", `/api/puzzles/${encodeURIComponent(id)}`)
         : await request("GET", `/api/puzzles/next${theme ? `?theme=${encodeURIComponent(theme)}` : ""}`);
+      /** @type {AttemptInfo} */
+      const attempt = await send("POST", `/api/puzzles/${encodeURIComponent(puzzle.id)}/attempts`, {});
       this.puzzle = puzzle;
-      this.played = [];
+      this.attemptId = attempt.attempt;
+      this.played = attempt.line;
+      this.solution = [];
       this.state = "solving";
       this.hintShown = false;
       document.title = t("Puzzle {id} · Pool Checkers", { id: puzzle.id });
@@ -167,7 +191,7 @@ class PuzzlePage {
       const solver = puzzle.fen.trim().toUpperCase().startsWith("W") ? "white" : "black";
       this.solver = solver;
       this.board.setFlipped(solver === "black");
-      await this.show(0, false);
+      await this.show(this.played.length, false);
       this.status.textContent = yourTurn(solver);
       this.goal.textContent = puzzle.goal_text;
       this.feedback.textContent = "";
@@ -189,7 +213,7 @@ class PuzzlePage {
    */
   async show(ply, animate) {
     if (!this.puzzle) return;
-    const line = this.state === "solving" ? this.played : this.puzzle.solution;
+    const line = this.state === "solving" ? this.played : this.solution;
     const info = await api.position(this.puzzle.fen, line.slice(0, ply), null);
     this.info = info;
     this.showPly = ply;
@@ -202,25 +226,21 @@ class PuzzlePage {
   /** @param {LegalMove} move */
   async userMove(move) {
     const puzzle = this.puzzle;
-    if (!puzzle || this.state !== "solving" || this.busy) return;
+    if (!puzzle || this.state !== "solving" || this.busy || !this.attemptId) return;
     this.busy = true;
     try {
-      const i = this.played.length;
+      /** @type {MoveResult} */
+      const result = await send("POST", `/api/puzzles/attempts/${encodeURIComponent(this.attemptId)}/moves`, { ply: this.played.length, move: move.notation });
       this.played.push(move.notation);
-      if (move.notation !== puzzle.solution[i]) {
-        await this.show(this.played.length, false);
-        await this.finish(false);
-        return;
-      }
       await this.show(this.played.length, false);
-      if (this.played.length === puzzle.solution.length) {
-        await this.finish(true);
+      if (result.state !== "solving") {
+        await this.finish(result);
         return;
       }
       this.feedback.textContent = t("Best move! Keep going…");
       this.feedback.className = "puzzle-feedback good";
       await new Promise((resolve) => window.setTimeout(resolve, REPLY_DELAY_MS));
-      this.played.push(puzzle.solution[i + 1]);
+      if (result.reply) this.played.push(result.reply);
       await this.show(this.played.length, true);
       this.status.textContent = yourTurn(this.solver);
     } catch (err) {
@@ -230,34 +250,35 @@ class PuzzlePage {
     }
   }
 
-  /** @param {boolean} solved */
-  async finish(solved) {
+  /**
+   * The attempt has ended (the server's answer to its last move, or to giving up):
+   * the verdict, the rating, and the solution to replay.
+   * @param {MoveResult} result
+   */
+  async finish(result) {
     const puzzle = this.puzzle;
     if (!puzzle) return;
+    const solved = result.state === "solved";
     this.state = solved ? "solved" : "failed";
+    this.solution = result.solution ?? [];
     this.board.setLegalMoves([], false);
     this.status.textContent = solved ? t("Solved!") : t("That is not the move.");
     this.feedback.textContent = solved
       ? t("Puzzle rated {rating}.", { rating: String(puzzle.rating) })
-      : t("The move was {move}: see the whole solution below.", { move: puzzle.solution[this.played.length - 1] });
+      : t("The move was {move}: see the whole solution below.", { move: this.solution[result.correct === false ? this.played.length - 1 : this.played.length] ?? "" });
     this.feedback.className = `puzzle-feedback ${solved ? "good" : "bad"}`;
     announce(this.status.textContent, !solved);
-    try {
-      /** @type {AttemptResult} */
-      const result = await send("POST", `/api/puzzles/${encodeURIComponent(puzzle.id)}/attempt`, { moves: this.played });
-      const r = result.rating;
-      if (r && r.rated) {
-        const sign = r.diff >= 0 ? "+" : "−";
-        this.ratingWords = t("Your puzzle rating: {rating} ({change})", { rating: `${r.after}${r.provisional ? "?" : ""}`, change: `${sign}${Math.abs(r.diff)}` });
-      } else if (r) {
-        this.ratingWords = t("Tried before: this attempt is not rated.");
-      } else {
-        this.ratingWords = t("Sign in to rate your attempts.");
-      }
-      this.ratingLine.textContent = this.ratingWords;
-    } catch (err) {
-      this.error.textContent = errorText(err);
+    const r = result.rating;
+    if (r && r.rated) {
+      const sign = r.diff >= 0 ? "+" : "−";
+      this.ratingWords = t("Your puzzle rating: {rating} ({change})", { rating: `${r.after}${r.provisional ? "?" : ""}`, change: `${sign}${Math.abs(r.diff)}` });
+      if (solved && result.hinted) this.ratingWords = `${t("Solved with a hint: rated as a miss.")} ${this.ratingWords}`;
+    } else if (r) {
+      this.ratingWords = t("Tried before: this attempt is not rated.");
+    } else {
+      this.ratingWords = t("Sign in to rate your attempts.");
     }
+    this.ratingLine.textContent = this.ratingWords;
     this.renderActions();
     this.renderReplay();
     if (this.signedIn) this.refreshYou().catch(() => undefined);
@@ -272,7 +293,7 @@ class PuzzlePage {
       buttons.push(h("button", { type: "button", id: "puzzle-give-up", onclick: () => this.giveUp() }, t("View the solution")));
     } else {
       buttons.push(h("button", { type: "button", class: "primary", id: "puzzle-next", onclick: () => this.next() }, t("Next puzzle")));
-      const moves = puzzle.solution.join(" ");
+      const moves = this.solution.join(" ");
       buttons.push(h("a", { class: "button", id: "puzzle-analysis", href: `/analysis?fen=${encodeURIComponent(puzzle.fen)}&moves=${encodeURIComponent(moves)}` }, t("Analysis board")));
       if (this.signedIn) {
         buttons.push(h("button", { type: "button", class: "small", id: "vote-up", onclick: () => this.vote(1) }, t("Good puzzle")));
@@ -286,11 +307,12 @@ class PuzzlePage {
   renderReplay() {
     const puzzle = this.puzzle;
     if (!puzzle) return;
-    const last = puzzle.solution.length;
+    const solution = this.solution;
+    const last = solution.length;
     const where = h("span", { class: "replay-where" });
     const update = async (/** @type {number} */ ply) => {
       await this.show(Math.max(0, Math.min(last, ply)), true);
-      where.textContent = this.showPly ? `${this.showPly}/${last}: ${puzzle.solution[this.showPly - 1]}` : t("start (0/{last})", { last });
+      where.textContent = this.showPly ? `${this.showPly}/${last}: ${solution[this.showPly - 1]}` : t("start (0/{last})", { last });
     };
     this.replay.replaceChildren(
       h("span", {}, t("Solution:"), " "),
@@ -299,44 +321,43 @@ class PuzzlePage {
       where,
       h("button", { type: "button", class: "small", "aria-label": t("One move on"), id: "replay-next", onclick: () => update(this.showPly + 1) }, "▶"),
       h("button", { type: "button", class: "small", "aria-label": t("To the end"), onclick: () => update(last) }, "»"),
-      h("p", { class: "hint" }, `${puzzle.solution.join(" ")}`),
+      h("p", { class: "hint" }, `${solution.join(" ")}`),
     );
     this.replay.hidden = false;
     where.textContent = `${this.showPly}/${last}`;
   }
 
-  hint() {
-    const puzzle = this.puzzle;
-    const info = this.info;
-    if (!puzzle || !info) return;
-    const want = puzzle.solution[this.played.length];
-    const move = info.legal_moves.find((m) => m.notation === want);
-    if (!move) return;
-    this.board.hintSquare = move.path[0];
-    this.board.refreshMarks();
-    this.feedback.textContent = t("Move the piece on square {square}.", { square: move.path[0] });
-    this.feedback.className = "puzzle-feedback";
+  /** The server marks the piece to move (a solve after a hint is rated as a miss). */
+  async hint() {
+    if (!this.puzzle || !this.info || this.state !== "solving" || !this.attemptId) return;
+    try {
+      /** @type {{ply: number, square: number}} */
+      const hint = await send("POST", `/api/puzzles/attempts/${encodeURIComponent(this.attemptId)}/hint`, {});
+      this.hintShown = true;
+      this.board.hintSquare = hint.square;
+      this.board.refreshMarks();
+      this.feedback.textContent = t("Move the piece on square {square}.", { square: hint.square });
+      this.feedback.className = "puzzle-feedback";
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    }
   }
 
+  /** Giving up counts as a miss: the server ends the attempt and shows the solution. */
   async giveUp() {
-    const puzzle = this.puzzle;
-    if (!puzzle || this.state !== "solving") return;
-    // giving up counts as a miss: the attempt is the first solver move left undone
-    const i = this.played.length;
-    const info = this.info;
-    const other = info?.legal_moves.find((m) => m.notation !== puzzle.solution[i]);
-    if (other) {
-      this.played.push(other.notation);
-      await this.finish(false);
-    } else {
-      // a forced move is left: nothing to judge, the solution is shown as it is
-      this.state = "failed";
-      this.board.setLegalMoves([], false);
-      this.renderActions();
-      this.renderReplay();
+    if (!this.puzzle || this.state !== "solving" || this.busy || !this.attemptId) return;
+    this.busy = true;
+    try {
+      /** @type {MoveResult} */
+      const result = await send("POST", `/api/puzzles/attempts/${encodeURIComponent(this.attemptId)}/give-up`, {});
+      await this.finish(result);
+      await this.show(0, false);
+      this.status.textContent = t("The solution:");
+    } catch (err) {
+      this.error.textContent = errorText(err);
+    } finally {
+      this.busy = false;
     }
-    await this.show(0, false);
-    this.status.textContent = t("The solution:");
   }
 
   /** @param {number} vote */

@@ -1,6 +1,8 @@
 """Puzzles (docs/PUZZLES.md): the next one for the player, one by id, the puzzle of the
-day, attempts (rated for a signed-in player's first attempt), votes, the player's
-puzzle rating and history, and the stored set page by page (for export)."""
+day, attempts played move by move (rated at the end of a signed-in player's first
+attempt), votes, the player's puzzle rating and history, and the stored set page by
+page.  No answer serves a puzzle's solution: the server keeps it, judges each move
+and shows the line only in the answer that ends an attempt."""
 
 from __future__ import annotations
 
@@ -21,14 +23,11 @@ from poolcheckers.server.puzzles.repository import StoredPuzzle
 router = APIRouter(tags=["puzzles"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
 
-class AttemptRequest(Body):
-    """``POST /api/puzzles/{id}/attempt``: the line played from the puzzle's position."""
+class PuzzleMoveRequest(Body):
+    """``POST /api/puzzles/attempts/{attempt}/moves``: one solver move."""
 
-    moves: list[Text] = Field(
-        description="R4 moves: the solver's first, then the replies and the solver's moves, "
-        "up to the solution's end or the first wrong move",
-        max_length=40,
-    )
+    ply: int = Field(ge=0, le=200, description="the plies of the line played before this move")
+    move: Text = Field(max_length=80, description="the solver's move (R4)")
 
 
 class ProposeRequest(Body):
@@ -40,11 +39,11 @@ class VoteRequest(Body):
 
 
 def puzzle_json(p: StoredPuzzle, words: Translator) -> dict[str, Any]:
+    """A puzzle as every route serves it: its position and goal, not its solution."""
     q = p.puzzle
     return {
         "id": q.id,
         "fen": q.fen,
-        "solution": list(q.solution),
         "goal": q.goal,
         "goal_text": words.gettext(GOAL_TEXT[q.goal]),
         "rating": int(p.glicko.rating),
@@ -87,7 +86,7 @@ async def mine(request: Request, ctx: Ctx, limit: int = Query(30, ge=1, le=200))
     return json_response({**standing, "history": history})
 
 
-@router.get("/api/puzzles", summary="The stored puzzles, page by page (for export)")
+@router.get("/api/puzzles", summary="The stored puzzles, page by page (without solutions)")
 async def listed(
     ctx: Ctx,
     words: Lang,
@@ -111,10 +110,33 @@ async def one(pid: str, ctx: Ctx, words: Lang) -> Response:
     return json_response(puzzle_json(await ctx.run(ctx.puzzles.get, pid), words))
 
 
-@router.post("/api/puzzles/{pid}/attempt", summary="Judge an attempt (rated when signed in)")
-async def attempt(pid: str, body: AttemptRequest, request: Request, ctx: Ctx) -> Response:
+@router.post("/api/puzzles/{pid}/attempts", summary="Start an attempt at a puzzle")
+async def start(pid: str, request: Request, ctx: Ctx) -> Response:
     user = await ctx.accounts.user_of(request)
-    return json_response(await ctx.run(ctx.puzzles.attempt, pid, user, body.moves))
+    return json_response(await ctx.run(ctx.puzzles.start, pid, user))
+
+
+@router.post(
+    "/api/puzzles/attempts/{rid}/moves",
+    summary="Play the solver's move: right (and the reply) or wrong (the attempt ends)",
+)
+async def play(rid: str, body: PuzzleMoveRequest, request: Request, ctx: Ctx) -> Response:
+    user = await ctx.accounts.user_of(request)
+    return json_response(await ctx.run(ctx.puzzles.play, rid, user, body.ply, body.move))
+
+
+@router.post("/api/puzzles/attempts/{rid}/hint", summary="The square of the piece to move")
+async def hint(rid: str, request: Request, ctx: Ctx) -> Response:
+    user = await ctx.accounts.user_of(request)
+    return json_response(await ctx.run(ctx.puzzles.hint, rid, user))
+
+
+@router.post(
+    "/api/puzzles/attempts/{rid}/give-up", summary="End the attempt as a miss: the solution"
+)
+async def give_up(rid: str, request: Request, ctx: Ctx) -> Response:
+    user = await ctx.accounts.user_of(request)
+    return json_response(await ctx.run(ctx.puzzles.give_up, rid, user))
 
 
 @router.post("/api/puzzles/{pid}/vote", summary="Vote for or against a puzzle (an account)")
