@@ -22,6 +22,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
@@ -129,13 +130,17 @@ class TrfImports:
             loop = asyncio.get_running_loop()
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"))
-                # the worker's start (its imports) is not the file's time
-                await loop.run_in_executor(self._pool, trf.ready)
             pool = self._pool
             try:
+                # the worker's start (its imports) is not the file's time
+                await loop.run_in_executor(pool, trf.ready)
                 return await asyncio.wait_for(
                     loop.run_in_executor(pool, self.reader, text), self.budget_s
                 )
+            except BrokenProcessPool:
+                self._end(pool)
+                log.exception("the TRF reading worker died")
+                raise errors.busy(M_("the TRF file could not be read now: try again"), 1) from None
             except TimeoutError:
                 self._end(pool)
                 raise TournamentError(
