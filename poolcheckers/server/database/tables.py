@@ -250,8 +250,11 @@ TOURNAMENTS = Table(
     Column("duration_minutes", Integer, nullable=True),
     Column("starts_at_ms", BigInteger, nullable=True),
     Column("max_players", Integer, nullable=True),
-    # an Argon2id PHC string (migration 0015; older events: the unsalted SHA-256 hex)
-    Column("password_hash", String(255), nullable=True),
+    # the unsalted SHA-256 (hex) of the password of an event made before migration
+    # 0015, replaced by ``password_argon2`` at its first right use
+    Column("password_hash", String(64), nullable=True),
+    # a club event's password: an Argon2id PHC string (salted), as accounts' (0015)
+    Column("password_argon2", String(128), nullable=True),
     Column("round", Integer, nullable=False),
     Column("paused", Boolean, nullable=False),
     Column("started_ms", BigInteger, nullable=True),

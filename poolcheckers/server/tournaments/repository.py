@@ -47,7 +47,7 @@ def _tournament(row: Any) -> Tournament:
         starts_at_ms=row["starts_at_ms"],
         max_players=row["max_players"],
         rating_range=None if rr is None else (int(rr[0]), int(rr[1])),
-        has_password=row["password_hash"] is not None,
+        has_password=row["password_argon2"] is not None or row["password_hash"] is not None,
         forfeit_minutes=settings.get("forfeit_minutes"),
         round_minutes=settings.get("round_minutes"),
         forbidden=tuple((str(a), str(b)) for a, b in settings.get("forbidden") or ()),
@@ -138,16 +138,20 @@ class DbTournamentStore:
         return _tournament(rows[0]) if rows else None
 
     def password_hash(self, tid: str) -> str | None:
+        """The event's password hash: Argon2id, or an older event's SHA-256 (hex)."""
+        query = select(_T.c.password_argon2, _T.c.password_hash).where(_T.c.id == tid)
         with self.db.connect() as conn:
-            return conn.execute(select(_T.c.password_hash).where(_T.c.id == tid)).scalar()
+            row = conn.execute(query).first()
+        return None if row is None else (row[0] or row[1])
 
     def replace_password_hash(self, tid: str, old: str, new: str) -> None:
-        """Store ``new`` in place of ``old`` (compare-and-set: once, by any process)."""
+        """An older event's SHA-256 ``old`` replaced by the Argon2id ``new``
+        (compare-and-set: once, by any process)."""
         with self.db.begin() as conn:
             conn.execute(
                 update(_T)
                 .where(_T.c.id == tid, _T.c.password_hash == old)
-                .values(password_hash=new)
+                .values(password_hash=None, password_argon2=new)
             )
 
     def invitations_of(self, user_id: str, limit: int = 50) -> list[Tournament]:
