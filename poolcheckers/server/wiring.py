@@ -48,6 +48,9 @@ from poolcheckers.server.realtime.fanout import Fanout
 from poolcheckers.server.realtime.pglisten import PgListener
 from poolcheckers.server.realtime.topics import TopicFeed
 from poolcheckers.server.settings import Settings
+from poolcheckers.server.tournaments.imports import TrfImports
+from poolcheckers.server.tournaments.invitations import Invitations
+from poolcheckers.server.tournaments.passwords import EventPasswords
 from poolcheckers.server.tournaments.service import TournamentService
 
 log = logging.getLogger("poolcheckers.server")
@@ -151,6 +154,20 @@ class Services:
             read_cache=settings.tournament_read_cache,
             users=self.accounts.users,
         )
+        blocks = DbChallengeStore(self.db)
+        #: TRF imports: counted, then parsed in a worker process of their own
+        self.tournament_imports = TrfImports(
+            self.tournaments, self.run, blocks, announce=self.lobby.announce
+        )
+        #: the answers of the players an imported file named
+        self.invitations = Invitations(self.tournaments, blocks)
+        #: club events' passwords, hashed as accounts' are, in the hashing threads
+        self.event_passwords = EventPasswords(
+            self.accounts.accounts.passwords,
+            self.accounts.hashing,
+            self.run,
+            self.tournaments.store,
+        )
         self.practice = PracticeService(settings.tables_dir, settings.practice_build_pieces)
         self.puzzles = PuzzleService(
             self.db, settings.clock, quotas=self.quotas, tables=self.practice.tables
@@ -247,6 +264,7 @@ class Services:
         await self.topics.stop()
         self.tournaments.executor.shutdown()
         self.tournaments.close()
+        self.tournament_imports.close()
         if self.listener is not None:
             await self.listener.stop()
         await asyncio.get_running_loop().run_in_executor(None, self.runner.close)

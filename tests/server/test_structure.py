@@ -94,9 +94,13 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/tournaments": {"get", "post"},
         "/api/tournaments/{tid}": {"get"},
         "/api/tournaments/import": {"post"},
+        "/api/tournaments/invitations": {"get"},
         **{
             f"/api/tournaments/{{tid}}/{action}": {"post"}
-            for action in ("join", "withdraw", "start", "pause", "remove", "forfeit", "berserk")
+            for action in (
+                *("join", "accept", "decline", "withdraw", "start", "pause", "remove"),
+                *("forfeit", "berserk"),
+            )
         },
         **{f"/api/tournaments/{{tid}}/{kind}": {"get"} for kind in ("pdn", "csv", "trf")},
         **{f"/api/puzzles/{k}": {"get"} for k in ("next", "daily", "themes", "me", "{pid}")},

@@ -132,6 +132,20 @@ class DbChallengeStore:
         with self.db.connect() as conn:
             return conn.execute(query).first() is not None
 
+    def blocking(self, user_ids: set[str], blocked_id: str) -> set[str]:
+        """Those of ``user_ids`` who block ``blocked_id`` (an event's invitees who block
+        its director), in one query per 500."""
+        ids = sorted(user_ids)
+        found: set[str] = set()
+        with self.db.connect() as conn:
+            for start in range(0, len(ids), 500):
+                query = select(BLOCKS.c.user_id).where(
+                    BLOCKS.c.user_id.in_(ids[start : start + 500]),
+                    BLOCKS.c.blocked_id == blocked_id,
+                )
+                found.update(r[0] for r in conn.execute(query))
+        return found
+
     def blocked_by(self, user_id: str) -> list[str]:
         query = select(BLOCKS.c.blocked_id).where(BLOCKS.c.user_id == user_id)
         with self.db.connect() as conn:

@@ -252,7 +252,11 @@ TOURNAMENTS = Table(
     Column("duration_minutes", Integer, nullable=True),
     Column("starts_at_ms", BigInteger, nullable=True),
     Column("max_players", Integer, nullable=True),
+    # the unsalted SHA-256 (hex) of the password of an event made before migration
+    # 0015, replaced by ``password_argon2`` at its first right use
     Column("password_hash", String(64), nullable=True),
+    # a club event's password: an Argon2id PHC string (salted), as accounts' (0015)
+    Column("password_argon2", String(128), nullable=True),
     Column("round", Integer, nullable=False),
     Column("paused", Boolean, nullable=False),
     Column("started_ms", BigInteger, nullable=True),
@@ -280,6 +284,9 @@ TOURNAMENT_PLAYERS = Table(
     Column("withdrawn_ms", BigInteger, nullable=True),
     Column("busy_game", String(32), nullable=True),
     Column("seen_ms", BigInteger, nullable=False),
+    # NULL: a player (joined, or accepted); "invited" (named by an imported file, not
+    # answered: never paired, the event not on their page) or "declined" (0015)
+    Column("invitation", String(8), nullable=True),
     Index("ix_tournament_players_user", "user_id", "joined_ms"),
 )
 

@@ -3,7 +3,7 @@
 // sent and received (accept, decline with a reason, cancel), kept live by the lobby
 // socket's challenge messages.
 
-/** @import { ChallengeInfo, RulesInfo } from "./types.js" */
+/** @import { ChallengeInfo, RulesInfo, TournamentSummary } from "./types.js" */
 
 import { errorText } from "./api.js";
 import { clockText, playerLink, send, withNodes } from "./community.js";
@@ -142,10 +142,26 @@ export function challengesSection(rules) {
   const refresh = async () => {
     /** @type {{in: ChallengeInfo[], out: ChallengeInfo[]}} */
     const mine = await send("GET", "/api/challenges");
-    const items = [...mine.in.map((c) => challengeItem(c, true, act)), ...mine.out.map((c) => challengeItem(c, false, act))];
+    /** @type {TournamentSummary[]} events that invite you (named by an imported file) */
+    const invited = await send("GET", "/api/tournaments/invitations");
+    const items = [
+      ...invited.map(invitationItem),
+      ...mine.in.map((c) => challengeItem(c, true, act)),
+      ...mine.out.map((c) => challengeItem(c, false, act)),
+    ];
     list.replaceChildren(...(items.length ? items : [h("li", {}, t("None yet."))]));
   };
   return { section, refresh };
+}
+
+/**
+ * An event that invites you: answered on its page.
+ * @param {TournamentSummary} e
+ * @returns {HTMLLIElement}
+ */
+function invitationItem(e) {
+  const link = h("a", { href: `/tournaments/${encodeURIComponent(e.id)}` }, e.name);
+  return h("li", { dataset: { invitation: e.id } }, ...withNodes(t("{name} invites you to {event}: answer on its page"), { name: playerLink(e.creator), event: link }));
 }
 
 /**

@@ -217,7 +217,7 @@ class LobbyPage {
     } else if (m.type === "game") {
       window.location.assign(`/play/${encodeURIComponent(m.id)}`);
       return;
-    } else if (m.type.startsWith("challenge")) {
+    } else if (m.type.startsWith("challenge") || m.type === "tournament_invitation") {
       this.challenges.refresh().catch(() => undefined); // shown again on the next message
       return;
     } else if (m.type === "pong") {

@@ -56,7 +56,7 @@ function standingsTable(tour) {
       "tr",
       { class: s.withdrawn ? "withdrawn" : "", dataset: { player: s.username } },
       h("td", {}, s.rank),
-      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.withdrawn ? " " + t("(withdrawn)") : ""),
+      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.withdrawn ? " " + t("(withdrawn)") : "", invitationMark(s)),
       h("td", {}, s.rating),
       h("td", { class: "score" }, arena ? String(s.score) : points(s.score)),
       arena ? h("td", {}, (s.sheet ?? []).join(" ")) : h("td", {}, s.match_points),
@@ -82,6 +82,49 @@ function standingsTable(tour) {
       ),
     ),
     h("tbody", {}, ...tour.standings.map(row)),
+  );
+}
+
+/**
+ * " (invited)" or " (declined)" after the name of a player an imported file named
+ * who has not accepted (their results are the file's; they are not paired).
+ * @param {StandingRow} s
+ * @returns {string}
+ */
+function invitationMark(s) {
+  if (s.invitation === "invited") return " " + t("(invited)");
+  if (s.invitation === "declined") return " " + t("(declined)");
+  return "";
+}
+
+/**
+ * The invitation of a player an imported file named: what it means, Accept (with the
+ * event's password, if it has one) and Decline.
+ * @param {TournamentEvent} tour
+ * @param {(path: string, body: () => unknown) => Promise<void>} post
+ * @returns {HTMLElement | string}
+ */
+function invitation(tour, post) {
+  const state = tour.you?.invitation;
+  if (!state) return "";
+  const password = h("input", { type: "password", "aria-label": t("Event password"), placeholder: t("password") });
+  const says =
+    state === "invited"
+      ? tour.status === "finished"
+        ? t("{name} lists you as a player of this event. Accept to confirm the results are yours and show it on your page.")
+        : t("{name} invites you to play in this event. You are paired only once you accept.")
+      : t("You declined {name}'s invitation to this event. You may still accept it.");
+  return h(
+    "div",
+    { class: "invitation", role: "status", dataset: { invitation: state } },
+    h("p", {}, ...withNodes(says, { name: playerLink(tour.creator) })),
+    h(
+      "p",
+      {},
+      tour.private ? password : "",
+      h("button", { type: "button", class: "primary", onclick: () => post("accept", () => (tour.private ? { password: password.value } : {})) }, t("Accept")),
+      state === "invited" ? [" ", h("button", { type: "button", onclick: () => post("decline", () => ({})) }, t("Decline"))] : "",
+    ),
   );
 }
 
@@ -195,7 +238,8 @@ function actions(tour, refresh) {
   return h(
     "div",
     { class: "actions" },
-    you && !you.joined && open ? join : "",
+    invitation(tour, post),
+    you && !you.joined && !you.invitation && open ? join : "",
     you?.joined && tour.status !== "finished" ? button(t("Withdraw"), "withdraw") : "",
     you?.creator && tour.status === "created" ? button(t("Start now"), "start") : "",
     you?.creator && tour.status === "running" ? button(tour.paused ? t("Resume") : t("Pause"), "pause", { paused: !tour.paused }) : "",

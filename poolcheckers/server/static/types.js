@@ -414,7 +414,7 @@
 /**
  * What /ws/lobby sends: the open seeks, then each change, and the game of an
  * accepted seek.
- * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string} | {type: "challenge" | "challenge_accepted" | "challenge_declined" | "challenge_cancelled", challenge: ChallengeInfo} | {type: "pong"}} LobbyMessage
+ * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string} | {type: "challenge" | "challenge_accepted" | "challenge_declined" | "challenge_cancelled", challenge: ChallengeInfo} | {type: "tournament_invitation", tournament: string, name: string} | {type: "pong"}} LobbyMessage
  */
 
 /**
@@ -506,6 +506,7 @@
  * @property {Record<string, number>} tiebreaks
  * @property {number} rating
  * @property {boolean} withdrawn
+ * @property {"invited" | "declined" | null} [invitation] named by an imported file, not accepted
  * @property {boolean} [fire]
  * @property {number[]} [sheet]
  */
@@ -536,7 +537,7 @@
  *   crosstable?: {players: string[], rows: string[][]},
  *   podium?: string[],
  *   winner?: string | null,
- *   you?: {joined: boolean, creator: boolean, game: string | null},
+ *   you?: {joined: boolean, creator: boolean, game: string | null, invitation?: "invited" | "declined" | null},
  * }} TournamentEvent
  */
 

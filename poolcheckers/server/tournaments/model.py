@@ -267,10 +267,16 @@ class Tournament:
         return self.started_ms + self.duration_minutes * 60_000
 
 
+#: an entrant's invitation: named by an imported file, not answered yet / said no
+Invitation = Literal["invited", "declined"]
+
+
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """A player of an event: ``seed`` (1 = first in the seeding, set at the start),
-    ``rating`` when they joined, ``withdrawn`` once they left."""
+    ``rating`` when they joined, ``withdrawn`` once they left; ``invitation`` set
+    for an account an imported file named that has not accepted (listed as invited,
+    never paired: :attr:`playing` is False)."""
 
     user_id: str
     username: str
@@ -280,6 +286,12 @@ class Entrant:
     withdrawn: bool = False
     busy_game: str | None = None
     seen_ms: int = 0
+    invitation: Invitation | None = None
+
+    @property
+    def playing(self) -> bool:
+        """In the event, to be paired: joined or accepted, and not withdrawn."""
+        return not self.withdrawn and self.invitation is None
 
 
 @dataclass(frozen=True, slots=True)

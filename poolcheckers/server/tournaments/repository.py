@@ -48,7 +48,7 @@ def _tournament(row: Any) -> Tournament:
         starts_at_ms=row["starts_at_ms"],
         max_players=row["max_players"],
         rating_range=None if rr is None else (int(rr[0]), int(rr[1])),
-        has_password=row["password_hash"] is not None,
+        has_password=row["password_argon2"] is not None or row["password_hash"] is not None,
         forfeit_minutes=settings.get("forfeit_minutes"),
         round_minutes=settings.get("round_minutes"),
         forbidden=tuple((str(a), str(b)) for a, b in settings.get("forbidden") or ()),
@@ -70,6 +70,7 @@ def _entrant(row: Any) -> Entrant:
         withdrawn=row["withdrawn_ms"] is not None,
         busy_game=row["busy_game"],
         seen_ms=row["seen_ms"],
+        invitation=row["invitation"],
     )
 
 
@@ -142,8 +143,53 @@ class DbTournamentStore:
         return _tournament(rows[0]) if rows else None
 
     def password_hash(self, tid: str) -> str | None:
+        """The event's password hash: Argon2id, or an older event's SHA-256 (hex)."""
+        query = select(_T.c.password_argon2, _T.c.password_hash).where(_T.c.id == tid)
         with self.db.connect() as conn:
-            return conn.execute(select(_T.c.password_hash).where(_T.c.id == tid)).scalar()
+            row = conn.execute(query).first()
+        return None if row is None else (row[0] or row[1])
+
+    def replace_password_hash(self, tid: str, old: str, new: str) -> None:
+        """An older event's SHA-256 ``old`` replaced by the Argon2id ``new``
+        (compare-and-set: once, by any process)."""
+        with self.db.begin() as conn:
+            conn.execute(
+                update(_T)
+                .where(_T.c.id == tid, _T.c.password_hash == old)
+                .values(password_hash=None, password_argon2=new)
+            )
+
+    def invitations_of(self, user_id: str, limit: int = 50) -> list[Tournament]:
+        """The events that invite the player and that they have not answered."""
+        query = (
+            select(_T)
+            .join(_P, _P.c.tournament_id == _T.c.id)
+            .where(_P.c.user_id == user_id, _P.c.invitation == "invited")
+            .order_by(_T.c.created_ms.desc())
+            .limit(limit)
+        )
+        with self.db.connect() as conn:
+            return [_tournament(r) for r in conn.execute(query).mappings()]
+
+    def answer(self, conn: Connection, tid: str, user_id: str, accepted: bool, now: int) -> bool:
+        """The invited player's answer, once (compare-and-set from "invited"; a
+        "declined" may still accept): True when it was stored."""
+        allowed = ("invited", "declined") if accepted else ("invited",)
+        values: dict[str, Any] = (
+            {"invitation": None, "seen_ms": now} if accepted else {"invitation": "declined"}
+        )
+        return (
+            conn.execute(
+                update(_P)
+                .where(
+                    _P.c.tournament_id == tid,
+                    _P.c.user_id == user_id,
+                    _P.c.invitation.in_(allowed),
+                )
+                .values(**values)
+            ).rowcount
+            == 1
+        )
 
     def listed(self, status: str | None, limit: int = 100) -> list[Tournament]:
         query = select(_T).order_by(_T.c.created_ms.desc()).limit(limit)
@@ -157,7 +203,11 @@ class DbTournamentStore:
             return {}
         query = (
             select(_P.c.tournament_id, func.count())
-            .where(_P.c.tournament_id.in_(ids), _P.c.withdrawn_ms.is_(None))
+            .where(
+                _P.c.tournament_id.in_(ids),
+                _P.c.withdrawn_ms.is_(None),
+                _P.c.invitation.is_(None),
+            )
             .group_by(_P.c.tournament_id)
         )
         with self.db.connect() as conn:
@@ -189,10 +239,12 @@ class DbTournamentStore:
         return [_entrant(r) for r in self._rows(query, conn)]
 
     def events_of(self, user_id: str, limit: int = 50) -> list[Tournament]:
+        """The events the player is in: joined, or an invitation they accepted (an
+        event that only named them is not theirs)."""
         query = (
             select(_T)
             .join(_P, _P.c.tournament_id == _T.c.id)
-            .where(_P.c.user_id == user_id)
+            .where(_P.c.user_id == user_id, _P.c.invitation.is_(None))
             .order_by(_T.c.created_ms.desc())
             .limit(limit)
         )

@@ -16,7 +16,6 @@ correspondence, unless the director chose) ends, and that side loses by forfeit.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import random
@@ -30,16 +29,14 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, update
 
 from poolcheckers.server import errors
-from poolcheckers.server.accounts.model import User, username_key
+from poolcheckers.server.accounts.model import User
 from poolcheckers.server.accounts.repository import DbUserStore
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS, TOURNAMENTS
-from poolcheckers.server.domain_errors import UsernameError
 from poolcheckers.server.games import model as games_model
 from poolcheckers.server.games.creator import GameCreator
 from poolcheckers.server.games.model import Change, Loaded
 from poolcheckers.server.games.repository import Committed, GameStore
-from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.games.timecontrol import Category, Correspondence
 from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas, Rate
@@ -47,7 +44,7 @@ from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.service import RatingService
 from poolcheckers.server.timesource import TimeSource
 from poolcheckers.server.tournaments import standings as st
-from poolcheckers.server.tournaments import trf, view
+from poolcheckers.server.tournaments import view
 from poolcheckers.server.tournaments.model import (
     Entrant,
     TourGame,
@@ -175,13 +172,16 @@ class TournamentService:
         return DEFAULT_RATING if perf is None else int(perf.glicko.rating)
 
     # ------------------------------------------------------------------ settings
-    def create(self, user: User, data: Any) -> Tournament:
-        """A new event made by ``user`` (``POST /api/tournaments``)."""
+    def create(self, user: User, data: Any, password_hash: str | None = None) -> Tournament:
+        """A new event made by ``user`` (``POST /api/tournaments``); its password, if
+        ``data`` has one, comes hashed (:mod:`.passwords`) as ``password_hash``."""
         now = self._now()
         spec = TournamentSpec.from_dict(data, now / 1000)
+        if (spec.password is None) != (password_hash is None):
+            raise TournamentError(M_("password must be 4 to 64 characters or null"))
         self._count_event(user)
         tid = _new_id()
-        self.store.insert(_row(tid, spec, user, now))
+        self.store.insert(_row(tid, spec, user, now, password_hash))
         return self._get(tid)
 
     def _count_event(self, user: User) -> None:
@@ -193,145 +193,29 @@ class TournamentService:
                     decision.retry_after,
                 )
 
-    def import_trf(self, user: User, data: Any) -> Tournament:
-        """A Swiss event from a TRF16 file (``POST /api/tournaments/import``): its
-        players are the site's accounts of the same names, seeded in the file's order;
-        its played rounds are stored as results of games played elsewhere, and the
-        site pairs the rounds still to play once the director starts it (an event
-        whose rounds are all played is stored finished: published).  ``data`` holds
-        ``trf`` and the settings of :meth:`create` (name and rounds default to the
-        file's)."""
-        if not isinstance(data, dict) or not isinstance(data.get("trf"), str):
-            raise TournamentError(M_("an import needs the TRF16 file's text in 'trf'"))
-        event = trf.read(data["trf"])
-        settings = {k: v for k, v in data.items() if k != "trf"}
-        settings.setdefault("name", event.name or "Imported Swiss")
-        settings.setdefault("rounds", event.total_rounds)
-        settings["system"] = "swiss"
-        now = self._now()
-        spec = TournamentSpec.from_dict(settings, now / 1000)
-        if spec.rounds is not None and spec.rounds < event.played_rounds:
-            raise TournamentError(
-                M_(
-                    "rounds {rounds} is fewer than the {played_rounds} the file has played",
-                    rounds=spec.rounds,
-                    played_rounds=event.played_rounds,
-                )
-            )
-        if spec.games_per_pairing != 1 and event.played_rounds:
-            raise TournamentError(
-                M_(
-                    "a TRF file holds one result per round, not each game of a two-game match: "
-                    "an event of two-game matches is imported before its first round"
-                )
-            )
-        ids = self._accounts_of(event)
-        self._count_event(user)
-        tid = _new_id()
-        finished = event.played_rounds == spec.rounds
-        values = _row(tid, spec, user, now) | {"round": event.played_rounds}
-        if finished:
-            values |= {"status": "finished", "started_ms": now, "finished_ms": now}
-        elif event.played_rounds:
-            values |= {"starts_at_ms": None}  # a running event goes on when its director says
-        players = [
-            {
-                "tournament_id": tid,
-                "user_id": ids[p.number].id,
-                "username": ids[p.number].username,
-                "rating": self._rating(ids[p.number].id, spec.category),
-                "seed": seed,
-                "joined_ms": now,
-                "withdrawn_ms": None,
-                "busy_game": None,
-                "seen_ms": now,
-            }
-            for seed, p in enumerate(event.players, start=1)
-        ]
-        games = _imported_games(tid, event, ids, now)
-        with self.db.begin() as conn:
-            conn.execute(insert(_T).values(values))
-            conn.execute(insert(_P), players)
-            if games:
-                conn.execute(insert(_G), games)
-        return self._get(tid)
-
-    def _accounts_of(self, event: trf.TrfEvent) -> dict[int, User]:
-        """The site account of each TRF player, by starting number."""
-        if self.users is None:
-            raise TournamentConflict(M_("this server cannot look players up by name"))
-        keys: dict[int, str] = {}
-        bad: list[str] = []
-        for p in event.players:
-            try:
-                keys[p.number] = username_key(p.name)
-            except UsernameError:
-                bad.append(p.name)
-        found = self.users.by_keys(set(keys.values()))
-        missing = bad + [
-            p.name
-            for p in event.players
-            if keys.get(p.number, "") not in found and p.name not in bad
-        ]
-        if missing:
-            shown = ", ".join(repr(n) for n in missing[:10])
-            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-            raise TournamentError(
-                M_(
-                    "the TRF file's players must be the site's usernames: no account named {shown}{more}",  # noqa: E501
-                    shown=shown,
-                    more=more,
-                )
-            )
-        users = {n: found[k] for n, k in keys.items()}
-        seen: dict[str, int] = {}
-        for n, u in users.items():
-            if u.id in seen:
-                raise TournamentError(
-                    M_(
-                        "TRF players {seen} and {n} are both the account {username}",
-                        seen=seen[u.id],
-                        n=n,
-                        username=u.username,
-                    )
-                )
-            seen[u.id] = n
-        return users
-
-    def join(self, tid: str, user: User, password: str | None = None) -> Entrant:
+    def join(self, tid: str, user: User, *, admitted: bool = False) -> Entrant:
         """``user`` joins (or comes back to) the event: before it starts, or a Swiss
         event or an arena while it runs (a late joiner); a round robin's pairings
-        are fixed at the start."""
-        if user.bot:  # as on lichess: the site's events are for people
-            raise TournamentForbidden(M_("a bot account cannot join tournaments"))
+        are fixed at the start.  ``admitted``: the event's password was given
+        (:meth:`.passwords.EventPasswords.admit`)."""
         t = self._get(tid)
         if t.status == "finished":
             raise TournamentConflict(M_("{name} is over", name=t.name))
         if t.status == "running" and t.system == "round_robin":
             raise TournamentConflict(M_("a round robin cannot be joined once it has started"))
-        stored = self.store.password_hash(tid)
-        if stored is not None and not hmac.compare_digest(stored, hash_token(password or "")):
-            raise TournamentForbidden(M_("this club event needs its password to join"))
-        rating = self._rating(user.id, t.category)
-        if t.rating_range is not None and not t.rating_range[0] <= rating <= t.rating_range[1]:
-            low, high = t.rating_range
-            raise TournamentForbidden(
-                M_(
-                    "this event is for ratings {low} to {high}; your {value} rating is {rating}",
-                    low=low,
-                    high=high,
-                    value=t.category.value,
-                    rating=rating,
-                )
-            )
+        rating = self.admission(t, user, admitted=admitted)
         now = self._now()
         with self.db.begin() as conn:
             self._lock(conn, tid)
             players = self.store.players(tid, conn)
             mine = next((p for p in players if p.user_id == user.id), None)
+            if mine is not None and mine.invitation is not None:
+                raise TournamentConflict(
+                    M_("you are invited to this event: accept the invitation on its page")
+                )
             if mine is not None and not mine.withdrawn:
                 return mine
-            active = sum(not p.withdrawn for p in players)
+            active = sum(p.playing for p in players)
             if t.max_players is not None and active >= t.max_players:
                 raise TournamentConflict(
                     M_(
@@ -363,6 +247,27 @@ class TournamentService:
         self._changed(tid)
         return next(p for p in self.store.players(tid) if p.user_id == user.id)
 
+    def admission(self, t: Tournament, user: User, *, admitted: bool) -> int:
+        """The checks of a join (and of an invitation's acceptance): no bot, the
+        password given, a rating in the range.  The player's rating."""
+        if user.bot:  # as on lichess: the site's events are for people
+            raise TournamentForbidden(M_("a bot account cannot join tournaments"))
+        if t.has_password and not admitted:
+            raise TournamentForbidden(M_("this club event needs its password to join"))
+        rating = self._rating(user.id, t.category)
+        if t.rating_range is not None and not t.rating_range[0] <= rating <= t.rating_range[1]:
+            low, high = t.rating_range
+            raise TournamentForbidden(
+                M_(
+                    "this event is for ratings {low} to {high}; your {value} rating is {rating}",
+                    low=low,
+                    high=high,
+                    value=t.category.value,
+                    rating=rating,
+                )
+            )
+        return rating
+
     def withdraw(self, tid: str, user_id: str) -> None:
         """The player leaves: before the start, off the list; once it runs, paired no
         more (an arena player may come back), and the games of theirs nobody has
@@ -377,6 +282,7 @@ class TournamentService:
                     _P.c.tournament_id == tid,
                     _P.c.user_id == user_id,
                     _P.c.withdrawn_ms.is_(None),
+                    _P.c.invitation.is_(None),
                 )
                 .values(withdrawn_ms=self._now())
             ).rowcount
@@ -422,7 +328,10 @@ class TournamentService:
             raise TournamentConflict(M_("{name} has already started", name=t.name))
         now = self._now()
         with self.db.begin() as conn:
-            players = [p for p in self.store.players(t.id, conn) if not p.withdrawn]
+            everyone = self.store.players(t.id, conn)
+            # only those who joined or accepted play; an invitation not yet accepted
+            # is a late joiner's place (unseeded) should they accept
+            players = [p for p in everyone if p.playing]
             if len(players) < 2:
                 raise TournamentConflict(M_("an event needs at least 2 players to start"))
             if t.system == "round_robin" and len(players) > 24:
@@ -442,6 +351,11 @@ class TournamentService:
                     .where(_P.c.tournament_id == t.id, _P.c.user_id == p.user_id)
                     .values(seed=seed, seen_ms=max(p.seen_ms, now))
                 )
+            conn.execute(
+                update(_P)
+                .where(_P.c.tournament_id == t.id, _P.c.invitation.isnot(None))
+                .values(seed=None)
+            )
         self._changed(t.id)
         self.kick(t.id)
         return True
@@ -637,7 +551,7 @@ class TournamentService:
         if t.system == "round_robin":
             return round_robin_schedule([p.user_id for p in seeded], double=t.double)[number - 1]
         active = sorted(
-            (p for p in players if not p.withdrawn),
+            (p for p in players if p.playing),
             key=lambda p: (p.seed is None, p.seed or 0, -p.rating, p.joined_ms),
         )
         by_name = {p.username.lower(): p.user_id for p in players}
@@ -1025,8 +939,10 @@ class TournamentService:
         return got, shared
 
 
-def _row(tid: str, spec: TournamentSpec, user: User, now: int) -> dict[str, Any]:
-    """The ``tournaments`` row of a new event."""
+def _row(
+    tid: str, spec: TournamentSpec, user: User, now: int, password_hash: str | None
+) -> dict[str, Any]:
+    """The ``tournaments`` row of a new event (its password hashed by :mod:`.passwords`)."""
     return {
         "id": tid,
         "name": spec.name,
@@ -1042,41 +958,14 @@ def _row(tid: str, spec: TournamentSpec, user: User, now: int) -> dict[str, Any]
         "duration_minutes": spec.duration_minutes,
         "starts_at_ms": None if spec.starts_at is None else spec.starts_at * 1000,
         "max_players": spec.max_players,
-        "password_hash": None if spec.password is None else hash_token(spec.password),
+        "password_hash": None,
+        "password_argon2": password_hash,
         "round": 0,
         "paused": False,
         "started_ms": None,
         "finished_ms": None,
         "created_ms": now,
     }
-
-
-def _imported_games(
-    tid: str, event: trf.TrfEvent, ids: dict[int, User], now: int
-) -> list[dict[str, Any]]:
-    """The ``tournament_games`` rows of a TRF file's played rounds."""
-    boards: dict[int, int] = {}
-    games = []
-    for m in event.meetings:
-        boards[m.round] = boards.get(m.round, 0) + 1
-        bye = m.second is None
-        games.append(
-            {
-                "tournament_id": tid,
-                "round": m.round,
-                "board": boards[m.round],
-                "leg": 1,
-                "black_id": ids[m.first].id,
-                "white_id": None if m.second is None else ids[m.second].id,
-                "game_id": None,
-                "bye_points": m.bye_points if bye else None,
-                "forfeit": m.outcome if m.forfeit else None,
-                "played": None if bye or m.forfeit else m.outcome,
-                "berserk": None,
-                "created_ms": now,
-            }
-        )
-    return games
 
 
 class _Claimed(Exception):

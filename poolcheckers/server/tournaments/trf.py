@@ -28,6 +28,8 @@ from poolcheckers.server.tournaments.view import table
 
 #: the largest TRF file read (a 1,000-player, 20-round event is about 230 KB)
 MAX_TRF_BYTES = 400_000
+#: the longest line read: a 001 line is 91 characters and 10 a round (20: 291)
+MAX_TRF_LINE = 91 + 10 * MAX_SWISS_ROUNDS + 40
 #: a played result and what the opponent's entry must say
 _AGREES = {"1": "0", "0": "1", "=": "=", "W": "L", "L": "W", "D": "D", "+": "-", "-": "+"}
 #: the first mover's code -> the winner as the event stores it
@@ -65,6 +67,33 @@ class TrfEvent:
     meetings: tuple[TrfMeeting, ...]
 
 
+def check_size(text: str) -> None:
+    """Refuse a file too big to read, before it is parsed: over :data:`MAX_TRF_BYTES`,
+    or with a line longer than an event of :data:`MAX_SWISS_ROUNDS` rounds has (the
+    parser's work grows with every round entry of a line)."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_TRF_BYTES:
+        raise TournamentError(
+            M_("a TRF file may be at most {value} KB", value=MAX_TRF_BYTES // 1000)
+        )
+    lines = text.splitlines()
+    longest = max(range(len(lines)), key=lambda i: len(lines[i]), default=None)
+    if longest is not None and len(lines[longest]) > MAX_TRF_LINE:
+        raise TournamentError(
+            M_(
+                "line {line} of the TRF file has {length} characters; a line may have at most {limit} (an event has at most {rounds} rounds)",  # noqa: E501
+                line=longest + 1,
+                length=len(lines[longest]),
+                limit=MAX_TRF_LINE,
+                rounds=MAX_SWISS_ROUNDS,
+            )
+        )
+
+
+def ready() -> bool:
+    """Nothing: a worker process that answers has this module loaded."""
+    return True
+
+
 def _where(p: dict[str, Any], rnd: int) -> str:
     return f"TRF player {p['starting_number']} ({p['name'].strip()}), round {rnd}"
 
@@ -78,10 +107,7 @@ def read(text: str) -> TrfEvent:
     ...
     poolcheckers.server.tournaments.model.TournamentError: not a TRF16 file: Line 1: ...
     """
-    if len(text.encode()) > MAX_TRF_BYTES:
-        raise TournamentError(
-            M_("a TRF file may be at most {value} KB", value=MAX_TRF_BYTES // 1000)
-        )
+    check_size(text)
     try:
         parsed = parse_trf(text)
     except TRFError as error:

@@ -75,7 +75,8 @@ def event_json(
 def your_part(
     t: Tournament, players: list[Entrant], games: list[TourGame], viewer: str
 ) -> dict[str, Any]:
-    """The viewer's own part of an event: joined, its creator, their game in play."""
+    """The viewer's own part of an event: joined, its creator, their game in play,
+    their invitation ("invited", "declined", or None)."""
     me = next((p for p in players if p.user_id == viewer), None)
     mine = [
         g.game_id
@@ -83,7 +84,8 @@ def your_part(
         if g.game_id is not None and g.outcome is None and viewer in (g.black, g.white)
     ]
     return {
-        "joined": me is not None and not me.withdrawn,
+        "joined": me is not None and me.playing,
+        "invitation": None if me is None else me.invitation,
         "creator": viewer == t.creator_id,
         "game": mine[-1] if mine else None,
     }
@@ -108,6 +110,8 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
             "tiebreaks": {k: s.tiebreaks[k] for k in st.TIEBREAKS[t.system]},
             "rating": entrant[s.player].rating,
             "withdrawn": entrant[s.player].withdrawn,
+            # named by an imported file: "invited" until they accept, or "declined"
+            "invitation": entrant[s.player].invitation,
             **({"fire": s.fire, "sheet": s.sheet} if t.system == "arena" else {}),
         }
         for s in rows
@@ -138,7 +142,7 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
         }
         for g in shown
     ]
-    out = summary(t, sum(not p.withdrawn for p in players))
+    out = summary(t, sum(p.playing for p in players))
     out["games_total"] = sum(g.white is not None for g in games)
     out["total_rounds"] = t.total_rounds(sum(p.seed is not None for p in players) or len(players))
     out["standings"] = standings

@@ -12,7 +12,10 @@ import pytest
 from argon2.profiles import CHEAPEST
 from caissify_pairings.trf import parse_trf
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
+from poolcheckers.server.database.tables import TOURNAMENTS
+from poolcheckers.server.games.seats import hash_token
 from poolcheckers.server.timesource import ManualTime
 
 from ..conftest import AppFactory
@@ -342,3 +345,30 @@ def test_a_swiss_of_two_game_matches_swaps_colours_and_counts_matches(site: Test
         # a drawn match: 1 point and 1 match point; a bye: a match won, 2 and 2
         expected = 3 if name in byes else 2
         assert (row["score"], row["match_points"]) == (expected, expected)
+
+
+def test_an_event_password_is_kept_salted_and_older_unsalted_ones_still_let_in(
+    site: TestClient,
+) -> None:
+    ann, bob, cid = (sign_up(site, n) for n in ("ann", "bob", "cid"))
+    club = {"name": "Club", "system": "swiss", "clock": RAPID, "rounds": 3, "password": "kings row"}
+    one, two = (ann.post("/api/tournaments", json=club).json()["id"] for _ in range(2))
+    store = server_context(site).tournaments.store
+    first, second = store.password_hash(one), store.password_hash(two)
+    assert first is not None and first.startswith("$argon2id$")
+    assert first != second  # salted: the same password, two hashes
+    assert bob.post(f"/api/tournaments/{one}/join", json={"password": "kings row"}).is_success
+    # an event made before kept the password's unsalted SHA-256: it still lets the right
+    # password in, and is then replaced by an Argon2id hash
+    with store.db.begin() as conn:
+        conn.execute(
+            update(TOURNAMENTS)
+            .where(TOURNAMENTS.c.id == two)
+            .values(password_hash=hash_token("kings row"), password_argon2=None)
+        )
+    wrong = cid.post(f"/api/tournaments/{two}/join", json={"password": "queens row"})
+    assert wrong.status_code == 403 and store.password_hash(two) == hash_token("kings row")
+    assert cid.post(f"/api/tournaments/{two}/join", json={"password": "kings row"}).is_success
+    rehashed = store.password_hash(two)
+    assert rehashed is not None and rehashed.startswith("$argon2id$")
+    assert bob.post(f"/api/tournaments/{two}/join", json={"password": "kings row"}).is_success

@@ -22,7 +22,8 @@ from poolcheckers.server.tournaments.service import TournamentService
 
 from ..conftest import AppFactory
 from ..helpers import server_context
-from .test_tournament_api import event, finish, in_play, play_out, sign_up, wait_for
+from .test_tournament_api import RAPID, event, finish, in_play, play_out, sign_up, wait_for
+from .test_trf_import import trf_text
 
 Pair = tuple[TestClient, TestClient]
 
@@ -192,3 +193,30 @@ def test_a_withdrawal_racing_the_next_round_leaves_consistent_pairings(
     assert rows["dan"]["withdrawn"]
     later = [p for p in final["pairings"] if p["round"] >= 3]
     assert all("dan" not in (p["black"], p["white"]) for p in later)
+
+
+def test_an_invitation_answered_on_one_process_decides_who_the_other_pairs(
+    two_processes: Pair,
+) -> None:
+    """An imported file names four accounts: bob accepts on the second process, cid
+    declines there, dan does not answer; the first process starts the event and pairs
+    the director and bob only, and shows the event on their pages only."""
+    one, two = two_processes
+    ann = sign_up(one, "ann")
+    others = {n: sign_up(two, n) for n in ("bob", "cid", "dan")}
+    file = trf_text(3, {n: {} for n in ("ann", "bob", "cid", "dan")})
+    made = ann.post("/api/tournaments/import", json={"trf": file, "clock": RAPID})
+    assert made.status_code == 200, made.text
+    tid = made.json()["id"]
+    assert others["bob"].post(f"/api/tournaments/{tid}/accept", json={}).is_success
+    assert others["cid"].post(f"/api/tournaments/{tid}/decline").is_success
+    seen = {s["username"]: s["invitation"] for s in event(one, tid)["standings"]}
+    assert seen == {"ann": None, "bob": None, "cid": "declined", "dan": "invited"}
+    assert ann.post(f"/api/tournaments/{tid}/start").status_code == 200
+    games = wait_for(lambda: in_play(two, tid))
+    assert [{g["black"], g["white"]} for g in games] == [{"ann", "bob"}]
+    for name in ("cid", "dan"):
+        running = others[name].get("/api/games?status=running&mine=true").json()
+        assert running["total"] == 0
+        assert one.get(f"/api/users/{name}/tournaments").json() == []
+    assert [e["id"] for e in one.get("/api/users/bob/tournaments").json()] == [tid]

@@ -5,6 +5,8 @@ line, the round and the fault, and nothing is stored."""
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -16,8 +18,9 @@ from poolcheckers.server.tournaments import trf
 from poolcheckers.server.tournaments.model import TournamentError
 
 from ..conftest import AppFactory
-from ..helpers import error_code
-from .test_tournament_api import RAPID, event, play_out, sign_up
+from ..helpers import error_code, server_context
+from .slow_reading import endless_read, slow_read
+from .test_tournament_api import RAPID, event, play_out, sign_up, wait_for
 
 NAMES = ("ann", "bob", "cid", "dan", "eve")
 
@@ -112,6 +115,8 @@ def test_an_event_begun_over_the_board_goes_on_from_its_next_round(site: TestCli
     assert {s["username"]: s["score"] for s in body["standings"]} == {
         "ann": 1.0, "bob": 0.0, "cid": 0.5, "dan": 0.5,
     }  # fmt: skip
+    for name in ("bob", "cid", "dan"):  # named by the file: invited, each accepts
+        assert players[name].post(f"/api/tournaments/{tid}/accept", json={}).is_success
     players["ann"].post(f"/api/tournaments/{tid}/start")
     assert play_out(site, tid, players, lambda p: p["black"]) == 4
     final = event(site, tid)
@@ -196,3 +201,203 @@ def test_a_trf_file_too_large_or_not_trf_is_refused_by_name() -> None:
         trf.read("012 Nobody came\nXXR 3\n")
     with pytest.raises(TournamentError, match="at least two 001 player lines"):
         trf.read(trf_text(3, {"ann": {}}))
+
+
+# ---------------------------------------------------------------- consent
+def make_bot(site: TestClient, name: str) -> TestClient:
+    """An account upgraded to a bot (it plays through the bot API only)."""
+    client = sign_up(site, name)
+    token = client.post("/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]})
+    auth = {"Authorization": f"Bearer {token.json()['token']}"}
+    assert client.post("/api/bot/account/upgrade", headers=auth).status_code == 200
+    return client
+
+
+Results = dict[str, dict[int, tuple[str | None, str | None, str]]]
+FINISHED: Results = {
+    "ann": {1: ("bob", "w", "1")},
+    "bob": {1: ("ann", "b", "0")},
+    "cid": {1: ("dan", "w", "0")},
+    "dan": {1: ("cid", "b", "1")},
+}
+
+
+def page(site: TestClient, name: str) -> list[str]:
+    return [e["id"] for e in site.get(f"/api/users/{name}/tournaments").json()]
+
+
+def invitations(site: TestClient, tid: str) -> dict[str, str | None]:
+    return {s["username"]: s["invitation"] for s in event(site, tid)["standings"]}
+
+
+def test_a_finished_import_is_on_a_named_players_page_only_once_they_confirm_it(
+    site: TestClient,
+) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan")}
+    r = players["ann"].post(
+        "/api/tournaments/import", json={"trf": trf_text(1, FINISHED), "clock": RAPID}
+    )
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    # the director is in; everyone else the file names is invited, on no page
+    assert invitations(site, tid) == {"ann": None, "bob": "invited", "cid": "invited",
+                                      "dan": "invited"}  # fmt: skip
+    assert page(site, "ann") == [tid]
+    assert page(site, "bob") == page(site, "dan") == []
+    assert event(site, tid)["players"] == 1
+    asked = players["dan"].get("/api/tournaments/invitations").json()
+    assert [e["id"] for e in asked] == [tid]
+    mine = event(players["dan"], tid)["you"]
+    assert mine["invitation"] == "invited" and not mine["joined"]
+
+    assert players["dan"].post(f"/api/tournaments/{tid}/accept", json={}).status_code == 200
+    assert players["bob"].post(f"/api/tournaments/{tid}/decline").status_code == 200
+    assert page(site, "dan") == [tid] and page(site, "bob") == []
+    assert invitations(site, tid) == {"ann": None, "bob": "declined", "cid": "invited",
+                                      "dan": None}  # fmt: skip
+    assert players["dan"].get("/api/tournaments/invitations").json() == []
+    again = players["dan"].post(f"/api/tournaments/{tid}/accept", json={})
+    assert again.status_code == 409 and error_code(again) == "conflict"
+
+
+def test_starting_an_unfinished_import_pairs_only_the_players_who_accepted(
+    site: TestClient,
+) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid", "dan")}
+    file = trf_text(3, {name: {} for name in players})
+    r = players["ann"].post("/api/tournaments/import", json={"trf": file, "clock": RAPID})
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    # nobody accepted: the director alone cannot start it
+    refused = players["ann"].post(f"/api/tournaments/{tid}/start")
+    assert refused.status_code == 409 and "at least 2 players" in refused.text
+    assert players["cid"].post(f"/api/tournaments/{tid}/accept", json={}).status_code == 200
+    assert players["ann"].post(f"/api/tournaments/{tid}/start").status_code == 200
+    round_one = wait_for(lambda: event(site, tid)["pairings"])
+    assert [(p["black"], p["white"]) for p in round_one if not p["bye"]] in (
+        [("ann", "cid")],
+        [("cid", "ann")],
+    )
+    for name in ("bob", "dan"):
+        assert all(name not in (p["black"], p["white"]) for p in round_one)
+        assert players[name].get("/api/games?status=running&mine=true").json()["total"] == 0
+    assert players["cid"].get("/api/games?status=running&mine=true").json()["total"] == 1
+
+
+def test_a_bot_or_a_player_who_blocks_the_importer_cannot_be_put_in(site: TestClient) -> None:
+    ann, bob = sign_up(site, "ann"), sign_up(site, "bob")
+    make_bot(site, "robo")
+    file: Results = {"ann": {1: ("robo", "w", "0")}, "robo": {1: ("ann", "b", "1")}}
+    r = ann.post("/api/tournaments/import", json={"trf": trf_text(1, file), "clock": RAPID})
+    assert r.status_code == 403 and "bot accounts cannot play in tournaments" in r.text
+    assert "'robo'" in r.text
+
+    assert bob.post("/api/blocks", json={"username": "ann"}).status_code == 200
+    file = {"ann": {1: ("bob", "w", "1")}, "bob": {1: ("ann", "b", "0")}}
+    r = ann.post("/api/tournaments/import", json={"trf": trf_text(1, file), "clock": RAPID})
+    assert r.status_code == 403 and "'bob' do not accept invitations from you" in r.text
+    assert site.get("/api/tournaments").json() == []
+    assert page(site, "bob") == []
+
+
+def test_accepting_an_invitation_passes_the_checks_of_a_join(site: TestClient) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid")}
+    file = trf_text(3, {name: {} for name in players})
+    r = players["ann"].post(
+        "/api/tournaments/import", json={"trf": file, "clock": RAPID, "password": "kings row"}
+    )
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    bob, cid = players["bob"], players["cid"]
+    for wrong in ({}, {"password": "queens row"}):
+        refused = bob.post(f"/api/tournaments/{tid}/accept", json=wrong)
+        assert refused.status_code == 403 and "needs its password" in refused.text
+    assert bob.post(f"/api/tournaments/{tid}/accept", json={"password": "kings row"}).is_success
+    # blocking the director after the invitation: accepting is refused
+    assert cid.post("/api/blocks", json={"username": "ann"}).status_code == 200
+    refused = cid.post(f"/api/tournaments/{tid}/accept", json={"password": "kings row"})
+    assert refused.status_code == 403 and "you block ann" in refused.text
+    assert invitations(site, tid)["cid"] == "invited"
+    # an invited player's Join is no way round the checks
+    joined = cid.post(f"/api/tournaments/{tid}/join", json={"password": "kings row"})
+    assert joined.status_code == 409 and "accept the invitation" in joined.text
+
+    ranged = trf_text(3, {"ann": {}, "bob": {}})
+    r = players["ann"].post(
+        "/api/tournaments/import",
+        json={"trf": ranged, "clock": RAPID, "rating_range": [1700, 2200]},
+    )
+    refused = bob.post(f"/api/tournaments/{r.json()['id']}/accept", json={})
+    assert refused.status_code == 403 and "this event is for ratings 1700 to 2200" in refused.text
+
+
+# ---------------------------------------------------------------- cost
+def test_failed_imports_count_towards_the_daily_limit(site: TestClient) -> None:
+    ann = sign_up(site, "ann")
+    sign_up(site, "bob")
+    bad = trf_text(3, {"ann": {1: ("bob", "w", "1")}, "bob": {1: ("ann", "b", "1")}})
+    for _ in range(10):
+        r = ann.post("/api/tournaments/import", json={"trf": bad, "clock": RAPID})
+        assert r.status_code == 400, r.text
+    good = trf_text(3, {"ann": {}, "bob": {}})
+    r = ann.post("/api/tournaments/import", json={"trf": good, "clock": RAPID})
+    assert r.status_code == 429 and error_code(r) == "rate_limited", r.text
+    assert "at most 10 events a day" in r.text
+
+
+def test_an_oversize_trf_file_is_refused_before_it_is_parsed(site: TestClient) -> None:
+    ann = sign_up(site, "ann")
+    imports = server_context(site).tournament_imports
+    long_line = trf_text(3, {"ann": {}, "bob": {}}) + "\n001    3" + " " * 400 + "1 w 1"
+    too_big = "012 x\n" + "x" * trf.MAX_TRF_BYTES
+    for text, words in ((too_big, "at most 400 KB"), (long_line, "a line may have at most 331")):
+        r = ann.post("/api/tournaments/import", json={"trf": text, "clock": RAPID})
+        assert r.status_code == 400 and words in r.text, r.text
+    assert imports._pool is None  # no worker was ever started: nothing was parsed
+    huge = ann.post(
+        "/api/tournaments/import", json={"trf": "x" * (2 * trf.MAX_TRF_BYTES), "clock": RAPID}
+    )
+    assert huge.status_code == 413
+
+
+def test_a_slow_trf_parse_runs_off_the_event_loop(site: TestClient) -> None:
+    ann = sign_up(site, "ann")
+    sign_up(site, "bob")
+    imports = server_context(site).tournament_imports
+    imports.reader = slow_read  # 2 s of work in the worker process
+    answers: list[int] = []
+    importing = threading.Thread(
+        target=lambda: answers.append(
+            ann.post(
+                "/api/tournaments/import",
+                json={"trf": trf_text(3, {"ann": {}, "bob": {}}), "clock": RAPID},
+            ).status_code
+        )
+    )
+    importing.start()
+    wait_for(lambda: imports._one_at_a_time.locked())
+    slowest = 0.0
+    while importing.is_alive():
+        began = time.monotonic()
+        assert site.get("/api/health").status_code == 200
+        slowest = max(slowest, time.monotonic() - began)
+        time.sleep(0.05)
+    importing.join()
+    assert answers == [200]
+    assert slowest < 1.0, slowest
+
+
+def test_a_trf_parse_past_its_time_is_ended_and_refused(site: TestClient) -> None:
+    ann = sign_up(site, "ann")
+    sign_up(site, "bob")
+    imports = server_context(site).tournament_imports
+    imports.reader, imports.budget_s = endless_read, 1.0
+    file = trf_text(3, {"ann": {}, "bob": {}})
+    began = time.monotonic()
+    r = ann.post("/api/tournaments/import", json={"trf": file, "clock": RAPID})
+    assert r.status_code == 400 and "took more than 1.0 s to read" in r.text
+    assert time.monotonic() - began < 10
+    assert site.get("/api/tournaments").json() == []
+    imports.reader = trf.read  # a new worker reads the next file
+    r = ann.post("/api/tournaments/import", json={"trf": file, "clock": RAPID})
+    assert r.status_code == 200, r.text

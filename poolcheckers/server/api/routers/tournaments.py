@@ -78,14 +78,16 @@ class PauseRequest(Body):
 async def create(body: TournamentRequest, request: Request, ctx: Ctx) -> Response:
     user, _token = await ctx.accounts.require_user(request)
     data = body.model_dump(exclude_none=True)
-    t = await ctx.run(ctx.tournaments.create, user, data)
+    digest = await ctx.event_passwords.digest(data.get("password"))
+    t = await ctx.run(ctx.tournaments.create, user, data, digest)
     return json_response(view.summary(t, 0))
 
 
 class ImportRequest(Body):
-    """``POST /api/tournaments/import``: a Swiss event from a FIDE TRF16 file."""
+    """``POST /api/tournaments/import``: a Swiss event from a FIDE TRF16 file; the
+    accounts it names are invited (each accepts on the event's page)."""
 
-    trf: Text = Field(description="the TRF16 file's text; its 001 names are usernames")
+    trf: Text = Field(description="the TRF16 file's text; its 001 names are usernames, invited")
     clock: dict[Text, Any] = Field(description='{"initial", "increment"} seconds or {"days"}')
     name: Text | None = Field(None, description="default: the file's 012 line")
     rounds: int | None = Field(None, description="default: the file's XXR line")
@@ -105,7 +107,8 @@ class ImportRequest(Body):
 @body_limit(trf.MAX_TRF_BYTES + 16_000)
 async def import_trf(body: ImportRequest, request: Request, ctx: Ctx) -> Response:
     user, _token = await ctx.accounts.require_user(request)
-    t = await ctx.run(ctx.tournaments.import_trf, user, body.model_dump(exclude_none=True))
+    data = body.model_dump(exclude_none=True)
+    t = await ctx.tournament_imports.import_trf(user, data, ctx.event_passwords.digest)
     return json_response(view.summary(t, 0))
 
 
@@ -116,6 +119,13 @@ async def listed(
     events = await ctx.run(ctx.tournaments.store.listed, status)
     counts = await ctx.run(ctx.tournaments.store.player_counts, [t.id for t in events])
     return json_response([view.summary(t, counts.get(t.id, 0)) for t in events])
+
+
+@router.get("/api/tournaments/invitations", summary="The events that invite you, unanswered")
+async def invitations(request: Request, ctx: Ctx) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    events = await ctx.run(ctx.invitations.pending, user)
+    return json_response([view.summary(t, 0) for t in events])
 
 
 @router.get("/api/tournaments/{tid}", summary="An event: standings, pairings, crosstable")
@@ -140,7 +150,26 @@ async def _event_after(ctx: Ctx, tid: str, viewer: str) -> Response:
 async def join(tid: str, request: Request, ctx: Ctx, body: JoinRequest | None = None) -> Response:
     user, _token = await ctx.accounts.require_user(request)
     password = None if body is None else body.password
-    await ctx.run(ctx.tournaments.join, tid, user, password)
+    await ctx.event_passwords.admit(tid, password)
+    await ctx.run(ctx.tournaments.join, tid, user, admitted=True)
+    return await _event_after(ctx, tid, user.id)
+
+
+@router.post(
+    "/api/tournaments/{tid}/accept",
+    summary="Accept an invitation (the checks of a join; a finished event: confirm it)",
+)
+async def accept(tid: str, request: Request, ctx: Ctx, body: JoinRequest | None = None) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    await ctx.event_passwords.admit(tid, None if body is None else body.password)
+    await ctx.run(ctx.invitations.accept, tid, user, admitted=True)
+    return await _event_after(ctx, tid, user.id)
+
+
+@router.post("/api/tournaments/{tid}/decline", summary="Decline an invitation")
+async def decline(tid: str, request: Request, ctx: Ctx) -> Response:
+    user, _token = await ctx.accounts.require_user(request)
+    await ctx.run(ctx.invitations.decline, tid, user)
     return await _event_after(ctx, tid, user.id)
 
 
