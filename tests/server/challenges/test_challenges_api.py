@@ -13,6 +13,7 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from poolcheckers.server.challenges.model import MAX_OPEN
 from poolcheckers.server.database.tables import GAMES
 from poolcheckers.server.timesource import ManualTime
 
@@ -142,3 +143,62 @@ def test_one_account_sends_at_most_thirty_challenges_an_hour(site: TestClient) -
         assert ann.post(f"/api/challenges/{sent['id']}/cancel").status_code == 200
     r = ann.post("/api/challenges", json={"username": "bob", **BLITZ})
     assert error_code(r) == "rate_limited" and "30 challenges an hour" in r.text
+
+
+def sent_at_once(senders: list[tuple[TestClient, str]]) -> list[int]:
+    """Each client challenges its named player, all at once (one thread each)."""
+    answers: list[int] = []
+    start = threading.Barrier(len(senders))
+
+    def send(client: TestClient, name: str) -> None:
+        start.wait()
+        r = client.post("/api/challenges", json={"username": name, **BLITZ})
+        answers.append(r.status_code)
+
+    threads = [threading.Thread(target=send, args=sender) for sender in senders]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answers
+
+
+def race_the_open_cap(one: TestClient, two: TestClient, clock: ManualTime, trials: int) -> None:
+    """Ann has nine challenges open; eight more are sent at once, half through each
+    server process: one is taken, the others refused, and ten stay open, every trial."""
+    ann = sign_up(one, "ann")
+    ann_too = TestClient(two.app, cookies=ann.cookies, headers=dict(ann.headers))
+    names = [f"rival{i}" for i in range(MAX_OPEN + 7)]
+    for name in names:
+        sign_up(one, name)
+    for _ in range(trials):
+        clock.advance(2 * 3600)  # the last trial's challenges lapsed, the hour's rate is new
+        for name in names[: MAX_OPEN - 1]:
+            challenge(ann, name)
+        senders = list(zip((ann, ann_too) * 4, names[MAX_OPEN - 1 :], strict=True))
+        answers = sent_at_once(senders)
+        assert sorted(answers) == [200] + [409] * 7
+        out = ann.get("/api/challenges").json()["out"]
+        assert sum(c["status"] == "open" for c in out) == MAX_OPEN
+
+
+def test_ten_open_challenges_at_most_even_sent_at_once_through_two_processes(
+    make_client: AppFactory, clock: ManualTime
+) -> None:
+    def app() -> TestClient:
+        return make_client(password_parameters=CHEAPEST, signup_limit=(100, 3600.0))
+
+    race_the_open_cap(app(), app(), clock, trials=3)
+
+
+@pytest.mark.postgres
+def test_ten_open_challenges_at_most_even_sent_at_once_through_two_processes_on_postgres(
+    pg_app: AppFactory,
+) -> None:
+    clock = ManualTime()
+
+    def app() -> TestClient:
+        return pg_app(password_parameters=CHEAPEST, signup_limit=(100, 3600.0), clock=clock)
+
+    with app() as one, app() as two:
+        race_the_open_cap(one, two, clock, trials=12)
