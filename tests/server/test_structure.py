@@ -109,6 +109,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/practice/move": {"post"},
         **{f"/api/puzzles/{{pid}}/{a}": {"post"} for a in ("attempt", "vote")},
         "/api/challenges": {"get", "post"},
+        "/api/challenges/policy": {"get", "post"},
         **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
         "/api/blocks": {"get", "post"},
         "/api/blocks/{username}": {"delete"},
