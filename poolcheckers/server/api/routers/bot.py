@@ -225,7 +225,10 @@ async def bot_move(game_id: str, move: str, request: Request, ctx: Ctx) -> Respo
         raise ApiError(
             400,
             "malformed",
-            M_("ply must be a whole number, not {ply_text}", ply_text=repr(ply_text[:20])),
+            M_(
+                "ply must be a whole number from 0 to 999999999, not {ply_text}",
+                ply_text=repr(ply_text[:20]),
+            ),
         )
     view, _played = await ctx.run(ctx.games.move, game_id, None, move, ply, user.id)
     return json_response(view.json())
