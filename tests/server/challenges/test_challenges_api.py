@@ -13,7 +13,7 @@ from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from poolcheckers.server.challenges.model import MAX_OPEN
+from poolcheckers.server.challenges.model import MAX_OPEN, MAX_RECEIVED
 from poolcheckers.server.database.tables import GAMES
 from poolcheckers.server.timesource import ManualTime
 
@@ -182,13 +182,30 @@ def race_the_open_cap(one: TestClient, two: TestClient, clock: ManualTime, trial
         assert sum(c["status"] == "open" for c in out) == MAX_OPEN
 
 
+def race_the_received_cap(one: TestClient, two: TestClient, clock: ManualTime, trials: int) -> None:
+    """Vic has nine challenges waiting; eight others challenge her at once, half through
+    each server process: one more waits, the others are refused, every trial."""
+    vic = sign_up(one, "vic")
+    senders = [sign_up(one if i % 2 else two, f"fan{i}") for i in range(MAX_RECEIVED + 7)]
+    for _ in range(trials):
+        clock.advance(2 * 3600)
+        for sender in senders[: MAX_RECEIVED - 1]:
+            challenge(sender, "vic")
+        answers = sent_at_once([(sender, "vic") for sender in senders[MAX_RECEIVED - 1 :]])
+        assert sorted(answers) == [200] + [409] * 7
+        inbox = vic.get("/api/challenges").json()["in"]
+        assert sum(c["status"] == "open" for c in inbox) == MAX_RECEIVED
+
+
 def test_ten_open_challenges_at_most_even_sent_at_once_through_two_processes(
     make_client: AppFactory, clock: ManualTime
 ) -> None:
     def app() -> TestClient:
         return make_client(password_parameters=CHEAPEST, signup_limit=(100, 3600.0))
 
-    race_the_open_cap(app(), app(), clock, trials=3)
+    one, two = app(), app()
+    race_the_open_cap(one, two, clock, trials=3)
+    race_the_received_cap(one, two, clock, trials=3)
 
 
 @pytest.mark.postgres
@@ -202,6 +219,7 @@ def test_ten_open_challenges_at_most_even_sent_at_once_through_two_processes_on_
 
     with app() as one, app() as two:
         race_the_open_cap(one, two, clock, trials=12)
+        race_the_received_cap(one, two, clock, trials=6)
 
 
 def test_a_player_receives_at_most_ten_open_challenges_from_all_senders(
