@@ -53,8 +53,30 @@ class ParsedFen:
     white_kings: list[int] = field(default_factory=list)
 
 
+#: tokens longer than this are shown by their start in error messages
+SHOWN_TOKEN = 24
+
+
+def _shown(token: str) -> str:
+    return token if len(token) <= SHOWN_TOKEN else token[: SHOWN_TOKEN - 4] + "..."
+
+
 def _error(message: str, token: str, position: int) -> FenError:
-    return FenError(f"FEN token {token!r} at position {position}: {message}", token, position)
+    return FenError(
+        f"FEN token {_shown(token)!r} at position {position}: {message}", token, position
+    )
+
+
+def _square(digits: str, raw: str, position: int) -> int:
+    """A square's number from its digits; a number of more than two digits is no
+    square (and is never converted: Python refuses to read thousands of digits)."""
+    if len(digits.lstrip("0")) > 2:
+        raise _error(
+            f"square {_shown(digits)} is outside 1-32 (R2): a square is one or two digits (R5)",
+            raw,
+            position,
+        )
+    return int(digits.lstrip("0") or "0")
 
 
 def _fields(text: str) -> list[tuple[str, int]]:
@@ -118,8 +140,8 @@ def parse(text: str) -> ParsedFen:
                         "expected a square 1-32, K before a king, or a range a-b", raw, token_pos
                     )
                 king = match.group(1) == "K"
-                first = int(match.group(2))
-                last = int(match.group(3)) if match.group(3) else first
+                first = _square(match.group(2), raw, token_pos)
+                last = _square(match.group(3), raw, token_pos) if match.group(3) else first
                 if last < first:
                     raise _error(f"range {first}-{last} runs backwards", raw, token_pos)
                 for sq in range(first, last + 1):

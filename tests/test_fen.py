@@ -133,6 +133,33 @@ def test_non_ascii_digit_counter_is_a_fen_error() -> None:
         Board("B:W21:B5:H²")
 
 
+@pytest.mark.parametrize(
+    ("text", "token"),
+    [
+        ("B:W21:B" + "5" * 5000, "5" * 5000),
+        ("B:W21:BK" + "9" * 5000, "K" + "9" * 5000),
+        ("B:W21-" + "3" * 5000 + ":B1", "21-" + "3" * 5000),
+        ("B:W21:B" + "0" * 5000 + "100", "0" * 5000 + "100"),
+    ],
+)
+def test_a_square_of_thousands_of_digits_is_a_fen_error_naming_the_token_r5(
+    text: str, token: str
+) -> None:
+    """R5 squares are 1-32: a number of thousands of digits is refused as a FEN error
+    naming its token, not left to int() (which refuses more than 4,300 digits)."""
+    with pytest.raises(FenError) as info:
+        Board(text)
+    assert info.value.token == token
+    assert repr(token[:20] + "...") in str(info.value)
+    assert "(R5)" in str(info.value) and "outside 1-32" in str(info.value)
+    assert len(str(info.value)) < 200
+
+
+def test_leading_zeros_still_name_a_square_r5() -> None:
+    assert Board("B:W0021:B001").fen() == "B:W21:B1"
+    assert Board("B:W21:B" + "0" * 5000 + "1").fen() == "B:W21:B1"
+
+
 @pytest.mark.parametrize("text", ["W:W30:B1 2", "B:W21 22:B1"])
 def test_whitespace_inside_a_number_list_is_an_error(text: str) -> None:
     """Found broken here ('B1 2' read as 12); fixed in 69ed266."""

@@ -15,7 +15,7 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -340,10 +340,27 @@ class RedactTokens(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "token" in message or "invite" in message:
-            record.msg = SECRET_IN_URL.sub(r"\1***", message)
-            record.args = None
+        if "token" not in message and "invite" not in message:
+            return True
+        # the values are hidden in the arguments, which stay as they were otherwise:
+        # formatters read them (uvicorn's access lines unpack address, method, path,
+        # version and status from them), and a colour format string is filled from them
+        if isinstance(record.args, Mapping):
+            record.args = {k: _redacted(v) for k, v in record.args.items()}
+        elif isinstance(record.args, tuple):
+            record.args = tuple(_redacted(v) for v in record.args)
+        message = record.getMessage()
+        hidden = SECRET_IN_URL.sub(r"\1***", message)
+        if hidden != message:
+            # the value is in the format string itself: the line is kept as formatted
+            record.msg = hidden
+            record.args = ()
+            record.__dict__.pop("color_message", None)
         return True
+
+
+def _redacted(value: object) -> object:
+    return SECRET_IN_URL.sub(r"\1***", value) if isinstance(value, str) else value
 
 
 #: the fields of a JSON log line (python-json-logger: one JSON object per line, as

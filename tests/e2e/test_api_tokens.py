@@ -72,3 +72,28 @@ def test_a_token_is_made_shown_once_used_and_revoked(
     page.click('#tokens li[data-token] button:has-text("Revoke")')
     page.wait_for_selector('#tokens li:has-text("No tokens.")')
     assert _bot_request(server, "/api/bot/account", token) == 401
+
+
+def test_whom_challenges_come_from_is_chosen_on_the_account_page(
+    server: Server, new_page: PageFactory
+) -> None:
+    """The account page's "Accept challenges from": saved when chosen, and there again
+    after a reload."""
+    page = new_page(viewport=SIZES["phone"])
+    page.goto(server.url("/account"))
+    page.fill(f'{SIGN_UP} input[name="username"]', "Picky")
+    page.fill(f'{SIGN_UP} input[name="password"]', PASSWORD)
+    page.click(f'{SIGN_UP} button[type="submit"]')
+    page.wait_for_url("**/lobby")
+    page.goto(server.url("/account"))
+    choice = page.locator('#challenge-policy select[name="accept-from"]')
+    page.wait_for_function(
+        "() => document.querySelector('#challenge-policy select')?.value === 'everyone'"
+    )
+    choice.select_option("nobody")
+    page.wait_for_selector('#challenge-policy p[role="status"]:has-text("Saved.")')
+    shot(page, "account_challenge_policy")
+    page.reload()
+    page.wait_for_function(
+        "() => document.querySelector('#challenge-policy select')?.value === 'nobody'"
+    )

@@ -108,3 +108,31 @@ def test_json_logs_are_one_object_per_line_with_secrets_hidden() -> None:
     assert line["level"] == "INFO" and line["logger"] == "uvicorn.access"
     assert "invite=***" in line["message"] and "abc" not in line["message"]
     assert {"time", "process"} <= set(line)
+
+
+def test_access_lines_of_urls_with_a_token_are_logged_with_the_token_hidden(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """serve --access-log: a request to a URL holding a token or an invitation logs its
+    access line (address, method, path, status) with the value hidden, not an error."""
+    import io
+    import logging.config
+
+    from poolcheckers.server.cli import log_config
+
+    config = log_config("text")
+    config["handlers"]["access"]["stream"] = out = io.StringIO()
+    logging.config.dictConfig(config)
+    try:
+        access = logging.getLogger("uvicorn.access")
+        for path in ("/api/stream?token=pc_secret1&x=1", "/play/g?invite=secret2"):
+            access.info('%s - "%s %s HTTP/%s" %d', "10.0.0.1:5000", "GET", path, "1.1", 200)
+    finally:
+        logging.config.dictConfig(log_config("text"))
+    lines = out.getvalue().splitlines()
+    assert [line.split(" - ", 1)[1] for line in lines] == [
+        '"GET /api/stream?token=***&x=1 HTTP/1.1" 200 OK',
+        '"GET /play/g?invite=*** HTTP/1.1" 200 OK',
+    ]
+    assert "secret" not in out.getvalue()
+    assert "Traceback" not in capsys.readouterr().err

@@ -1,8 +1,9 @@
 """Hostile input is refused or survived, never a crash or a leak:
 
-Bad text (lone surrogates), JSON nested too deeply, out-of-range numbers, empty
-choices, a bad token on draw answers, a database that went away, seat tokens in log
-lines, and connections that never finish their headers.
+Bad text (lone surrogates), JSON nested too deeply, out-of-range numbers (a ply or a
+FEN square of thousands of digits, digits ``int`` refuses), empty choices, a bad
+token on draw answers, a database that went away, seat tokens in log lines, and
+connections that never finish their headers.
 """
 
 from __future__ import annotations
@@ -19,14 +20,18 @@ from pathlib import Path
 import httpx2
 import pytest
 import websockets
+from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, text
 
 from poolcheckers.server.app import Settings, create_app
 from poolcheckers.server.timesource import ManualTime
 
-from .conftest import free_port
+from .conftest import AppFactory, free_port
 from .helpers import error_code, move, online_game, ws_seat
+from .tournaments.test_tournament_api import PASSWORD
 
 LONE_SURROGATE_PDN = '{"pdn": "[Event \\"\\ud800\\"]\\n1. 11-15 *"}'
 DEEP = "[" * 5000
@@ -177,6 +182,136 @@ def test_database_down_answers_503_in_the_error_shape(tmp_path: Path, clock: Man
         assert health.json()["ok"] is False and health.json()["database_reachable"] is False
         with client.websocket_connect(f"/ws/games/{gid}") as ws:
             assert ws.receive_json()["error"]["code"] == "database_unavailable"
+
+
+# ---------------------------------------------------------------- odd numbers
+HUGE = "5" * 5000  # more digits than Python's int() reads (4,300)
+#: FENs whose squares are numbers no int() should ever be asked to read
+HUGE_FENS = [
+    f"B:W{HUGE}:B1",
+    f"B:W21:BK{HUGE}",
+    f"B:W21-{HUGE}:B1",
+    f"W:W21:B1:H{HUGE}",
+    "B:W21:B" + "0" * 5000 + "100",
+]
+
+
+def bot_token(client: TestClient, name: str = "hostilebot") -> dict[str, str]:
+    """The Authorization header of a new bot account."""
+    r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    csrf = {"X-CSRF-Token": r.json()["csrf_token"]}
+    made = client.post(
+        "/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]}, headers=csrf
+    )
+    header = {"Authorization": f"Bearer {made.json()['token']}"}
+    client.cookies.clear()
+    assert client.post("/api/bot/account/upgrade", headers=header).status_code == 200
+    return header
+
+
+@pytest.mark.parametrize("ply", ["²", "١٢", HUGE, "0" * 5000 + "1", "-1", "1e3", " 1", ""])
+def test_a_bot_move_with_a_ply_that_is_no_number_is_refused_naming_ply(
+    make_client: AppFactory, ply: str
+) -> None:
+    client = make_client(password_parameters=CHEAPEST)
+    r = client.post(
+        "/api/bot/game/nosuchgame/move/11-15", params={"ply": ply}, headers=bot_token(client)
+    )
+    assert r.status_code == 400, (ply[:10], r.status_code, r.text[:200])
+    assert error_code(r) == "malformed" and "ply must be a whole number" in r.text
+    assert len(r.text) < 300
+
+
+@pytest.mark.parametrize("fen", HUGE_FENS)
+def test_a_fen_with_a_square_of_thousands_of_digits_is_refused_everywhere_r5(
+    client: TestClient, fen: str
+) -> None:
+    """Every game mode, the analysis board, its export and its socket: a clear 400
+    naming the token and R5, and no game made."""
+    for mode in ("local", "online", "engine"):
+        r = client.post("/api/games", json={"mode": mode, "fen": fen})
+        assert r.status_code == 400, (mode, r.status_code, r.text[:200])
+        assert "R5" in r.text and len(r.text) < 400
+    r = client.post("/api/analysis/position", json={"fen": fen})
+    assert r.status_code == 400 and "R5" in r.text, (r.status_code, r.text[:200])
+    r = client.post("/api/analysis/export", json={"fen": fen, "tree": {"moves": []}})
+    assert r.status_code == 400 and "R5" in r.text, (r.status_code, r.text[:200])
+    with client.websocket_connect("/ws/analysis") as ws:
+        ws.send_json({"type": "analyse", "id": 1, "fen": fen})
+        assert "R5" in ws.receive_json()["error"]["message"]
+    assert client.get("/api/games").json()["games"] == []
+
+
+def test_a_ply_of_thousands_of_digits_in_a_move_is_refused(client: TestClient) -> None:
+    gid, black, _ = online_game(client)
+    for ply in (HUGE, "9" * 30):
+        body = '{"move": "11-15", "ply": ' + ply + ', "token": "' + black + '"}'
+        r = post_raw(client, f"/api/games/{gid}/move", body)
+        assert 400 <= r.status_code < 500, (r.status_code, r.text[:200])
+    with client.websocket_connect(f"/ws/games/{gid}", subprotocols=ws_seat(black)) as ws:
+        assert ws.receive_json()["type"] == "state"
+        ws.send_text('{"type": "move", "move": "11-15", "ply": ' + HUGE + "}")
+        assert ws.receive_json()["type"] == "error"
+    assert client.get(f"/api/games/{gid}").json()["ply"] == 0
+
+
+#: text that looks like a FEN or a number, with numbers of any length
+NUMBERS = st.one_of(
+    # digits, up to thousands of them (more than int() reads)
+    st.builds(
+        lambda head, digit, count: head + digit * count,
+        st.text(alphabet="0123456789-", max_size=3),
+        st.sampled_from("0129"),
+        # a few digits, or about as many as int() reads (4,300) and more
+        st.one_of(st.integers(0, 40), st.integers(4290, 6000)),
+    ),
+    st.text(alphabet="0123456789²³¹١٢٣٤٥٦٧٨٩߀０１-", max_size=50),
+    st.text(max_size=30),
+)
+FEN_LIKE = st.one_of(
+    st.text(max_size=60),
+    st.builds(
+        "{}:W{}:B{}{}".format,
+        st.sampled_from(["B", "W", "X", ""]),
+        NUMBERS,
+        NUMBERS,
+        st.sampled_from(["", ":H", ":C"]).flatmap(
+            lambda head: st.just("") if not head else NUMBERS.map(lambda n: head + n)
+        ),
+    ),
+)
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@FUZZ
+@given(fen=FEN_LIKE, mode=st.sampled_from(["local", "online", "engine", "position"]))
+def test_any_fen_text_is_answered_2xx_or_4xx_never_5xx(
+    client: TestClient, fen: str, mode: str
+) -> None:
+    if mode == "position":
+        r = client.post("/api/analysis/position", json={"fen": fen})
+    else:
+        r = client.post("/api/games", json={"mode": mode, "fen": fen})
+    assert r.status_code < 500, (fen[:60], r.status_code, r.text[:200])
+
+
+@FUZZ
+@given(ply=NUMBERS)
+def test_any_ply_text_of_a_bot_move_is_answered_4xx_never_5xx(
+    bot_site: tuple[TestClient, dict[str, str]], ply: str
+) -> None:
+    client, header = bot_site
+    r = client.post("/api/bot/game/nosuchgame/move/11-15", params={"ply": ply}, headers=header)
+    assert 400 <= r.status_code < 500, (ply[:20], r.status_code, r.text[:200])
+
+
+@pytest.fixture
+def bot_site(make_client: AppFactory) -> tuple[TestClient, dict[str, str]]:
+    client = make_client(password_parameters=CHEAPEST)
+    return client, bot_token(client)
 
 
 # ---------------------------------------------------------------- a real server

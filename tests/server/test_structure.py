@@ -114,6 +114,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         **{f"/api/puzzles/{{pid}}/{a}": {"post"} for a in ("attempts", "vote")},
         **{f"/api/puzzles/attempts/{{rid}}/{a}": {"post"} for a in ("moves", "hint", "give-up")},
         "/api/challenges": {"get", "post"},
+        "/api/challenges/policy": {"get", "post"},
         **{f"/api/challenges/{{cid}}/{a}": {"post"} for a in ("accept", "decline", "cancel")},
         "/api/blocks": {"get", "post"},
         "/api/blocks/{username}": {"delete"},

@@ -1,7 +1,8 @@
 """A direct challenge (plain code: no web server, no database): what is asked
 (:class:`~poolcheckers.server.lobby.model.SeekSpec`: clock, colour, rated, rules),
 between whom, and its life: ``open`` until accepted (the game starts), declined with
-a reason, cancelled by its author, or expired."""
+a reason, cancelled by its author, or expired; and whom a player takes challenges
+from."""
 
 from __future__ import annotations
 
@@ -30,11 +31,27 @@ DECLINE_REASONS: dict[str, str] = {
     "casual": N_("Please send me a casual challenge instead."),
     "rules": N_("I'm only accepting games on the APCA rules."),
 }
-#: an open challenge on the clock lapses after this long (a correspondence one: a week)
-CLOCK_TTL_MS = 10 * 60_000
-CORRESPONDENCE_TTL_MS = 7 * 24 * 3600_000
+#: how long an open challenge waits for its answer, by the game's category.  A game on
+#: a running clock is played now: its challenger waits at the screen, a bullet or blitz
+#: one only minutes; an untimed game is played now too.  A correspondence player may
+#: look in once a day or so: three days.  (A week let a flood of challenges stand.)
+TTL_MS: dict[Category | None, int] = {
+    Category.BULLET: 5 * 60_000,
+    Category.BLITZ: 5 * 60_000,
+    Category.RAPID: 10 * 60_000,
+    Category.CLASSICAL: 10 * 60_000,
+    None: 10 * 60_000,
+    Category.CORRESPONDENCE: 3 * 24 * 3600_000,
+}
 #: open challenges one player may have sent at once
 MAX_OPEN = 10
+#: open challenges one player may have received at once, from all senders together
+MAX_RECEIVED = 10
+
+#: whom a player takes challenges from: everyone, the players they have played a game
+#: with, or nobody (``challenge_policies``; without a row, everyone)
+Policy = Literal["everyone", "played", "nobody"]
+POLICIES: tuple[Policy, ...] = ("everyone", "played", "nobody")
 
 
 class ChallengeError(CommunityError):
@@ -64,7 +81,21 @@ def spec_of(data: Any) -> SeekSpec:
 
 
 def ttl_ms(spec: SeekSpec) -> int:
-    return CORRESPONDENCE_TTL_MS if spec.category is Category.CORRESPONDENCE else CLOCK_TTL_MS
+    return TTL_MS[spec.category]
+
+
+def policy_of(value: object) -> Policy:
+    """A policy from ``POST /api/challenges/policy``'s ``from``."""
+    for policy in POLICIES:
+        if value == policy:
+            return policy
+    raise ChallengeError(
+        M_(
+            "challenges may come from {value}, not {policy}",
+            value=", ".join(POLICIES),
+            policy=repr(value),
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Challenges and blocks in the database (``challenges``, ``blocks``).  A challenge's
+"""Challenges, blocks and whom a player takes challenges from in the database
+(``challenges``, ``blocks``, ``challenge_policies``).  A challenge's
 status moves from ``open`` by ``UPDATE ... WHERE status = 'open'``: of any number of
 answers, in any number of processes, one counts.  The methods block: callers run
 them on the database executor."""
@@ -7,14 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    ScalarSelect,
+    and_,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.server.challenges.model import Challenge
-from poolcheckers.server.database.tables import BLOCKS, CHALLENGES
+from poolcheckers.server.challenges.model import Challenge, Policy, policy_of
+from poolcheckers.server.database.tables import BLOCKS, CHALLENGE_POLICIES, CHALLENGES, GAMES
 from poolcheckers.server.lobby.model import SeekSpec
 
 _C = CHALLENGES
+_P = CHALLENGE_POLICIES
+#: a lock on one player's challenges until the transaction ends (PostgreSQL)
+_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:name, 0))")
 _SPEC_KEYS = frozenset({"clock", "rated", "color", "rules"})
 
 
@@ -39,23 +57,50 @@ class DbChallengeStore:
     def __init__(self, db: Engine) -> None:
         self.db = db
 
-    def insert(self, c: Challenge) -> None:
+    def insert(self, c: Challenge, max_sent: int, max_received: int) -> bool:
+        """Store the open challenge ``c`` when its challenger has fewer than ``max_sent``
+        open challenges and the challenged fewer than ``max_received``; False, storing
+        nothing, when either has the most.
+
+        The counts and the insert are one ``INSERT ... SELECT ... WHERE`` statement
+        (SQLite runs a writing statement alone).  On PostgreSQL two such statements
+        of two processes could both count before either inserts, so the statement
+        first waits for transaction-scoped advisory locks on both players (taken in
+        one order by every caller: no deadlock)."""
+        values = {
+            "id": c.id,
+            "challenger_id": c.challenger_id,
+            "challenger": c.challenger,
+            "challenged_id": c.challenged_id,
+            "challenged": c.challenged,
+            "spec": c.spec.to_dict(),
+            "status": c.status,
+            "reason": None,
+            "game_id": None,
+            "created_ms": c.created_ms,
+            "expires_ms": c.expires_ms,
+        }
+        row = select(*(literal(v, _C.c[k].type).label(k) for k, v in values.items())).where(
+            self._open_count(_C.c.challenger_id == c.challenger_id, c.created_ms) < max_sent,
+            self._open_count(_C.c.challenged_id == c.challenged_id, c.created_ms) < max_received,
+        )
         with self.db.begin() as conn:
-            conn.execute(
-                insert(_C).values(
-                    id=c.id,
-                    challenger_id=c.challenger_id,
-                    challenger=c.challenger,
-                    challenged_id=c.challenged_id,
-                    challenged=c.challenged,
-                    spec=c.spec.to_dict(),
-                    status=c.status,
-                    reason=None,
-                    game_id=None,
-                    created_ms=c.created_ms,
-                    expires_ms=c.expires_ms,
-                )
-            )
+            if self.db.dialect.name == "postgresql":
+                for user_id in sorted({c.challenger_id, c.challenged_id}):
+                    conn.execute(_LOCK, {"name": f"challenges:{user_id}"})
+            # the number of rows an INSERT ... SELECT inserted is not told on every
+            # driver (psycopg: -1): the row it returns is
+            done = conn.execute(insert(_C).from_select(list(values), row).returning(_C.c.id))
+            return done.first() is not None
+
+    @staticmethod
+    def _open_count(whose: ColumnElement[bool], now_ms: int) -> ScalarSelect[int]:
+        return (
+            select(func.count())
+            .select_from(_C)
+            .where(whose, _C.c.status == "open", _C.c.expires_ms > now_ms)
+            .scalar_subquery()
+        )
 
     def get(self, cid: str) -> Challenge | None:
         with self.db.connect() as conn:
@@ -63,11 +108,22 @@ class DbChallengeStore:
         return None if row is None else _challenge(row)
 
     def open_from(self, user_id: str, now_ms: int) -> int:
-        query = select(func.count()).where(
-            _C.c.challenger_id == user_id, _C.c.status == "open", _C.c.expires_ms > now_ms
-        )
+        """Open challenges ``user_id`` has sent."""
         with self.db.connect() as conn:
-            return int(conn.execute(query).scalar_one())
+            return int(
+                conn.execute(
+                    select(self._open_count(_C.c.challenger_id == user_id, now_ms))
+                ).scalar_one()
+            )
+
+    def open_to(self, user_id: str, now_ms: int) -> int:
+        """Open challenges ``user_id`` has received."""
+        with self.db.connect() as conn:
+            return int(
+                conn.execute(
+                    select(self._open_count(_C.c.challenged_id == user_id, now_ms))
+                ).scalar_one()
+            )
 
     def of(self, user_id: str, since_ms: int) -> list[Challenge]:
         """The user's challenges, sent and received, open or answered since ``since_ms``."""
@@ -108,6 +164,40 @@ class DbChallengeStore:
             return conn.execute(
                 update(_C).where(pair, _C.c.status == "open").values(status="cancelled")
             ).rowcount
+
+    # ------------------------------------------------------------------ policies
+    def policy(self, user_id: str) -> Policy:
+        query = select(_P.c.accept).where(_P.c.user_id == user_id)
+        with self.db.connect() as conn:
+            accept = conn.execute(query).scalar_one_or_none()
+        return policy_of(accept) if accept is not None else "everyone"
+
+    def set_policy(self, user_id: str, policy: Policy, now_ms: int) -> None:
+        with self.db.begin() as conn:
+            changed = conn.execute(
+                update(_P).where(_P.c.user_id == user_id).values(accept=policy, updated_ms=now_ms)
+            ).rowcount
+            if changed == 0:
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            insert(_P).values(user_id=user_id, accept=policy, updated_ms=now_ms)
+                        )
+                except IntegrityError:  # another request stored one meanwhile
+                    conn.execute(
+                        update(_P)
+                        .where(_P.c.user_id == user_id)
+                        .values(accept=policy, updated_ms=now_ms)
+                    )
+
+    def have_played(self, one: str, other: str) -> bool:
+        """Whether the two players have a game together (any game, any outcome)."""
+        pair = or_(
+            and_(GAMES.c.black_user_id == one, GAMES.c.white_user_id == other),
+            and_(GAMES.c.black_user_id == other, GAMES.c.white_user_id == one),
+        )
+        with self.db.connect() as conn:
+            return conn.execute(select(GAMES.c.id).where(pair).limit(1)).first() is not None
 
     # ------------------------------------------------------------------ blocks
     def block(self, user_id: str, blocked_id: str, now_ms: int) -> None:

@@ -1,7 +1,9 @@
 """Direct challenges as the server runs them (``ctx.challenges``): send one to a named
 player, accept it (the game starts for both, through the one game creator, in the
 commit that settles the challenge), decline it with a reason, cancel it; block a
-player (their challenges stop, and those open between you are cancelled).  Both
+player (their challenges stop, and those open between you are cancelled); choose
+whom you take challenges from.  A player has at most ``MAX_OPEN`` challenges sent
+and ``MAX_RECEIVED`` received waiting at once, in every process together.  Both
 players' lobby sockets, in every server process, hear of each change."""
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from poolcheckers.server.accounts.repository import DbUserStore
 from poolcheckers.server.challenges.model import (
     DECLINE_REASONS,
     MAX_OPEN,
+    MAX_RECEIVED,
     Challenge,
     ChallengeConflict,
     ChallengeError,
     ChallengeForbidden,
     ChallengeGone,
+    Policy,
+    policy_of,
     spec_of,
     ttl_ms,
 )
@@ -78,19 +83,10 @@ class ChallengeService:
         target = self._user(data.get("username"))
         if target.id == me.id:
             raise ChallengeError(M_("you cannot challenge yourself"))
-        if self.store.blocks(target.id, me.id):
-            raise ChallengeForbidden(
-                M_("{username} does not accept challenges from you", username=target.username)
-            )
+        self._admitted(me, target)
         spec = spec_of(data)
         now = self.clock.now_ms()
-        if self.store.open_from(me.id, now) >= MAX_OPEN:
-            raise ChallengeConflict(
-                M_(
-                    "you have {MAX_OPEN} challenges waiting for an answer: cancel one first",
-                    MAX_OPEN=MAX_OPEN,
-                )
-            )
+        self._under_caps(me, target, now)
         if self.quotas is not None:
             decision = self.quotas.hit(SENT_PER_HOUR, me.id)
             if not decision.allowed:
@@ -114,9 +110,59 @@ class ChallengeService:
             created_ms=now,
             expires_ms=now + ttl_ms(spec),
         )
-        self.store.insert(c)
+        if not self.store.insert(c, MAX_OPEN, MAX_RECEIVED):
+            # another request (of any process) took the last place meanwhile
+            self._under_caps(me, target, now)
+            raise ChallengeConflict(M_("too many challenges are waiting: try again later"))
         self._tell(c, "challenge")
         return c
+
+    def _admitted(self, me: User, target: User) -> None:
+        """The challenged takes challenges from ``me``: not blocked, and their policy."""
+        if self.store.blocks(target.id, me.id):
+            raise ChallengeForbidden(
+                M_("{username} does not accept challenges from you", username=target.username)
+            )
+        policy = self.store.policy(target.id)
+        if policy == "nobody":
+            raise ChallengeForbidden(
+                M_("{username} does not accept challenges", username=target.username)
+            )
+        if policy == "played" and not self.store.have_played(target.id, me.id):
+            raise ChallengeForbidden(
+                M_(
+                    "{username} accepts challenges only from players they have played",
+                    username=target.username,
+                )
+            )
+
+    def _under_caps(self, me: User, target: User, now: int) -> None:
+        """Refuse, saying which, when either player has the most open challenges."""
+        if self.store.open_from(me.id, now) >= MAX_OPEN:
+            raise ChallengeConflict(
+                M_(
+                    "you have {MAX_OPEN} challenges waiting for an answer: cancel one first",
+                    MAX_OPEN=MAX_OPEN,
+                )
+            )
+        if self.store.open_to(target.id, now) >= MAX_RECEIVED:
+            raise ChallengeConflict(
+                M_(
+                    "{username} has {limit} challenges waiting for an answer already: "
+                    "try again later",
+                    username=target.username,
+                    limit=MAX_RECEIVED,
+                )
+            )
+
+    def policy(self, me: User) -> Policy:
+        """Whom ``me`` takes challenges from."""
+        return self.store.policy(me.id)
+
+    def set_policy(self, me: User, value: object) -> Policy:
+        policy = policy_of(value)
+        self.store.set_policy(me.id, policy, self.clock.now_ms())
+        return policy
 
     def _open(self, cid: str) -> Challenge:
         c = self.store.get(cid)

@@ -350,6 +350,16 @@ BLOCKS = Table(
     Column("created_ms", BigInteger, nullable=False),
 )
 
+#: Whom a player takes challenges from (migration 0015): ``everyone``, ``played`` (the
+#: players they have played a game with) or ``nobody``; without a row, everyone.
+CHALLENGE_POLICIES = Table(
+    "challenge_policies",
+    METADATA,
+    Column("user_id", String(16), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("accept", String(16), nullable=False),
+    Column("updated_ms", BigInteger, nullable=False),
+)
+
 #: The counters of the site's rates (:mod:`poolcheckers.server.quotas`): a count per
 #: name until it expires, shared by every server process.
 RATE_COUNTERS = Table(

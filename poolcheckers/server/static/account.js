@@ -1,9 +1,11 @@
-// The account page: sign up, sign in, sign out, change the password, API tokens.
+// The account page: sign up, sign in, sign out, change the password, whom challenges
+// come from, API tokens.
 
 /** @import { AccountInfo, Bounds, RequestLimits } from "./types.js" */
 /** @import { Attrs } from "./util.js" */
 
 import { errorText } from "./api.js";
+import { challengePolicySection } from "./challenges.js";
 import { currentAccount, playerLink, send, setAccount, withNodes } from "./community.js";
 import { requestLimits } from "./rules.js";
 import { tokensSection } from "./tokens.js";
@@ -176,6 +178,7 @@ function signedIn(root, account, limits) {
     h("h1", {}, t("Account")),
     h("p", {}, ...withNodes(t("Signed in as {name}."), { name: playerLink(account.username) }), " ", h("a", { href: "/lobby" }, t("To the lobby")), " ", out),
     password,
+    challengePolicySection(),
     tokensSection(),
   );
 }

@@ -1,9 +1,10 @@
 // Direct challenges: the form on a player's page (challenge them, or block them)
 // and in the lobby (challenge a player by name), and the lobby's list of challenges
 // sent and received (accept, decline with a reason, cancel), kept live by the lobby
-// socket's challenge messages.
+// socket's challenge messages; and the account page's choice of whom the player
+// takes challenges from.
 
-/** @import { ChallengeInfo, RulesInfo, TournamentSummary } from "./types.js" */
+/** @import { ChallengeInfo, ChallengePolicy, RulesInfo, TournamentSummary } from "./types.js" */
 
 import { errorText } from "./api.js";
 import { clockText, playerLink, send, withNodes } from "./community.js";
@@ -210,5 +211,44 @@ function challengeItem(c, incoming, act) {
     `${reason} `,
     cancel,
     game,
+  );
+}
+
+/**
+ * The account page's "Challenges" card: whom the player takes challenges from
+ * (everyone, the players they have played, nobody), saved when changed.
+ * @returns {HTMLElement}
+ */
+export function challengePolicySection() {
+  const choice = h(
+    "select",
+    { name: "accept-from" },
+    h("option", { value: "everyone" }, t("Everyone")),
+    h("option", { value: "played" }, t("Players I have played")),
+    h("option", { value: "nobody" }, t("Nobody")),
+  );
+  const note = h("p", { role: "status" });
+  /** @param {Promise<ChallengePolicy>} answer */
+  const show = async (answer) => {
+    try {
+      choice.value = (await answer).accept_from;
+      return true;
+    } catch (err) {
+      note.textContent = errorText(err);
+      return false;
+    }
+  };
+  void show(send("GET", "/api/challenges/policy"));
+  choice.addEventListener("change", async () => {
+    note.textContent = "";
+    if (await show(send("POST", "/api/challenges/policy", { accept_from: choice.value }))) note.textContent = t("Saved.");
+  });
+  return h(
+    "section",
+    { class: "card", id: "challenge-policy", "aria-label": t("Challenges") },
+    h("h2", {}, t("Challenges")),
+    h("p", {}, h("label", {}, t("Accept challenges from"), " ", choice)),
+    h("p", { class: "hint" }, t("A player you block can never challenge you; you may still challenge anyone.")),
+    note,
   );
 }

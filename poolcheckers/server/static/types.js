@@ -557,6 +557,12 @@
  * @property {number} expires
  */
 
+/**
+ * Whom a player takes challenges from (GET/POST /api/challenges/policy).
+ * @typedef {object} ChallengePolicy
+ * @property {"everyone" | "played" | "nobody"} accept_from
+ */
+
 export {};
 
 /**

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from fastapi import APIRouter, Request, Response
@@ -32,6 +33,9 @@ router = APIRouter(tags=["bot"], route_class=ApiRoute, responses=ERROR_RESPONSES
 #: seconds between keep-alive lines on an idle stream
 KEEPALIVE_S = 6.0
 NDJSON = "application/x-ndjson"
+#: a ply in a URL: ASCII digits only (``str.isdigit`` also takes ``²``, which ``int``
+#: refuses) and few enough that ``int`` reads them (no game lasts a billion plies)
+PLY = re.compile("[0-9]{1,9}")
 #: streams one bot may hold open at once, counted in the database (every process):
 #: event streams of the account, and streams of one of its games
 EVENT_STREAMS = 4
@@ -215,13 +219,16 @@ async def bot_move(game_id: str, move: str, request: Request, ctx: Ctx) -> Respo
     if ply_text is None:
         state = await ctx.run(ctx.games.view, game_id, None, user.id)
         ply = state.loaded.game.ply
-    elif ply_text.isdigit():
+    elif PLY.fullmatch(ply_text):
         ply = int(ply_text)
     else:
         raise ApiError(
             400,
             "malformed",
-            M_("ply must be a whole number, not {ply_text}", ply_text=repr(ply_text[:20])),
+            M_(
+                "ply must be a whole number from 0 to 999999999, not {ply_text}",
+                ply_text=repr(ply_text[:20]),
+            ),
         )
     view, _played = await ctx.run(ctx.games.move, game_id, None, move, ply, user.id)
     return json_response(view.json())

@@ -1,12 +1,13 @@
 """Direct challenges and blocks (docs/TOURNAMENTS.md, "Direct challenges").  All need
 an account.  The challenged player hears of a challenge on their lobby socket (in
 every server process), and both players hear of its answer; an accepted challenge's
-game starts for both at once.
+game starts for both at once.  A player chooses whom they take challenges from
+(everyone, the players they have played, nobody).
 
 A program may use the challenge routes with a personal API token instead of the
-session (``Authorization: Bearer``, docs/BOTS.md): listing needs the scope
-``challenge:read``, sending and answering ``challenge:write``.  Blocks need the
-session."""
+session (``Authorization: Bearer``, docs/BOTS.md): listing, and reading whom the
+account takes challenges from, need the scope ``challenge:read``; sending, answering
+and choosing whom ``challenge:write``.  Blocks need the session."""
 
 from __future__ import annotations
 
@@ -61,6 +62,14 @@ class BlockRequest(Body):
     username: Text
 
 
+class ChallengePolicy(Body):
+    """Whom the player takes challenges from."""
+
+    accept_from: Literal["everyone", "played", "nobody"] = Field(
+        description="everyone; played: the players you have played a game with; nobody"
+    )
+
+
 @router.post("/api/challenges", summary="Challenge a named player")
 async def create(body: ChallengeRequest, request: Request, ctx: Ctx) -> Response:
     user = await _player(request, ctx, "challenge:write")
@@ -109,6 +118,20 @@ async def cancel(cid: str, request: Request, ctx: Ctx) -> Response:
     user = await _player(request, ctx, "challenge:write")
     c = await ctx.run(ctx.challenges.cancel, user, cid)
     return json_response(c.to_dict(ctx.settings.clock.now_ms()))
+
+
+@router.get("/api/challenges/policy", summary="Whom you take challenges from")
+async def policy(request: Request, ctx: Ctx) -> Response:
+    user = await _player(request, ctx, "challenge:read")
+    accept_from = await ctx.run(ctx.challenges.policy, user)
+    return json_response(ChallengePolicy(accept_from=accept_from).model_dump())
+
+
+@router.post("/api/challenges/policy", summary="Choose whom you take challenges from")
+async def set_policy(body: ChallengePolicy, request: Request, ctx: Ctx) -> Response:
+    user = await _player(request, ctx, "challenge:write")
+    accept_from = await ctx.run(ctx.challenges.set_policy, user, body.accept_from)
+    return json_response(ChallengePolicy(accept_from=accept_from).model_dump())
 
 
 @router.get("/api/blocks", summary="The players you block")
