@@ -278,3 +278,8 @@ class DbTokenStore:
                 )
             )
         return gone.rowcount > 0
+
+    def revoke_all(self, user_id: str) -> int:
+        with self.db.begin() as conn:
+            gone = conn.execute(delete(API_TOKENS).where(API_TOKENS.c.user_id == user_id))
+        return int(gone.rowcount)

@@ -5,6 +5,7 @@ good and is marked BOT."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from sqlalchemy import create_engine, select
 from poolcheckers.server.database.tables import API_TOKENS
 
 from ..conftest import AppFactory
-from ..helpers import error_code
+from ..helpers import error_code, server_context
 
 PASSWORD = "correct horse battery"
 
@@ -229,3 +230,96 @@ def test_challenge_scopes_let_a_program_read_and_send_challenges(make_client: Ap
     assert [c["id"] for c in bob.get("/api/challenges").json()["in"]] == [sent.json()["id"]]
     # blocks stay the session's
     assert program.get("/api/blocks", headers=bearer(writer)).status_code == 401
+
+
+def _tokens_and_another_device(ann: TestClient) -> tuple[str, TestClient]:
+    """A token of Ann's account, and Ann signed in on another device."""
+    token = ann.post("/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]})
+    other = TestClient(ann.app)
+    r = other.post("/api/account/login", json={"username": "Ann", "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    return token.json()["token"], other
+
+
+def _everything_else_ended(ann: TestClient, token: str, other: TestClient) -> None:
+    program = TestClient(ann.app)
+    assert program.get("/api/bot/account", headers=bearer(token)).status_code == 401
+    assert other.get("/api/account").status_code == 401
+    assert ann.get("/api/account").status_code == 200  # the device that asked stays in
+    assert ann.get("/api/account/tokens").json()["tokens"] == []
+
+
+def test_a_password_change_revokes_every_token_and_signs_out_other_devices(
+    make_client: AppFactory,
+) -> None:
+    ann = signed_in(make_client, "Ann")
+    token, other = _tokens_and_another_device(ann)
+    r = ann.post("/api/account/password", json={"old": PASSWORD, "new": "a brand new secret"})
+    assert r.status_code == 200, r.text
+    ann.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    _everything_else_ended(ann, token, other)
+
+
+def test_a_password_reset_revokes_every_token(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    token, other = _tokens_and_another_device(ann)
+    code, _ = server_context(ann).accounts.accounts.issue_reset_code("Ann")
+    device = TestClient(ann.app)
+    body = {"username": "Ann", "code": code, "password": "a brand new secret"}
+    assert device.post("/api/account/reset", json=body).status_code == 200
+    assert TestClient(ann.app).get("/api/bot/account", headers=bearer(token)).status_code == 401
+    assert other.get("/api/account").status_code == 401
+    assert ann.get("/api/account").status_code == 401
+    assert device.get("/api/account").status_code == 200
+
+
+def test_sign_out_everywhere_ends_other_sessions_and_revokes_every_token(
+    make_client: AppFactory,
+) -> None:
+    ann = signed_in(make_client, "Ann")
+    token, other = _tokens_and_another_device(ann)
+    r = ann.post("/api/account/logout-everywhere")
+    assert r.status_code == 200 and r.json()["username"] == "Ann", r.text
+    ann.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+    _everything_else_ended(ann, token, other)
+    # the password still signs in: only sessions and tokens ended
+    again = TestClient(ann.app).post(
+        "/api/account/login", json={"username": "Ann", "password": PASSWORD}
+    )
+    assert again.status_code == 200
+
+
+def test_sign_out_everywhere_needs_a_session(make_client: AppFactory) -> None:
+    ann = signed_in(make_client, "Ann")
+    token, _other = _tokens_and_another_device(ann)
+    program = TestClient(ann.app)
+    r = program.post("/api/account/logout-everywhere", headers=bearer(token))
+    assert r.status_code == 401
+    assert program.get("/api/bot/account", headers=bearer(token)).status_code == 200
+
+
+def test_a_token_stream_rereads_its_token_without_the_notice(make_client: AppFactory) -> None:
+    """The safety net of a lost notice: a token deleted behind the site's back (no
+    notice sent) ends its streams at the next reread."""
+    with make_client(password_parameters=CHEAPEST) as client:
+        r = client.post("/api/account/signup", json={"username": "Ann", "password": PASSWORD})
+        client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+        client.post("/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]})
+        accounts = server_context(client).accounts
+        accounts.token_recheck_s = 0.05
+        user = accounts.users.by_key("ann")
+        assert user is not None
+        (stored,) = accounts.tokens.store.of_user(user.id)
+
+        async def lives_for(seconds: float) -> bool:
+            try:
+                await asyncio.wait_for(accounts.token_revoked(stored), seconds)
+            except TimeoutError:
+                return True
+            return False
+
+        portal = client.portal
+        assert portal is not None
+        assert portal.call(lives_for, 0.3)
+        accounts.tokens.store.revoke_all(user.id)  # no notice
+        assert not portal.call(lives_for, 0.5)

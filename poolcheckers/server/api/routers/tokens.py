@@ -41,8 +41,9 @@ async def create_token(body: NewApiToken, request: Request, ctx: Ctx) -> Respons
 
 @router.delete("/api/account/tokens/{token_id}", status_code=204, summary="Revoke an API token")
 async def revoke_token(token_id: str, request: Request, ctx: Ctx) -> Response:
+    """At once, in every server process: the streams the token opened end too."""
     user, _session = await ctx.accounts.require_user(request)
-    if not await ctx.run(ctx.accounts.tokens.store.revoke, user.id, token_id):
+    if not await ctx.accounts.revoke_token(user.id, token_id):
         raise ApiError(
             404, "not_found", M_("you have no API token {token_id}", token_id=repr(token_id[:20]))
         )
