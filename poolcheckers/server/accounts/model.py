@@ -61,7 +61,7 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, Message
 from poolcheckers.server.quotas import Decision, Quotas, Rate
 from poolcheckers.server.throttle import SignInLimits, address_key
 
@@ -323,6 +323,73 @@ class Passwords:
 
 
 # ------------------------------------------------------------------ the service
+
+
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What keeps an account from becoming a bot: what it entered or offered as a
+    person (an event's entry, a seek, a challenge: a person who takes it means to
+    play a person, and the site's events and lobby are for people), and its games
+    (only a new account becomes a bot).
+
+    >>> Holdings().held, Holdings(seeks=1).held
+    (False, True)
+    >>> print(Holdings(events=("Club night",), seeks=2).refusal("Ann"))
+    Ann cannot become a bot yet: it is entered in 1 event(s) ('Club night'): withdraw first; it has 2 open seek(s) in the lobby: cancel them first
+    """  # noqa: E501
+
+    events: tuple[str, ...] = ()
+    seeks: int = 0
+    challenges: int = 0
+    games: int = 0
+
+    @property
+    def held(self) -> bool:
+        return bool(self.events or self.seeks or self.challenges or self.games)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "events": list(self.events),
+            "seeks": self.seeks,
+            "challenges": self.challenges,
+            "games": self.games,
+        }
+
+    def refusal(self, username: str) -> Message:
+        """The refusal in plain words, naming each kind of holding."""
+        held: list[Message] = []
+        if self.events:
+            names = ", ".join(repr(name) for name in self.events)
+            held.append(
+                M_(
+                    "it is entered in {count} event(s) ({names}): withdraw first",
+                    count=len(self.events),
+                    names=names,
+                )
+            )
+        if self.seeks:
+            held.append(
+                M_("it has {count} open seek(s) in the lobby: cancel them first", count=self.seeks)
+            )
+        if self.challenges:
+            held.append(
+                M_(
+                    "it has {count} open challenge(s), sent or received: cancel or decline them first",  # noqa: E501
+                    count=self.challenges,
+                )
+            )
+        if self.games:
+            held.append(
+                M_(
+                    "it has played {count} game(s): only a new account can become a bot (make one for the bot)",  # noqa: E501
+                    count=self.games,
+                )
+            )
+        # said in English as it reads; in another language each holding is said too
+        english = M_(
+            "{username} cannot become a bot yet: {held}", username=username, held="; ".join(held)
+        )
+        return Message.beside(english, english.template, username=username, held=held)
 
 
 def pdn_title(bot: bool) -> str | None:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from poolcheckers.server.accounts.repository import bots_among
 from poolcheckers.server.challenges.model import Challenge
 from poolcheckers.server.database.tables import BLOCKS, CHALLENGES
 from poolcheckers.server.lobby.model import SeekSpec
@@ -39,8 +40,12 @@ class DbChallengeStore:
     def __init__(self, db: Engine) -> None:
         self.db = db
 
-    def insert(self, c: Challenge) -> None:
-        with self.db.begin() as conn:
+    def insert(self, c: Challenge, bots: frozenset[str] = frozenset()) -> bool:
+        """Store the new challenge, unless which of its two accounts are bots is no
+        longer ``bots`` (as the sender read them): False, nothing stored.  Read
+        under a lock after the write, so an account becoming a bot at the same time
+        is seen (:func:`~poolcheckers.server.accounts.repository.bots_among`)."""
+        with self.db.connect() as conn, conn.begin() as tx:
             conn.execute(
                 insert(_C).values(
                     id=c.id,
@@ -56,6 +61,10 @@ class DbChallengeStore:
                     expires_ms=c.expires_ms,
                 )
             )
+            if bots_among(conn, [c.challenger_id, c.challenged_id]) != bots:
+                tx.rollback()
+                return False
+        return True
 
     def get(self, cid: str) -> Challenge | None:
         with self.db.connect() as conn:

@@ -114,7 +114,10 @@ class ChallengeService:
             created_ms=now,
             expires_ms=now + ttl_ms(spec),
         )
-        self.store.insert(c)
+        if not self.store.insert(c, frozenset(u.id for u in (me, target) if u.bot)):
+            raise ChallengeConflict(
+                M_("a player of this challenge became a bot account meanwhile: send it again")
+            )
         self._tell(c, "challenge")
         return c
 
