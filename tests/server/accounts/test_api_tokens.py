@@ -403,7 +403,8 @@ def test_the_refusal_names_everything_held_in_the_players_language(
     assert (holds["seeks"], holds["challenges"]) == (1, 1)
     message = r.json()["error"]["message"]
     assert message.startswith("Ann ainda não pode virar um bot:"), message
-    assert "desafio(s)" in message and "busca(s)" in message, message
+    assert "1 desafio(s) aberto(s) no salão" in message, message  # the seek
+    assert "1 desafio(s) pendente(s), enviado(s) ou recebido(s)" in message, message
 
 
 def _in_a_thread(action: Callable[[], httpx2.Response]) -> tuple[threading.Thread, list[Any]]:
