@@ -73,7 +73,7 @@ async def upgrade_to_bot(request: Request, ctx: Ctx, words: Lang) -> Response:
         now = ctx.settings.clock.now_ms()
         holds = await ctx.run(ctx.accounts.users.make_bot, user.id, now)
         if holds.held:
-            message = words.say(holds.refusal(user.username))
-            error = {"code": "conflict", "message": message, "holds": holds.to_dict()}
-            return json_response({"error": error}, 409)
+            refused = ApiError(409, "conflict", holds.refusal(user.username)).body(words)
+            refused["error"]["holds"] = holds.to_dict()
+            return json_response(refused, 409)
     return json_response({"username": user.username, "bot": True})
