@@ -265,8 +265,9 @@ class AccountService:
 
     async def token_revoked(self, token: ApiToken) -> None:
         """Return once ``token`` is revoked: at the notice of a revocation among its
-        account's tokens (sent by any server process), or at the latest
-        :attr:`token_recheck_s` after it (the notice of a lost LISTEN connection)."""
+        account's tokens (sent by any server process), or, when that notice was lost
+        with a LISTEN connection, at the next of the reads every
+        :attr:`token_recheck_s`."""
         topic = REVOKED_TOPIC + token.user_id
         queue = None if self.notices is None else self.notices.subscribe(topic)
         try:
