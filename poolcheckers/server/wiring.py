@@ -81,7 +81,17 @@ class Services:
         )
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
-        self.accounts = AccountService(settings, self.db, self.executor, self.quotas)
+        postgres = is_postgres(settings.database_url)
+        #: "this changed" notices (an event's standings, an account's revoked tokens and
+        #: ended sessions), for the sockets and streams of every process
+        self.topics = TopicFeed(
+            self.db if postgres else None,
+            libpq_conninfo(settings.database_url) if postgres else None,
+            on_remote=self._remote_notice,
+        )
+        self.accounts = AccountService(
+            settings, self.db, self.executor, self.quotas, notices=self.topics
+        )
         #: how many games one client may start and import, for every process
         self.creation = CreationLimits(
             self.quotas,
@@ -131,15 +141,7 @@ class Services:
         self._tasks: list[asyncio.Task[None]] = []
 
     def _events(self, settings: Settings) -> None:
-        """Tournaments, their pages' change notices, and direct challenges."""
-        postgres = is_postgres(settings.database_url)
-        #: "this event changed" notices for the event pages' sockets, in every process
-        self.topics = TopicFeed(
-            self.db if postgres else None,
-            libpq_conninfo(settings.database_url) if postgres else None,
-            # another process changed an event: this process's last read of it is old
-            on_remote=lambda topic: self.tournaments.forget(topic.removeprefix("tournament:")),
-        )
+        """Tournaments and direct challenges."""
         self.tournaments = TournamentService(
             self.db,
             # the tournaments' own thread: an event's advance (a big Swiss pairing, an
@@ -182,6 +184,15 @@ class Services:
             announce=self.lobby.announce,
             quotas=self.quotas,
         )
+
+    def _remote_notice(self, topic: str) -> None:
+        """A notice from another process (:class:`TopicFeed`), before its subscribers
+        here hear it."""
+        if topic.startswith("tournament:"):
+            # another process changed an event: this process's last read of it is old
+            self.tournaments.forget(topic.removeprefix("tournament:"))
+        else:
+            self.accounts.remote_notice(topic)
 
     async def act(
         self,

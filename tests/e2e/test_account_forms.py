@@ -1,12 +1,15 @@
 """Sign-up and sign-in as a newcomer meets them, in Chromium on a phone and at
 1366x768: the username rule is said before typing and a name too long is named, not cut;
 the button waits while the server answers; a refused password is cleared; a forgotten
-password is set again with the code an administrator's command prints; and a signed-out
+password is set again with the code an administrator's command prints; "sign out
+everywhere" signs out the other devices and revokes every API token; and a signed-out
 visitor's pages log no error to the console."""
 
 from __future__ import annotations
 
 import io
+import urllib.error
+import urllib.request
 from contextlib import redirect_stdout
 from typing import TYPE_CHECKING
 
@@ -112,3 +115,47 @@ def test_a_signed_out_visitor_sees_no_console_error(server: Server, new_page: Pa
         page.wait_for_selector("main h1, main h2")
         page.wait_for_load_state("networkidle")
     assert logged == []
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_sign_out_everywhere_ends_other_devices_and_revokes_every_token(
+    server: Server, new_page: PageFactory, size: str
+) -> None:
+    name = f"Careful_{size}"
+    server.post_json("/api/account/signup", {"username": name, "password": PASSWORD})
+    here, there = new_page(viewport=SIZES[size]), new_page(viewport=SIZES[size])
+    for page in (here, there):
+        page.goto(server.url("/account"))
+        page.fill(f'{SIGN_IN} input[name="username"]', name)
+        page.fill(f'{SIGN_IN} input[name="password"]', PASSWORD)
+        page.click(f'{SIGN_IN} button[type="submit"]')
+        page.wait_for_url("**/lobby")
+    here.goto(server.url("/account"))
+    here.fill('form[aria-label="New API token"] input[name="label"]', "my engine")
+    here.check('form[aria-label="New API token"] input[value="bot:play"]')
+    here.click('form[aria-label="New API token"] button[type="submit"]')
+    token = here.inner_text("#new-token")
+    assert _bot_status(server, token) == 200
+    # the page says what a password change does, and what the button does
+    assert "revokes every API token" in here.inner_text('form[aria-label="Change the password"]')
+    assert "This browser stays signed in." in here.inner_text("#everywhere")
+    here.click('#everywhere button:has-text("Sign out everywhere")')
+    here.wait_for_selector('#everywhere p.notice:has-text("every API token is revoked")')
+    here.wait_for_selector('#tokens li:has-text("No tokens.")')
+    shot(here, f"sign-out-everywhere-{size}")
+    assert _bot_status(server, token) == 401
+    there.goto(server.url("/account"))
+    there.wait_for_selector(SIGN_IN)  # the other device is signed out
+    here.reload()
+    here.wait_for_selector(f"text=Signed in as {name}")  # this one is not
+
+
+def _bot_status(server: Server, token: str) -> int:
+    request = urllib.request.Request(
+        server.url("/api/bot/account"), headers={"Authorization": f"Bearer {token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)

@@ -5,9 +5,11 @@ with moves by POST; and what a bot may not do."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,15 +31,16 @@ class Server:
     """``python -m poolcheckers.server`` on one port and one SQLite file, which can be
     stopped and started again (a network fault, as a bot sees it)."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, database_url: str | None = None) -> None:
         self.tmp, self.port = tmp, free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.database_url = database_url or f"sqlite:///{self.tmp / 'site.sqlite3'}"
 
     def start(self) -> None:
         args = [
             sys.executable, "-m", "poolcheckers.server", "--port", str(self.port),
-            "--database-url", f"sqlite:///{self.tmp / 'site.sqlite3'}", "--log-level",
+            "--database-url", self.database_url, "--log-level",
             "warning", "--signup-limit", "100", "--min-rated-plies", "2",
             "--shutdown-timeout", "1",
         ]  # fmt: skip
@@ -329,3 +332,64 @@ def test_a_bot_holds_at_most_four_event_streams(site: str) -> None:
     again.close()
     for s in held:
         s.close()
+
+
+def read_to_the_end(stream: Stream) -> threading.Event:
+    """An event set when ``stream`` ends (read in a thread, its lines dropped)."""
+    ended = threading.Event()
+
+    def read() -> None:
+        with contextlib.suppress(httpx2.HTTPError):
+            for _line in stream.lines:
+                pass
+        ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return ended
+
+
+@pytest.mark.postgres
+def test_a_revoked_tokens_streams_end_within_a_second_in_every_process(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The token's event stream and game stream are open on one server process; the
+    owner revokes the token on another: both streams end within a second."""
+    one, two = Server(tmp_path / "one", pg_url), Server(tmp_path / "two", pg_url)
+    for server in (one, two):
+        server.tmp.mkdir()
+        server.start()
+    try:
+        with httpx2.Client(base_url=two.base, timeout=30) as owner:
+            r = owner.post("/api/account/signup", json={"username": "Gone", "password": PASSWORD})
+            owner.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+            made = owner.post("/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]})
+            token, token_id = made.json()["token"], made.json()["id"]
+            assert httpx2.post(
+                one.base + "/api/bot/account/upgrade", headers=auth(token)
+            ).is_success
+            other = account(two.base, "Stays", bot=True)
+            cid = httpx2.post(
+                one.base + "/api/bot/challenge", headers=auth(token), timeout=30,
+                json={"username": "Stays", "clock": {"initial": 300, "increment": 3}},
+            ).json()["id"]  # fmt: skip
+            accepted = httpx2.post(
+                f"{two.base}/api/bot/challenge/{cid}/accept", headers=auth(other)
+            )
+            gid = accepted.json()["game"]["id"]
+            events = Stream(one.base, "/api/stream/event", token)
+            game = Stream(one.base, f"/api/bot/game/stream/{gid}", token)
+            assert events.next() == {"type": "gameStart", "game": {"id": gid}}
+            assert game.next()["type"] == "gameFull"
+            kept = Stream(one.base, "/api/stream/event", other)  # another bot's: stays open
+            assert kept.next()["type"] == "gameStart"
+            ended = [read_to_the_end(s) for s in (events, game, kept)]
+            assert owner.delete(f"/api/account/tokens/{token_id}").status_code == 204
+            revoked = time.monotonic()
+            assert ended[0].wait(1.0) and ended[1].wait(1.0), "a stream outlived its token"
+            assert time.monotonic() - revoked < 1.0
+            assert not ended[2].wait(0.2)
+            for s in (events, game, kept):
+                s.close()
+    finally:
+        one.stop()
+        two.stop()

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from poolcheckers import RuleSet
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.database.engine import make_engine, run_migrations
+from poolcheckers.server.database.tables import USERS
 from poolcheckers.server.games.timecontrol import Clock
 from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.lobby.repository import DbLobbyStore
@@ -366,13 +368,15 @@ def test_a_seek_author_who_became_a_bot_is_marked_bot_in_the_game(
     ann_bob: tuple[TestClient, TestClient],
 ) -> None:
     """Whether the players are bots is read as the seek is taken, not when it was
-    posted (an account with no game yet may become a bot meanwhile)."""
+    posted (the upgrade refuses an account with open seeks, but the flag may have
+    been set by hand, as here)."""
     ann, bob = ann_bob
     seek = post(ann)
     users = server_context(ann).accounts.users
     user = users.by_key("ann")
     assert user is not None
-    users.make_bot(user.id)
+    with users.db.begin() as conn:
+        conn.execute(update(USERS).where(USERS.c.id == user.id).values(bot=True))
     r = bob.post(f"/api/seeks/{seek['id']}/accept")
     assert r.status_code == 200, r.text
     tags = r.json()["game"]["tags"]

@@ -208,7 +208,7 @@ def test_a_session_is_read_with_its_account() -> None:
     users, sessions = DbUserStore(db), DbSessionStore(db)
     ann = User("u1", "Ann", "ann", "hash", 1.0, bot=True, locale="pt_BR")
     assert users.add(ann)
-    users.make_bot("u1")
+    assert not users.make_bot("u1", 0).held
     users.set_locale("u1", "pt_BR")
     sessions.insert(Session("d1", "u1", 2.0, 3.0))
     sessions.insert(Session("d2", "u-gone", 2.0, 3.0))

@@ -82,6 +82,7 @@ def test_openapi_describes_every_http_route(client: TestClient) -> None:
         "/api/account/login": {"post"},
         "/api/account/logout": {"post"},
         "/api/account/password": {"post"},
+        "/api/account/logout-everywhere": {"post"},
         "/api/seeks": {"get", "post"},
         "/api/seeks/{seek_id}": {"delete"},
         "/api/seeks/{seek_id}/accept": {"post"},

@@ -53,6 +53,7 @@ from poolcheckers.server.accounts.sessions import (
     csrf_token,
     token_digest,
 )
+from poolcheckers.server.accounts.tokens import TokenStore
 from poolcheckers.server.domain_errors import (
     CredentialsError,
     PasswordError,
@@ -60,7 +61,7 @@ from poolcheckers.server.domain_errors import (
     UsernameError,
     UsernameTakenError,
 )
-from poolcheckers.server.i18n import M_
+from poolcheckers.server.i18n import M_, Message
 from poolcheckers.server.quotas import Decision, Quotas, Rate
 from poolcheckers.server.throttle import SignInLimits, address_key
 
@@ -324,6 +325,73 @@ class Passwords:
 # ------------------------------------------------------------------ the service
 
 
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What keeps an account from becoming a bot: what it entered or offered as a
+    person (an event's entry, a seek, a challenge: a person who takes it means to
+    play a person, and the site's events and lobby are for people), and its games
+    (only a new account becomes a bot).
+
+    >>> Holdings().held, Holdings(seeks=1).held
+    (False, True)
+    >>> print(Holdings(events=("Club night",), seeks=2).refusal("Ann"))
+    Ann cannot become a bot yet: it is entered in 1 event(s) ('Club night'): withdraw first; it has 2 open seek(s) in the lobby: cancel them first
+    """  # noqa: E501
+
+    events: tuple[str, ...] = ()
+    seeks: int = 0
+    challenges: int = 0
+    games: int = 0
+
+    @property
+    def held(self) -> bool:
+        return bool(self.events or self.seeks or self.challenges or self.games)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "events": list(self.events),
+            "seeks": self.seeks,
+            "challenges": self.challenges,
+            "games": self.games,
+        }
+
+    def refusal(self, username: str) -> Message:
+        """The refusal in plain words, naming each kind of holding."""
+        held: list[Message] = []
+        if self.events:
+            names = ", ".join(repr(name) for name in self.events)
+            held.append(
+                M_(
+                    "it is entered in {count} event(s) ({names}): withdraw first",
+                    count=len(self.events),
+                    names=names,
+                )
+            )
+        if self.seeks:
+            held.append(
+                M_("it has {count} open seek(s) in the lobby: cancel them first", count=self.seeks)
+            )
+        if self.challenges:
+            held.append(
+                M_(
+                    "it has {count} open challenge(s), sent or received: cancel or decline them first",  # noqa: E501
+                    count=self.challenges,
+                )
+            )
+        if self.games:
+            held.append(
+                M_(
+                    "it has played {count} game(s): only a new account can become a bot (make one for the bot)",  # noqa: E501
+                    count=self.games,
+                )
+            )
+        # said in English as it reads; in another language each holding is said too
+        english = M_(
+            "{username} cannot become a bot yet: {held}", username=username, held="; ".join(held)
+        )
+        return Message.beside(english, english.template, username=username, held=held)
+
+
 def pdn_title(bot: bool) -> str | None:
     """An account's title in PDN (``BlackTitle``/``WhiteTitle``, as lichess writes
     it): ``BOT`` for a bot account, else none."""
@@ -511,8 +579,11 @@ class Accounts:
         signup_limit: tuple[Quotas, Rate] | None = None,
         clock: Callable[[], float] = time.time,
         new_id: Callable[[], str] = lambda: secrets.token_urlsafe(9),
+        tokens: TokenStore | None = None,
     ) -> None:
         self.users = users
+        #: the API tokens, all revoked with the sessions (:meth:`end_everywhere`)
+        self.tokens = tokens
         self.sessions = sessions if sessions is not None else Sessions(MemorySessionStore())
         #: reads a session with its account (else: the session, then the account)
         self.session_users = session_users
@@ -643,7 +714,8 @@ class Accounts:
         self, username: object, code: object, new_password: object, *, address: str
     ) -> SignedIn:
         """Set a new password with a reset code (once; attempts are limited as sign-ins
-        are): every session of the account ends and this device is signed in."""
+        are): every session of the account ends, every API token of it is revoked,
+        and this device is signed in."""
         key = username.strip().lower()[: USERNAME_MAX + 1] if isinstance(username, str) else ""
         if self.limiter is not None:
             _sign_in_allowed(self.limiter.attempt(key, address))
@@ -666,15 +738,15 @@ class Accounts:
             user = fresh_user
         if self.limiter is not None:
             self.limiter.succeeded(key, address)
-        self.sessions.end_all(user.id, self.clock())
-        token, _ = self.sessions.start(user.id, self.clock())
+        token = self.end_everywhere(user.id)
         return SignedIn(replace(user, password_hash=new_hash), token)
 
     def change_password(
         self, token: str | None, old_password: object, new_password: object, *, address: str
     ) -> SignedIn:
         """Change the password of the session's account: every session of the account
-        ends, and the device that asked is signed in again with a new token."""
+        ends, every API token of it is revoked, and the device that asked is signed
+        in again with a new token."""
         user = self.authenticate(token)
         if user is None:
             raise CredentialsError(M_("sign in first"))
@@ -683,6 +755,23 @@ class Accounts:
         new_hash = self.passwords.hash(secret)
         if not self.users.set_password_hash(user.id, user.password_hash, new_hash):
             raise CredentialsError(M_("the password was changed meanwhile: sign in again"))
-        fresh = self.sessions.end_all(user.id, self.clock(), keep_signed_in=True)
+        return SignedIn(replace(user, password_hash=new_hash), self.end_everywhere(user.id))
+
+    def sign_out_everywhere(self, token: str | None) -> SignedIn:
+        """ "Sign out everywhere": every session of the session's account ends and
+        every API token of it is revoked; the device that asked is signed in again
+        with a new token."""
+        user = self.authenticate(token)
+        if user is None:
+            raise CredentialsError(M_("sign in first"))
+        return SignedIn(user, self.end_everywhere(user.id))
+
+    def end_everywhere(self, user_id: str) -> str:
+        """End every session of the account and revoke every API token of it (a
+        password that changed, or was perhaps stolen: a program signed in with the
+        old one kept its token); a new session's token for the device that asked."""
+        if self.tokens is not None:
+            self.tokens.revoke_all(user_id)
+        fresh = self.sessions.end_all(user_id, self.clock(), keep_signed_in=True)
         assert fresh is not None
-        return SignedIn(replace(user, password_hash=new_hash), fresh)
+        return fresh

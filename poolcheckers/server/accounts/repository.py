@@ -8,20 +8,26 @@ API): callers run them on the database executor.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from poolcheckers.server.accounts.model import User, fold
+from poolcheckers.server.accounts.model import Holdings, User, fold
 from poolcheckers.server.accounts.sessions import Session
 from poolcheckers.server.accounts.tokens import ApiToken
 from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
     API_TOKENS,
+    CHALLENGES,
+    GAMES,
     PASSWORD_RESETS,
+    SEEKS,
     SESSIONS,
+    TOURNAMENT_PLAYERS,
+    TOURNAMENTS,
     USERS,
     to_ms,
     to_s,
@@ -51,6 +57,53 @@ def _user_of_row(row: Any, prefix: str = "") -> User:
         bool(row[prefix + "bot"]),
         row[prefix + "locale"],
     )
+
+
+def _holdings(conn: Connection, user_id: str, now_ms: int) -> Holdings:
+    """What the account holds (:class:`Holdings`): the seeks and challenges in one
+    statement with the games, so that a seek taken meanwhile is counted as the seek
+    or as its game."""
+    tp, c, g = TOURNAMENT_PLAYERS.c, CHALLENGES.c, GAMES.c
+    events = conn.execute(
+        select(TOURNAMENTS.c.name)
+        .join(TOURNAMENT_PLAYERS, tp.tournament_id == TOURNAMENTS.c.id)
+        .where(
+            tp.user_id == user_id,
+            tp.withdrawn_ms.is_(None),
+            tp.invitation.is_(None),  # an invitation not accepted holds nothing
+            TOURNAMENTS.c.status != "finished",
+        )
+        .order_by(TOURNAMENTS.c.name)
+    )
+    names = tuple(str(name) for (name,) in events)
+
+    def count(table: Any, *where: Any) -> Any:
+        return select(func.count()).select_from(table).where(*where).scalar_subquery()
+
+    seeks, challenges, games = conn.execute(
+        select(
+            count(SEEKS, SEEKS.c.author_user_id == user_id),
+            count(
+                CHALLENGES,
+                or_(c.challenger_id == user_id, c.challenged_id == user_id),
+                c.status == "open",
+                c.expires_ms > now_ms,
+            ),
+            count(GAMES, or_(g.black_user_id == user_id, g.white_user_id == user_id)),
+        )
+    ).one()
+    return Holdings(names, int(seeks), int(challenges), int(games))
+
+
+def bots_among(conn: Connection, user_ids: Iterable[str]) -> frozenset[str]:
+    """Which of these accounts are bots, read in the caller's transaction with their
+    rows locked to its end (PostgreSQL ``FOR SHARE``; with SQLite, call it after the
+    transaction's first write, which holds the one writer's lock): whoever writes
+    what a person holds (a seek, an event's entry, a challenge) and then asks this
+    cannot miss an account becoming a bot at the same time (:meth:`DbUserStore.make_bot`)."""
+    query = select(USERS.c.id, USERS.c.bot).where(USERS.c.id.in_(sorted(set(user_ids))))
+    rows = conn.execute(query.with_for_update(read=True))
+    return frozenset(str(user_id) for user_id, bot in rows if bot)
 
 
 def _session_of_row(row: Any) -> Session:
@@ -89,10 +142,22 @@ class DbUserStore:
             return False
         return True
 
-    def make_bot(self, user_id: str) -> None:
-        """Turn the account into a bot (never back)."""
-        with self.db.begin() as conn:
+    def make_bot(self, user_id: str, now_ms: int) -> Holdings:
+        """Turn the account into a bot (never back), unless it holds an event's entry,
+        an open seek or challenge, or has games: then nothing changes and the answer
+        says what it holds (empty when it became a bot).
+
+        The account's row is written first, so that it is held to the commit (a row
+        lock with PostgreSQL, the one writer's lock with SQLite): an entry, a seek or
+        a challenge made at the same time, in any process, either committed before
+        and is counted here, or reads the account under a lock (:func:`bots_among`)
+        after this commit and is refused as a bot's."""
+        with self.db.connect() as conn, conn.begin() as tx:
             conn.execute(update(USERS).where(USERS.c.id == user_id).values(bot=True))
+            holds = _holdings(conn, user_id, now_ms)
+            if holds.held:
+                tx.rollback()
+        return holds
 
     def set_locale(self, user_id: str, locale: str | None) -> None:
         """Remember the account's language (None: the browser's)."""
@@ -278,3 +343,8 @@ class DbTokenStore:
                 )
             )
         return gone.rowcount > 0
+
+    def revoke_all(self, user_id: str) -> int:
+        with self.db.begin() as conn:
+            gone = conn.execute(delete(API_TOKENS).where(API_TOKENS.c.user_id == user_id))
+        return int(gone.rowcount)

@@ -27,16 +27,21 @@ from starlette.websockets import WebSocket, WebSocketState
 from poolcheckers.server.accounts.model import Accounts, Passwords, User, pdn_title
 from poolcheckers.server.accounts.repository import DbSessionStore, DbTokenStore, DbUserStore
 from poolcheckers.server.accounts.sessions import COOKIE_NAME, Sessions, token_digest
-from poolcheckers.server.accounts.tokens import ApiToken, Tokens
+from poolcheckers.server.accounts.tokens import REVOKED_TOPIC, ApiToken, Tokens
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.errors import ApiError, busy
 from poolcheckers.server.i18n import M_
 from poolcheckers.server.quotas import Quotas
+from poolcheckers.server.realtime.topics import TopicFeed
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.throttle import SIGNUP_LIMIT, SignInLimits, rate
 
 #: the close code of a socket whose session ended (sign-out, password change)
 SESSION_ENDED: Final = 4401
+#: every session of an account ended (a topic of :class:`TopicFeed`, every process)
+SESSIONS_TOPIC: Final = "sessions:"
+#: how often a token's stream reads whether the token still lives (seconds)
+TOKEN_RECHECK_S: Final = 5.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -46,7 +51,12 @@ class AccountService:
     """Accounts, sessions and their limits, shared by the routes (``ctx.accounts``)."""
 
     def __init__(
-        self, settings: Settings, db: Engine, executor: DbExecutor, quotas: Quotas | None = None
+        self,
+        settings: Settings,
+        db: Engine,
+        executor: DbExecutor,
+        quotas: Quotas | None = None,
+        notices: TopicFeed | None = None,
     ) -> None:
         self.settings = settings
         self.executor = executor
@@ -55,6 +65,7 @@ class AccountService:
         if quotas is None:
             quotas = Quotas(db, clock=lambda: time.now_ms() / 1000)
         session_store = DbSessionStore(db)
+        token_store = DbTokenStore(db)
         self.accounts = Accounts(
             self.users,
             sessions=Sessions(session_store),
@@ -69,8 +80,11 @@ class AccountService:
             ),
             signup_limit=(quotas, rate(SIGNUP_LIMIT.name, settings.signup_limit)),
             clock=lambda: time.now_ms() / 1000,
+            tokens=token_store,
         )
-        self.tokens = Tokens(DbTokenStore(db))
+        self.tokens = Tokens(token_store)
+        #: tells every server process of revoked tokens and ended sessions
+        self.notices = notices
         self._hash_slots: asyncio.Semaphore | None = None
         #: hashes running or waiting for a thread in this process
         self._hashing = 0
@@ -79,6 +93,11 @@ class AccountService:
         #: this process's sockets opened by a session: account id -> session digest ->
         #: the functions that close them (called when the session ends)
         self._sockets: dict[str, dict[str, set[Callable[[], Awaitable[None]]]]] = {}
+        #: sockets of sessions ended in another process, being closed here
+        self._closing: set[asyncio.Task[None]] = set()
+        #: a token's stream reads whether the token still lives this often, besides
+        #: hearing of its revocation at once (seconds)
+        self.token_recheck_s = TOKEN_RECHECK_S
 
     def reserve_paths(self, paths: Iterable[str]) -> None:
         """Reserve as usernames the first segments of the site's paths (``/lobby``,
@@ -212,6 +231,75 @@ class AccountService:
             for close in list(sessions.get(digest, ())):
                 with contextlib.suppress(Exception):
                     await close()
+
+    def _publish(self, topic: str) -> None:
+        """Tell every server process (this one too) of ``topic`` (blocks: call it on
+        the database executor, after the change committed)."""
+        if self.notices is not None:
+            self.notices.publish(topic)
+
+    async def revoke_token(self, user_id: str, token_id: str) -> bool:
+        """Revoke the account's token ``token_id`` (False: it has none): the streams
+        the token opened end, in every server process (:meth:`token_revoked`)."""
+
+        def revoke() -> bool:
+            gone = self.tokens.store.revoke(user_id, token_id)
+            if gone:
+                self._publish(REVOKED_TOPIC + user_id)
+            return gone
+
+        return await self.executor.run(revoke)
+
+    async def ended_everywhere(self, user_id: str) -> None:
+        """Every session of ``user_id`` ended and every token of it was revoked
+        (:meth:`Accounts.end_everywhere`): this process closes the account's sockets
+        at once, and every process the streams of its tokens and the sockets of its
+        ended sessions."""
+        await self.ended(user_id)
+
+        def publish() -> None:
+            self._publish(REVOKED_TOPIC + user_id)
+            self._publish(SESSIONS_TOPIC + user_id)
+
+        await self.executor.run(publish)
+
+    async def token_revoked(self, token: ApiToken) -> None:
+        """Return once ``token`` is revoked: at the notice of a revocation among its
+        account's tokens (sent by any server process), or, when that notice was lost
+        with a LISTEN connection, at the next of the reads every
+        :attr:`token_recheck_s`."""
+        topic = REVOKED_TOPIC + token.user_id
+        queue = None if self.notices is None else self.notices.subscribe(topic)
+        try:
+            # subscribed first, then read: a revocation between the two is not missed
+            while await self.executor.run(self.tokens.store.by_digest, token.digest) is not None:
+                if queue is None:
+                    await asyncio.sleep(self.token_recheck_s)
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(queue.get(), self.token_recheck_s)
+        finally:
+            if queue is not None and self.notices is not None:
+                self.notices.unsubscribe(topic, queue)
+
+    def remote_notice(self, topic: str) -> None:
+        """A notice of another process (loop thread): the sockets of its ended
+        sessions close here too."""
+        if topic.startswith(SESSIONS_TOPIC):
+            task = asyncio.get_running_loop().create_task(
+                self._close_ended(topic.removeprefix(SESSIONS_TOPIC))
+            )
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def _close_ended(self, user_id: str) -> None:
+        """Close this process's sockets of ``user_id`` whose session is gone."""
+        store = self.accounts.sessions.store
+        for digest, closers in list(self._sockets.get(user_id, {}).items()):
+            if await self.executor.run(store.get, digest) is None:
+                for close in list(closers):
+                    with contextlib.suppress(Exception):
+                        await close()
 
     def bind(self, ws: WebSocket, user_id: str | None) -> Callable[[], None]:
         """Close ``ws`` (code :data:`SESSION_ENDED`) when the session that signed it in

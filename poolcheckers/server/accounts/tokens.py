@@ -30,6 +30,9 @@ SCOPES: dict[str, str] = {
     "challenge:write": N_("send, accept and decline challenges"),
 }
 TOKEN_PREFIX = "pct_"
+#: a token's open streams hear of its revocation on this topic of its account (in
+#: every server process: :class:`~poolcheckers.server.realtime.topics.TopicFeed`)
+REVOKED_TOPIC = "api-tokens:"
 #: tokens one account may hold at once
 MAX_TOKENS = 20
 LABEL_MAX = 60
@@ -121,6 +124,10 @@ class TokenStore(Protocol):
 
     def revoke(self, user_id: str, token_id: str) -> bool:
         """Delete the account's token whose id is ``token_id``; False if none."""
+        ...
+
+    def revoke_all(self, user_id: str) -> int:
+        """Delete every token of the account; how many there were."""
         ...
 
 

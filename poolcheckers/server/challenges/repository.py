@@ -6,7 +6,7 @@ them on the database executor."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import (
     ColumnElement,
@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from poolcheckers.server.accounts.repository import bots_among
 from poolcheckers.server.challenges.model import Challenge, Policy, policy_of
 from poolcheckers.server.database.tables import BLOCKS, CHALLENGE_POLICIES, CHALLENGES, GAMES
 from poolcheckers.server.lobby.model import SeekSpec
@@ -57,10 +58,15 @@ class DbChallengeStore:
     def __init__(self, db: Engine) -> None:
         self.db = db
 
-    def insert(self, c: Challenge, max_sent: int, max_received: int) -> bool:
+    def insert(
+        self, c: Challenge, max_sent: int, max_received: int, bots: frozenset[str] = frozenset()
+    ) -> Literal["stored", "full", "bots"]:
         """Store the open challenge ``c`` when its challenger has fewer than ``max_sent``
-        open challenges and the challenged fewer than ``max_received``; False, storing
-        nothing, when either has the most.
+        open challenges and the challenged fewer than ``max_received`` ("full", storing
+        nothing, when either has the most), and which of its two accounts are bots is
+        still ``bots`` as the sender read them ("bots", nothing stored: read under a
+        lock after the write, so an account becoming a bot at the same time is seen,
+        :func:`~poolcheckers.server.accounts.repository.bots_among`).
 
         The counts and the insert are one ``INSERT ... SELECT ... WHERE`` statement
         (SQLite runs a writing statement alone).  On PostgreSQL two such statements
@@ -84,14 +90,19 @@ class DbChallengeStore:
             self._open_count(_C.c.challenger_id == c.challenger_id, c.created_ms) < max_sent,
             self._open_count(_C.c.challenged_id == c.challenged_id, c.created_ms) < max_received,
         )
-        with self.db.begin() as conn:
+        with self.db.connect() as conn, conn.begin() as tx:
             if self.db.dialect.name == "postgresql":
                 for user_id in sorted({c.challenger_id, c.challenged_id}):
                     conn.execute(_LOCK, {"name": f"challenges:{user_id}"})
             # the number of rows an INSERT ... SELECT inserted is not told on every
             # driver (psycopg: -1): the row it returns is
             done = conn.execute(insert(_C).from_select(list(values), row).returning(_C.c.id))
-            return done.first() is not None
+            if done.first() is None:
+                return "full"
+            if bots_among(conn, [c.challenger_id, c.challenged_id]) != bots:
+                tx.rollback()
+                return "bots"
+        return "stored"
 
     @staticmethod
     def _open_count(whose: ColumnElement[bool], now_ms: int) -> ScalarSelect[int]:

@@ -110,10 +110,17 @@ class ChallengeService:
             created_ms=now,
             expires_ms=now + ttl_ms(spec),
         )
-        if not self.store.insert(c, MAX_OPEN, MAX_RECEIVED):
+        stored = self.store.insert(
+            c, MAX_OPEN, MAX_RECEIVED, frozenset(u.id for u in (me, target) if u.bot)
+        )
+        if stored == "full":
             # another request (of any process) took the last place meanwhile
             self._under_caps(me, target, now)
             raise ChallengeConflict(M_("too many challenges are waiting: try again later"))
+        if stored == "bots":
+            raise ChallengeConflict(
+                M_("a player of this challenge became a bot account meanwhile: send it again")
+            )
         self._tell(c, "challenge")
         return c
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
     update,
 )
 
+from poolcheckers.server.accounts.repository import bots_among
 from poolcheckers.server.database.engine import single_reads
 from poolcheckers.server.database.executor import read
 from poolcheckers.server.database.tables import (
@@ -31,7 +32,9 @@ from poolcheckers.server.database.tables import (
     to_ms,
     to_s,
 )
+from poolcheckers.server.domain_errors import SeekForbiddenError
 from poolcheckers.server.games.repository import claimed_insert, rated_between
+from poolcheckers.server.i18n import M_
 from poolcheckers.server.lobby.model import LobbyPlayer, Seek, SeekSpec
 from poolcheckers.server.ratings.model import Perf
 from poolcheckers.server.ratings.repository import perf_of_row, perf_values
@@ -166,6 +169,11 @@ class DbLobbyStore:
                     "seen_ms": to_ms(seek.created),
                 },
             )
+            if author.registered and bots_among(conn, [author.id]):
+                # it became one meanwhile (read under a lock, after the write)
+                raise SeekForbiddenError(
+                    M_("a bot account cannot post seeks in the lobby: players challenge it")
+                )
 
     def get(self, seek_id: str) -> Seek | None:
         with read(self.reads) as conn:

@@ -1,5 +1,6 @@
-"""Change notices by topic (a tournament's standings and pairings), for the
-WebSocket clients of every server process.
+"""Change notices by topic (a tournament's standings and pairings; an account's
+revoked API tokens and ended sessions), for the WebSocket clients and streams of
+every server process.
 
 A notice says only "this topic changed": the page reads the topic again over HTTP.
 :meth:`TopicFeed.publish` may be called from any thread (the database threads that

@@ -134,7 +134,41 @@ function credentialsForm(kind, limits) {
 }
 
 /**
- * The page of a signed-in account: its name, sign out, and the password form.
+ * "Sign out everywhere": every other session of the account ends and every API token
+ * is revoked (a lost phone, a password perhaps seen); this browser stays signed in.
+ * @param {() => void} tokensGone called once the tokens are revoked
+ * @returns {HTMLElement}
+ */
+function everywhereSection(tokensGone) {
+  const error = h("p", { class: "error", role: "alert" });
+  const notice = h("p", { class: "notice", role: "status" });
+  const button = h("button", { type: "button" }, t("Sign out everywhere"));
+  button.addEventListener("click", async () => {
+    error.textContent = notice.textContent = "";
+    try {
+      /** @type {AccountInfo} */
+      const renewed = await send("POST", "/api/account/logout-everywhere");
+      setAccount(renewed);
+      notice.textContent = t("Signed out on every other device; every API token is revoked.");
+      tokensGone();
+    } catch (err) {
+      error.textContent = errorText(err);
+    }
+  });
+  return h(
+    "section",
+    { class: "card", id: "everywhere", "aria-label": t("Sign out everywhere") },
+    h("h2", {}, t("Sign out everywhere")),
+    h("p", {}, t("Ends your account's sessions on every other device and revokes every API token (each program then needs a new one). This browser stays signed in.")),
+    button,
+    error,
+    notice,
+  );
+}
+
+/**
+ * The page of a signed-in account: its name, sign out, the password form, sign out
+ * everywhere and the API tokens.
  * @param {HTMLElement} root
  * @param {AccountInfo} account
  * @param {RequestLimits | null} limits
@@ -151,9 +185,16 @@ function signedIn(root, account, limits) {
     field(t("New password"), { name: "new", type: "password", required: true, ...lengths(limits?.password_length), autocomplete: "new-password" }),
     " ",
     h("button", { type: "submit" }, t("Change")),
+    h("p", { class: "hint" }, t("Changing the password signs you out on every other device and revokes every API token.")),
     error,
     notice,
   );
+  let tokens = tokensSection();
+  const tokensGone = () => {
+    const fresh = tokensSection();
+    tokens.replaceWith(fresh);
+    tokens = fresh;
+  };
   password.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = notice.textContent = "";
@@ -162,8 +203,9 @@ function signedIn(root, account, limits) {
       /** @type {AccountInfo} */
       const changed = await send("POST", "/api/account/password", { old: data.get("old"), new: data.get("new") });
       setAccount(changed);
-      notice.textContent = t("Password changed; your other devices are signed out.");
+      notice.textContent = t("Password changed; your other devices are signed out and every API token is revoked.");
       password.reset();
+      tokensGone();
     } catch (err) {
       error.textContent = errorText(err);
     }
@@ -178,8 +220,9 @@ function signedIn(root, account, limits) {
     h("h1", {}, t("Account")),
     h("p", {}, ...withNodes(t("Signed in as {name}."), { name: playerLink(account.username) }), " ", h("a", { href: "/lobby" }, t("To the lobby")), " ", out),
     password,
+    everywhereSection(tokensGone),
     challengePolicySection(),
-    tokensSection(),
+    tokens,
   );
 }
 

@@ -11,6 +11,7 @@ database executor."""
 from __future__ import annotations
 
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.repository import bots_among
 from poolcheckers.server.challenges.repository import DbChallengeStore
 from poolcheckers.server.i18n import M_
 from poolcheckers.server.tournaments.model import (
@@ -62,6 +63,8 @@ class Invitations:
                 )
             if not s.store.answer(conn, tid, user.id, True, s._now()):
                 raise TournamentConflict(M_("you have no invitation to this event"))
+            if bots_among(conn, [user.id]):  # it became one meanwhile (read under a lock)
+                raise TournamentForbidden(M_("a bot account cannot join tournaments"))
         s._changed(tid)
 
     def decline(self, tid: str, user: User) -> None:

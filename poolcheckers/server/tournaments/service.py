@@ -30,7 +30,7 @@ from sqlalchemy import Connection, Engine, insert, update
 
 from poolcheckers.server import errors
 from poolcheckers.server.accounts.model import User
-from poolcheckers.server.accounts.repository import DbUserStore
+from poolcheckers.server.accounts.repository import DbUserStore, bots_among
 from poolcheckers.server.database.executor import DbExecutor
 from poolcheckers.server.database.tables import TOURNAMENT_GAMES, TOURNAMENT_PLAYERS, TOURNAMENTS
 from poolcheckers.server.games import model as games_model
@@ -244,6 +244,8 @@ class TournamentService:
                         seen_ms=now,
                     )
                 )
+            if bots_among(conn, [user.id]):  # it became one meanwhile (read under a lock)
+                raise TournamentForbidden(M_("a bot account cannot join tournaments"))
         self._changed(tid)
         return next(p for p in self.store.players(tid) if p.user_id == user.id)
 

@@ -4,6 +4,7 @@ longer move or resign, in this server process or another one."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -104,3 +105,30 @@ def test_a_lobby_socket_closes_when_its_session_ends(game: tuple[TestClient, str
             ws.send_json({"type": "ping"})
             ws.receive_json()
         assert closed.value.code == 4401
+
+
+@pytest.mark.postgres
+def test_a_socket_of_another_process_closes_when_every_session_ends(
+    pg_app: AppFactory,
+) -> None:
+    """The password changes on one server process: Ann's game socket on another is
+    closed (4401) as this one's are, not left open to answer its next action."""
+    with pg_app(password_parameters=CHEAPEST) as one, pg_app(password_parameters=CHEAPEST) as two:
+        ann, bob = device(one, "Ann", new=True), device(one, "Bob", new=True)
+        body = {"mode": "online", "color": "black", "clock": {"initial": 300, "increment": 3}}
+        r = ann.post("/api/games", json=body)
+        gid = r.json()["game"]["id"]
+        invite = r.json()["invite"].split("invite=", 1)[1]
+        assert bob.post(f"/api/games/{gid}/join", json={"invite": invite}).status_code == 200
+        phone = device(two, "Ann")
+        with phone.websocket_connect(f"/ws/games/{gid}", headers=cookie(phone)) as ws:
+            assert ws.receive_json()["game"]["your_color"] == "black"
+            new = {"old": PASSWORD, "new": "a new good pass 42"}
+            assert ann.post("/api/account/password", json=new).status_code == 200
+            time.sleep(0.5)  # the notice reaches the other process
+            # a ping (the test client's socket runs its own loop: this wakes it)
+            # meets a closed socket, not a pong
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.send_json({"type": "ping"})
+                ws.receive_json()
+            assert closed.value.code == 4401

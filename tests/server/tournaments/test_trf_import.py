@@ -331,6 +331,30 @@ def test_accepting_an_invitation_passes_the_checks_of_a_join(site: TestClient) -
     assert refused.status_code == 403 and "this event is for ratings 1700 to 2200" in refused.text
 
 
+def test_an_invitation_not_accepted_does_not_keep_a_player_from_becoming_a_bot(
+    site: TestClient,
+) -> None:
+    players = {name: sign_up(site, name) for name in ("ann", "bob", "cid")}
+    r = players["ann"].post(
+        "/api/tournaments/import",
+        json={"trf": trf_text(3, {name: {} for name in players}), "clock": RAPID},
+    )
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    assert players["cid"].post(f"/api/tournaments/{tid}/decline").status_code == 200
+    for name in ("bob", "cid"):  # invited, declined: neither is entered in the event
+        token = players[name].post(
+            "/api/account/tokens", json={"label": "e", "scopes": ["bot:play"]}
+        )
+        auth = {"Authorization": f"Bearer {token.json()['token']}"}
+        upgraded = players[name].post("/api/bot/account/upgrade", headers=auth)
+        assert upgraded.status_code == 200, upgraded.text
+    # and a bot cannot take the place it was invited to
+    refused = players["bob"].post(f"/api/tournaments/{tid}/accept", json={})
+    assert refused.status_code == 403 and "bot" in refused.text
+    assert invitations(site, tid) == {"ann": None, "bob": "invited", "cid": "declined"}
+
+
 # ---------------------------------------------------------------- cost
 def test_failed_imports_count_towards_the_daily_limit(site: TestClient) -> None:
     ann = sign_up(site, "ann")

@@ -1,5 +1,6 @@
-"""Accounts: sign up, sign in, sign out, who is signed in, password change
-(docs/CONTRACTS.md §3.2; the rules are in :mod:`poolcheckers.server.accounts.model`).
+"""Accounts: sign up, sign in, sign out (here or everywhere), who is signed in,
+password change (docs/CONTRACTS.md §3.2; the rules are in
+:mod:`poolcheckers.server.accounts.model`).
 
 The session travels only in the ``pc_session`` cookie (HttpOnly, SameSite=Lax,
 Secure behind HTTPS); answers carry the username and the session's CSRF token,
@@ -91,7 +92,7 @@ async def account(request: Request, ctx: Ctx) -> Response:
 @router.post(
     "/reset",
     response_model=AccountInfo,
-    summary="Set a new password with a one-time reset code (every session ends)",
+    summary="Set a new password with a one-time reset code (every session ends, every API token is revoked)",  # noqa: E501
 )
 async def reset_password(body: PasswordReset, request: Request, ctx: Ctx) -> Response:
     c = ctx.accounts
@@ -100,7 +101,7 @@ async def reset_password(body: PasswordReset, request: Request, ctx: Ctx) -> Res
     done = await c.hashing(
         c.accounts.reset_password, body.username, body.code, body.password, address=address
     )
-    await c.ended(done.user.id)
+    await c.ended_everywhere(done.user.id)
     info = done.user.private(done.token)
     return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 
@@ -108,7 +109,7 @@ async def reset_password(body: PasswordReset, request: Request, ctx: Ctx) -> Res
 @router.post(
     "/password",
     response_model=AccountInfo,
-    summary="Change the password (every session ends; this one is renewed)",
+    summary="Change the password (every session ends, every API token is revoked; this one is renewed)",  # noqa: E501
 )
 async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> Response:
     c = ctx.accounts
@@ -116,7 +117,22 @@ async def change_password(body: PasswordChange, request: Request, ctx: Ctx) -> R
     done = await c.hashing(
         c.accounts.change_password, token, body.old, body.new, address=client_address(request)
     )
-    await c.ended(done.user.id)  # every other session ended with the old password
+    # every other session and every API token ended with the old password
+    await c.ended_everywhere(done.user.id)
+    info = done.user.private(done.token)
+    return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
+
+
+@router.post(
+    "/logout-everywhere",
+    response_model=AccountInfo,
+    summary="Sign out everywhere: every session ends, every API token is revoked; this one is renewed",  # noqa: E501
+)
+async def logout_everywhere(request: Request, ctx: Ctx) -> Response:
+    c = ctx.accounts
+    _user, token = await c.require_user(request)
+    done = await ctx.run(c.accounts.sign_out_everywhere, token)
+    await c.ended_everywhere(done.user.id)
     info = done.user.private(done.token)
     return _signed_in(done.user, str(info["csrf_token"]), done.token, request)
 

@@ -10,6 +10,7 @@ what is going on (running games, open challenges, the full game).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -18,6 +19,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 
 from poolcheckers.server.accounts.model import User
+from poolcheckers.server.accounts.tokens import ApiToken
 from poolcheckers.server.api.deps import Ctx, json_response
 from poolcheckers.server.api.http import ERROR_RESPONSES, ApiRoute
 from poolcheckers.server.api.routers.challenges import ChallengeRequest
@@ -71,13 +73,47 @@ async def _held(
             await stream.aclose()
 
 
+async def _until_revoked(
+    ctx: Services, token: ApiToken, stream: AsyncGenerator[bytes, None]
+) -> AsyncGenerator[bytes, None]:
+    """``stream`` until it ends or ``token`` is revoked, in any server process (the
+    account page, a password change, "sign out everywhere"): a program whose token
+    is gone hears nothing more from the site, not even on a stream opened before."""
+    revoked = asyncio.ensure_future(ctx.accounts.token_revoked(token))
+    chunk: asyncio.Future[bytes] | None = None
+    try:
+        while True:
+            chunk = asyncio.ensure_future(anext(stream))
+            await asyncio.wait((chunk, revoked), return_when=asyncio.FIRST_COMPLETED)
+            if revoked.done():
+                return
+            try:
+                line = chunk.result()
+            except StopAsyncIteration:
+                return
+            yield line
+    finally:
+        for task in (revoked, chunk):
+            if task is not None:
+                task.cancel()  # nothing if done; then awaited for its outcome, read
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await task
+        await stream.aclose()
+
+
 def _line(event: dict[str, object]) -> bytes:
     return (json.dumps(event, separators=(",", ":")) + "\n").encode()
 
 
 async def _bot(request: Request, ctx: Services) -> User:
     """The bot account of the request's token (scope ``bot:play``)."""
-    user, _token = await ctx.accounts.bearer(request, "bot:play")
+    user, _token = await _bot_token(request, ctx)
+    return user
+
+
+async def _bot_token(request: Request, ctx: Services) -> tuple[User, ApiToken]:
+    """The bot account of the request's token (scope ``bot:play``), and the token."""
+    user, token = await ctx.accounts.bearer(request, "bot:play")
     if not user.bot:
         raise ApiError(
             403,
@@ -87,7 +123,7 @@ async def _bot(request: Request, ctx: Services) -> User:
                 username=user.username,
             ),
         )
-    return user
+    return user, token
 
 
 @router.get("/api/stream/event", summary="The bot's events: challenges and game starts (NDJSON)")
@@ -95,8 +131,9 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
     """``{"type": "gameStart", "game": {"id"}}`` for every game of the account (those
     running when the stream opens first), ``{"type": "challenge", "challenge"}`` for
     every challenge to it (the open ones first), ``{"type": "challengeCanceled" |
-    "challengeDeclined", "challenge"}`` when one goes."""
-    user = await _bot(request, ctx)
+    "challengeDeclined", "challenge"}`` when one goes.  The stream ends when its
+    token is revoked."""
+    user, token = await _bot_token(request, ctx)
     lease = await _lease(ctx, f"bot-events:{user.id}", EVENT_STREAMS, "event streams")
     lobby = ctx.lobby
 
@@ -132,7 +169,8 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
             if lobby.leave(user.id, queue):
                 await ctx.run(lobby.lobby.leave, user.id)
 
-    return StreamingResponse(_held(ctx, lease, events()), media_type=NDJSON)
+    stream = _until_revoked(ctx, token, events())
+    return StreamingResponse(_held(ctx, lease, stream), media_type=NDJSON)
 
 
 def _events_of(raw: str, user: User, game: Callable[[object], bytes | None]) -> list[bytes]:
@@ -168,8 +206,9 @@ def _events_of(raw: str, user: User, game: Callable[[object], bytes | None]) -> 
 async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
     """``{"type": "gameFull", "game": GameState}`` first (``your_color`` is the
     bot's), then ``{"type": "gameState", "game": GameState}`` after every change;
-    the stream ends after the state that finishes the game."""
-    user = await _bot(request, ctx)
+    the stream ends after the state that finishes the game, or when its token is
+    revoked."""
+    user, token = await _bot_token(request, ctx)
     view = await ctx.run(ctx.games.view, game_id, None, user.id)
     if view.seat is None:
         raise ApiError(
@@ -207,7 +246,8 @@ async def game_stream(game_id: str, request: Request, ctx: Ctx) -> Response:
         finally:
             fanout.unsubscribe(sub)
 
-    return StreamingResponse(_held(ctx, lease, states()), media_type=NDJSON)
+    stream = _until_revoked(ctx, token, states())
+    return StreamingResponse(_held(ctx, lease, stream), media_type=NDJSON)
 
 
 @router.post("/api/bot/game/{game_id}/move/{move}", summary="Play a move (R4 notation)")

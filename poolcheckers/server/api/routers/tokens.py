@@ -41,8 +41,9 @@ async def create_token(body: NewApiToken, request: Request, ctx: Ctx) -> Respons
 
 @router.delete("/api/account/tokens/{token_id}", status_code=204, summary="Revoke an API token")
 async def revoke_token(token_id: str, request: Request, ctx: Ctx) -> Response:
+    """At once, in every server process: the streams the token opened end too."""
     user, _session = await ctx.accounts.require_user(request)
-    if not await ctx.run(ctx.accounts.tokens.store.revoke, user.id, token_id):
+    if not await ctx.accounts.revoke_token(user.id, token_id):
         raise ApiError(
             404, "not_found", M_("you have no API token {token_id}", token_id=repr(token_id[:20]))
         )
@@ -61,22 +62,18 @@ async def bot_account(request: Request, ctx: Ctx) -> Response:
     "/api/bot/account/upgrade",
     summary="Turn this account into a bot account, for good (token scope bot:play)",
 )
-async def upgrade_to_bot(request: Request, ctx: Ctx) -> Response:
+async def upgrade_to_bot(request: Request, ctx: Ctx, words: Lang) -> Response:
     """As on lichess: only an account that has played no game, and never back.  A
     bot plays through the bot API, is marked BOT, stays out of the leaderboards and
-    the lobby's quick pairing."""
+    the lobby's quick pairing.  Refused (409) while the account is entered in an
+    event or has open seeks or challenges: a person who took one meant to play a
+    person; the answer's ``holds`` says what to withdraw, cancel or decline."""
     user, _token = await ctx.accounts.bearer(request, "bot:play")
     if not user.bot:
-        played = await ctx.run(ctx.games.store.count_of_player, user.id)
-        if played:
-            raise ApiError(
-                409,
-                "conflict",
-                M_(
-                    "{username} has played {played} game(s): only a new account can become a bot (make one for the bot)",  # noqa: E501
-                    username=user.username,
-                    played=played,
-                ),
-            )
-        await ctx.run(ctx.accounts.users.make_bot, user.id)
+        now = ctx.settings.clock.now_ms()
+        holds = await ctx.run(ctx.accounts.users.make_bot, user.id, now)
+        if holds.held:
+            refused = ApiError(409, "conflict", holds.refusal(user.username)).body(words)
+            refused["error"]["holds"] = holds.to_dict()
+            return json_response(refused, 409)
     return json_response({"username": user.username, "bot": True})
