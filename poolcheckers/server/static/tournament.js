@@ -239,6 +239,7 @@ function actions(tour, refresh) {
     "div",
     { class: "actions" },
     invitation(tour, post),
+    you?.paused === "no_show" && open ? h("p", { class: "paused", role: "status" }, t("You are paused: you did not make your first move in time, so that game counts for nobody. Press Join to be paired again.")) : "",
     you && !you.joined && !you.invitation && open ? join : "",
     you?.joined && tour.status !== "finished" ? button(t("Withdraw"), "withdraw") : "",
     you?.creator && tour.status === "created" ? button(t("Start now"), "start") : "",

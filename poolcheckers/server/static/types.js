@@ -537,7 +537,7 @@
  *   crosstable?: {players: string[], rows: string[][]},
  *   podium?: string[],
  *   winner?: string | null,
- *   you?: {joined: boolean, creator: boolean, game: string | null, invitation?: "invited" | "declined" | null},
+ *   you?: {joined: boolean, creator: boolean, game: string | null, invitation?: "invited" | "declined" | null, paused?: "no_show" | null},
  * }} TournamentEvent
  */
 
