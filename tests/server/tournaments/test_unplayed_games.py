@@ -286,3 +286,25 @@ def test_a_no_show_in_a_round_robin_or_swiss_event_is_still_a_forfeit_win(
         "Black did not make a first move within 3 minutes (tournament rule)"
         in (state["outcome"]["reason"])
     )
+
+
+@pytest.mark.parametrize(
+    ("settings", "seconds", "span"),
+    [
+        ({"clock": RAPID, "forfeit_minutes": 1}, 61, "1 minute"),
+        ({"clock": RAPID, "forfeit_minutes": 90}, 90 * 60 + 1, "90 minutes"),
+        ({"clock": RAPID, "forfeit_minutes": 120}, 2 * 3600 + 1, "2 hours"),
+        ({"clock": RAPID, "forfeit_minutes": 1440}, 86_401, "1 day"),
+        ({"clock": {"days": 2}}, 2 * 86_400 + 1, "2 days"),
+    ],
+)
+def test_the_no_show_reason_gives_its_time_in_words(
+    site: TestClient, clock: ManualTime, settings: dict[str, Any], seconds: int, span: str
+) -> None:
+    tid, _players = started(site, ("ann", "bob"), system="round_robin", **settings)
+    gid = wait_for(lambda: in_play(site, tid))[0]["game"]
+    clock.advance(seconds)
+    state = wait_for(lambda: (s := game_state(site, gid))["status"] == "aborted" and s)
+    assert state["outcome"]["reason"] == (
+        f"Forfeit: Black did not make a first move within {span} (tournament rule)"
+    )
