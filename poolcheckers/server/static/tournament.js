@@ -56,7 +56,7 @@ function standingsTable(tour) {
       "tr",
       { class: s.withdrawn ? "withdrawn" : "", dataset: { player: s.username } },
       h("td", {}, s.rank),
-      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.withdrawn ? " " + t("(withdrawn)") : "", invitationMark(s)),
+      h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.paused ? " " + t("(paused)") : s.withdrawn ? " " + t("(withdrawn)") : "", invitationMark(s)),
       h("td", {}, s.rating),
       h("td", { class: "score" }, arena ? String(s.score) : points(s.score)),
       arena ? h("td", {}, (s.sheet ?? []).join(" ")) : h("td", {}, s.match_points),

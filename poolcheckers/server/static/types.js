@@ -506,6 +506,7 @@
  * @property {Record<string, number>} tiebreaks
  * @property {number} rating
  * @property {boolean} withdrawn
+ * @property {boolean} [paused] withdrawn by an arena for not making a first move in time
  * @property {"invited" | "declined" | null} [invitation] named by an imported file, not accepted
  * @property {boolean} [fire]
  * @property {number[]} [sheet]

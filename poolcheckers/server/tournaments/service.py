@@ -386,7 +386,8 @@ class TournamentService:
 
     def forfeit(self, tid: str, user_id: str, game_id: str) -> None:
         """The creator ends a game of the event in which a side has not moved yet: the
-        side to move loses by forfeit."""
+        side to move loses by forfeit (in an arena nobody scores it, and that side is
+        paused, as by the no-show rule)."""
         self._director(tid, user_id)
         row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
         if row is None:

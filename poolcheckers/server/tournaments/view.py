@@ -113,6 +113,8 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
             "tiebreaks": {k: s.tiebreaks[k] for k in st.TIEBREAKS[t.system]},
             "rating": entrant[s.player].rating,
             "withdrawn": entrant[s.player].withdrawn,
+            # withdrawn by an arena for not making a first move in time (joins again)
+            "paused": entrant[s.player].withdrawn and entrant[s.player].paused_no_show,
             # named by an imported file: "invited" until they accept, or "declined"
             "invitation": entrant[s.player].invitation,
             **({"fire": s.fire, "sheet": s.sheet} if t.system == "arena" else {}),

@@ -220,7 +220,8 @@ def test_an_arena_game_a_side_never_moved_in_scores_for_nobody_and_pauses_that_s
     assert (rows[there]["withdrawn"], event(players[there], tid)["you"]["paused"]) == (False, None)
     mine = event(players[absent], tid)
     assert not mine["you"]["joined"]
-    assert next(s for s in mine["standings"] if s["username"] == absent)["withdrawn"]
+    row = next(s for s in mine["standings"] if s["username"] == absent)
+    assert (row["withdrawn"], row["paused"], rows[there]["paused"]) == (True, True, False)
     # both keep the page open: the paused player is not paired again...
     for _ in range(10):
         for client in players.values():
