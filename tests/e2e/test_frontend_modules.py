@@ -223,6 +223,8 @@ NO_SHOWS = [
     "Forfeit: White did not make a first move within 1 minute (tournament rule)",
     "Forfeit: Black did not make a first move within 2 hours (tournament rule)",
     "Forfeit: Black did not make a first move within 1 day (tournament rule)",
+    "Aborted: White did not make a first move within 3 minutes"
+    " (arena rule: no result, White is paused)",
 ]
 
 
@@ -235,6 +237,8 @@ NO_SHOWS = [
                 "W.O.: as brancas não fizeram o primeiro lance em 1 minuto (regra do torneio)",
                 "W.O.: as pretas não fizeram o primeiro lance em 2 horas (regra do torneio)",
                 "W.O.: as pretas não fizeram o primeiro lance em 1 dia (regra do torneio)",
+                "Anulada: as brancas não fizeram o primeiro lance em 3 minutos"
+                " (regra da arena: sem resultado, as brancas ficam em pausa)",
             ],
         ),
         (
@@ -246,6 +250,8 @@ NO_SHOWS = [
                 " (regla del torneo)",
                 "Derrota por ausencia: las negras no hicieron su primera jugada en 1 día"
                 " (regla del torneo)",
+                "Anulada: las blancas no hicieron su primera jugada en 3 minutos"
+                " (regla de la arena: sin resultado, las blancas quedan en pausa)",
             ],
         ),
         ("en", NO_SHOWS),

@@ -453,6 +453,12 @@ def test_the_players_an_imported_trf_names_accept_or_decline_on_the_event_page(
 
 #: the pause's words, by the page's language
 PAUSED_MARK = {"en": "(paused)", "pt-BR": "(em pausa)"}
+PAUSED_GAME = {
+    "en": "Aborted: Black did not make a first move (arena rule, ended by the director: no"
+    " result, Black is paused)",
+    "pt-BR": "Anulada: as pretas não fizeram o primeiro lance (regra da arena, decidido pelo"
+    " organizador: sem resultado, as pretas ficam em pausa)",
+}
 PAUSED_WORDS = {
     "en": ("you did not make your first move in time", "Join"),
     "pt-BR": ("não fez seu primeiro lance a tempo", "Participar"),
@@ -500,6 +506,10 @@ def test_an_arena_player_who_did_not_move_is_paused_and_told_why(
     row = f"table.standings tr[data-player='{game['black']}']"
     absent.wait_for_selector(f"{row}:has-text('{mark}')")
     shot(absent, f"arena-paused-{size}-{language}", full_page=True)
+    # the game page says the game has no result and why, in the page's language
+    there.goto(server.url(f"/play/{game['game']}"))
+    there.wait_for_selector("#outcome:not([hidden])")
+    assert PAUSED_GAME[language] in there.inner_text("#outcome")
     there.goto(url)
     there.wait_for_selector("table.standings tbody tr")
     assert there.locator(".actions .paused").count() == 0

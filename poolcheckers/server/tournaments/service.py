@@ -388,11 +388,11 @@ class TournamentService:
         """The creator ends a game of the event in which a side has not moved yet: the
         side to move loses by forfeit (in an arena nobody scores it, and that side is
         paused, as by the no-show rule)."""
-        self._director(tid, user_id)
+        t = self._director(tid, user_id)
         row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
         if row is None:
             raise TournamentGone(M_("no game {game_id} in this event", game_id=repr(game_id)))
-        if not self._end_no_show(game_id, "the director"):
+        if not self._end_no_show(t, game_id, "the director"):
             raise TournamentConflict(
                 M_("only a game in which a side has not made its first move can be forfeited")
             )
@@ -766,10 +766,10 @@ class TournamentService:
             if r.game_id is None or r.status != "running" or r.plies >= 2:
                 continue
             if now - r.ended_ms >= limit:  # ended_ms: the last change, here the start or 1st move
-                ended |= self._end_no_show(r.game_id, games_model.span(limit))
+                ended |= self._end_no_show(t, r.game_id, games_model.span(limit))
         return ended
 
-    def _end_no_show(self, game_id: str, within: str) -> bool:
+    def _end_no_show(self, t: Tournament, game_id: str, within: str) -> bool:
         """End a game in which a side has not made its first move: that side loses by
         forfeit (the tournament reads it from the ended game; an arena scores it for
         nobody and pauses that side).  False when the game has moved on meanwhile."""
@@ -778,12 +778,7 @@ class TournamentService:
             g = loaded.game
             if g.status != "running" or g.ply >= 2:
                 return None
-            side = "Black" if g.ply == 0 else "White"
-            why = (
-                f"Forfeit: {side} did not make a first move (tournament rule, ended by {within})"
-                if within == "the director"
-                else f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
-            )
+            why = _no_show_words(t, "Black" if g.ply == 0 else "White", within)
             game = g.copy()
             games_model.settle_clock(game, _now)
             games_model.end_no_show(game, why)
@@ -966,6 +961,25 @@ class TournamentService:
             self._reads.clear()
         self._reads[tid] = (now, got, shared)
         return got, shared
+
+
+def _no_show_words(t: Tournament, side: str, within: str) -> str:
+    """The ending of a game the no-show rule ended, as the game page shows it (its
+    static/outcome.js says it again in the page's language): a forfeit, or in an
+    arena a game with no result."""
+    if t.system == "arena":
+        if within == "the director":
+            return (
+                f"Aborted: {side} did not make a first move "
+                f"(arena rule, ended by the director: no result, {side} is paused)"
+            )
+        return (
+            f"Aborted: {side} did not make a first move within {within} "
+            f"(arena rule: no result, {side} is paused)"
+        )
+    if within == "the director":
+        return f"Forfeit: {side} did not make a first move (tournament rule, ended by the director)"
+    return f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
 
 
 def _row(

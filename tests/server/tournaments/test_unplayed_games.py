@@ -211,7 +211,13 @@ def test_an_arena_game_a_side_never_moved_in_scores_for_nobody_and_pauses_that_s
     absent, there = (game["black"], game["white"]) if ply == 0 else (game["white"], game["black"])
     pairing = no_show(site, clock, tid, players, gid)
     assert (pairing["result"], pairing["aborted"], pairing["forfeit"]) == ("0-0", True, False)
-    assert game_state(site, gid)["outcome"]["termination"] == "no_show"
+    outcome = game_state(site, gid)["outcome"]
+    side = "Black" if ply == 0 else "White"
+    assert outcome["termination"] == "no_show"
+    assert outcome["reason"] == (
+        f"Aborted: {side} did not make a first move within 3 minutes"
+        f" (arena rule: no result, {side} is paused)"
+    )  # not a forfeit: the game page does not say anyone lost it
     rows = {s["username"]: s for s in event(site, tid)["standings"]}
     for name in (absent, there):
         assert (rows[name]["score"], rows[name]["games"], rows[name]["fire"]) == (0, 0, False)
