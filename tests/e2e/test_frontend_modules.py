@@ -217,3 +217,59 @@ def test_review_accuracy_per_player(util_page: Page) -> None:
     assert abs(got["acc"]["black"] - (100 + lost) / 2) < 1e-9
     assert got["acc"]["white"] == 100
     assert got["none"] == {"black": None, "white": None}
+
+
+NO_SHOWS = [
+    "Forfeit: White did not make a first move within 1 minute (tournament rule)",
+    "Forfeit: Black did not make a first move within 2 hours (tournament rule)",
+    "Forfeit: Black did not make a first move within 1 day (tournament rule)",
+    "Aborted: White did not make a first move within 3 minutes"
+    " (arena rule: no result, White is paused)",
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        (
+            "pt-BR",
+            [
+                "W.O.: as brancas não fizeram o primeiro lance em 1 minuto (regra do torneio)",
+                "W.O.: as pretas não fizeram o primeiro lance em 2 horas (regra do torneio)",
+                "W.O.: as pretas não fizeram o primeiro lance em 1 dia (regra do torneio)",
+                "Anulada: as brancas não fizeram o primeiro lance em 3 minutos"
+                " (regra da arena: sem resultado, as brancas ficam em pausa)",
+            ],
+        ),
+        (
+            "es",
+            [
+                "Derrota por ausencia: las blancas no hicieron su primera jugada en 1 minuto"
+                " (regla del torneo)",
+                "Derrota por ausencia: las negras no hicieron su primera jugada en 2 horas"
+                " (regla del torneo)",
+                "Derrota por ausencia: las negras no hicieron su primera jugada en 1 día"
+                " (regla del torneo)",
+                "Anulada: las blancas no hicieron su primera jugada en 3 minutos"
+                " (regla de la arena: sin resultado, las blancas quedan en pausa)",
+            ],
+        ),
+        ("en", NO_SHOWS),
+    ],
+)
+def test_a_no_show_forfeit_is_said_in_the_pages_language(
+    server: Server, new_page: PageFactory, language: str, said: list[str]
+) -> None:
+    """The server's words for the no-show rule (its time in the largest exact unit,
+    singular or plural) are said again in the page's language, time and all."""
+    page = new_page(locale=language)
+    page.goto(server.url("/archive"))
+    page.wait_for_selector("#import-form")
+    got = page.evaluate(
+        """async (reasons) => {
+             const outcome = await import('/static/outcome.js');
+             return reasons.map((r) => outcome.endingOfReason(r).text);
+           }""",
+        NO_SHOWS,
+    )
+    assert got == said

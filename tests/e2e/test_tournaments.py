@@ -3,7 +3,9 @@ division with two games a pairing, the others join from the event page, the crea
 starts it; the paired players' event pages open their games by themselves; every
 game is played (moves by clicking, then a resignation); the crosstable, the
 standings and the winner are right and the event's PDN downloads.  On a phone and
-on a 1366x768 laptop."""
+on a 1366x768 laptop.  And the invitations of an imported TRF file: the players it
+names accept or decline on the event's page, in their language; an arena player who
+did not make a first move is paused, and told why on the event's page."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from caissify_pairings.trf import write_trf
 
 from .conftest import PageFactory, Server
 from .helpers import SCREENSHOTS, click_path, shot, wait_moves
@@ -349,3 +352,167 @@ def test_a_swiss_of_two_game_matches_swaps_colours_and_scores_matches(
     assert "Match points" in table.inner_text()
     assert table.locator("tbody tr").count() == 4
     shot(ann, "tournament-swiss-matches-phone", full_page=True)
+
+
+#: the invitation's words, by the page's language
+INVITATION_WORDS = {
+    "en": {"accept": "Accept", "decline": "Decline", "invited": "(invited)",
+           "declined": "(declined)", "withdraw": "Withdraw", "says": "invites you to play"},
+    "pt-BR": {"accept": "Aceitar", "decline": "Recusar", "invited": "(convidado)",
+              "declined": "(recusou)", "withdraw": "Retirar-se", "says": "convida você"},
+}  # fmt: skip
+
+
+def sign_up_by_api(page: Page, server: Server, name: str) -> None:
+    """An account made by the page's browser context (signed in there), whatever the
+    page's language."""
+    base = server.url("/").rstrip("/")
+    body = {"username": name, "password": "correct horse battery"}
+    r = page.request.post(f"{base}/api/account/signup", data=body, headers={"Origin": base})
+    assert r.ok, r.text()
+
+
+def named_trf(names: list[str], rounds: int) -> str:
+    """A TRF16 file of a Swiss event not begun, naming ``names``."""
+    players = [
+        {"starting_number": n, "name": name, "rating": 1500, "score": 0.0, "results": {}}
+        for n, name in enumerate(names, start=1)
+    ]
+    text: str = write_trf({"name": "Over the board"}, players, rounds)
+    return text
+
+
+def standing(page: Page, name: str) -> str:
+    return page.locator(f'table.standings tbody tr[data-player="{name}"]').inner_text()
+
+
+@pytest.mark.parametrize(
+    ("size", "language"), [("phone", "en"), ("laptop", "en"), ("phone", "pt-BR")]
+)
+def test_the_players_an_imported_trf_names_accept_or_decline_on_the_event_page(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    words = INVITATION_WORDS[language]
+    tag = f"{size[0]}{language[:2]}"
+    names = [f"Dir_iv_{tag}", f"Bob_iv_{tag}", f"Cid_iv_{tag}"]
+    pages = {name: new_page(**SIZES[size], locale=language) for name in names}
+    for name, page in pages.items():
+        sign_up_by_api(page, server, name)
+    director, bob, cid = (pages[n] for n in names)
+    director.goto(server.url("/tournaments"))
+    form = director.locator("form:has(input[name='trf'])")
+    trf = named_trf(names, 3).encode()
+    upload: FilePayload = {"name": "club.trf", "mimeType": "text/plain", "buffer": trf}
+    form.locator('input[name="trf"]').set_input_files(files=[upload])
+    form.locator('button[type="submit"]').click()
+    director.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+    director.wait_for_selector("table.standings tbody tr")
+    url = director.url
+    # the director is in; the others are listed as invited, on everybody's page
+    assert words["invited"] not in standing(director, names[0])
+    for name in names[1:]:
+        assert words["invited"] in standing(director, name)
+    # Bob sees the invitation with Accept and Decline, and accepts
+    bob.goto(url)
+    invitation = bob.locator('.invitation[data-invitation="invited"]')
+    invitation.wait_for()
+    assert words["says"] in invitation.inner_text() and names[0] in invitation.inner_text()
+    accept = invitation.locator(f'button:text-is("{words["accept"]}")')
+    decline = invitation.locator(f'button:text-is("{words["decline"]}")')
+    assert accept.is_visible() and decline.is_visible()
+    assert accept.bounding_box() is not None and decline.bounding_box() is not None
+    shot(bob, f"tournament-invitation-{size}-{language}")
+    accept.click()
+    bob.locator(f'.actions button:text-is("{words["withdraw"]}")').wait_for()
+    assert bob.locator(".invitation").count() == 0
+    bob.wait_for_function(
+        "([name, mark]) => !document.querySelector(`tr[data-player='${name}']`)"
+        ".textContent.includes(mark)",
+        arg=[names[1], words["invited"]],
+    )
+    assert event(bob, url.rsplit("/", 1)[1])["you"] == {
+        "joined": True, "invitation": None, "creator": False, "game": None, "paused": None,
+    }  # fmt: skip
+    # Cid declines: listed as declined, and may still accept
+    cid.goto(url)
+    invitation = cid.locator('.invitation[data-invitation="invited"]')
+    invitation.locator(f'button:text-is("{words["decline"]}")').click()
+    declined = cid.locator('.invitation[data-invitation="declined"]')
+    declined.wait_for()
+    assert declined.locator(f'button:text-is("{words["decline"]}")').count() == 0
+    assert words["declined"] in standing(cid, names[2])
+    declined.locator(f'button:text-is("{words["accept"]}")').click()
+    cid.locator(f'.actions button:text-is("{words["withdraw"]}")').wait_for()
+    director.reload()
+    director.wait_for_selector("table.standings tbody tr")
+    for name in names:
+        row = standing(director, name)
+        assert words["invited"] not in row and words["declined"] not in row
+    shot(director, f"tournament-invitations-accepted-{size}-{language}", full_page=True)
+
+
+#: the pause's words, by the page's language
+PAUSED_MARK = {"en": "(paused)", "pt-BR": "(em pausa)"}
+PAUSED_GAME = {
+    "en": "Aborted: Black did not make a first move (arena rule, ended by the director: no"
+    " result, Black is paused)",
+    "pt-BR": "Anulada: as pretas não fizeram o primeiro lance (regra da arena, decidido pelo"
+    " organizador: sem resultado, as pretas ficam em pausa)",
+}
+PAUSED_WORDS = {
+    "en": ("you did not make your first move in time", "Join"),
+    "pt-BR": ("não fez seu primeiro lance a tempo", "Participar"),
+}
+
+
+@pytest.mark.parametrize(("size", "language"), [("laptop", "en"), ("phone", "pt-BR")])
+def test_an_arena_player_who_did_not_move_is_paused_and_told_why(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    says, join = PAUSED_WORDS[language]
+    tag = f"{size[0]}{language[:2]}"
+    names = [f"Ann_ps_{tag}", f"Bob_ps_{tag}"]
+    pages = {name: new_page(**SIZES[size], locale=language) for name in names}
+    for name, page in pages.items():
+        sign_up_by_api(page, server, name)
+    ann = pages[names[0]]
+    ann.goto(server.url("/tournaments"))
+    base = origin(ann)
+    body = {"name": f"Arena ps {tag}", "system": "arena", "clock": {"initial": 180,
+            "increment": 2}, "duration_minutes": 30}  # fmt: skip
+    r = ann.request.post(base + "/api/tournaments", data=body, headers={"Origin": base})
+    assert r.ok, r.text()
+    tid = r.json()["id"]
+    url = server.url(f"/tournaments/{tid}")
+    for page in pages.values():
+        page.goto(url)
+        page.locator(f'.actions button:text-is("{join}")').click()
+        page.locator(
+            f'.actions button:text-is("{INVITATION_WORDS[language]["withdraw"]}")'
+        ).wait_for()
+    assert post(ann, f"/api/tournaments/{tid}/start", {}) == 200
+    for page in pages.values():  # paired at once, and taken to the game
+        page.wait_for_url(re.compile(r"/play/[^/?]+$"), timeout=15_000)
+    game = event(ann, tid)["pairings"][0]
+    # the director ends it before Black's first move, as the no-show rule would
+    assert post(ann, f"/api/tournaments/{tid}/forfeit", {"game": game["game"]}) == 200
+    absent, there = pages[game["black"]], pages[game["white"]]
+    absent.goto(url)
+    paused = absent.locator(".actions .paused")
+    paused.wait_for()
+    assert says in paused.inner_text()
+    assert "0-0" in absent.locator("main").inner_text()
+    mark = PAUSED_MARK[language]
+    row = f"table.standings tr[data-player='{game['black']}']"
+    absent.wait_for_selector(f"{row}:has-text('{mark}')")
+    shot(absent, f"arena-paused-{size}-{language}", full_page=True)
+    # the game page says the game has no result and why, in the page's language
+    there.goto(server.url(f"/play/{game['game']}"))
+    there.wait_for_selector("#outcome:not([hidden])")
+    assert PAUSED_GAME[language] in there.inner_text("#outcome")
+    there.goto(url)
+    there.wait_for_selector("table.standings tbody tr")
+    assert there.locator(".actions .paused").count() == 0
+    # pressing Join pairs them again: their page takes them to the new game
+    absent.locator(f'.actions button:text-is("{join}")').click()
+    absent.wait_for_url(re.compile(r"/play/(?!" + game["game"] + r")[^/?]+$"), timeout=15_000)

@@ -287,6 +287,9 @@ TOURNAMENT_PLAYERS = Table(
     # NULL: a player (joined, or accepted); "invited" (named by an imported file, not
     # answered: never paired, the event not on their page) or "declined" (0015)
     Column("invitation", String(8), nullable=True),
+    # why an arena withdrew the player: "no_show" (they did not make a first move in
+    # time; a join clears it), NULL for a withdrawal of their own (0019)
+    Column("withdrawn_why", String(8), nullable=True),
     Index("ix_tournament_players_user", "user_id", "joined_ms"),
 )
 

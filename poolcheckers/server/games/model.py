@@ -866,8 +866,13 @@ class IdleLimits:
     abandon_ms: int = 30 * 86_400_000
 
 
-def _span(ms: int) -> str:
-    """A duration in words: "60 seconds", "2 minutes", "30 days"."""
+def span(ms: int) -> str:
+    """A duration in words, in the largest unit that says it exactly: "60 seconds",
+    "1 minute", "2 hours", "30 days" (the game page says them again in its language).
+
+    >>> span(60_000), span(180_000), span(86_400_000), span(90 * 60_000), span(1_500)
+    ('1 minute', '3 minutes', '1 day', '90 minutes', '1 second')
+    """
     seconds = ms // 1000
     for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
         if seconds >= size and seconds % size == 0:
@@ -901,7 +906,7 @@ def idle_end(loaded: Loaded, now: int, limits: IdleLimits) -> Change | None:
             return None
         game = g.copy()
         settle_clock(game, now)
-        end_unplayed(game, f"Aborted: no first move within {_span(limit)}; no result")
+        end_unplayed(game, f"Aborted: no first move within {span(limit)}; no result")
         return Change(game, loaded.board, loaded.moves)
     if g.clock_running is not None and (g.has_clock or g.deadline_ms is not None):
         return None  # the flag decides (R20)
@@ -909,9 +914,7 @@ def idle_end(loaded: Loaded, now: int, limits: IdleLimits) -> Change | None:
         return None
     game = g.copy()
     settle_clock(game, now)
-    end_unplayed(
-        game, f"Abandoned: no move for {_span(limits.abandon_ms)}; closed without a result"
-    )
+    end_unplayed(game, f"Abandoned: no move for {span(limits.abandon_ms)}; closed without a result")
     return Change(game, loaded.board, loaded.moves)
 
 

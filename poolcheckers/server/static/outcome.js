@@ -127,6 +127,8 @@ const SITE_ENDINGS = [
   [/^Abandoned: no move for (.+); closed without a result/, (m) => t("Abandoned: no move for {span}; closed without a result", { span: spanWords(m[1]) })],
   [/^Forfeit: (Black|White) did not make a first move within (.+) \(tournament rule\)/, (m) => (m[1] === "Black" ? t("Forfeit: Black did not make a first move within {span} (tournament rule)", { span: spanWords(m[2]) }) : t("Forfeit: White did not make a first move within {span} (tournament rule)", { span: spanWords(m[2]) }))],
   [/^Forfeit: (Black|White) did not make a first move \(tournament rule, ended by the director\)/, (m) => (m[1] === "Black" ? t("Forfeit: Black did not make a first move (tournament rule, ended by the director)") : t("Forfeit: White did not make a first move (tournament rule, ended by the director)"))],
+  [/^Aborted: (Black|White) did not make a first move within (.+) \(arena rule/, (m) => (m[1] === "Black" ? t("Aborted: Black did not make a first move within {span} (arena rule: no result, Black is paused)", { span: spanWords(m[2]) }) : t("Aborted: White did not make a first move within {span} (arena rule: no result, White is paused)", { span: spanWords(m[2]) }))],
+  [/^Aborted: (Black|White) did not make a first move \(arena rule, ended by the director/, (m) => (m[1] === "Black" ? t("Aborted: Black did not make a first move (arena rule, ended by the director: no result, Black is paused)") : t("Aborted: White did not make a first move (arena rule, ended by the director: no result, White is paused)"))],
   [/^Imported game, unfinished/, () => t("Imported game, unfinished (*)")],
   [/^Imported game, result (.+)$/, (m) => t("Imported game, result {result}", { result: m[1] })],
 ];

@@ -506,6 +506,7 @@
  * @property {Record<string, number>} tiebreaks
  * @property {number} rating
  * @property {boolean} withdrawn
+ * @property {boolean} [paused] withdrawn by an arena for not making a first move in time
  * @property {"invited" | "declined" | null} [invitation] named by an imported file, not accepted
  * @property {boolean} [fire]
  * @property {number[]} [sheet]
@@ -537,7 +538,7 @@
  *   crosstable?: {players: string[], rows: string[][]},
  *   podium?: string[],
  *   winner?: string | null,
- *   you?: {joined: boolean, creator: boolean, game: string | null, invitation?: "invited" | "declined" | null},
+ *   you?: {joined: boolean, creator: boolean, game: string | null, invitation?: "invited" | "declined" | null, paused?: "no_show" | null},
  * }} TournamentEvent
  */
 

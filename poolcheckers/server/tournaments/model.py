@@ -274,7 +274,8 @@ Invitation = Literal["invited", "declined"]
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """A player of an event: ``seed`` (1 = first in the seeding, set at the start),
-    ``rating`` when they joined, ``withdrawn`` once they left; ``invitation`` set
+    ``rating`` when they joined, ``withdrawn`` once they left (or an arena paused
+    them: :attr:`paused_no_show`); ``invitation`` set
     for an account an imported file named that has not accepted (listed as invited,
     never paired: :attr:`playing` is False)."""
 
@@ -287,6 +288,9 @@ class Entrant:
     busy_game: str | None = None
     seen_ms: int = 0
     invitation: Invitation | None = None
+    #: withdrawn by the arena's no-show rule (they did not make a first move in time),
+    #: not by their own choice; a join clears it
+    paused_no_show: bool = False
 
     @property
     def playing(self) -> bool:
@@ -317,6 +321,9 @@ class TourGame:
     berserk: frozenset[str] = frozenset()
     bye_points: float | None = None
     status: str | None = None
+    #: the player who did not make their first move, when the event's no-show rule
+    #: ended the game
+    absent: str | None = None
 
 
 def _basics(data: Mapping[str, Any]) -> tuple[str, System, TimeControl, bool, RuleSet]:

@@ -71,6 +71,7 @@ def _entrant(row: Any) -> Entrant:
         busy_game=row["busy_game"],
         seen_ms=row["seen_ms"],
         invitation=row["invitation"],
+        paused_no_show=row["withdrawn_why"] == "no_show" and row["withdrawn_ms"] is not None,
     )
 
 
@@ -86,6 +87,11 @@ def _outcome(row: Any) -> tuple[str | None, bool]:
     if status == "finished":
         return (row["winner"] or "draw"), False
     if row["termination"] == NO_SHOW:
+        if row["system"] == "arena":
+            # an arena pairs whoever is free, so a forfeit there could be arranged
+            # with an accomplice who never moves: as on lichess, nobody scores it
+            # (the absent side is paused instead: TournamentService._arena)
+            return "none", True
         # ended by the no-show rule: the side to move never made its first move and
         # loses (Black at ply 0, White at ply 1)
         return ("white" if (row["ply"] or 0) == 0 else "black"), True
@@ -117,7 +123,15 @@ def _game(row: Any) -> TourGame:
         berserk=berserk,
         bye_points=row["bye_points"],
         status=row["g_status"],
+        absent=_absent(row),
     )
+
+
+def _absent(row: Any) -> str | None:
+    """Who did not make their first move, in a game the no-show rule ended."""
+    if row["termination"] != NO_SHOW:
+        return None
+    return str(row["black_id"] if (row["ply"] or 0) == 0 else row["white_id"])
 
 
 class DbTournamentStore:
@@ -261,8 +275,13 @@ class DbTournamentStore:
                 GAMES.c.termination,
                 GAMES.c.ply,
                 GAMES.c.updated_ms,
+                _T.c.system,
             )
-            .select_from(_G.outerjoin(GAMES, GAMES.c.id == _G.c.game_id))
+            .select_from(
+                _G.join(_T, _T.c.id == _G.c.tournament_id).outerjoin(
+                    GAMES, GAMES.c.id == _G.c.game_id
+                )
+            )
             .where(_G.c.tournament_id == tid)
             .order_by(_G.c.round, _G.c.board, _G.c.leg, _G.c.id)
         )

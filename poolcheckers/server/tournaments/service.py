@@ -10,7 +10,10 @@ it counts once), so the callers may race.
 
 The no-show rule: a game in which a side has not made its first move within the
 event's ``forfeit_minutes`` (3 minutes on the clock, the days per move by
-correspondence, unless the director chose) ends, and that side loses by forfeit.
+correspondence, unless the director chose) ends, and that side loses by forfeit; in
+an arena, where anyone free may be paired with anyone, nobody scores that game and
+the side that did not move is withdrawn (paused) until they join again, so that two
+accounts cannot farm points by one never moving.
 """
 
 from __future__ import annotations
@@ -228,7 +231,7 @@ class TournamentService:
                 conn.execute(
                     update(_P)
                     .where(_P.c.tournament_id == tid, _P.c.user_id == user.id)
-                    .values(withdrawn_ms=None, seen_ms=now)
+                    .values(withdrawn_ms=None, withdrawn_why=None, seen_ms=now)
                 )
             else:
                 conn.execute(
@@ -286,7 +289,7 @@ class TournamentService:
                     _P.c.withdrawn_ms.is_(None),
                     _P.c.invitation.is_(None),
                 )
-                .values(withdrawn_ms=self._now())
+                .values(withdrawn_ms=self._now(), withdrawn_why=None)
             ).rowcount
             if not done:
                 raise TournamentConflict(M_("you are not playing in this event"))
@@ -385,12 +388,13 @@ class TournamentService:
 
     def forfeit(self, tid: str, user_id: str, game_id: str) -> None:
         """The creator ends a game of the event in which a side has not moved yet: the
-        side to move loses by forfeit."""
-        self._director(tid, user_id)
+        side to move loses by forfeit (in an arena nobody scores it, and that side is
+        paused, as by the no-show rule)."""
+        t = self._director(tid, user_id)
         row = next((g for g in self.store.games(tid) if g.game_id == game_id), None)
         if row is None:
             raise TournamentGone(M_("no game {game_id} in this event", game_id=repr(game_id)))
-        if not self._end_no_show(game_id, "the director"):
+        if not self._end_no_show(t, game_id, "the director"):
             raise TournamentConflict(
                 M_("only a game in which a side has not made its first move can be forfeited")
             )
@@ -764,24 +768,19 @@ class TournamentService:
             if r.game_id is None or r.status != "running" or r.plies >= 2:
                 continue
             if now - r.ended_ms >= limit:  # ended_ms: the last change, here the start or 1st move
-                ended |= self._end_no_show(r.game_id, f"{limit // 60_000} minutes")
+                ended |= self._end_no_show(t, r.game_id, games_model.span(limit))
         return ended
 
-    def _end_no_show(self, game_id: str, within: str) -> bool:
+    def _end_no_show(self, t: Tournament, game_id: str, within: str) -> bool:
         """End a game in which a side has not made its first move: that side loses by
-        forfeit (the tournament reads it from the ended game).  False when the game
-        has moved on meanwhile."""
+        forfeit (the tournament reads it from the ended game; an arena scores it for
+        nobody and pauses that side).  False when the game has moved on meanwhile."""
 
         def op(loaded: Loaded, _now: int) -> Change | None:
             g = loaded.game
             if g.status != "running" or g.ply >= 2:
                 return None
-            side = "Black" if g.ply == 0 else "White"
-            why = (
-                f"Forfeit: {side} did not make a first move (tournament rule, ended by {within})"
-                if within == "the director"
-                else f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
-            )
+            why = _no_show_words(t, "Black" if g.ply == 0 else "White", within)
             game = g.copy()
             games_model.settle_clock(game, _now)
             games_model.end_no_show(game, why)
@@ -802,14 +801,7 @@ class TournamentService:
 
     # ------------------------------------------------------------------ arena
     def _arena(self, t: Tournament, rows: list[TourGame], now: int) -> None:
-        with self.db.begin() as conn:  # players whose game is over are free again
-            over = [r.game_id for r in rows if r.game_id is not None and r.outcome is not None]
-            if over:
-                conn.execute(
-                    update(_P)
-                    .where(_P.c.tournament_id == t.id, _P.c.busy_game.in_(over))
-                    .values(busy_game=None)
-                )
+        self._free_arena_players(t, rows, now)
         ends = t.ends_ms
         if ends is not None and now >= ends:
             self._finish(t)
@@ -863,6 +855,38 @@ class TournamentService:
         finally:
             if lease is not None and self.slots is not None:
                 self.slots.give_back(lease)
+
+    def _free_arena_players(self, t: Tournament, rows: list[TourGame], now: int) -> None:
+        """The players whose game is over are free again; who did not make a first
+        move in a game the no-show rule ended is paused until they join again."""
+        paused = 0
+        with self.db.begin() as conn:
+            busy = {p.busy_game for p in self.store.players(t.id, conn) if p.busy_game}
+            over = [r for r in rows if r.game_id in busy and r.outcome is not None]
+            for r in over:
+                if r.absent is not None:
+                    # in the statement that frees them (busy_game is the compare-and-
+                    # set), so a pause is set once, and never after they came back
+                    paused += conn.execute(
+                        update(_P)
+                        .where(
+                            _P.c.tournament_id == t.id,
+                            _P.c.user_id == r.absent,
+                            _P.c.busy_game == r.game_id,
+                        )
+                        .values(busy_game=None, withdrawn_ms=now, withdrawn_why="no_show")
+                    ).rowcount
+            if over:
+                conn.execute(
+                    update(_P)
+                    .where(
+                        _P.c.tournament_id == t.id,
+                        _P.c.busy_game.in_([r.game_id for r in over]),
+                    )
+                    .values(busy_game=None)
+                )
+        if paused:
+            self._changed(t.id)
 
     def _arena_lease(self, tid: str) -> str | None:
         """The lease to pair the arena ``tid``, waiting (in the tournaments' thread) while
@@ -939,6 +963,25 @@ class TournamentService:
             self._reads.clear()
         self._reads[tid] = (now, got, shared)
         return got, shared
+
+
+def _no_show_words(t: Tournament, side: str, within: str) -> str:
+    """The ending of a game the no-show rule ended, as the game page shows it (its
+    static/outcome.js says it again in the page's language): a forfeit, or in an
+    arena a game with no result."""
+    if t.system == "arena":
+        if within == "the director":
+            return (
+                f"Aborted: {side} did not make a first move "
+                f"(arena rule, ended by the director: no result, {side} is paused)"
+            )
+        return (
+            f"Aborted: {side} did not make a first move within {within} "
+            f"(arena rule: no result, {side} is paused)"
+        )
+    if within == "the director":
+        return f"Forfeit: {side} did not make a first move (tournament rule, ended by the director)"
+    return f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
 
 
 def _row(

@@ -76,7 +76,9 @@ def your_part(
     t: Tournament, players: list[Entrant], games: list[TourGame], viewer: str
 ) -> dict[str, Any]:
     """The viewer's own part of an event: joined, its creator, their game in play,
-    their invitation ("invited", "declined", or None)."""
+    their invitation ("invited", "declined", or None), and ``paused``: "no_show" when
+    an arena withdrew them for not making a first move in time (they join again to be
+    paired), else None."""
     me = next((p for p in players if p.user_id == viewer), None)
     mine = [
         g.game_id
@@ -88,6 +90,7 @@ def your_part(
         "invitation": None if me is None else me.invitation,
         "creator": viewer == t.creator_id,
         "game": mine[-1] if mine else None,
+        "paused": "no_show" if me is not None and me.withdrawn and me.paused_no_show else None,
     }
 
 
@@ -110,6 +113,8 @@ def shared_json(t: Tournament, players: list[Entrant], games: list[TourGame]) ->
             "tiebreaks": {k: s.tiebreaks[k] for k in st.TIEBREAKS[t.system]},
             "rating": entrant[s.player].rating,
             "withdrawn": entrant[s.player].withdrawn,
+            # withdrawn by an arena for not making a first move in time (joins again)
+            "paused": entrant[s.player].withdrawn and entrant[s.player].paused_no_show,
             # named by an imported file: "invited" until they accept, or "declined"
             "invitation": entrant[s.player].invitation,
             **({"fire": s.fire, "sheet": s.sheet} if t.system == "arena" else {}),

@@ -5,6 +5,7 @@ nothing; a player who withdrew from a round robin scores no bye after leaving.""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -181,3 +182,136 @@ def test_a_player_who_withdrew_from_a_round_robin_gets_no_bye_point(site: TestCl
     assert byes[leaver] == 0  # the bye of a round begun after the withdrawal
     assert byes[bye["black"]] == 1  # a bye of a round begun before stands
     assert (rows[leaver]["score"], rows[leaver]["match_points"]) == (0, 0)
+
+
+def no_show(
+    site: TestClient, clock: ManualTime, tid: str, players: dict[str, TestClient], gid: str
+) -> dict[str, Any]:
+    """Let the no-show rule end ``gid`` (3 minutes on the clock) while every player
+    keeps the event's page open; its pairing once it has a result."""
+    clock.advance(181)
+    for client in players.values():
+        event(client, tid)  # the page is open: present for the arena's pairing
+    pairing: dict[str, Any] = wait_for(
+        lambda: next(
+            (p for p in event(site, tid)["pairings"] if p["game"] == gid and p["result"]), None
+        )
+    )
+    return pairing
+
+
+@pytest.mark.parametrize("ply", [0, 1])
+def test_an_arena_game_a_side_never_moved_in_scores_for_nobody_and_pauses_that_side(
+    site: TestClient, clock: ManualTime, ply: int
+) -> None:
+    tid, players = started(site, ("ann", "bob"), **EVENTS["arena"])
+    game = wait_for(lambda: in_play(site, tid))[0]
+    gid = game["game"]
+    play_plies(players[game["black"]], players[game["white"]], gid, ply)
+    absent, there = (game["black"], game["white"]) if ply == 0 else (game["white"], game["black"])
+    pairing = no_show(site, clock, tid, players, gid)
+    assert (pairing["result"], pairing["aborted"], pairing["forfeit"]) == ("0-0", True, False)
+    outcome = game_state(site, gid)["outcome"]
+    side = "Black" if ply == 0 else "White"
+    assert outcome["termination"] == "no_show"
+    assert outcome["reason"] == (
+        f"Aborted: {side} did not make a first move within 3 minutes"
+        f" (arena rule: no result, {side} is paused)"
+    )  # not a forfeit: the game page does not say anyone lost it
+    rows = {s["username"]: s for s in event(site, tid)["standings"]}
+    for name in (absent, there):
+        assert (rows[name]["score"], rows[name]["games"], rows[name]["fire"]) == (0, 0, False)
+    # who did not move is paused, and told why; the other is not
+    assert wait_for(lambda: event(players[absent], tid)["you"]["paused"]) == "no_show"
+    assert (rows[there]["withdrawn"], event(players[there], tid)["you"]["paused"]) == (False, None)
+    mine = event(players[absent], tid)
+    assert not mine["you"]["joined"]
+    row = next(s for s in mine["standings"] if s["username"] == absent)
+    assert (row["withdrawn"], row["paused"], rows[there]["paused"]) == (True, True, False)
+    # both keep the page open: the paused player is not paired again...
+    for _ in range(10):
+        for client in players.values():
+            event(client, tid)
+        time.sleep(0.05)
+    assert not in_play(site, tid)
+    # ...until they press Join
+    assert players[absent].post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    again = wait_for(lambda: in_play(site, tid))[0]
+    assert again["game"] != gid and {again["black"], again["white"]} == {absent, there}
+    assert event(players[absent], tid)["you"]["paused"] is None
+
+
+def test_two_accounts_farming_an_arena_by_one_never_moving_score_nothing(
+    site: TestClient, clock: ManualTime
+) -> None:
+    tid, players = started(site, ("farmer", "stooge"), **EVENTS["arena"])
+    farmer, stooge = players["farmer"], players["stooge"]
+    done: list[str] = []
+    for _ in range(3):
+        game = wait_for(lambda: [p for p in in_play(site, tid) if p["game"] not in done])[0]
+        gid = game["game"]
+        if game["black"] == "farmer":  # the farmer moves; the stooge never does
+            play_plies(farmer, stooge, gid, 1)
+        no_show(site, clock, tid, players, gid)
+        done.append(gid)
+
+        def next_step() -> Any:
+            mine = event(stooge, tid)
+            fresh = [p for p in in_play(site, tid) if p["game"] not in done]
+            return mine["you"].get("paused") or fresh
+
+        if wait_for(next_step) == "no_show":
+            # the stooge comes back at once, as the farming needs
+            assert stooge.post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    rows = {s["username"]: s for s in event(site, tid)["standings"]}
+    assert len(done) == 3
+    assert (rows["farmer"]["score"], rows["farmer"]["games"], rows["farmer"]["wins"]) == (0, 0, 0)
+    assert (rows["farmer"]["fire"], rows["stooge"]["score"]) == (False, 0)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"system": "round_robin", "clock": RAPID},
+        {"system": "swiss", "clock": RAPID, "rounds": 1},
+    ],
+)
+def test_a_no_show_in_a_round_robin_or_swiss_event_is_still_a_forfeit_win(
+    site: TestClient, clock: ManualTime, settings: dict[str, Any]
+) -> None:
+    tid, players = started(site, ("ann", "bob"), **settings)
+    game = wait_for(lambda: in_play(site, tid))[0]
+    pairing = no_show(site, clock, tid, players, game["game"])
+    assert (pairing["result"], pairing["forfeit"], pairing["aborted"]) == ("0-2", True, False)
+    final = wait_for(lambda: (e := event(site, tid))["status"] == "finished" and e)
+    rows = {s["username"]: s for s in final["standings"]}
+    assert (rows[game["white"]]["score"], rows[game["white"]]["wins"]) == (1, 1)
+    assert (rows[game["black"]]["score"], rows[game["black"]]["withdrawn"]) == (0, False)
+    assert final["winner"] == game["white"]  # Black never made a first move
+    state = game_state(site, game["game"])
+    assert (
+        "Black did not make a first move within 3 minutes (tournament rule)"
+        in (state["outcome"]["reason"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "seconds", "span"),
+    [
+        ({"clock": RAPID, "forfeit_minutes": 1}, 61, "1 minute"),
+        ({"clock": RAPID, "forfeit_minutes": 90}, 90 * 60 + 1, "90 minutes"),
+        ({"clock": RAPID, "forfeit_minutes": 120}, 2 * 3600 + 1, "2 hours"),
+        ({"clock": RAPID, "forfeit_minutes": 1440}, 86_401, "1 day"),
+        ({"clock": {"days": 2}}, 2 * 86_400 + 1, "2 days"),
+    ],
+)
+def test_the_no_show_reason_gives_its_time_in_words(
+    site: TestClient, clock: ManualTime, settings: dict[str, Any], seconds: int, span: str
+) -> None:
+    tid, _players = started(site, ("ann", "bob"), system="round_robin", **settings)
+    gid = wait_for(lambda: in_play(site, tid))[0]["game"]
+    clock.advance(seconds)
+    state = wait_for(lambda: (s := game_state(site, gid))["status"] == "aborted" and s)
+    assert state["outcome"]["reason"] == (
+        f"Forfeit: Black did not make a first move within {span} (tournament rule)"
+    )
