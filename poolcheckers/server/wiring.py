@@ -76,6 +76,10 @@ class Services:
             at_once=settings.pdn_analyses_at_once,
             per_minute=settings.pdn_analyses_per_minute,
         )
+        #: told to stop (SIGTERM with ``serve --drain``): /api/health answers 503 so
+        #: that the proxy sends new requests to another process before this one's
+        #: port closes
+        self.stopping = False
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
         self.accounts = AccountService(settings, self.db, self.executor, self.quotas)
@@ -126,6 +130,10 @@ class Services:
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+
+    def stop_soon(self) -> None:
+        """The process is about to stop: the health check says so from now on."""
+        self.stopping = True
 
     def _events(self, settings: Settings) -> None:
         """Tournaments, their pages' change notices, and direct challenges."""
