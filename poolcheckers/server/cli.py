@@ -373,6 +373,8 @@ def log_config(form: str = "text") -> dict[str, Any]:
     for handler in config["handlers"].values():
         handler.setdefault("filters", []).append("redact")
     if form == "json":
+        from pythonjsonlogger.core import RESERVED_ATTRS
+
         for formatter in config["formatters"].values():
             formatter.clear()
             formatter.update(
@@ -380,6 +382,8 @@ def log_config(form: str = "text") -> dict[str, Any]:
                     "()": "pythonjsonlogger.json.JsonFormatter",
                     "fmt": JSON_FIELDS,
                     "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+                    # uvicorn's extra copy of a message with terminal colour codes
+                    "reserved_attrs": [*RESERVED_ATTRS, "color_message", "taskName"],
                 }
             )
     return config

@@ -108,3 +108,28 @@ def test_json_logs_are_one_object_per_line_with_secrets_hidden() -> None:
     assert line["level"] == "INFO" and line["logger"] == "uvicorn.access"
     assert "invite=***" in line["message"] and "abc" not in line["message"]
     assert {"time", "process"} <= set(line)
+
+
+def test_json_log_lines_carry_no_terminal_colour_codes() -> None:
+    """uvicorn adds a coloured copy of its messages (``color_message``): a JSON line
+    is for a log shipper, and has neither the key nor an escape code."""
+    import io
+    import json
+    import logging.config
+
+    from poolcheckers.server.cli import log_config
+
+    config = log_config("json")
+    out = io.StringIO()
+    config["handlers"]["default"]["stream"] = out
+    logging.config.dictConfig(config)
+    try:
+        logging.getLogger("uvicorn.error").info(
+            "Started server process [%d]", 42, extra={"color_message": "[\x1b[36m%d\x1b[0m]"}
+        )
+    finally:
+        logging.config.dictConfig(log_config("text"))
+    text = out.getvalue().strip()
+    line = json.loads(text)
+    assert line["message"] == "Started server process [42]"
+    assert "color_message" not in line and "\x1b" not in text and "\\u001b" not in text
