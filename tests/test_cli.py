@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from poolcheckers.cli import build_parser
+from poolcheckers.rules import RuleSet
 
 # The independently worked positions of the rule book, kept with the tests.
 EXAMPLES_PATH = Path(__file__).parent / "data" / "rule-examples.json"
@@ -278,3 +284,41 @@ def test_make_run_installs_the_site_without_the_test_and_cluster_extras() -> Non
         text=True, check=False,
     )  # fmt: skip
     assert "[web,dev,distributed,tooling]" in full.stdout
+
+
+def _parsers_with_rules(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, Any]]:
+    """Every (sub-)command of ``parser`` that takes ``--rules``, with that option."""
+    for action in parser._actions:
+        if "--rules" in action.option_strings:
+            yield path, action
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers_with_rules(sub, f"{path} {name}")
+
+
+def test_every_command_taking_rules_adds_up_a_repeated_rules_option() -> None:
+    """``--rules a=1 --rules b=2`` is both options, for every command, not b alone."""
+    found = dict(_parsers_with_rules(build_parser(), "poolcheckers"))
+    assert {"poolcheckers moves", "poolcheckers egdb build", "poolcheckers match",
+            "poolcheckers bot", "poolcheckers play"} <= set(found)  # fmt: skip
+    for command, action in found.items():
+        namespace = argparse.Namespace(rules=[])
+        action(argparse.ArgumentParser(), namespace, ["king_only_move_limit=10"], "--rules")
+        action(argparse.ArgumentParser(), namespace, ["repetition_draw=false"], "--rules")
+        assert namespace.rules == ["king_only_move_limit=10", "repetition_draw=false"], command
+    args = build_parser().parse_args(["egdb", "build", "--pieces", "3",
+                                      "--rules", "king_only_move_limit=10",
+                                      "--rules", "repetition_draw=false"])  # fmt: skip
+    rules = RuleSet.from_options(args.rules)
+    assert (rules.king_only_move_limit, rules.repetition_draw) == (10, False)
+
+
+def test_one_rule_option_given_twice_with_two_values_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "moves", "--rules", "king_only_move_limit=10",
+         "--rules", "king_only_move_limit=12"], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == (
+        "poolcheckers moves: error: rule option king_only_move_limit is given twice: 10 and 12\n"
+    )

@@ -54,6 +54,27 @@ def test_serve_uses_the_user_data_dir_and_migrates(tmp_path: Path) -> None:
         proc.wait(20)
 
 
+def test_serve_on_a_port_in_use_says_so_first_and_exits_with_status_2(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+        done = subprocess.run(
+            [sys.executable, "-m", "poolcheckers.cli", "serve", "--port", str(port)],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        f"poolcheckers serve: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
+    # said before anything starts: no database opened, no app started
+    assert done.stdout == "" and "startup" not in done.stderr
+    assert not (tmp_path / "poolcheckers").exists()
+
+
 def test_bad_options_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert serve_main(["--port", "0"]) == 2
     assert serve_main(["--port", "99999"]) == 2
