@@ -17,6 +17,7 @@ from poolcheckers.cli import build_parser
 from poolcheckers.rules import RuleSet
 
 # The independently worked positions of the rule book, kept with the tests.
+ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES_PATH = Path(__file__).parent / "data" / "rule-examples.json"
 PASSING_FEN = "W:W11,21,25:B6,K7,K14,15,16,23"
 
@@ -322,3 +323,40 @@ def test_one_rule_option_given_twice_with_two_values_is_refused() -> None:
     assert done.stderr == (
         "poolcheckers moves: error: rule option king_only_move_limit is given twice: 10 and 12\n"
     )
+
+
+def _commands() -> list[str]:
+    """Every sub-command of ``poolcheckers`` by its name (an alias, ``analyze``, left out)."""
+    names: dict[int, str] = {}
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                names.setdefault(id(sub), name)
+    return sorted(names.values())
+
+
+def test_commands_md_has_a_section_for_every_command() -> None:
+    text = (ROOT / "docs" / "COMMANDS.md").read_text(encoding="utf-8")
+    headed = {
+        name
+        for line in text.splitlines()
+        if line.startswith("## ")
+        for name in line[3:].split(" — ")[0].replace(",", " ").split()
+    }
+    assert "nnue" in _commands()
+    assert [c for c in _commands() if c not in headed] == []
+
+
+def test_the_readme_names_every_command_and_every_document() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = text.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    assert [c for c in _commands() if f"poolcheckers {c} " not in commands] == []
+    layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    listed = layout.split("\ndocs/", 1)[1].split("\n```", 1)[0]
+    documents = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert [d for d in documents if d not in listed] == []
+    # what make test needs, beside the two commands
+    two = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    for words in ("root rights or sudo", "about 20 minutes on two CPUs", "`chromium`",
+                  "`postgresql`", "`caddy`", "`nodejs`"):  # fmt: skip
+        assert words in two, words
