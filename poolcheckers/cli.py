@@ -55,22 +55,43 @@ class UsageError(Exception):
     """Bad command-line input: reported as one line on stderr, exit status 2."""
 
 
-def add_position_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--fen`` and ``--rules OPTION=VALUE …``, shared by the commands that take a position."""
-    parser.add_argument("--fen", default=STARTING_FEN, help="position in FEN (R5); default: start")
+def add_rules_argument(
+    parser: argparse.ArgumentParser,
+    help: str = "rule options of docs/RULES.md §9, e.g. crown_during_capture=stop",
+) -> None:
+    """``--rules OPTION=VALUE …``, every command's: given more than once, the options
+    add up (a repeat does not replace the earlier ones; one option given twice with
+    two values is refused by :meth:`RuleSet.from_options`)."""
     parser.add_argument(
         "--rules",
         nargs="*",
+        action="extend",
         default=[],
         metavar="OPTION=VALUE",
-        help="rule options of docs/RULES.md §9, e.g. crown_during_capture=stop",
+        help=f"{help} (repeatable: the options add up)",
     )
+
+
+def add_position_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--fen`` and ``--rules OPTION=VALUE …``, shared by the commands that take a position."""
+    parser.add_argument("--fen", default=STARTING_FEN, help="position in FEN (R5); default: start")
+    add_rules_argument(parser)
 
 
 def board_from_args(args: argparse.Namespace) -> Board:
     """The board of ``--fen`` under ``--rules`` (raises on bad input)."""
     rules = RuleSet.from_options(args.rules)
     return Board.from_fen(args.fen, rules=rules)
+
+
+def playable_board_from_args(args: argparse.Namespace) -> Board:
+    """:func:`board_from_args` for the commands that search or play on from the
+    position: one where the game is over is bad input."""
+    board = board_from_args(args)
+    outcome = board.outcome()
+    if outcome is not None:
+        raise UsageError(f"the game is over in this position: {outcome.reason()}")
+    return board
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:

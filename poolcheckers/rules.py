@@ -129,13 +129,23 @@ class RuleSet:
 
     @classmethod
     def from_options(cls, options: Iterable[str]) -> RuleSet:
-        """From ``name=value`` strings, as on the command line."""
+        """From ``name=value`` strings, as on the command line; one option given twice
+        with two values is refused (neither would be the one meant).
+
+        >>> RuleSet.from_options(["king_only_move_limit=10", "king_only_move_limit=12"])
+        Traceback (most recent call last):
+        ...
+        poolcheckers.errors.RuleSetError: rule option king_only_move_limit is given twice: 10 and 12
+        """
         data: dict[str, Any] = {}
         for option in options:
             name, sep, value = option.partition("=")
-            if not sep or not name.strip():
+            name, value = name.strip(), value.strip()
+            if not sep or not name:
                 raise RuleSetError(f"rule option {option!r} is not of the form NAME=VALUE")
-            data[name.strip()] = value.strip()
+            if data.get(name, value) != value:
+                raise RuleSetError(f"rule option {name} is given twice: {data[name]} and {value}")
+            data[name] = value
         return cls.from_dict(data)
 
 

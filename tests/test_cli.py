@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from poolcheckers.cli import build_parser
+from poolcheckers.rules import RuleSet
+
 # The independently worked positions of the rule book, kept with the tests.
+ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES_PATH = Path(__file__).parent / "data" / "rule-examples.json"
 PASSING_FEN = "W:W11,21,25:B6,K7,K14,15,16,23"
 
@@ -278,3 +285,78 @@ def test_make_run_installs_the_site_without_the_test_and_cluster_extras() -> Non
         text=True, check=False,
     )  # fmt: skip
     assert "[web,dev,distributed,tooling]" in full.stdout
+
+
+def _parsers_with_rules(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, Any]]:
+    """Every (sub-)command of ``parser`` that takes ``--rules``, with that option."""
+    for action in parser._actions:
+        if "--rules" in action.option_strings:
+            yield path, action
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers_with_rules(sub, f"{path} {name}")
+
+
+def test_every_command_taking_rules_adds_up_a_repeated_rules_option() -> None:
+    """``--rules a=1 --rules b=2`` is both options, for every command, not b alone."""
+    found = dict(_parsers_with_rules(build_parser(), "poolcheckers"))
+    assert {"poolcheckers moves", "poolcheckers egdb build", "poolcheckers match",
+            "poolcheckers bot", "poolcheckers play"} <= set(found)  # fmt: skip
+    for command, action in found.items():
+        namespace = argparse.Namespace(rules=[])
+        action(argparse.ArgumentParser(), namespace, ["king_only_move_limit=10"], "--rules")
+        action(argparse.ArgumentParser(), namespace, ["repetition_draw=false"], "--rules")
+        assert namespace.rules == ["king_only_move_limit=10", "repetition_draw=false"], command
+    args = build_parser().parse_args(["egdb", "build", "--pieces", "3",
+                                      "--rules", "king_only_move_limit=10",
+                                      "--rules", "repetition_draw=false"])  # fmt: skip
+    rules = RuleSet.from_options(args.rules)
+    assert (rules.king_only_move_limit, rules.repetition_draw) == (10, False)
+
+
+def test_one_rule_option_given_twice_with_two_values_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "poolcheckers.cli", "moves", "--rules", "king_only_move_limit=10",
+         "--rules", "king_only_move_limit=12"], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == (
+        "poolcheckers moves: error: rule option king_only_move_limit is given twice: 10 and 12\n"
+    )
+
+
+def _commands() -> list[str]:
+    """Every sub-command of ``poolcheckers`` by its name (an alias, ``analyze``, left out)."""
+    names: dict[int, str] = {}
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                names.setdefault(id(sub), name)
+    return sorted(names.values())
+
+
+def test_commands_md_has_a_section_for_every_command() -> None:
+    text = (ROOT / "docs" / "COMMANDS.md").read_text(encoding="utf-8")
+    headed = {
+        name
+        for line in text.splitlines()
+        if line.startswith("## ")
+        for name in line[3:].split(" — ")[0].replace(",", " ").split()
+    }
+    assert "nnue" in _commands()
+    assert [c for c in _commands() if c not in headed] == []
+
+
+def test_the_readme_names_every_command_and_every_document() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = text.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    assert [c for c in _commands() if f"poolcheckers {c} " not in commands] == []
+    layout = text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    listed = layout.split("\ndocs/", 1)[1].split("\n```", 1)[0]
+    documents = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert [d for d in documents if d not in listed] == []
+    # what make test needs, beside the two commands
+    two = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    for words in ("root rights or sudo", "about 20 minutes on two CPUs", "`chromium`",
+                  "`postgresql`", "`caddy`", "`nodejs`"):  # fmt: skip
+        assert words in two, words

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from poolcheckers.cli import UsageError, add_position_arguments, board_from_args
+from poolcheckers.cli import UsageError, add_position_arguments, playable_board_from_args
 from poolcheckers.commands.common import (
     EngineLike,
     SearchInfo,
@@ -74,10 +74,7 @@ def run(
 ) -> int:
     """Analyse the position of ``args`` (``--fen``, ``--rules``, ``--time``/``--depth``)."""
     out = out or sys.stdout
-    board = board_from_args(args)
-    outcome = board.outcome()
-    if outcome is not None:
-        raise UsageError(f"the game is over in this position: {outcome.reason()}")
+    board = playable_board_from_args(args)
     if limit is None:
         if args.depth is not None and args.depth < 1:
             raise UsageError(f"--depth must be >= 1, not {args.depth}")

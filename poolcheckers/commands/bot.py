@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from poolcheckers.board import Board
-from poolcheckers.cli import UsageError
+from poolcheckers.cli import UsageError, add_rules_argument
 from poolcheckers.commands.common import help_description
 from poolcheckers.errors import RuleSetError
 from poolcheckers.rules import RuleSet
@@ -330,13 +330,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help="a Hub set-param for the engine (repeatable): level=6, hash=64",
     )
-    p.add_argument(
-        "--rules",
-        nargs="*",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="the rules it accepts (docs/RULES.md §9; default the APCA rules)",
-    )
+    add_rules_argument(p, "the rules it accepts (docs/RULES.md §9; default the APCA rules)")
     p.add_argument("--min-initial", type=float, default=30.0, help="fastest clock, seconds (30)")
     p.add_argument("--max-initial", type=float, default=3600.0, help="slowest clock (3600)")
     p.add_argument("--rated-only", action="store_true", help="decline casual challenges")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from poolcheckers.board import Board
-from poolcheckers.cli import UsageError
+from poolcheckers.cli import UsageError, add_rules_argument
 from poolcheckers.commands.common import (
     EngineUnavailable,
     help_description,
@@ -259,13 +259,7 @@ def register(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--dir", help=f"directory of the tables (default: {default_directory()})")
-        p.add_argument(
-            "--rules",
-            nargs="*",
-            default=[],
-            metavar="OPTION=VALUE",
-            help="rule options of docs/RULES.md §9, e.g. king_only_move_limit=15",
-        )
+        add_rules_argument(p, "rule options of docs/RULES.md §9, e.g. king_only_move_limit=15")
 
     b = actions.add_parser("build", help="solve every material of up to N pieces")
     common(b)

@@ -68,7 +68,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from poolcheckers.cli import UsageError
+from poolcheckers.cli import UsageError, add_rules_argument
 from poolcheckers.commands.common import (
     MAX_LEVEL,
     EngineLike,
@@ -582,13 +582,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "test; game pairs are played, as with --sprt)",
     )
     parser.add_argument("--plot", metavar="OUT.png", help="plot the running score")
-    parser.add_argument(
-        "--rules",
-        nargs="*",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="rule options of docs/RULES.md §9",
-    )
+    add_rules_argument(parser, "rule options of docs/RULES.md §9")
     add_engine_arguments(parser)
 
 

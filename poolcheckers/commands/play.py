@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from poolcheckers.board import Board
-from poolcheckers.cli import UsageError, add_position_arguments, board_from_args
+from poolcheckers.cli import UsageError, add_position_arguments, playable_board_from_args
 from poolcheckers.commands.common import (
     EngineLike,
     EngineUnavailable,
@@ -435,7 +435,7 @@ def run(
     stdout: TextIO | None = None,
 ) -> int:
     """Play the game of ``args``."""
-    board = board_from_args(args)
+    board = playable_board_from_args(args)
     check_level_option("--level", args.level)
     if args.time is not None and not args.time > 0:
         raise UsageError(f"--time must be > 0 seconds, not {args.time}")

@@ -97,6 +97,9 @@ def _pdn_games(paths: list[str]) -> list[tuple[str, str, list[str]]]:
             out.append((label, game.start_fen, game.notations()))
         for bad in skipped[:5]:
             print(f"skipped: {bad}", file=sys.stderr)
+    if not any(notations for _, _, notations in out):
+        # an empty list would mean self-play: never instead of the files named
+        raise UsageError(f"--pdn {' '.join(paths)}: no game with a move to read")
     return out
 
 

@@ -13,10 +13,14 @@ import argparse
 import copy
 import logging
 import re
+import signal
+import socket
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -89,6 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="on SIGTERM, how long requests in progress may take to finish before the "
         "connections still open (a bot's streams, which never end) are closed (10)",
+    )
+    p.add_argument(
+        "--drain",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="on SIGTERM, answer /api/health with 503 and go on serving this long before "
+        "closing the port, so a proxy checking the health sends new requests to another "
+        "process first (0: close at once; behind Caddy, longer than its health_interval)",
     )
     add_limit_options(p)
     add_rating_options(p)
@@ -377,6 +390,8 @@ def log_config(form: str = "text") -> dict[str, Any]:
     for handler in config["handlers"].values():
         handler.setdefault("filters", []).append("redact")
     if form == "json":
+        from pythonjsonlogger.core import RESERVED_ATTRS
+
         for formatter in config["formatters"].values():
             formatter.clear()
             formatter.update(
@@ -384,6 +399,8 @@ def log_config(form: str = "text") -> dict[str, Any]:
                     "()": "pythonjsonlogger.json.JsonFormatter",
                     "fmt": JSON_FIELDS,
                     "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+                    # uvicorn's extra copy of a message with terminal colour codes
+                    "reserved_attrs": [*RESERVED_ATTRS, "color_message", "taskName"],
                 }
             )
     return config
@@ -497,10 +514,20 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"poolcheckers serve: error: --forwarded-allow-ips: {exc}", file=sys.stderr)
         return 2
+    try:  # before the app starts: a port in use is the first thing said
+        listening = listen(args.host, args.port)
+    except OSError as exc:
+        print(
+            f"poolcheckers serve: error: cannot listen on {args.host}:{args.port}: "
+            f"{exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
     print(f"poolcheckers: database {make_url_safe(url)}", flush=True)
     try:
         app = create_app(settings)
     except Exception as exc:
+        listening.close()
         print(f"poolcheckers serve: error: cannot open the database: {exc}", file=sys.stderr)
         return 2
     if args.import_puzzles:
@@ -509,11 +536,12 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         try:
             added, known = app.state.ctx.puzzles.import_file(args.import_puzzles)
         except (PuzzleError, PoolCheckersError) as exc:
+            listening.close()
             print(f"poolcheckers serve: error: --import-puzzles: {exc}", file=sys.stderr)
             return 2
         print(f"poolcheckers: {added} puzzles imported ({known} already stored)", flush=True)
     print(f"poolcheckers: serving on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -525,7 +553,53 @@ def serve_main(argv: Sequence[str] | None = None) -> int:
         timeout_graceful_shutdown=args.shutdown_timeout,
         **connection_options(settings),
     )
-    return 0
+    server = DrainingServer(config, args.drain, app.state.ctx.stop_soon)
+    server.run(sockets=[listening])
+    return 0 if server.started else 3
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound as uvicorn binds it (``OSError`` if the
+    address is in use): bound before the app starts, so a port in use is said first."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server that, told to stop by SIGTERM, first keeps serving for
+    ``drain`` seconds after ``on_drain`` (which makes /api/health answer 503).
+
+    A proxy that checks the health stops sending requests here before the port
+    closes: closing it at once would reset the connections the proxy has just
+    opened or reuses, and a move sent on one of those fails (the proxy can retry
+    a refused connection, not a request already sent).  A second signal, or
+    SIGINT (Ctrl-C), stops at once as uvicorn does.
+    """
+
+    def __init__(self, config: uvicorn.Config, drain: float, on_drain: Callable[[], None]):
+        super().__init__(config)
+        self.drain, self.on_drain = drain, on_drain
+        self.timer: threading.Timer | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig != signal.SIGTERM or self.drain <= 0 or self.timer is not None:
+            super().handle_exit(sig, frame)
+            return
+        self.on_drain()
+        logging.getLogger("uvicorn.error").info(
+            "Stopping in %g s: /api/health answers 503 meanwhile", self.drain
+        )
+        self.timer = threading.Timer(self.drain, super().handle_exit, (sig, frame))
+        self.timer.daemon = True
+        self.timer.start()
 
 
 def connection_options(settings: Settings) -> dict[str, Any]:

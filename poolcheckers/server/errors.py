@@ -26,6 +26,7 @@ CODES = frozenset(
         "overloaded",
         "internal",
         "busy",
+        "stopping",
     }
 )
 
@@ -112,6 +113,13 @@ def engine_unavailable() -> ApiError:
 def database_unavailable(message: str) -> ApiError:
     return ApiError(
         503, "database_unavailable", M_("the database is unreachable: {message}", message=message)
+    )
+
+
+def stopping() -> ApiError:
+    """503 ``stopping``: this process is about to stop (its health check)."""
+    return ApiError(
+        503, "stopping", M_("this server process is stopping: requests go to another one")
     )
 
 

@@ -69,16 +69,11 @@ class Services:
         self.executor = DbExecutor(self.db, threads=settings.db_threads, inline=settings.inline_db)
         #: every router and service runs its database work here
         self.run = self.executor.run
-        #: rates and holdings counted in the database: one limit for every process
-        clock = settings.clock
-        self.quotas = Quotas(self.db, clock=lambda: clock.now_ms() / 1000)
-        #: the analysis board's PDN readings, per address and per process
-        self.pdn_readings = PdnReadings(
-            self.quotas,
-            self.run,
-            at_once=settings.pdn_analyses_at_once,
-            per_minute=settings.pdn_analyses_per_minute,
-        )
+        self._limits(settings)
+        #: told to stop (SIGTERM with ``serve --drain``): /api/health answers 503 so
+        #: that the proxy sends new requests to another process before this one's
+        #: port closes
+        self.stopping = False
         enabled = settings.engine_enabled
         self.engine_ok = engine_available() if enabled is None else enabled
         postgres = is_postgres(settings.database_url)
@@ -91,14 +86,6 @@ class Services:
         )
         self.accounts = AccountService(
             settings, self.db, self.executor, self.quotas, notices=self.topics
-        )
-        #: how many games one client may start and import, for every process
-        self.creation = CreationLimits(
-            self.quotas,
-            games_per_minute=settings.games_per_minute,
-            engine_per_minute=settings.engine_games_per_minute,
-            engine_at_once=settings.engine_games_at_once,
-            imported_per_hour=settings.imported_games_per_hour,
         )
         self.games = GameService(
             self.db,
@@ -139,6 +126,30 @@ class Services:
             self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+
+    def _limits(self, settings: Settings) -> None:
+        #: rates and holdings counted in the database: one limit for every process
+        clock = settings.clock
+        self.quotas = Quotas(self.db, clock=lambda: clock.now_ms() / 1000)
+        #: the analysis board's PDN readings, per address and per process
+        self.pdn_readings = PdnReadings(
+            self.quotas,
+            self.run,
+            at_once=settings.pdn_analyses_at_once,
+            per_minute=settings.pdn_analyses_per_minute,
+        )
+        #: how many games one client may start and import, for every process
+        self.creation = CreationLimits(
+            self.quotas,
+            games_per_minute=settings.games_per_minute,
+            engine_per_minute=settings.engine_games_per_minute,
+            engine_at_once=settings.engine_games_at_once,
+            imported_per_hour=settings.imported_games_per_hour,
+        )
+
+    def stop_soon(self) -> None:
+        """The process is about to stop: the health check says so from now on."""
+        self.stopping = True
 
     def _events(self, settings: Settings) -> None:
         """Tournaments and direct challenges."""

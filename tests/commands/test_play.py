@@ -360,3 +360,16 @@ def test_engine_moves_take_the_levels_time_unless_told(options: list[str], secon
     )
     assert status == 0
     assert engine.searches[0][1:] == (Limit(time=seconds), 4)
+
+
+@pytest.mark.parametrize("fen", ["B:W:B", "W:W:B1", "B:W5:B"])
+def test_a_position_where_the_game_is_over_is_refused_as_analyse_refuses_it(
+    fen: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from poolcheckers.cli import main
+
+    for command in ("play", "analyse"):
+        assert main([command, "--fen", fen]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"poolcheckers {command}: error: the game is over in this position")
+        assert "(R16)" in err

@@ -3,6 +3,8 @@ multi-capture choice landing by landing, keyboard, phone viewport, navigation.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from poolcheckers import Board
@@ -19,6 +21,9 @@ from .helpers import (
     square,
     wait_moves,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -530,6 +535,40 @@ def test_lost_connection_error_goes_when_it_is_back(
     click_square(page, 11)
     click_square(page, 15)
     assert wait_moves(page, 1) == ["11-15"]
+
+
+def test_a_move_whose_answer_the_proxy_lost_is_sent_again_and_played_once(
+    server: Server, new_page: PageFactory, page_errors: PageErrors
+) -> None:
+    """A server process stopping as the move reaches it: the move was stored, but
+    the proxy answers 502.  The page sends it again with its ply; the server
+    answers the game as it is, and the move is on the board once, no error shown."""
+    page_errors.allowed.append("502")
+    page = new_page()
+    new_game(page, server.base_url, mode="local")
+    page.wait_for_function("() => window.poolcheckersGame.socket.isOpen")
+    sent: list[str] = []
+
+    def lost_answer(route: Route) -> None:
+        sent.append(route.request.post_data or "")
+        if len(sent) == 1:
+            route.fetch()  # the server plays it ...
+            route.fulfill(status=502, body="")  # ... and the answer is lost
+        else:
+            route.continue_()
+
+    page.route("**/move", lost_answer)
+    click_square(page, 11)
+    click_square(page, 15)
+    for _ in range(50):  # the page tries again a moment later
+        if len(sent) == 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(sent) == 2 and sent[0] == sent[1]  # the same move at the same ply
+    page.wait_for_timeout(500)
+    assert wait_moves(page, 1) == ["11-15"]
+    assert page.inner_text("#error") == ""
+    assert "White" in page.inner_text("#status")
 
 
 def test_laptop_window_shows_board_and_both_clocks(server: Server, new_page: PageFactory) -> None:

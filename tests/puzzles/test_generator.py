@@ -120,3 +120,21 @@ def test_the_games_of_a_pdn_file_are_read_and_named_by_their_game_id(
                  "--jobs", "1"]) == 0  # fmt: skip
     found = list(read_puzzles(out))
     assert found and all(p.source and p.source["game"] == "site123" for p in found)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "this is not PDN at all", '[Event "no moves"]\n*\n'], ids=["empty", "text", "tags"]
+)
+def test_a_pdn_file_without_a_game_to_read_is_refused_not_replaced_by_self_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    source = tmp_path / "nothing.pdn"
+    source.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["puzzles", "generate", "--out", str(out), "--pdn", str(source),
+                 "--games", "1", "--jobs", "1"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f"poolcheckers puzzles: error: --pdn {source}: no game with a move to read"
+    )
+    assert not out.exists()

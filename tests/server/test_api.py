@@ -366,6 +366,18 @@ def test_pages_and_static_files(client: TestClient) -> None:
     assert health["ok"] is True and health["database"] == "sqlite"
 
 
+def test_a_process_told_to_stop_fails_its_health_check_and_still_serves_games(
+    client: TestClient,
+) -> None:
+    created = new_game(client, mode="local")
+    client.app.state.ctx.stop_soon()  # type: ignore[attr-defined]
+    r = client.get("/api/health")
+    assert r.status_code == 503 and error_code(r) == "stopping"
+    assert r.json()["database_reachable"] is True
+    gid, token = created["game"]["id"], created["token"]
+    assert move(client, gid, token, "11-15", 0).status_code == 200
+
+
 def test_no_draw_offer_before_the_invited_player_joins_r17(client: TestClient) -> None:
     created = new_game(client, mode="online", color="black")
     gid, black = created["game"]["id"], created["token"]

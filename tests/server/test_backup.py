@@ -58,3 +58,28 @@ def test_backup_of_a_database_that_does_not_exist_says_so(
     assert db_main(["backup", str(out), "--database-url", f"sqlite:///{absent}"]) == 1
     assert capsys.readouterr().err == f"poolcheckers db backup: error: no database at {absent}\n"
     assert not out.exists()
+
+
+def test_backup_into_a_missing_folder_is_refused_and_creates_no_folder(
+    make_client: AppFactory, db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_client()  # the site's database exists
+    out = tmp_path / "no" / "such" / "site.backup"
+    assert db_main(["backup", str(out), "--database-url", db_url]) == 1
+    folder = tmp_path / "no" / "such"
+    assert capsys.readouterr().err == (
+        f"poolcheckers db backup: error: no folder {folder} for the backup: create it first\n"
+    )
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("action", ["backup", "restore"])
+def test_a_database_other_than_postgresql_or_sqlite_is_named_in_the_refusal(
+    action: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backup = tmp_path / "site.backup"
+    backup.write_bytes(b"")
+    assert db_main([action, str(backup), "--database-url", "mysql://x"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"poolcheckers db {action}: error: cannot back up or restore a mysql ")
+    assert "in-memory" not in err

@@ -54,6 +54,27 @@ def test_serve_uses_the_user_data_dir_and_migrates(tmp_path: Path) -> None:
         proc.wait(20)
 
 
+def test_serve_on_a_port_in_use_says_so_first_and_exits_with_status_2(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+        done = subprocess.run(
+            [sys.executable, "-m", "poolcheckers.cli", "serve", "--port", str(port)],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        f"poolcheckers serve: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
+    # said before anything starts: no database opened, no app started
+    assert done.stdout == "" and "startup" not in done.stderr
+    assert not (tmp_path / "poolcheckers").exists()
+
+
 def test_bad_options_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert serve_main(["--port", "0"]) == 2
     assert serve_main(["--port", "99999"]) == 2
@@ -136,3 +157,28 @@ def test_access_lines_of_urls_with_a_token_are_logged_with_the_token_hidden(
     ]
     assert "secret" not in out.getvalue()
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_json_log_lines_carry_no_terminal_colour_codes() -> None:
+    """uvicorn adds a coloured copy of its messages (``color_message``): a JSON line
+    is for a log shipper, and has neither the key nor an escape code."""
+    import io
+    import json
+    import logging.config
+
+    from poolcheckers.server.cli import log_config
+
+    config = log_config("json")
+    out = io.StringIO()
+    config["handlers"]["default"]["stream"] = out
+    logging.config.dictConfig(config)
+    try:
+        logging.getLogger("uvicorn.error").info(
+            "Started server process [%d]", 42, extra={"color_message": "[\x1b[36m%d\x1b[0m]"}
+        )
+    finally:
+        logging.config.dictConfig(log_config("text"))
+    text = out.getvalue().strip()
+    line = json.loads(text)
+    assert line["message"] == "Started server process [42]"
+    assert "color_message" not in line and "\x1b" not in text and "\\u001b" not in text

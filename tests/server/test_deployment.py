@@ -13,6 +13,7 @@ import signal
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -55,7 +56,7 @@ class Process:
             "--port", str(self.port), "--database-url", self.db_url,
             "--forwarded-allow-ips", "127.0.0.1", "--allowed-host", "localhost",
             "--site-origin", self.site, "--access-log", "--log-level", "info",
-            "--log-format", "json",
+            "--log-format", "json", "--drain", "3",
             # the rating of a short game and the sign-ups from one address
             "--min-rated-plies", "2", "--signup-limit", "100",
         ]  # fmt: skip
@@ -245,3 +246,74 @@ def test_online_game_through_caddy_survives_a_process_restart_then_backup_restor
     # the access log is Caddy's JSON lines, one per request through the proxy
     lines = (site["tmp"] / "poolcheckers-access.log").read_text().splitlines()
     assert any(json.loads(line)["request"]["uri"] == f"/api/games/{gid}" for line in lines)
+
+
+class MovesInPlay:
+    """Two players' seats in online games through the proxy, posting one move after
+    another (a new game when one ends) as the pages do, counting the answers that
+    were not a success.  ``sending`` is set just before each move goes out."""
+
+    def __init__(self, origin: str, tls: ssl.SSLContext) -> None:
+        self.client = httpx2.Client(
+            base_url=origin, verify=tls, timeout=60, headers={"Origin": origin}
+        )
+        self.sending, self.done = threading.Event(), threading.Event()
+        self.attempts, self.failures = 0, list[str]()
+        self.thread = threading.Thread(target=self._play, daemon=True)
+
+    def _new_game(self) -> tuple[str, dict[str, str], dict[str, Any]]:
+        created = self.client.post("/api/games", json={"mode": "online", "color": "black"})
+        assert created.status_code == 200, created.text
+        gid = created.json()["game"]["id"]
+        invite = created.json()["invite"].split("invite=", 1)[1]
+        joined = self.client.post(f"/api/games/{gid}/join", json={"invite": invite})
+        assert joined.status_code == 200, joined.text
+        tokens = {"black": created.json()["token"], "white": joined.json()["token"]}
+        return gid, tokens, joined.json()["game"]
+
+    def _play(self) -> None:
+        gid, tokens, state = self._new_game()
+        while not self.done.is_set():
+            if state["status"] != "running":
+                gid, tokens, state = self._new_game()
+            move = {"move": state["legal_moves"][0]["notation"], "ply": state["ply"]}
+            headers = {"X-Seat-Token": tokens[state["turn"]]}
+            self.attempts += 1
+            self.sending.set()
+            r = self.client.post(f"/api/games/{gid}/move", json=move, headers=headers)
+            if r.status_code == 200:
+                state = r.json()
+            else:
+                self.failures.append(f"{r.status_code} {r.text[:200]}")
+                state = self.client.get(f"/api/games/{gid}").json()
+            time.sleep(0.05)  # a player's pace: a few games a minute
+
+    def at_next_move(self) -> None:
+        """Return the instant the next move is sent."""
+        self.sending.clear()
+        assert self.sending.wait(timeout=30), "no move was sent"
+
+
+def test_no_move_fails_while_the_processes_are_restarted_one_after_the_other(
+    site: dict[str, Any],
+) -> None:
+    """docs/DEPLOY.md §5's rolling restart under play: each process gets its SIGTERM
+    the instant a move is sent, then starts again and answers its health check
+    before the next one stops.  Caddy sends the move elsewhere (or again: a move
+    carries its ply, so a repeat is answered, not played twice); none fails."""
+    play = MovesInPlay(site["origin"], site["tls"])
+    play.thread.start()
+    try:
+        for process in site["processes"]:
+            for _ in range(5):  # moves go through both processes first
+                play.at_next_move()
+            play.at_next_move()
+            assert process.stop() in (0, -signal.SIGTERM)
+            process.start()  # waits for its /api/health, as §5's loop does
+        for _ in range(10):  # and after both restarts
+            play.at_next_move()
+    finally:
+        play.done.set()
+        play.thread.join(timeout=60)
+    assert play.failures == [], f"{len(play.failures)} of {play.attempts} moves failed"
+    assert play.attempts >= 20

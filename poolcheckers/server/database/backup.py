@@ -17,8 +17,9 @@ from contextlib import closing
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
-from poolcheckers.server.database.engine import is_postgres, libpq_conninfo, normalize_url
+from poolcheckers.server.database.engine import libpq_conninfo, normalize_url
 
 
 class BackupError(Exception):
@@ -38,6 +39,27 @@ def pg_tool(name: str) -> str:
     if versions:
         return str(versions[-1])
     raise BackupError(f"{name} is not installed (Debian: apt install postgresql-client)")
+
+
+def _kind(url: str) -> str:
+    """``postgresql`` or ``sqlite``: the databases these commands back up.
+
+    >>> _kind("mysql://x")
+    Traceback (most recent call last):
+    ...
+    poolcheckers.server.database.backup.BackupError: cannot back up or restore a mysql \
+database: only PostgreSQL (postgresql://...) and SQLite (sqlite:///FILE)
+    """
+    try:
+        backend = make_url(normalize_url(url)).get_backend_name()
+    except ArgumentError:
+        raise BackupError(f"not a database URL: {url!r}") from None
+    if backend not in ("postgresql", "sqlite"):
+        raise BackupError(
+            f"cannot back up or restore a {backend} database: only PostgreSQL "
+            "(postgresql://...) and SQLite (sqlite:///FILE)"
+        )
+    return backend
 
 
 def _sqlite_path(url: str) -> Path:
@@ -72,9 +94,12 @@ def _libpq_env(url: str) -> tuple[str, dict[str, str]]:
 
 
 def backup(url: str, out: Path) -> int:
-    """Write a backup of the database ``url`` to ``out``; its size in bytes."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if is_postgres(url):
+    """Write a backup of the database ``url`` to ``out``; its size in bytes.  The
+    folder must exist: a command often run as root creates none."""
+    kind = _kind(url)
+    if not out.parent.is_dir():
+        raise BackupError(f"no folder {out.parent} for the backup: create it first")
+    if kind == "postgresql":
         conninfo, env = _libpq_env(url)
         _run([pg_tool("pg_dump"), "--format=custom", "--file", str(out), conninfo], env)
     else:
@@ -87,9 +112,10 @@ def backup(url: str, out: Path) -> int:
 
 def restore(url: str, backup_file: Path) -> None:
     """Replace the contents of the database ``url`` with the backup ``backup_file``."""
+    kind = _kind(url)
     if not backup_file.is_file():
         raise BackupError(f"no backup at {backup_file}")
-    if is_postgres(url):
+    if kind == "postgresql":
         conninfo, env = _libpq_env(url)
         args = [pg_tool("pg_restore"), "--clean", "--if-exists", "--no-owner"]
         _run([*args, "--single-transaction", "--dbname", conninfo, str(backup_file)], env)

@@ -102,6 +102,34 @@ export function errorText(err) {
   return plainWords(err instanceof Error ? err.message : String(err)).text;
 }
 
+/** Answers after which a request may be sent again: no answer, or the proxy's. */
+const PASSING_FAILURES = new Set([0, 502, 503, 504]);
+/** The waits before each new try of a move (ms): about 7 s in all. */
+const MOVE_RETRY_WAITS = [250, 500, 1000, 2000, 3500];
+
+/**
+ * A move sent again while the answer is none or the proxy's (a server process
+ * restarting): the move carries its ply, so a repeat of one the server already
+ * stored is answered with the game as it is, never played twice.
+ * @param {string} id
+ * @param {string} move
+ * @param {number} ply
+ * @param {string | null} token
+ * @returns {Promise<GameState>}
+ */
+async function sendMove(id, move, ply, token) {
+  const url = `/api/games/${encodeURIComponent(id)}/move`;
+  for (const wait of MOVE_RETRY_WAITS) {
+    try {
+      return await request("POST", url, { move, ply, token });
+    } catch (err) {
+      if (!(err instanceof ApiError) || !PASSING_FAILURES.has(err.status)) throw err;
+    }
+    await new Promise((resolve) => window.setTimeout(resolve, wait));
+  }
+  return request("POST", url, { move, ply, token });
+}
+
 /** The routes the pages use, with the types of their answers (schemas.py). */
 export const api = {
   /** @type {(body: CreateGame) => Promise<CreatedGame>} */
@@ -111,8 +139,7 @@ export const api = {
   /** @type {(id: string, token?: string | null) => Promise<GameState>} */
   getGame: (id, token = null) => request("GET", `/api/games/${encodeURIComponent(id)}`, undefined, { token }),
   /** @type {(id: string, move: string, ply: number, token: string | null) => Promise<GameState>} */
-  move: (id, move, ply, token) =>
-    request("POST", `/api/games/${encodeURIComponent(id)}/move`, { move, ply, token }),
+  move: sendMove,
   /** @type {(id: string, action: GameAction, token: string | null) => Promise<GameState | null>} */
   action: (id, action, token) =>
     request("POST", `/api/games/${encodeURIComponent(id)}/${action}`, { token }),

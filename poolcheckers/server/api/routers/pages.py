@@ -75,16 +75,22 @@ async def catalog(name: str, ctx: Ctx) -> Response:
 
 @router.get("/api/health", response_model=Health, tags=["server"], summary="Health check")
 async def health(ctx: Ctx) -> Response:
-    """Whether the engine is built and the database answers (503 when it does not)."""
+    """Whether the engine is built and the database answers (503 when it does not, or
+    when the process is stopping: a proxy then sends requests to another one)."""
+    reachable, problem = True, None
     try:
         await ctx.run(ctx.games.store.ping)
     except Exception as exc:
-        problem = errors.database_unavailable(type(exc).__name__)
+        reachable, problem = False, errors.database_unavailable(type(exc).__name__)
+    else:
+        if ctx.stopping:
+            problem = errors.stopping()
+    if problem is not None:
         body = Health(
             ok=False,
             engine=ctx.engine_ok,
             database=ctx.db.dialect.name,
-            database_reachable=False,
+            database_reachable=reachable,
             error=ErrorDetail(code=problem.code, message=problem.message),
         )
         return json_response(body.model_dump(), 503)
