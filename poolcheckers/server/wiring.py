@@ -188,7 +188,8 @@ class Services:
         to their subscribers; after a reconnection each reads again what it missed."""
         bus = PgBus(psycopg_connector(libpq_conninfo(settings.database_url)))
         bus.register(PG_CHANNEL, Handler(self.fanout.notified, self.fanout.catch_up))
-        bus.register(LOBBY_CHANNEL, Handler(self.lobby.remote, self.lobby.catch_up))
+        lobby = self.lobby
+        bus.register(LOBBY_CHANNEL, Handler(lobby.remote, lobby.catch_up, lobby.lost))
         bus.register(TOPIC_CHANNEL, Handler(self._remote_notice, self._topics_catch_up))
         return bus
 

@@ -49,6 +49,10 @@ LOBBY_SWEEP_S = 10.0
 LOBBY_FLUSH_S = 0.1
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more: changes go in parts
 NOTIFY_BYTES = 7000
+#: a LISTEN connection may be dead a while before it is seen to be (a cut network:
+#: TCP keepalives, about a minute): the games started this long before the loss was
+#: seen are told again after the reconnection
+LOST_UNSEEN_MS = 90_000
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -88,6 +92,8 @@ class LobbyService:
         #: that change was stored, so it gets only the later ones
         self._since: dict[asyncio.Queue[str], int] = {}
         self._notifying: set[asyncio.Task[None]] = set()
+        #: when the other processes' notices stopped coming (None: they come)
+        self._lost_ms: int | None = None
 
     async def start(self) -> None:
         """Sweep the lobby (the other processes' changes come through the bus:
@@ -140,12 +146,20 @@ class LobbyService:
         except (ValueError, KeyError, TypeError):
             log.warning("ignored lobby notification %r", payload[:200])
 
+    def lost(self) -> None:
+        """The bus lost its connection: the other processes' notices stop here."""
+        self._lost_ms = self.settings.clock.now_ms()
+
     async def catch_up(self) -> None:
         """After the bus reconnected (the other processes' changes of the meantime
         were lost): every lobby socket here gets the open seeks again, as
-        ``{"type": "seeks"}`` (the list it opened with), and only the later changes."""
+        ``{"type": "seeks"}`` (the list it opened with), and only the later changes;
+        and the players here the games started for them meanwhile (``game``)."""
+        lost_ms, self._lost_ms = self._lost_ms, None
         if not self.sockets:
             return
+        if lost_ms is not None:
+            await self._games_started(lost_ms - LOST_UNSEEN_MS)
         with self._pending_lock:
             mark = self._numbered  # the changes up to here are in the list read next
         seeks = await self.executor.run(self.lobby.seeks)
@@ -156,6 +170,14 @@ class LobbyService:
             for q in queues:
                 q.put_nowait(message)
                 self._since[q] = max(self._since.get(q, 0), mark)
+
+    async def _games_started(self, since_ms: int) -> None:
+        """Tell the accounts with a lobby socket here of their games started since
+        ``since_ms`` (a seek taken, a challenge accepted in another process)."""
+        accounts = [a for a in self.sockets if not a.startswith("visitor:")]
+        games = self.creator.store
+        for game_id, players in await self.executor.run(games.started_since, accounts, since_ms):
+            self._send(json.dumps({"type": "game", "id": game_id}), players)
 
     def _lobby_event(self, event: LobbyEvent) -> None:
         """Called in the thread that changed the lobby: forward to every socket."""

@@ -71,10 +71,12 @@ Connector = Callable[[], Awaitable[Listening]]
 @dataclass(frozen=True)
 class Handler:
     """One channel's consumer: ``notified`` gets each notice's payload (on the loop),
-    ``catch_up`` reads again what notices may have been lost (after a reconnection)."""
+    ``catch_up`` reads again what notices may have been lost (after a reconnection),
+    ``lost`` (if given) hears when the connection was seen lost (once an outage)."""
 
     notified: Callable[[str], None]
     catch_up: Callable[[], Awaitable[None]]
+    lost: Callable[[], None] | None = None
 
 
 def psycopg_connector(conninfo: str) -> Connector:
@@ -149,6 +151,8 @@ class PgBus:
                 if down_since is None:  # once per outage, not at every attempt
                     down_since = time.monotonic()
                     log.exception("LISTEN connection lost; reconnecting")
+                    if not first:  # at start-up there was nothing to lose yet
+                        self._lost()
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, RECONNECT_MOST_S)
 
@@ -167,6 +171,14 @@ class PgBus:
             handler.notified(note.payload)
         except Exception:
             log.exception("notice on %s not handled: %r", note.channel, note.payload[:200])
+
+    def _lost(self) -> None:
+        for channel, handler in self.handlers.items():
+            if handler.lost is not None:
+                try:
+                    handler.lost()
+                except Exception:
+                    log.exception("telling %s of the lost connection failed", channel)
 
     async def _catch_up(self) -> None:
         """Every handler reads again what it may have missed; one that fails does not

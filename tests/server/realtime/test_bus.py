@@ -185,3 +185,24 @@ async def _reconnected(server: FakeServer, n: int) -> None:
 async def _heard(heard: list[str], n: int) -> None:
     while len(heard) < n:
         await asyncio.sleep(0.001)
+
+
+async def test_a_handler_hears_of_each_outage_once_and_not_of_a_failed_start(fast: None) -> None:
+    server = FakeServer()
+    server.refusals = 2  # PostgreSQL not up yet when the server starts
+    losses: list[str] = []
+
+    async def nothing() -> None:
+        return None
+
+    bus = PgBus(server.connect)
+    bus.register("lobby", Handler(lambda _p: None, nothing, lambda: losses.append("lost")))
+    await bus.start()
+    try:
+        assert losses == []
+        server.refusals = 3
+        server.connections[0].drop()
+        await asyncio.wait_for(_reconnected(server, 2), timeout=5)
+        assert losses == ["lost"]
+    finally:
+        await bus.stop()

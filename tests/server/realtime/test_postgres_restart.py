@@ -26,6 +26,7 @@ import websockets
 from argon2.profiles import CHEAPEST
 from websockets.asyncio.client import ClientConnection
 
+from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.app import Settings, create_app
 
 from ..conftest import PgCluster, free_port, pg_bin
@@ -196,14 +197,23 @@ async def test_a_game_watched_on_one_server_gets_every_move_made_on_the_other_me
             assert got[-1]["game"]["moves"][-1] == "9-14"
 
 
-async def test_a_lobby_on_one_server_shows_the_seeks_posted_and_cancelled_on_the_other_meanwhile(
+async def test_a_lobby_on_one_server_shows_the_seeks_and_game_starts_of_the_other_meanwhile(
     cluster: Restartable, servers: tuple[ThreadServer, ThreadServer]
 ) -> None:
+    """Ann's lobby socket is on A; Bob, on B, cancels a seek, posts another and takes
+    Ann's while A cannot hear: Ann's lobby shows Bob's new seek only, and her game
+    starts."""
     a, b = servers
-    async with httpx2.AsyncClient(base_url=b.base, timeout=30) as bob:
+    async with (
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as ann,
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as bob,
+    ):
+        await signed_up(ann, "Ann")
         await signed_up(bob, "Bob")
-        async with websockets.connect(f"{a.ws}/ws/lobby") as lobby:
+        cookie = {"Cookie": f"{COOKIE_NAME}={ann.cookies[COOKIE_NAME]}"}
+        async with websockets.connect(f"{a.ws}/ws/lobby", additional_headers=cookie) as lobby:
             seeks: dict[str, Any] = {}
+            games: list[str] = []
 
             def seen(message: Any) -> None:
                 if message["type"] == "seeks":
@@ -213,23 +223,27 @@ async def test_a_lobby_on_one_server_shows_the_seeks_posted_and_cancelled_on_the
                     seeks[message["seek"]["id"]] = message["seek"]
                 elif message["type"] == "seek_removed":
                     seeks.pop(message["id"], None)
+                elif message["type"] == "game":
+                    games.append(message["id"])
 
-            for m in await until(lobby, lambda m: m["type"] == "seeks", 10):
-                seen(m)
-            first = await sent(bob, "POST", "/api/seeks", json={"clock": {"days": 2}})
-            for m in await until(lobby, lambda m: m["type"] == "seek_added", 10):
-                seen(m)
-            assert list(seeks) == [first["id"]]
+            def showing(*ids: str) -> Callable[[Any], bool]:
+                def check(message: Any) -> bool:
+                    seen(message)
+                    return set(ids) <= set(seeks)
+
+                return check
+
+            await until(lobby, lambda m: m["type"] == "seeks", 10)
+            bobs = await sent(bob, "POST", "/api/seeks", json={"clock": {"days": 2}})
+            anns = await sent(ann, "POST", "/api/seeks", json={"clock": {"days": 5}})
+            await until(lobby, showing(bobs["id"], anns["id"]), 10)
             with cluster.outage():
-                await sent(bob, "DELETE", f"/api/seeks/{first['id']}")
-                second = await sent(bob, "POST", "/api/seeks", json={"clock": {"days": 3}})
-
-            def caught_up(message: Any) -> bool:
-                seen(message)
-                return second["id"] in seeks
-
-            await until(lobby, caught_up, CATCH_UP_S)
-            assert list(seeks) == [second["id"]]
+                await sent(bob, "DELETE", f"/api/seeks/{bobs['id']}")
+                again = await sent(bob, "POST", "/api/seeks", json={"clock": {"days": 3}})
+                taken = await sent(bob, "POST", f"/api/seeks/{anns['id']}/accept")
+            await until(lobby, lambda m: showing(again["id"])(m) and bool(games), CATCH_UP_S)
+            assert list(seeks) == [again["id"]]
+            assert games == [taken["game"]["id"]]
 
 
 async def test_a_tournament_page_on_one_server_hears_of_the_round_paired_on_the_other_meanwhile(
