@@ -26,6 +26,7 @@ import websockets
 from argon2.profiles import CHEAPEST
 from websockets.asyncio.client import ClientConnection
 
+from poolcheckers.server.accounts.service import SESSION_ENDED
 from poolcheckers.server.accounts.sessions import COOKIE_NAME
 from poolcheckers.server.app import Settings, create_app
 
@@ -275,3 +276,27 @@ async def test_a_tournament_page_on_one_server_hears_of_the_round_paired_on_the_
             await until(ws, lambda m: m == {"type": "update"}, CATCH_UP_S)
             pairings = (await sent(page, "GET", f"/api/tournaments/{tid}"))["pairings"]
             assert {pairings[0]["black"], pairings[0]["white"]} == {"Ann", "Bob"}
+
+
+async def test_a_socket_on_one_server_closes_when_its_session_ended_on_the_other_meanwhile(
+    cluster: Restartable, servers: tuple[ThreadServer, ThreadServer]
+) -> None:
+    """Ann's lobby socket on A is signed in by a session that "sign out everywhere",
+    on B while A cannot hear, ends: the socket closes once A hears again, not at its
+    next ping."""
+    a, b = servers
+    async with (
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as ann,
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as laptop,
+    ):
+        await signed_up(ann, "Ann")
+        body = {"username": "Ann", "password": PASSWORD}
+        await sent(laptop, "POST", "/api/account/login", json=body)
+        cookie = {"Cookie": f"{COOKIE_NAME}={laptop.cookies[COOKIE_NAME]}"}
+        async with websockets.connect(f"{a.ws}/ws/lobby", additional_headers=cookie) as lobby:
+            await until(lobby, lambda m: m["type"] == "seeks", 10)
+            with cluster.outage():
+                await sent(ann, "POST", "/api/account/logout-everywhere")
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await until(lobby, lambda _m: False, CATCH_UP_S)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == SESSION_ENDED
