@@ -4,7 +4,9 @@ their start and stop; routes get them through :func:`get_ctx` (``Depends``).
 The order of construction is the order of dependence: the database and its
 executor, accounts, games (which name accounts in PDN tags and report every
 commit here), ratings, the lobby (which starts games through the games' creator
-and reads ratings), the real-time fan-out and the engine runner.
+and reads ratings), the real-time fan-out and the engine runner; last, the one
+real-time pipeline between server processes (:meth:`Services._pipeline`), where
+every channel's consumer is registered.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from poolcheckers.server.api.schemas import Action
 from poolcheckers.server.challenges.repository import DbChallengeStore
 from poolcheckers.server.challenges.service import ChallengeService
 from poolcheckers.server.database.engine import (
+    PG_CHANNEL,
     checkpoint,
     is_postgres,
     libpq_conninfo,
@@ -38,15 +41,15 @@ from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import View, base_json
 from poolcheckers.server.i18n.shell import render_shells
 from poolcheckers.server.lessons.service import LessonService
-from poolcheckers.server.lobby.service import LobbyService
+from poolcheckers.server.lobby.service import LOBBY_CHANNEL, LobbyService
 from poolcheckers.server.practice.service import PracticeService
 from poolcheckers.server.puzzles.service import PuzzleService
 from poolcheckers.server.quotas import Quotas
 from poolcheckers.server.ratings.pages import PlayerPages
 from poolcheckers.server.ratings.service import RatingService
+from poolcheckers.server.realtime.bus import Handler, PgBus, psycopg_connector
 from poolcheckers.server.realtime.fanout import Fanout
-from poolcheckers.server.realtime.pglisten import PgListener
-from poolcheckers.server.realtime.topics import TopicFeed
+from poolcheckers.server.realtime.topics import TOPIC_CHANNEL, TopicFeed
 from poolcheckers.server.settings import Settings
 from poolcheckers.server.tournaments.imports import TrfImports
 from poolcheckers.server.tournaments.invitations import Invitations
@@ -79,11 +82,7 @@ class Services:
         postgres = is_postgres(settings.database_url)
         #: "this changed" notices (an event's standings, an account's revoked tokens and
         #: ended sessions), for the sockets and streams of every process
-        self.topics = TopicFeed(
-            self.db if postgres else None,
-            libpq_conninfo(settings.database_url) if postgres else None,
-            on_remote=self._remote_notice,
-        )
+        self.topics = TopicFeed(self.db if postgres else None)
         self.accounts = AccountService(
             settings, self.db, self.executor, self.quotas, notices=self.topics
         )
@@ -121,9 +120,7 @@ class Services:
             analysis_turn=settings.analysis_turn,
             run_db=self.executor.run,
         )
-        self.listener: PgListener | None = None
-        if is_postgres(settings.database_url):
-            self.listener = PgListener(libpq_conninfo(settings.database_url), self.fanout)
+        self.bus = self._pipeline(settings) if postgres else None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -196,14 +193,34 @@ class Services:
             quotas=self.quotas,
         )
 
+    def _pipeline(self, settings: Settings) -> PgBus:
+        """The process's one LISTEN connection (PostgreSQL), and who hears each channel:
+        the games' changes go to the fan-out, the lobby's to its sockets, the topics'
+        to their subscribers; after a reconnection each reads again what it missed."""
+        bus = PgBus(psycopg_connector(libpq_conninfo(settings.database_url)))
+        bus.register(PG_CHANNEL, Handler(self.fanout.notified, self.fanout.catch_up))
+        lobby = self.lobby
+        bus.register(LOBBY_CHANNEL, Handler(lobby.remote, lobby.catch_up, lobby.lost))
+        bus.register(TOPIC_CHANNEL, Handler(self._remote_notice, self._topics_catch_up))
+        return bus
+
     def _remote_notice(self, topic: str) -> None:
-        """A notice from another process (:class:`TopicFeed`), before its subscribers
-        here hear it."""
+        """A topic notice from another process: what this process keeps of the topic
+        first, then its subscribers here."""
         if topic.startswith("tournament:"):
             # another process changed an event: this process's last read of it is old
             self.tournaments.forget(topic.removeprefix("tournament:"))
         else:
             self.accounts.remote_notice(topic)
+        self.topics.deliver(topic)
+
+    async def _topics_catch_up(self) -> None:
+        """After the bus reconnected (topic notices were lost): every event is read
+        again, the sockets of ended sessions close, and every subscriber here hears
+        that its topic changed (pages read it again, streams check their token)."""
+        self.tournaments.forget_all()
+        self.topics.changed_all()
+        await self.accounts.catch_up()
 
     async def act(
         self,
@@ -258,11 +275,10 @@ class Services:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.fanout.loop = self.loop
-        if self.listener is not None:
-            self.listener.start()
-            await asyncio.wait_for(self.listener.ready.wait(), timeout=30)
+        self.topics.start()
         await self.lobby.start()
-        await self.topics.start()
+        if self.bus is not None:  # serve only once the other processes are heard
+            await self.bus.start()
         self.tournaments.start_loop()
         self._tasks.append(self.loop.create_task(self._timer()))
         self._tasks.append(self.loop.create_task(self.ratings.sweeper()))
@@ -282,13 +298,12 @@ class Services:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self.bus is not None:
+            await self.bus.stop()
         await self.lobby.stop()
-        await self.topics.stop()
         self.tournaments.executor.shutdown()
         self.tournaments.close()
         self.tournament_imports.close()
-        if self.listener is not None:
-            await self.listener.stop()
         await asyncio.get_running_loop().run_in_executor(None, self.runner.close)
         self.executor.shutdown()
         self.db.dispose()

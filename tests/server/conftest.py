@@ -114,6 +114,10 @@ class PgCluster:
             "-E",
             "UTF8",
         )
+        self.serve()
+
+    def serve(self) -> None:
+        """Start the server of the initialised cluster (and wait until it accepts)."""
         opts = (
             f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off "
             "-c max_connections=200"
@@ -129,6 +133,15 @@ class PgCluster:
             "-w",
             "start",
         )
+
+    def halt(self) -> None:
+        """Stop the server as an administrator's restart does (``-m fast``: every
+        session is ended), keeping the cluster for :meth:`serve`."""
+        self.run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def reload(self) -> None:
+        """Read the configuration files again (pg_hba.conf) without a restart."""
+        self.run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "reload")
 
     def stop(self) -> None:
         try:

@@ -292,6 +292,12 @@ class AccountService:
             self._closing.add(task)
             task.add_done_callback(self._closing.discard)
 
+    async def catch_up(self) -> None:
+        """The other processes' notices may have been lost (the real-time bus
+        reconnected): close this process's sockets whose session ended meanwhile."""
+        for user_id in list(self._sockets):
+            await self._close_ended(user_id)
+
     async def _close_ended(self, user_id: str) -> None:
         """Close this process's sockets of ``user_id`` whose session is gone."""
         store = self.accounts.sessions.store

@@ -531,6 +531,27 @@ class GameStore:
         with self.db.connect() as conn:
             return [str(r[0]) for r in conn.execute(query)]
 
+    def started_since(self, user_ids: list[str], since_ms: int) -> list[tuple[str, set[str]]]:
+        """The running games created since ``since_ms`` with a seat of one of these
+        accounts: (game id, the accounts of its seats), oldest first."""
+        if not user_ids:
+            return []
+        c = GAMES.c
+        query = (
+            select(c.id, c.black_user_id, c.white_user_id)
+            .where(
+                c.status == "running",
+                c.created_ms >= since_ms,
+                or_(c.black_user_id.in_(user_ids), c.white_user_id.in_(user_ids)),
+            )
+            .order_by(c.created_ms, c.id)
+        )
+        with self.db.connect() as conn:
+            return [
+                (str(gid), {u for u in (black, white) if u is not None})
+                for gid, black, white in conn.execute(query)
+            ]
+
     def count_of_player(self, user_id: str) -> int:
         """Games an account has a seat in (any kind, any state)."""
         c = GAMES.c

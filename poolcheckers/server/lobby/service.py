@@ -1,7 +1,8 @@
 """The lobby as the server runs it: the lobby's live sockets of this process, the
 PostgreSQL channel that carries lobby changes and game starts to the other server
-processes, the sweep of seeks whose author left, and the start of a game when a
-seek is taken (through the one game creator)."""
+processes (heard through the process's
+:class:`~poolcheckers.server.realtime.bus.PgBus`), the sweep of seeks whose author
+left, and the start of a game when a seek is taken (through the one game creator)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from collections.abc import Callable, Mapping
 from sqlalchemy import Connection, Engine, text
 
 from poolcheckers.server.accounts.model import User, pdn_title
-from poolcheckers.server.database.engine import is_postgres, libpq_conninfo
+from poolcheckers.server.database.engine import is_postgres
 from poolcheckers.server.database.executor import DbExecutor, read
 from poolcheckers.server.games.creator import DAY_MS, GameCreator
 from poolcheckers.server.games.repository import Committed
@@ -48,6 +49,10 @@ LOBBY_SWEEP_S = 10.0
 LOBBY_FLUSH_S = 0.1
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more: changes go in parts
 NOTIFY_BYTES = 7000
+#: a LISTEN connection may be dead a while before it is seen to be (a cut network:
+#: TCP keepalives, about a minute): the games started this long before the loss was
+#: seen are told again after the reconnection
+LOST_UNSEEN_MS = 90_000
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -77,9 +82,7 @@ class LobbyService:
         #: this process, in the lobby notifications (its own are already delivered)
         self.node = secrets.token_hex(8)
         self.postgres = is_postgres(settings.database_url)
-        self._listener: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self.listening = asyncio.Event()
         #: changes for every lobby page, waiting for the next flush (filled from the
         #: database threads, emptied on the loop), each numbered
         self._pending: list[tuple[int, str]] = []
@@ -89,44 +92,23 @@ class LobbyService:
         #: that change was stored, so it gets only the later ones
         self._since: dict[asyncio.Queue[str], int] = {}
         self._notifying: set[asyncio.Task[None]] = set()
+        #: when the other processes' notices stopped coming (None: they come)
+        self._lost_ms: int | None = None
 
     async def start(self) -> None:
-        """Sweep the lobby; with PostgreSQL, hear the lobby changes of the other
-        server processes."""
+        """Sweep the lobby (the other processes' changes come through the bus:
+        :meth:`remote`, :meth:`catch_up`)."""
         self.loop = asyncio.get_running_loop()
         self._sweeper = self.loop.create_task(self._sweep_forever())
-        if self.postgres:
-            self._listener = self.loop.create_task(self._listen())
-            await asyncio.wait_for(self.listening.wait(), timeout=30)
 
     async def stop(self) -> None:
         self._flush()  # the other processes' pages still hear of the last changes
         if self._notifying:
             await asyncio.gather(*self._notifying, return_exceptions=True)
-        for task in (self._sweeper, self._listener):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-
-    async def _listen(self) -> None:
-        import psycopg
-
-        while True:
-            try:
-                conninfo = libpq_conninfo(self.settings.database_url)
-                conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
-                async with conn:
-                    await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
-                    self.listening.set()
-                    async for note in conn.notifies():
-                        self._remote(note.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("lobby LISTEN connection lost; reconnecting in 1 s")
-                self.listening.clear()
-                await asyncio.sleep(1.0)
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
 
     def sweep(self, present: list[str]) -> int:
         """Mark the authors with a lobby socket here (``present``) as seen, then remove
@@ -151,7 +133,9 @@ class LobbyService:
                     log.exception("lobby sweep failed")
                 failing = True
 
-    def _remote(self, payload: str) -> None:
+    def remote(self, payload: str) -> None:
+        """A notice of :data:`LOBBY_CHANNEL` (loop thread): another process's lobby
+        changes, for this process's sockets (this process's own are delivered)."""
         try:
             note = json.loads(payload)
             if note["from"] == self.node:
@@ -161,6 +145,39 @@ class LobbyService:
                 self._send(str(message), to)
         except (ValueError, KeyError, TypeError):
             log.warning("ignored lobby notification %r", payload[:200])
+
+    def lost(self) -> None:
+        """The bus lost its connection: the other processes' notices stop here."""
+        self._lost_ms = self.settings.clock.now_ms()
+
+    async def catch_up(self) -> None:
+        """After the bus reconnected (the other processes' changes of the meantime
+        were lost): every lobby socket here gets the open seeks again, as
+        ``{"type": "seeks"}`` (the list it opened with), and only the later changes;
+        and the players here the games started for them meanwhile (``game``)."""
+        lost_ms, self._lost_ms = self._lost_ms, None
+        if not self.sockets:
+            return
+        if lost_ms is not None:
+            await self._games_started(lost_ms - LOST_UNSEEN_MS)
+        with self._pending_lock:
+            mark = self._numbered  # the changes up to here are in the list read next
+        seeks = await self.executor.run(self.lobby.seeks)
+        message = json.dumps(
+            {"type": "seeks", "seeks": [s.to_dict() for s in seeks]}, separators=(",", ":")
+        )
+        for queues in list(self.sockets.values()):
+            for q in queues:
+                q.put_nowait(message)
+                self._since[q] = max(self._since.get(q, 0), mark)
+
+    async def _games_started(self, since_ms: int) -> None:
+        """Tell the accounts with a lobby socket here of their games started since
+        ``since_ms`` (a seek taken, a challenge accepted in another process)."""
+        accounts = [a for a in self.sockets if not a.startswith("visitor:")]
+        games = self.creator.store
+        for game_id, players in await self.executor.run(games.started_since, accounts, since_ms):
+            self._send(json.dumps({"type": "game", "id": game_id}), players)
 
     def _lobby_event(self, event: LobbyEvent) -> None:
         """Called in the thread that changed the lobby: forward to every socket."""

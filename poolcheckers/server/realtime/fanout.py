@@ -2,7 +2,8 @@
 
 :class:`Fanout` keeps, per game, the WebSocket subscribers of this process.  A change
 made here is published right after its commit; a change made by another server
-process arrives through :mod:`poolcheckers.server.realtime.pglisten` and is reloaded.
+process arrives as a notice of :mod:`poolcheckers.server.realtime.bus` and is reloaded;
+after the bus reconnected, every game watched here is reloaded (notices were lost).
 Each subscriber remembers the version it last got, so a change that arrives twice
 (directly and by NOTIFY) is sent once, and versions never go backwards.
 """
@@ -87,6 +88,18 @@ class Fanout:
                 continue
             sub.version = version
             sub.send(state_message(base_json, sub.color))
+
+    def notified(self, payload: str) -> None:
+        """A notice of the games' channel: ``"<game id>:<version>"``."""
+        game_id, _, version = payload.rpartition(":")
+        try:
+            self.remote_change(game_id, int(version))
+        except ValueError:
+            log.warning("ignored notification %r", payload[:200])
+
+    async def catch_up(self) -> None:
+        """After the bus reconnected: reload every game watched here."""
+        self.refresh_all()
 
     def remote_change(self, game_id: str, version: int) -> None:
         """Another process changed a game (NOTIFY): reload and publish if anyone is behind."""

@@ -4,8 +4,11 @@ every server process.
 
 A notice says only "this topic changed": the page reads the topic again over HTTP.
 :meth:`TopicFeed.publish` may be called from any thread (the database threads that
-commit the change); with PostgreSQL it also sends ``pg_notify`` so that the other
-processes' subscribers hear it, through their own LISTEN connection.
+commit the change); with PostgreSQL it also sends ``pg_notify`` on
+:data:`TOPIC_CHANNEL`, which the other processes hear through their
+:class:`~poolcheckers.server.realtime.bus.PgBus` (:meth:`TopicFeed.deliver`).  When
+the bus reconnected, notices may have been lost: :meth:`TopicFeed.changed_all` tells
+every subscriber here that its topic changed.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 
 from sqlalchemy import Engine, text
 
@@ -25,21 +27,12 @@ TOPIC_CHANNEL = "poolcheckers_topics"
 class TopicFeed:
     """This process's subscribers by topic, and the channel to the others."""
 
-    def __init__(
-        self,
-        db: Engine | None = None,
-        conninfo: str | None = None,
-        on_remote: Callable[[str], None] | None = None,
-    ) -> None:
-        #: the database that carries notices to other processes (None: one process)
+    def __init__(self, db: Engine | None = None) -> None:
+        #: the PostgreSQL database that carries notices to other processes (None: one
+        #: process, SQLite)
         self.db = db
-        self.conninfo = conninfo
-        #: told of each notice from another process (before its subscribers here)
-        self.on_remote = on_remote
         self.loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: dict[str, set[asyncio.Queue[None]]] = {}
-        self._task: asyncio.Task[None] | None = None
-        self.ready = asyncio.Event()
 
     def subscribe(self, topic: str) -> asyncio.Queue[None]:
         # one pending notice is enough: the page reads the whole topic again
@@ -59,7 +52,7 @@ class TopicFeed:
         processes (this blocks on the database: call it on the database executor)."""
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self._notify, topic)
-        if self.db is not None and self.conninfo is not None:
+        if self.db is not None:
             try:
                 with self.db.begin() as conn:
                     conn.execute(
@@ -74,34 +67,19 @@ class TopicFeed:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
 
-    async def start(self) -> None:
+    def deliver(self, topic: str) -> None:
+        """A notice of another process (loop thread): tell ``topic``'s subscribers here."""
+        self._notify(topic)
+
+    def topics(self) -> list[str]:
+        """The topics with a subscriber here."""
+        return list(self._subscribers)
+
+    def changed_all(self) -> None:
+        """Tell every subscriber here that its topic changed (notices may have been
+        lost: each page reads its topic again, each stream checks its token)."""
+        for topic in self.topics():
+            self._notify(topic)
+
+    def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        if self.conninfo is not None:
-            self._task = self.loop.create_task(self._listen())
-            await asyncio.wait_for(self.ready.wait(), timeout=30)
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    async def _listen(self) -> None:
-        import psycopg
-
-        while True:
-            try:
-                assert self.conninfo is not None
-                conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
-                async with conn:
-                    await conn.execute(f"LISTEN {TOPIC_CHANNEL}")
-                    self.ready.set()
-                    async for note in conn.notifies():
-                        if self.on_remote is not None:
-                            self.on_remote(note.payload)
-                        self._notify(note.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("topic LISTEN connection lost; reconnecting in 1 s")
-                await asyncio.sleep(1.0)

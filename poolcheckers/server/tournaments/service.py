@@ -160,6 +160,11 @@ class TournamentService:
         """The event changed elsewhere (another process): read it again next time."""
         self._reads.pop(tid, None)
 
+    def forget_all(self) -> None:
+        """Any event may have changed elsewhere unheard (the other processes' notices
+        were lost): read each again next time."""
+        self._reads.clear()
+
     def _changed(self, tid: str) -> None:
         self._reads.pop(tid, None)
         if self.on_update is not None:

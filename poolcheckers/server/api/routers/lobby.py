@@ -123,7 +123,9 @@ async def ws_lobby(ws: WebSocket, ctx: Ctx) -> None:
     players of a taken seek.  A signed-in author's clock seeks go when their last
     lobby socket closes.  With ``?batch=1`` the messages waiting when the socket is
     free to send go in one frame, as a JSON array (a busy lobby's hundred changes
-    a second cost one frame each otherwise)."""
+    a second cost one frame each otherwise).  ``{"type": "seeks"}`` may come again,
+    the whole list: after the server lost the other processes' changes for a while
+    (PostgreSQL restarted)."""
     await ws.accept()
     user = (
         await ctx.accounts.user_of(ws)
