@@ -212,15 +212,24 @@ def test_online_game_through_caddy_survives_a_process_restart_then_backup_restor
         logged = [json.loads(line) for line in p.log.read_text().splitlines() if line[:1] == "{"]
         assert any(line["logger"] == "uvicorn.access" for line in logged)
 
-    # every move stored once, the rated result applied once
+    # every move stored once, the rated result applied (once: its game is the key of
+    # rating_updates); the rating is committed after the game's end, by the process
+    # that ended it, so wait for it
     engine = create_engine(normalize_url(pg_url))
-    with engine.connect() as conn:
-        moves = conn.execute(select(func.count()).where(MOVES.c.game_id == gid)).scalar_one()
-        rated = conn.execute(
-            select(func.count()).where(RATING_UPDATES.c.game_id == gid)
-        ).scalar_one()
+
+    def counts() -> tuple[int, int]:
+        with engine.connect() as conn:
+            moves = conn.execute(select(func.count()).where(MOVES.c.game_id == gid)).scalar_one()
+            rated = conn.execute(
+                select(func.count()).where(RATING_UPDATES.c.game_id == gid)
+            ).scalar_one()
+        return int(moves), int(rated)
+
+    deadline = time.monotonic() + 30
+    while counts()[1] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert counts() == (12, 1)
     engine.dispose()
-    assert (moves, rated) == (12, 1)
 
     # PostgreSQL's own tools through the command, while the site runs
     backup = site["tmp"] / "site.dump"
