@@ -31,10 +31,6 @@ from poolcheckers.server.database.tables import GAMES, MOVES, RATING_UPDATES
 from .conftest import PgCluster, free_port
 from .helpers import wait_health
 
-#: a deployment that hangs (a socket or a process that never answers) fails the test
-#: instead of holding CI: each test takes about 20 s
-pytestmark = pytest.mark.timeout(300)
-
 ROOT = Path(__file__).resolve().parents[2]
 CADDY = shutil.which("caddy")
 PASSWORD = "correct horse battery"
@@ -42,6 +38,9 @@ PASSWORD = "correct horse battery"
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.slow,
+    # a deployment that hangs (a socket or a process that never answers) fails the
+    # test instead of holding CI: each test takes about 20 s
+    pytest.mark.timeout(300),
     pytest.mark.skipif(CADDY is None, reason="needs Debian's caddy (make system-deps)"),
 ]
 
