@@ -19,7 +19,11 @@ many", and the latencies (p50/p95/max) of the successful ones.
 - signins: 50 addresses sign in with wrong passwords at once, again and again; the
   visitor signs in, from another address at each attempt (players signing in);
 - headers: one address sends 8 requests at a time with an 8 MiB header; the visitor
-  asks ``GET /api/health``.
+  asks ``GET /api/health``;
+- trf: four accounts, each from an address of its own, post a 350 KB TRF file of
+  3,400 players (none of them an account) to the event import, back to back; the
+  visitor asks ``GET /api/health``.  The import has no guard to switch off: its
+  "before" is another checkout's server (``--before-python``), else it is skipped.
 
 Each scenario runs three times: "quiet", the visitor alone on a server with its
 defaults; "before", with the flood, the server with that scenario's guards switched
@@ -87,6 +91,7 @@ GUARDS_OFF: dict[str, list[str]] = {
         "--signin-burst-limit", "1000000",
     ],
     "headers": ["--max-header-bytes", "0"],
+    "trf": [],
 }  # fmt: skip
 #: the visitor alone, then with the flood and the guards off, then with the defaults
 RUNS = ["quiet", "before", "after"]
@@ -392,6 +397,57 @@ class HeaderFlood(Scenario):
                 raise Outcome(status_outcome(r))
 
 
+def big_trf(players: int) -> str:
+    """A TRF16 file of ``players`` (paired in one round, none of them an account)."""
+    from caissify_pairings.trf import write_trf
+
+    entries = [
+        {
+            "starting_number": i,
+            "name": f"player{i:05d}",
+            "rating": 1500,
+            "score": 0.0,
+            "results": {
+                1: {
+                    "opponent": i + 1 if i % 2 else i - 1,
+                    "color": "w" if i % 2 else "b",
+                    "result": "1" if i % 2 else "0",
+                }
+            },
+        }
+        for i in range(1, players + 1)
+    ]
+    text: str = write_trf({"name": "Flood"}, entries, 1)
+    return text
+
+
+class TrfFlood(Scenario):
+    async def flood_task(self) -> None:
+        body = {"trf": big_trf(3400), "clock": {"initial": 600, "increment": 5}}
+
+        async def importer(n: int) -> None:
+            source = f"127.0.0.{2 + n}"
+            async with client(self.base, source) as http:
+                http.headers["Origin"] = self.base
+                account = {"username": f"importer{n}", "password": PASSWORD}
+                await http.post("/api/account/signup", json=account)
+                while not self.stop.is_set():
+                    try:
+                        r = await http.post("/api/tournaments/import", json=body)
+                        self.flood[status_outcome(r) if r.status_code >= 300 else "imported"] += 1
+                    except (httpx2.HTTPError, OSError) as exc:
+                        self.flood[type(exc).__name__] += 1
+                        await asyncio.sleep(0.05)
+
+        await asyncio.gather(*(importer(n) for n in range(4)))
+
+    async def attempt(self) -> None:
+        async with client(self.base, VISITOR) as http:
+            r = await http.get("/api/health")
+            if r.status_code != 200:
+                raise Outcome(status_outcome(r))
+
+
 SCENARIOS: dict[str, type[Scenario]] = {
     "engine": EngineFlood,
     "sockets": SocketFlood,
@@ -399,6 +455,7 @@ SCENARIOS: dict[str, type[Scenario]] = {
     "analysis": AnalysisFlood,
     "signins": SignInFlood,
     "headers": HeaderFlood,
+    "trf": TrfFlood,
 }
 
 
@@ -557,6 +614,9 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in args.only or list(SCENARIOS):
         for name in args.runs or RUNS:
             python = args.before_python if name == "before" else None
+            if name == "before" and python is None and scenario == "trf":
+                print("trf before: skipped (no guard to switch off; give --before-python)")
+                continue
             options = GUARDS_OFF[scenario] if name == "before" and python is None else []
             runs.append(one_run(name, scenario, options, args, python))
             print(table(runs[-1:]).splitlines()[-1], flush=True)
