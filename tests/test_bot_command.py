@@ -87,7 +87,6 @@ def test_token_file_and_clock_are_checked_before_connecting(tmp_path: Path) -> N
         _clock("fast")
 
 
-
 class Recording:
     """A site that records the answers posted (the first ``failing`` of them answered
     503, as while its database restarts)."""
