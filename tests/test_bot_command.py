@@ -6,6 +6,8 @@ engine (the whole history, so that repetitions and the R18 count are seen)."""
 from __future__ import annotations
 
 import argparse
+import urllib.error
+from email.message import Message
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 
 from poolcheckers import Board
 from poolcheckers.cli import UsageError, build_parser
-from poolcheckers.commands.bot import Policy, _clock, _read_token, board_of
+from poolcheckers.commands.bot import Policy, _answer, _clock, _read_token, board_of
 
 
 def policy(*argv: str) -> Policy:
@@ -83,3 +85,32 @@ def test_token_file_and_clock_are_checked_before_connecting(tmp_path: Path) -> N
     assert _clock("3+2") == {"initial": 180.0, "increment": 2.0}
     with pytest.raises(UsageError, match="MINUTES"):
         _clock("fast")
+
+
+class Recording:
+    """A site that records the answers posted (the first ``failing`` of them answered
+    503, as while its database restarts)."""
+
+    def __init__(self, failing: int = 0) -> None:
+        self.posted: list[str] = []
+        self.failing = failing
+
+    def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        self.posted.append(path)
+        if self.failing:
+            self.failing -= 1
+            raise urllib.error.HTTPError(path, 503, "Service Unavailable", Message(), None)
+        return {}
+
+
+def test_a_challenge_told_again_is_answered_once() -> None:
+    """The event stream tells an open challenge again when it opens again, or when the
+    site missed notices and reads the open ones again: the bot answers it once, unless
+    the site failed to take the answer."""
+    site, answered, quiet = Recording(failing=1), set[str](), lambda _text: None
+    for _ in range(3):
+        _answer(site, policy(), challenge(), quiet, answered)  # type: ignore[arg-type]
+        other = challenge(id="c2", rules={"crown_during_capture": "stop"})  # declined
+        _answer(site, policy(), other, quiet, answered)  # type: ignore[arg-type]
+    accept, decline = "/api/bot/challenge/c1/accept", "/api/bot/challenge/c2/decline"
+    assert site.posted == [accept, decline, accept]  # the first accept met a 503

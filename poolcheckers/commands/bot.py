@@ -254,11 +254,12 @@ def run(args: argparse.Namespace) -> int:
         sent = site.post("/api/bot/challenge", body)
         log(f"challenged {args.challenge}: {sent['id']}")
     games_left = args.games
+    answered: set[str] = set()
     try:
         for event in site.stream("/api/stream/event", stop):
             kind = event.get("type")
             if kind == "challenge":
-                _answer(site, policy, event["challenge"], log)
+                _answer(site, policy, event["challenge"], log, answered)
             elif kind == "gameStart":
                 gid = str(event["game"]["id"])
                 if gid in playing and playing[gid].is_alive():
@@ -279,9 +280,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(
-    site: Site, policy: Policy, challenge: dict[str, Any], log: Callable[[str], None]
+    site: Site,
+    policy: Policy,
+    challenge: dict[str, Any],
+    log: Callable[[str], None],
+    answered: set[str],
 ) -> None:
-    cid = challenge["id"]
+    """Accept or decline ``challenge``, once: the stream tells a challenge again when
+    it opens again, or when the site missed notices and reads the open ones again
+    (``answered``: the challenges already answered, or refused for good; one the site
+    failed to answer, 5xx, is tried again when told again)."""
+    cid = str(challenge["id"])
+    if cid in answered:
+        return
     reason = policy.decline_reason(challenge)
     try:
         if reason is None:
@@ -290,8 +301,11 @@ def _answer(
         else:
             site.post(f"/api/bot/challenge/{cid}/decline", {"reason": reason})
             log(f"declined {challenge['challenger']}'s challenge {cid}: {reason}")
+        answered.add(cid)
     except urllib.error.HTTPError as exc:
         log(f"challenge {cid}: {exc.code} {_message(exc)}")
+        if exc.code < 500:
+            answered.add(cid)
 
 
 def _clock(text: str) -> dict[str, float]:

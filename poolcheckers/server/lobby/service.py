@@ -53,6 +53,9 @@ NOTIFY_BYTES = 7000
 #: TCP keepalives, about a minute): the games started this long before the loss was
 #: seen are told again after the reconnection
 LOST_UNSEEN_MS = 90_000
+#: told to the signed-in lobby sockets when notices may have been lost: the player's
+#: challenges and invitations may have changed (the page reads them again)
+CHALLENGES_CHANGED = json.dumps({"type": "challenges_changed"})
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -154,7 +157,10 @@ class LobbyService:
         """After the bus reconnected (the other processes' changes of the meantime
         were lost): every lobby socket here gets the open seeks again, as
         ``{"type": "seeks"}`` (the list it opened with), and only the later changes;
-        and the players here the games started for them meanwhile (``game``)."""
+        the players here the games started for them meanwhile (``game``); and every
+        signed-in socket :data:`CHALLENGES_CHANGED`: a challenge or an invitation
+        sent, answered or cancelled meanwhile left no trace to send again, so the
+        page reads its list again (a bot's event stream, its open challenges)."""
         lost_ms, self._lost_ms = self._lost_ms, None
         if not self.sockets:
             return
@@ -166,10 +172,12 @@ class LobbyService:
         message = json.dumps(
             {"type": "seeks", "seeks": [s.to_dict() for s in seeks]}, separators=(",", ":")
         )
-        for queues in list(self.sockets.values()):
+        for account, queues in list(self.sockets.items()):
             for q in queues:
                 q.put_nowait(message)
                 self._since[q] = max(self._since.get(q, 0), mark)
+                if not account.startswith("visitor:"):
+                    q.put_nowait(CHALLENGES_CHANGED)
 
     async def _games_started(self, since_ms: int) -> None:
         """Tell the accounts with a lobby socket here of their games started since

@@ -218,6 +218,7 @@ class LobbyPage {
       window.location.assign(`/play/${encodeURIComponent(m.id)}`);
       return;
     } else if (m.type.startsWith("challenge") || m.type === "tournament_invitation") {
+      // one challenge's news, or `challenges_changed` (some may have been missed): read them all
       this.challenges.refresh().catch(() => undefined); // shown again on the next message
       return;
     } else if (m.type === "pong") {

@@ -414,7 +414,7 @@
 /**
  * What /ws/lobby sends: the open seeks, then each change, and the game of an
  * accepted seek.
- * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string} | {type: "challenge" | "challenge_accepted" | "challenge_declined" | "challenge_cancelled", challenge: ChallengeInfo} | {type: "tournament_invitation", tournament: string, name: string} | {type: "pong"}} LobbyMessage
+ * @typedef {{type: "seeks", seeks: SeekInfo[]} | {type: "seek_added", seek: SeekInfo} | {type: "seek_removed", id: string} | {type: "game", id: string} | {type: "challenge" | "challenge_accepted" | "challenge_declined" | "challenge_cancelled", challenge: ChallengeInfo} | {type: "tournament_invitation", tournament: string, name: string} | {type: "challenges_changed"} | {type: "pong"}} LobbyMessage
  */
 
 /**

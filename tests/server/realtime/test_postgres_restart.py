@@ -300,3 +300,70 @@ async def test_a_socket_on_one_server_closes_when_its_session_ended_on_the_other
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await until(lobby, lambda _m: False, CATCH_UP_S)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == SESSION_ENDED
+
+
+CHALLENGE = {"clock": {"initial": 600, "increment": 5}, "rated": False}
+
+
+async def test_a_lobby_on_one_server_rereads_the_challenges_sent_on_the_other_meanwhile(
+    cluster: Restartable, servers: tuple[ThreadServer, ThreadServer]
+) -> None:
+    """Ann's lobby socket is on A; Bob, on B, challenges her while A cannot hear: the
+    notice is lost, so once A hears again her socket is told that her challenges
+    changed, and her list (read again over HTTP) shows Bob's."""
+    a, b = servers
+    async with (
+        httpx2.AsyncClient(base_url=a.base, timeout=30) as ann,
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as bob,
+    ):
+        await signed_up(ann, "Ann")
+        await signed_up(bob, "Bob")
+        cookie = {"Cookie": f"{COOKIE_NAME}={ann.cookies[COOKIE_NAME]}"}
+        async with websockets.connect(f"{a.ws}/ws/lobby", additional_headers=cookie) as lobby:
+            await until(lobby, lambda m: m["type"] == "seeks", 10)
+            with cluster.outage():
+                sent_meanwhile = await sent(
+                    bob, "POST", "/api/challenges", json={"username": "Ann", **CHALLENGE}
+                )
+            got = await until(lobby, lambda m: m["type"].startswith("challenge"), CATCH_UP_S)
+            assert got[-1] == {"type": "challenges_changed"}
+            listed = await sent(ann, "GET", "/api/challenges")
+            assert [c["id"] for c in listed["in"]] == [sent_meanwhile["id"]]
+            assert listed["in"][0]["status"] == "open"
+
+
+async def test_a_bots_event_stream_on_one_server_gets_the_challenge_sent_on_the_other_meanwhile(
+    cluster: Restartable, servers: tuple[ThreadServer, ThreadServer]
+) -> None:
+    """A bot's event stream is open on A; Bob, on B, challenges it while A cannot
+    hear: once A hears again the stream gives that challenge (and only that one:
+    the challenge it gave before is not given again)."""
+    a, b = servers
+    async with (
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as owner,
+        httpx2.AsyncClient(base_url=b.base, timeout=30) as bob,
+        httpx2.AsyncClient(base_url=a.base, timeout=30) as program,
+    ):
+        await signed_up(owner, "Robo")
+        await signed_up(bob, "Bob")
+        body = {"label": "engine", "scopes": ["bot:play"]}
+        token = (await sent(owner, "POST", "/api/account/tokens", json=body))["token"]
+        program.headers["Authorization"] = f"Bearer {token}"
+        await sent(program, "POST", "/api/bot/account/upgrade")
+        challenge = {"username": "Robo", **CHALLENGE}
+        async with program.stream("GET", "/api/stream/event") as answer:
+            assert answer.status_code == 200
+            events = (json.loads(line) async for line in answer.aiter_lines() if line.strip())
+
+            async def next_event(seconds: float) -> Any:
+                return await asyncio.wait_for(anext(events), timeout=seconds)
+
+            before = await sent(bob, "POST", "/api/challenges", json=challenge)
+            told = await next_event(10)  # the stream runs: a challenge comes live
+            assert (told["type"], told["challenge"]["id"]) == ("challenge", before["id"])
+            with cluster.outage():
+                meanwhile = await sent(bob, "POST", "/api/challenges", json=challenge)
+            told = await next_event(CATCH_UP_S)
+            assert (told["type"], told["challenge"]["id"]) == ("challenge", meanwhile["id"])
+            with pytest.raises(TimeoutError):  # the first one is not told again
+                await next_event(1.0)

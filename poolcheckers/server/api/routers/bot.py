@@ -139,6 +139,7 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
 
     async def events() -> AsyncGenerator[bytes, None]:
         started: set[str] = set()
+        told = _Challenges(user.username)
 
         def game(gid: object) -> bytes | None:
             if not isinstance(gid, str) or gid in started:
@@ -146,25 +147,32 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
             started.add(gid)
             return _line({"type": "gameStart", "game": {"id": gid}})
 
+        async def challenges() -> list[bytes]:
+            now = ctx.settings.clock.now_ms()
+            listed = await ctx.run(ctx.challenges.listed, user)
+            return told.listed([c.to_dict(now) for c in listed])
+
         # joined inside the stream, so that only a stream that runs holds a queue;
         # joined before reading what is going on, so that nothing falls between
         queue = lobby.join(user.id)
         try:
-            now = ctx.settings.clock.now_ms()
             for gid in await ctx.run(ctx.games.store.running_of_player, user.id):
                 if (line := game(gid)) is not None:
                     yield line
-            for c in await ctx.run(ctx.challenges.listed, user):
-                if c.challenged_id == user.id and c.shown_status(now) == "open":
-                    yield _line({"type": "challenge", "challenge": c.to_dict(now)})
+            for line in await challenges():
+                yield line
             while True:
                 try:
                     raw = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
                 except TimeoutError:
                     yield b"\n"
                     continue
-                for line in _events_of(raw, user, game):
+                lines, read_again = _events_of(raw, game, told)
+                for line in lines:
                     yield line
+                if read_again:  # this process may have missed some: read them
+                    for line in await challenges():
+                        yield line
         finally:
             if lobby.leave(user.id, queue):
                 await ctx.run(lobby.lobby.leave, user.id)
@@ -173,33 +181,81 @@ async def event_stream(request: Request, ctx: Ctx) -> Response:
     return StreamingResponse(_held(ctx, lease, stream), media_type=NDJSON)
 
 
-def _events_of(raw: str, user: User, game: Callable[[object], bytes | None]) -> list[bytes]:
-    """The bot's events in one lobby message (seeks and others' news are not its);
+class _Challenges:
+    """The challenges an event stream knows open (sent to the bot, or by it), so that a
+    challenge is told once, and a list read again (after the server missed notices)
+    tells only what the stream has not: the new challenges to the bot, and the end of
+    those it knew open."""
+
+    def __init__(self, username: str) -> None:
+        self.username = username
+        self.known: set[str] = set()
+        self.open: set[str] = set()
+
+    def opened(self, challenge: dict[str, object]) -> bytes | None:
+        cid = challenge.get("id")
+        if not isinstance(cid, str) or cid in self.known:
+            return None
+        self.known.add(cid)
+        self.open.add(cid)
+        if challenge.get("challenged") != self.username:
+            return None
+        return _line({"type": "challenge", "challenge": challenge})
+
+    def ended(self, kind: str, challenge: object) -> bytes:
+        if isinstance(challenge, dict):
+            self.known.add(str(challenge.get("id")))
+            self.open.discard(str(challenge.get("id")))
+        name = "challengeDeclined" if kind == "challenge_declined" else "challengeCanceled"
+        return _line({"type": name, "challenge": challenge})
+
+    def listed(self, challenges: list[dict[str, object]]) -> list[bytes]:
+        """The lines for the account's challenges as listed now."""
+        out: list[bytes] = []
+        for c in challenges:
+            status = c.get("status")
+            if status == "open":
+                line = self.opened(c)
+            elif status in ("declined", "cancelled") and c.get("id") in self.open:
+                line = self.ended(f"challenge_{status}", c)
+            else:
+                line = None
+            if line is not None:
+                out.append(line)
+        return out
+
+
+def _events_of(
+    raw: str, game: Callable[[object], bytes | None], told: _Challenges
+) -> tuple[list[bytes], bool]:
+    """The bot's events in one lobby message (seeks and others' news are not its), and
+    whether its challenges are to be read again (the server may have missed some);
     ``game`` makes a game's ``gameStart`` line (None for a game already told)."""
     try:
         message = json.loads(raw)
     except ValueError:
-        return []
+        return [], False
     frames = message if isinstance(message, list) else [message]
     out: list[bytes] = []
+    read_again = False
     for m in frames:
         kind = m.get("type") if isinstance(m, dict) else None
         challenge = m.get("challenge") if isinstance(m, dict) else None
+        line: bytes | None = None
         if kind == "game":
             line = game(m.get("id"))
         elif kind == "challenge_accepted" and isinstance(challenge, dict):
+            told.open.discard(str(challenge.get("id")))
             line = game(challenge.get("game"))
         elif kind == "challenge" and isinstance(challenge, dict):
-            mine = challenge.get("challenged") == user.username
-            line = _line({"type": "challenge", "challenge": challenge}) if mine else None
+            line = told.opened(challenge)
         elif kind in ("challenge_declined", "challenge_cancelled"):
-            name = "challengeDeclined" if kind == "challenge_declined" else "challengeCanceled"
-            line = _line({"type": name, "challenge": challenge})
-        else:
-            line = None
+            line = told.ended(kind, challenge)
+        elif kind == "challenges_changed":
+            read_again = True
         if line is not None:
             out.append(line)
-    return out
+    return out, read_again
 
 
 @router.get("/api/bot/game/stream/{game_id}", summary="One game of the bot, live (NDJSON)")
