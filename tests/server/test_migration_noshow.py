@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from poolcheckers import STARTING_FEN, RuleSet
@@ -49,10 +50,18 @@ def test_upgrade_to_0015_marks_only_the_games_the_no_show_rule_ended(tmp_path: P
         assert {t for (t,) in conn.execute(select(GAMES.c.termination))} == {"aborted"}
 
 
-def test_upgrade_to_0020_gives_a_no_show_forfeit_its_result_and_who_won(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_upgrade_to_0020_gives_a_no_show_forfeit_its_result_and_who_won(
+    tmp_path: Path, request: pytest.FixtureRequest, backend: str
+) -> None:
     """A forfeit stored before 0020 reads as the ones after: the side that moved won,
     the forfeit score is its result; an arena's no-show (no result) is left alone."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    url = (
+        f"sqlite:///{tmp_path / 'db.sqlite3'}"
+        if backend == "sqlite"
+        else request.getfixturevalue("pg_url")
+    )
+    engine = make_engine(url)
     migrate(engine, "0019")
     arena = "Aborted: Black did not make a first move within 3 minutes (arena rule: no result)"
     rows = []
