@@ -220,9 +220,9 @@ def test_review_accuracy_per_player(util_page: Page) -> None:
 
 
 NO_SHOWS = [
-    "Forfeit: White did not make a first move within 1 minute (tournament rule)",
-    "Forfeit: Black did not make a first move within 2 hours (tournament rule)",
-    "Forfeit: Black did not make a first move within 1 day (tournament rule)",
+    "Black wins by forfeit: White did not make a first move within 1 minute (tournament rule)",
+    "White wins by forfeit: Black did not make a first move within 2 hours (tournament rule)",
+    "White wins by forfeit: Black did not make a first move within 1 day (tournament rule)",
     "Aborted: White did not make a first move within 3 minutes"
     " (arena rule: no result, White is paused)",
 ]
@@ -234,9 +234,12 @@ NO_SHOWS = [
         (
             "pt-BR",
             [
-                "W.O.: as brancas não fizeram o primeiro lance em 1 minuto (regra do torneio)",
-                "W.O.: as pretas não fizeram o primeiro lance em 2 horas (regra do torneio)",
-                "W.O.: as pretas não fizeram o primeiro lance em 1 dia (regra do torneio)",
+                "Vitória das pretas por W.O.: as brancas não fizeram o primeiro lance em"
+                " 1 minuto (regra do torneio)",
+                "Vitória das brancas por W.O.: as pretas não fizeram o primeiro lance em"
+                " 2 horas (regra do torneio)",
+                "Vitória das brancas por W.O.: as pretas não fizeram o primeiro lance em"
+                " 1 dia (regra do torneio)",
                 "Anulada: as brancas não fizeram o primeiro lance em 3 minutos"
                 " (regra da arena: sem resultado, as brancas ficam em pausa)",
             ],
@@ -244,12 +247,12 @@ NO_SHOWS = [
         (
             "es",
             [
-                "Derrota por ausencia: las blancas no hicieron su primera jugada en 1 minuto"
-                " (regla del torneo)",
-                "Derrota por ausencia: las negras no hicieron su primera jugada en 2 horas"
-                " (regla del torneo)",
-                "Derrota por ausencia: las negras no hicieron su primera jugada en 1 día"
-                " (regla del torneo)",
+                "Las negras ganan por ausencia: las blancas no hicieron su primera jugada"
+                " en 1 minuto (regla del torneo)",
+                "Las blancas ganan por ausencia: las negras no hicieron su primera jugada"
+                " en 2 horas (regla del torneo)",
+                "Las blancas ganan por ausencia: las negras no hicieron su primera jugada"
+                " en 1 día (regla del torneo)",
                 "Anulada: las blancas no hicieron su primera jugada en 3 minutos"
                 " (regla de la arena: sin resultado, las blancas quedan en pausa)",
             ],

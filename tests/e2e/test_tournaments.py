@@ -516,3 +516,197 @@ def test_an_arena_player_who_did_not_move_is_paused_and_told_why(
     # pressing Join pairs them again: their page takes them to the new game
     absent.locator(f'.actions button:text-is("{join}")').click()
     absent.wait_for_url(re.compile(r"/play/(?!" + game["game"] + r")[^/?]+$"), timeout=15_000)
+
+
+#: a round robin's forfeit, by the page's language: the game page's heading to each
+#: player, its reason, the event's pairing and the loser's player page
+FORFEIT_WORDS = {
+    "en": {
+        "won": "You win by forfeit (0-2)",
+        "lost": "You lose by forfeit (0-2)",
+        "why": "White wins by forfeit: Black did not make a first move (tournament rule,"
+        " ended by the director)",
+        "pairing": "0-2 (White wins by forfeit)",
+        "player": "Lost by forfeit",
+    },
+    "pt-BR": {
+        "won": "Você venceu por W.O. (0-2)",
+        "lost": "Você perdeu por W.O. (0-2)",
+        "why": "Vitória das brancas por W.O.: as pretas não fizeram o primeiro lance (regra"
+        " do torneio, decidido pelo organizador)",
+        "pairing": "0-2 (vitória das brancas por W.O.)",
+        "player": "Derrota por W.O.",
+    },
+    "es": {
+        "won": "Ganas por ausencia (0-2)",
+        "lost": "Pierdes por ausencia (0-2)",
+        "why": "Las blancas ganan por ausencia: las negras no hicieron su primera jugada"
+        " (regla del torneo, decidido por el organizador)",
+        "pairing": "0-2 (ganan las blancas por ausencia)",
+        "player": "Perdida por ausencia",
+    },
+}
+
+
+def started_by_api(pages: dict[str, Page], server: Server, body: dict[str, Any]) -> str:
+    """An event made by the first page's account (``body``), joined by every page's
+    account, started; its id."""
+    first = next(iter(pages.values()))
+    base = server.url("/").rstrip("/")
+    r = first.request.post(base + "/api/tournaments", data=body, headers={"Origin": base})
+    assert r.ok, r.text()
+    tid: str = r.json()["id"]
+    for page in pages.values():
+        # not the event's page: it would take the player to their game by itself
+        page.goto(server.url("/tournaments"))
+        assert post(page, f"/api/tournaments/{tid}/join", {}) == 200
+    assert post(first, f"/api/tournaments/{tid}/start", {}) == 200
+    return tid
+
+
+def paired(pages: dict[str, Page], tid: str, count: int) -> dict[str, Any]:
+    """The ``count``-th game of the event, once it is on (every page's account reads
+    the event meanwhile: present for an arena's pairings)."""
+    for _ in range(150):  # paired in the background
+        for page in pages.values():
+            games = [p for p in event(page, tid)["pairings"] if p["game"]]
+        if len(games) >= count:
+            return games[count - 1]  # type: ignore[no-any-return]
+        page.wait_for_timeout(100)
+    raise AssertionError(f"game {count} of {tid} never began")
+
+
+@pytest.mark.parametrize(
+    ("size", "language"), [("laptop", "en"), ("phone", "pt-BR"), ("laptop", "es")]
+)
+def test_a_round_robin_forfeit_reads_the_same_on_the_game_event_and_player_pages(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    words = FORFEIT_WORDS[language]
+    tag = f"{size[0]}{language[:2]}"
+    names = [f"Ann_ff_{tag}", f"Bob_ff_{tag}"]
+    pages = {name: new_page(**SIZES[size], locale=language) for name in names}
+    for name, page in pages.items():
+        sign_up_by_api(page, server, name)
+    body = {"name": f"Division ff {tag}", "system": "round_robin",
+            "clock": {"initial": 600, "increment": 5}}  # fmt: skip
+    tid = started_by_api(pages, server, body)
+    game = paired(pages, tid, 1)
+    # the director ends it before Black's first move, as the no-show rule would
+    assert post(pages[names[0]], f"/api/tournaments/{tid}/forfeit", {"game": game["game"]}) == 200
+    black, white = pages[game["black"]], pages[game["white"]]
+    for page, head in ((white, words["won"]), (black, words["lost"])):
+        page.goto(server.url(f"/play/{game['game']}"))
+        page.wait_for_selector("#outcome:not([hidden])")
+        said = page.inner_text("#outcome")
+        assert head in said and words["why"] in said
+        assert page.inner_text("#move-list li.result") == "0-2"
+    shot(black, f"forfeit-game-{size}-{language}", full_page=True)
+    # the event's page: the pairing says who won by forfeit, the standings count it
+    white.goto(server.url(f"/tournaments/{tid}"))
+    white.wait_for_selector(".podium h2")
+    pairing = white.locator(".round li").first.inner_text()
+    assert words["pairing"] in pairing
+    row = f"table.standings tr[data-player='{game['white']}']"
+    assert white.inner_text(f"{row} td.score") == "1"
+    assert "1/0/0" in white.inner_text(row)
+    shot(white, f"forfeit-event-{size}-{language}", full_page=True)
+    # the loser's page lists the game as lost by forfeit
+    black.goto(server.url(f"/players/{game['black']}"))
+    line = black.locator(f"tr[data-game='{game['game']}']")
+    line.wait_for()
+    assert "0-2" in line.inner_text() and words["player"] in line.inner_text()
+
+
+def column(page: Page, header: str) -> int:
+    """The index of the standings' column headed ``header``."""
+    heads = page.locator("table.standings thead th").all_inner_texts()
+    return heads.index(header)
+
+
+def cell(page: Page, player: str, index: int) -> str:
+    row = page.locator(f"table.standings tbody tr[data-player='{player}']")
+    return row.locator("td, th").nth(index).inner_text()
+
+
+#: an arena's standings columns, by the page's language
+ARENA_COLUMNS = {"en": ("Games", "Points by game"), "pt-BR": ("Partidas", "Pontos por partida")}
+
+
+@pytest.mark.parametrize(("size", "language"), [("laptop", "en"), ("phone", "pt-BR")])
+def test_an_arenas_games_column_counts_the_games_that_count(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    """One game won by resignation, one a side never moved in (which counts for
+    nobody): each player has 1 game, and beside it their points game by game."""
+    games_head, sheet_head = ARENA_COLUMNS[language]
+    tag = f"{size[0]}{language[:2]}"
+    names = [f"Ann_ag_{tag}", f"Bob_ag_{tag}"]
+    pages = {name: new_page(**SIZES[size], locale=language) for name in names}
+    for name, page in pages.items():
+        sign_up_by_api(page, server, name)
+    body = {"name": f"Arena ag {tag}", "system": "arena",
+            "clock": {"initial": 180, "increment": 2}, "duration_minutes": 30}  # fmt: skip
+    tid = started_by_api(pages, server, body)
+    first = paired(pages, tid, 1)
+    api_play(pages[first["black"]], first["game"], ["11-15"], 0)
+    api_play(pages[first["white"]], first["game"], ["23-19"], 1)
+    assert post(pages[first["white"]], f"/api/games/{first['game']}/resign", {}) == 200
+    second = paired(pages, tid, 2)
+    assert post(pages[names[0]], f"/api/tournaments/{tid}/forfeit", {"game": second["game"]}) == 200
+    page = pages[first["white"]]
+    page.goto(server.url(f"/tournaments/{tid}"))
+    page.wait_for_selector(f"table.standings tbody tr[data-player='{second['black']}']")
+    page.wait_for_function(
+        "() => document.querySelector('main').innerText.includes('0-0')"
+    )  # the second game, no result
+    games = column(page, games_head)
+    assert [cell(page, name, games) for name in (first["black"], first["white"])] == ["1", "1"]
+    sheet = column(page, sheet_head)
+    assert [cell(page, name, sheet) for name in (first["black"], first["white"])] == ["2", "0"]
+    shot(page, f"arena-games-{size}-{language}", full_page=True)
+
+
+#: a Swiss event of four, from a TRF file: round 1 P1–P2 drawn, P3 beat P4; round 2
+#: P1 beat P3, P2 beat P4.  Scores 1½, 1½, 1, 0; Sonneborn–Berger: P1 ½×1½ + 1×1 = 1¾,
+#: P2 ½×1½ + 1×0 = ¾ (quarters: a draw against a player on a half point)
+SB_RESULTS: dict[int, dict[int, tuple[int, str, str]]] = {
+    1: {1: (2, "w", "="), 2: (3, "w", "1")},
+    2: {1: (1, "b", "="), 2: (4, "w", "1")},
+    3: {1: (4, "w", "1"), 2: (1, "b", "0")},
+    4: {1: (3, "b", "0"), 2: (2, "b", "0")},
+}
+
+
+@pytest.mark.parametrize(("size", "language"), [("laptop", "en"), ("phone", "pt-BR")])
+def test_sonneborn_berger_is_shown_with_its_fractions(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    tag = f"{size[0]}{language[:2]}"
+    names = [f"P{i}_sb_{tag}" for i in range(1, 5)]
+    pages = [new_page(**SIZES[size], locale=language) for _ in names]
+    for name, page in zip(names, pages, strict=True):
+        sign_up_by_api(page, server, name)
+    players = [
+        {"starting_number": n, "name": name, "rating": 1500, "score": 0.0,
+         "results": {rnd: {"opponent": opp, "color": colour, "result": code}
+                     for rnd, (opp, colour, code) in SB_RESULTS[n].items()}}
+        for n, name in enumerate(names, start=1)
+    ]  # fmt: skip
+    trf = write_trf({"name": "Club quarters"}, players, 2)
+    director = pages[0]
+    director.goto(server.url("/tournaments"))
+    form = director.locator("form:has(input[name='trf'])")
+    upload: FilePayload = {"name": "club.trf", "mimeType": "text/plain", "buffer": trf.encode()}
+    form.locator('input[name="trf"]').set_input_files(files=[upload])
+    form.locator('button[type="submit"]').click()
+    director.wait_for_url(re.compile(r"/tournaments/[^/]+$"))
+    director.wait_for_selector("table.standings tbody tr")
+    tour = event(director, director.url.rsplit("/", 1)[1])
+    sb = {s["username"]: s["tiebreaks"]["sonneborn_berger"] for s in tour["standings"]}
+    assert (sb[names[0]], sb[names[1]]) == (1.75, 0.75)
+    index = 6 + tour["tiebreak_order"].index("sonneborn_berger")
+    shown = [cell(director, name, index) for name in names]
+    assert shown == ["1¾", "¾", "0", "0"]
+    assert cell(director, names[0], 3) == "1½"  # the score, as before
+    shot(director, f"tournament-sonneborn-berger-{size}-{language}", full_page=True)

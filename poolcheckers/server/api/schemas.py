@@ -359,6 +359,9 @@ class PlayerGame(Answer):
     white: str
     result: str | None = Field(description="PDN result: 2-0, 0-2, 1-1")
     player_result: Literal["win", "draw", "loss"] | None
+    forfeit: bool = Field(
+        False, description="won or lost by forfeit: a side did not make its first move"
+    )
     black_rating: int | None
     white_rating: int | None
     ply: int

@@ -58,6 +58,8 @@ ABORTED = "aborted"
 #: not make its first move in time (status "aborted": no result for the game itself,
 #: unrated; the event scores it as lost by the side to move, who never moved)
 NO_SHOW = "no_show"
+#: The PDN result of a game lost by forfeit, by the side that won (Black's score first, R3)
+FORFEIT_RESULTS = {"black": "2-0", "white": "0-2"}
 
 
 # ---------------------------------------------------------------- records
@@ -933,12 +935,19 @@ def end_unplayed(game: GameRec, why: str) -> None:
     game.invite_hash = None  # a cancelled invitation cannot be taken any more
 
 
-def end_no_show(game: GameRec, why: str) -> None:
+def end_no_show(game: GameRec, why: str, winner: str | None = None) -> None:
     """End the tournament game ``game`` by its event's no-show rule: the side to move
     has not made its first move in time.  Stored as :data:`NO_SHOW`, so that the event
-    scores a forfeit only for a game this rule ended (no result for the game itself)."""
+    scores a forfeit only for a game this rule ended.  ``winner``: the side that moved,
+    in an event that scores the forfeit (a round robin, a Swiss event): the game keeps
+    the forfeit's result so that its page, its PDN and its player's pages say who won;
+    its status stays ``aborted`` (no game was played: never rated).  None in an arena,
+    which scores the game for nobody."""
     end_unplayed(game, why)
     game.termination = NO_SHOW
+    if winner is not None:
+        game.winner = winner
+        game.result = FORFEIT_RESULTS[winner]
 
 
 def rematch(

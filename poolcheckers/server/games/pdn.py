@@ -31,7 +31,7 @@ from poolcheckers.server.api.schemas import (
     PdnReadResult,
 )
 from poolcheckers.server.errors import ApiError
-from poolcheckers.server.games.model import GameRec
+from poolcheckers.server.games.model import ABORTED, NO_SHOW, GameRec
 from poolcheckers.server.games.service import GameService
 from poolcheckers.server.games.view import full_moves
 from poolcheckers.server.i18n import M_
@@ -56,7 +56,11 @@ def game_tags(g: GameRec) -> dict[str, str]:
         }
         if g.engine_color is not None:
             tags[g.engine_color.capitalize()] = f"poolcheckers engine level {g.level}"
-        if g.reason and g.termination in ("agreement", "resignation", "time", "aborted"):
+        if g.termination == NO_SHOW and g.winner is not None:
+            # a game lost by forfeit (a side did not make its first move in an event
+            # that scores it): the keyword, as PGN's "time forfeit" (docs/TOURNAMENTS.md)
+            tags["Termination"] = "forfeit"
+        elif g.reason and g.termination in ("agreement", "resignation", "time", ABORTED, NO_SHOW):
             tags["Termination"] = g.reason
         tags.update(g.tags or {})
     tags["Result"] = g.result or "*"

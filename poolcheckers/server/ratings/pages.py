@@ -24,7 +24,7 @@ from poolcheckers.server.api.schemas import (
     PlayerPage,
 )
 from poolcheckers.server.domain_errors import UsernameError
-from poolcheckers.server.games.model import GameRec
+from poolcheckers.server.games.model import NO_SHOW, GameRec
 from poolcheckers.server.games.timecontrol import Category
 from poolcheckers.server.i18n import M_, Translator, translator
 from poolcheckers.server.ratings.model import Perf, RatingUpdate
@@ -61,7 +61,9 @@ def _name(user_id: str | None, names: dict[str, str], engine: bool) -> str:
 def player_game(g: GameRec, user_id: str, names: dict[str, str]) -> PlayerGame:
     mine = "black" if g.black_user_id == user_id else "white"
     outcome = None
-    if g.status == "finished" and g.result is not None:
+    # a game lost by forfeit (a tournament's no-show rule) is aborted, yet has a winner
+    forfeit = g.termination == NO_SHOW and g.winner is not None
+    if (g.status == "finished" and g.result is not None) or forfeit:
         outcome = "draw" if g.winner is None else "win" if g.winner == mine else "loss"
     return PlayerGame(
         id=g.id,
@@ -72,6 +74,7 @@ def player_game(g: GameRec, user_id: str, names: dict[str, str]) -> PlayerGame:
         white=_name(g.white_user_id, names, g.engine_color == "white"),
         result=g.result,
         player_result=outcome,  # type: ignore[arg-type]
+        forfeit=forfeit,
         black_rating=g.black_rating,
         white_rating=g.white_rating,
         ply=g.ply,

@@ -618,7 +618,7 @@ class GamePage {
     const s = this.game();
     if (this.canMove()) return "";
     if (this.viewPly !== null) return t("This is an earlier position, for viewing: » (or End) goes back to the game.");
-    if (s.status !== "running") return s.status === "aborted" ? t("The game was aborted.") : t("The game is over.");
+    if (s.status !== "running") return s.status === "aborted" && !forfeited(s) ? t("The game was aborted.") : t("The game is over.");
     if (this.waitingForOpponent()) return t("The game starts when your opponent joins.");
     const mine = this.myColors();
     if (!mine.length) return t("You are watching this game.");
@@ -812,7 +812,11 @@ class GamePage {
       const result = s.outcome.result && s.outcome.result !== "*" ? ` (${s.outcome.result})` : "";
       // an imported game without a result was not finished where it was played
       let head = s.status === "aborted" ? t("Aborted") : unfinished(s) ? t("Unfinished") : t("Draw");
-      if (s.outcome.winner) {
+      if (forfeited(s)) {
+        // a tournament's forfeit: no game was played (status "aborted"), yet one side won
+        head = s.outcome.winner === "black" ? t("Black wins by forfeit") : t("White wins by forfeit");
+        if (mine.length === 1) head = mine[0] === s.outcome.winner ? t("You win by forfeit") : t("You lose by forfeit");
+      } else if (s.outcome.winner) {
         head = s.outcome.winner === "black" ? t("Black wins") : t("White wins");
         if (mine.length === 1) head = mine[0] === s.outcome.winner ? t("You win") : t("You lose");
       }
@@ -1107,7 +1111,7 @@ class GamePage {
     }
     this.moveList.replaceChildren(...items);
     if (!rows.length) this.moveList.append(h("li", { class: "empty-list" }, t("No moves yet.")));
-    if (s.outcome && s.outcome.result && s.status !== "aborted") {
+    if (s.outcome && s.outcome.result && (s.status !== "aborted" || forfeited(s))) {
       this.moveList.append(h("li", { class: "result" }, s.outcome.result));
     }
     const currentEl = this.moveList.querySelector(".current");
@@ -1331,12 +1335,22 @@ function unfinished(s) {
 }
 
 /**
+ * A tournament game lost by forfeit: a side did not make its first move. No game was
+ * played (its status is "aborted", it is never rated), yet the event scores it.
+ * @param {GameState} s
+ * @returns {boolean}
+ */
+function forfeited(s) {
+  return s.outcome?.termination === "no_show" && Boolean(s.outcome.winner);
+}
+
+/**
  * An ended game's heading (the status line, the window's title).
  * @param {GameState} s
  * @returns {string}
  */
 function endTitle(s) {
-  if (s.status === "aborted") return t("Game aborted");
+  if (s.status === "aborted" && !forfeited(s)) return t("Game aborted");
   return unfinished(s) ? t("Unfinished game") : t("Game over");
 }
 

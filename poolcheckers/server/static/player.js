@@ -16,6 +16,8 @@ import { h } from "./util.js";
 
 /** @type {Record<string, string>} */
 const RESULT = { win: t("Won"), loss: t("Lost"), draw: t("Drawn") };
+/** A game decided by forfeit: a side did not make its first move (a tournament's rule). */
+const FORFEIT = { win: t("Won by forfeit"), loss: t("Lost by forfeit") };
 const CATEGORIES = ["bullet", "blitz", "rapid", "classical", "correspondence"];
 /** @type {Record<string, string>} the time-control categories in words, as in "Rated blitz" */
 const CATEGORY_WORD = { bullet: t("bullet"), blitz: t("blitz"), rapid: t("rapid"), classical: t("classical"), correspondence: t("correspondence") };
@@ -162,7 +164,7 @@ function gameRow(g) {
     nameCell(g.black, g.black_rating),
     nameCell(g.white, g.white_rating),
     h("td", {}, typeText(g)),
-    h("td", {}, (g.player_result && RESULT[g.player_result]) || ""),
+    h("td", {}, (g.player_result && g.forfeit && g.player_result !== "draw" ? FORFEIT[g.player_result] : g.player_result && RESULT[g.player_result]) || ""),
   );
 }
 

@@ -6,7 +6,7 @@
 
 import { LiveSocket, errorText, request } from "./api.js";
 import { currentAccount, playerLink, send, withNodes } from "./community.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { describe } from "./tournaments.js";
 import { h } from "./util.js";
 
@@ -34,13 +34,22 @@ function countdown(at) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
+/** The quarters pool players write after a whole number of points. */
+const QUARTERS = ["", "¼", "½", "¾"];
+
 /**
+ * Points as pool players write them, fractions kept: "2½", "1¾" (a Sonneborn–Berger
+ * sums points times scores, so it may hold quarters), "½"; anything finer in the
+ * page's language ("1.33", "1,33"), never rounded to a whole number.
  * @param {number} score
  * @returns {string}
  */
 function points(score) {
-  const whole = Math.floor(score);
-  return score - whole >= 0.5 ? `${whole || ""}½` : String(whole);
+  const quarters = Math.round(score * 4);
+  if (Math.abs(score * 4 - quarters) > 1e-9) return formatNumber(score, { maximumFractionDigits: 2 });
+  const whole = Math.floor(quarters / 4);
+  const part = QUARTERS[quarters - whole * 4];
+  return whole || !part ? `${formatNumber(whole)}${part}` : part;
 }
 
 /**
@@ -59,7 +68,9 @@ function standingsTable(tour) {
       h("th", { scope: "row" }, playerLink(s.username), arena && s.fire ? " 🔥" : "", s.paused ? " " + t("(paused)") : s.withdrawn ? " " + t("(withdrawn)") : "", invitationMark(s)),
       h("td", {}, s.rating),
       h("td", { class: "score" }, arena ? String(s.score) : points(s.score)),
-      arena ? h("td", {}, (s.sheet ?? []).join(" ")) : h("td", {}, s.match_points),
+      // an arena's games: those counted (a game nobody scores is none), then the
+      // points of each, oldest first (lichess's sheet)
+      arena ? [h("td", { class: "games" }, s.games), h("td", { class: "sheet" }, (s.sheet ?? []).join(" "))] : h("td", {}, s.match_points),
       h("td", {}, `${s.wins}/${s.draws}/${s.losses}`),
       ...breaks.map((b) => h("td", {}, points(s.tiebreaks[b]))),
     );
@@ -76,7 +87,7 @@ function standingsTable(tour) {
         h("th", { scope: "col" }, t("Player")),
         h("th", { scope: "col" }, t("Rating")),
         h("th", { scope: "col" }, t("Score")),
-        h("th", { scope: "col" }, arena ? t("Games") : t("Match points")),
+        arena ? [h("th", { scope: "col" }, t("Games")), h("th", { scope: "col" }, t("Points by game"))] : h("th", { scope: "col" }, t("Match points")),
         h("th", { scope: "col" }, t("Won/drawn/lost")),
         ...breaks.map((b) => h("th", { scope: "col" }, TIEBREAK_NAMES[/** @type {keyof typeof TIEBREAK_NAMES} */ (b)] ?? b)),
       ),
@@ -154,6 +165,18 @@ function crosstable(cross) {
 }
 
 /**
+ * A result decided by forfeit, saying who won as the game's page does ("0-2 (White
+ * wins by forfeit)"; PDN results give Black's score first).
+ * @param {string} result
+ * @returns {string}
+ */
+function forfeitText(result) {
+  if (result === "2-0") return t("{result} (Black wins by forfeit)", { result });
+  if (result === "0-2") return t("{result} (White wins by forfeit)", { result });
+  return t("{result} (both sides lost by forfeit)", { result });
+}
+
+/**
  * @param {TournamentPairing} p
  * @returns {HTMLElement}
  */
@@ -170,7 +193,7 @@ function pairingItem(p) {
     { dataset: { result } },
     p.game ? h("a", { href: `/play/${encodeURIComponent(p.game)}` }, label) : label,
     " ",
-    p.aborted ? t("{result} (no result: ended before both sides moved)", { result: shown }) : p.forfeit ? t("{result} (forfeit)", { result: shown }) : shown,
+    p.aborted ? t("{result} (no result: ended before both sides moved)", { result: shown }) : p.forfeit ? forfeitText(shown) : shown,
     berserk,
   );
 }

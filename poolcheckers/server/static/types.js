@@ -433,6 +433,7 @@
  * @property {string} white
  * @property {string | null} result
  * @property {"win" | "draw" | "loss" | null} player_result
+ * @property {boolean} [forfeit] won or lost by forfeit (a side did not make its first move)
  * @property {number | null} black_rating
  * @property {number | null} white_rating
  * @property {number} ply

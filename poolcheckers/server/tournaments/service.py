@@ -788,7 +788,9 @@ class TournamentService:
             why = _no_show_words(t, "Black" if g.ply == 0 else "White", within)
             game = g.copy()
             games_model.settle_clock(game, _now)
-            games_model.end_no_show(game, why)
+            # the side that moved wins by forfeit, but not in an arena (nobody scores)
+            winner = None if t.system == "arena" else ("white" if g.ply == 0 else "black")
+            games_model.end_no_show(game, why, winner)
             return Change(game, loaded.board, loaded.moves)
 
         def ended(loaded: Loaded, _now: int) -> bool:
@@ -984,9 +986,15 @@ def _no_show_words(t: Tournament, side: str, within: str) -> str:
             f"Aborted: {side} did not make a first move within {within} "
             f"(arena rule: no result, {side} is paused)"
         )
+    won = "White" if side == "Black" else "Black"
     if within == "the director":
-        return f"Forfeit: {side} did not make a first move (tournament rule, ended by the director)"
-    return f"Forfeit: {side} did not make a first move within {within} (tournament rule)"
+        return (
+            f"{won} wins by forfeit: {side} did not make a first move "
+            "(tournament rule, ended by the director)"
+        )
+    return (
+        f"{won} wins by forfeit: {side} did not make a first move within {within} (tournament rule)"
+    )
 
 
 def _row(

@@ -218,6 +218,9 @@ def test_an_arena_game_a_side_never_moved_in_scores_for_nobody_and_pauses_that_s
         f"Aborted: {side} did not make a first move within 3 minutes"
         f" (arena rule: no result, {side} is paused)"
     )  # not a forfeit: the game page does not say anyone lost it
+    assert outcome["winner"] is None and outcome["result"] == "*"
+    pdn = site.get(f"/api/games/{gid}/pdn").text
+    assert '[Result "*"]' in pdn and "forfeit" not in pdn
     rows = {s["username"]: s for s in event(site, tid)["standings"]}
     for name in (absent, there):
         assert (rows[name]["score"], rows[name]["games"], rows[name]["fire"]) == (0, 0, False)
@@ -295,6 +298,52 @@ def test_a_no_show_in_a_round_robin_or_swiss_event_is_still_a_forfeit_win(
     )
 
 
+@pytest.mark.parametrize("ply", [0, 1])
+def test_a_no_show_forfeit_reads_the_same_on_the_game_its_pdn_and_the_players_pages(
+    site: TestClient, clock: ManualTime, ply: int
+) -> None:
+    """The game, its PDN (alone and in the event's), both players' pages and the event
+    say one thing: the side that moved won by forfeit; no game was played (never rated)."""
+    tid, players = started(site, ("ann", "bob"), **EVENTS["round_robin"])
+    game = wait_for(lambda: in_play(site, tid))[0]
+    gid = game["game"]
+    play_plies(players[game["black"]], players[game["white"]], gid, ply)
+    pairing = no_show(site, clock, tid, players, gid)
+    won, lost = ("white", "black") if ply == 0 else ("black", "white")
+    result = "0-2" if won == "white" else "2-0"
+    assert (pairing["result"], pairing["forfeit"], pairing["aborted"]) == (result, True, False)
+    state = game_state(site, gid)
+    assert state["status"] == "aborted"  # no game was played: never rated
+    outcome = state["outcome"]
+    assert (outcome["termination"], outcome["winner"], outcome["result"]) == (
+        "no_show",
+        won,
+        result,
+    )
+    assert outcome["reason"] == (
+        f"{won.capitalize()} wins by forfeit: {lost.capitalize()} did not make a first move"
+        " within 3 minutes (tournament rule)"
+    )
+    for text in (
+        site.get(f"/api/games/{gid}/pdn").text,
+        site.get(f"/api/tournaments/{tid}/pdn").text,
+    ):
+        assert f'[Result "{result}"]' in text and '[Termination "forfeit"]' in text
+        assert text.rstrip().endswith(result)
+    for side in (won, lost):
+        page = site.get(f"/api/users/{game[side]}").json()
+        [row] = page["games"]
+        assert (row["result"], row["player_result"], row["forfeit"]) == (
+            result,
+            "win" if side == won else "loss",
+            True,
+        )
+        assert all(perf["games"] == 0 for perf in page["ratings"].values())  # unrated
+    rows = {s["username"]: s for s in event(site, tid)["standings"]}
+    assert (rows[game[won]]["score"], rows[game[won]]["wins"]) == (1, 1)
+    assert (rows[game[lost]]["score"], rows[game[lost]]["losses"]) == (0, 1)
+
+
 @pytest.mark.parametrize(
     ("settings", "seconds", "span"),
     [
@@ -313,5 +362,5 @@ def test_the_no_show_reason_gives_its_time_in_words(
     clock.advance(seconds)
     state = wait_for(lambda: (s := game_state(site, gid))["status"] == "aborted" and s)
     assert state["outcome"]["reason"] == (
-        f"Forfeit: Black did not make a first move within {span} (tournament rule)"
+        f"White wins by forfeit: Black did not make a first move within {span} (tournament rule)"
     )
