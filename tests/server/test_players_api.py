@@ -13,7 +13,7 @@ from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, play_plies, server_context
-from .test_ratings_api import rated_game, user_id, wait_for_update
+from .test_ratings_api import BLITZ, rated_game, user_id, wait_for_update
 
 
 def test_player_page_has_ratings_and_games(make_client: AppFactory) -> None:
@@ -171,3 +171,25 @@ def test_player_page_statistics_per_category_and_chart_ranges(make_client: AppFa
     assert ann.get("/api/users/Ann/rating-history.svg?range=week").status_code in (400, 422)
     # the time axis fits the data: one game today spans hours, not the default years
     assert re.search(r"<!-- \d\d \d\d:\d\d -->", wide), "hour ticks"
+
+
+def test_a_players_record_counts_the_games_of_the_rating_and_no_other(
+    make_client: AppFactory,
+) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    # a rated game Ann resigns after two plies: too short to be rated, so not a loss
+    # of her rating's either
+    seek = ann.post("/api/seeks", json=BLITZ).json()
+    short = bob.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    play_plies(ann, bob, short, 2)
+    assert ann.post(f"/api/games/{short}/resign", json={}).status_code == 200
+    state = ann.get(f"/api/games/{short}").json()
+    assert state["rated"] is True and state["outcome"]["winner"] == "white"
+    server_context(ann).ratings.sweep()  # whatever a sweep would rate is rated now
+    page = ann.get("/api/users/Ann").json()
+    record = page["stats"]["blitz"]
+    assert page["ratings"]["blitz"]["games"] == record["games"] == 1
+    assert (record["wins"], record["draws"], record["losses"]) == (1, 0, 0)
+    assert page["total"] == 2  # both games are still in her list of games

@@ -568,6 +568,10 @@ class RequestLimits(Answer):
     username_length: Bounds
     password_length: Bounds
     pdn_bytes: int = Field(description="largest PDN text read (import or analysis)")
+    min_rated_plies: int = Field(
+        description="plies a rated game must last for its result to change the ratings "
+        "(ended sooner, it changes none)"
+    )
 
 
 class RulesInfo(Answer):
