@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
+from poolcheckers.engine import native_available
 from poolcheckers.server.database.tables import RATINGS
 from poolcheckers.server.timesource import ManualTime
 
@@ -193,3 +195,18 @@ def test_a_players_record_counts_the_games_of_the_rating_and_no_other(
     assert page["ratings"]["blitz"]["games"] == record["games"] == 1
     assert (record["wins"], record["draws"], record["losses"]) == (1, 0, 0)
     assert page["total"] == 2  # both games are still in her list of games
+
+
+def test_a_game_against_the_engine_names_it_with_its_level_on_the_player_page(
+    make_client: AppFactory,
+) -> None:
+    if not native_available():
+        pytest.skip("needs the native core")
+    ann, _, between = rated_game(make_client)
+    body = {"mode": "engine", "level": 6, "color": "black"}
+    gid = ann.post("/api/games", json=body).json()["game"]["id"]
+    current = {g["id"]: g for g in TestClient(ann.app).get("/api/users/Ann").json()["current"]}
+    engine = current[gid]
+    assert (engine["black"], engine["white"]) == ("Ann", "Engine")
+    assert engine["level"] == 6  # shown "Engine (level 6)", in the reader's language
+    assert current[between]["level"] is None  # a game between two players has none

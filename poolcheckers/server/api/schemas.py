@@ -357,6 +357,9 @@ class PlayerGame(Answer):
     rated: bool
     black: str = Field(description="username, 'Anonymous' or 'Engine'")
     white: str
+    level: int | None = Field(
+        default=None, description="the engine's level in a game against it (else null)"
+    )
     result: str | None = Field(description="PDN result: 2-0, 0-2, 1-1")
     player_result: Literal["win", "draw", "loss"] | None
     black_rating: int | None

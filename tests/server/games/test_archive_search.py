@@ -1,8 +1,8 @@
 """The archive's search: games found by player (an account's name or an imported game's
-tags), event (an imported game's Event tag, a tournament's name), result (unfinished included), the day played (an imported game's PDN
-Date, not the day of its import) and "my games" (the account's seats and the games
-whose seat tokens the browser holds), a page at a time with the total; existing games
-are filled in by the migration."""
+tags), event (an imported game's Event tag, a tournament's name), result (unfinished
+included), the day played (an imported game's PDN Date, not the day of its import) and
+"my games" (the account's seats and the games whose seat tokens the browser holds), a
+page at a time with the total; existing games are filled in by the migrations."""
 
 from __future__ import annotations
 
