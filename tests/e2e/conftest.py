@@ -16,7 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,11 +85,12 @@ class Server:
 
 @contextmanager
 def running_server(
-    tmp: Path, env_changes: Mapping[str, str | None] | None = None
+    tmp: Path, env_changes: Mapping[str, str | None] | None = None, args: Sequence[str] = ()
 ) -> Iterator[Server]:
     """``python -m poolcheckers.server`` in a child process on a free port with its own
     database in ``tmp``, stopped on exit; ``env_changes`` sets (or, with None,
-    removes) environment variables for that process only."""
+    removes) environment variables for that process only; ``args`` come after the
+    options below (a later option wins)."""
     port = _free_port()
     log_path = tmp / "server.log"
     env = dict(os.environ)
@@ -136,6 +137,7 @@ def running_server(
         "10000",
         "--engine-games-at-once",
         "10000",
+        *args,
     ]
     with log_path.open("w") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -169,6 +171,15 @@ def running_server(
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("e2e-server")) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def short_games_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server that rates a game only from its 6th ply: the pages say when a rated
+    game is too short to be rated, and count it in no player's record."""
+    tmp = tmp_path_factory.mktemp("short-games-server")
+    with running_server(tmp, args=("--min-rated-plies", "6")) as srv:
         yield srv
 
 

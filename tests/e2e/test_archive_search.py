@@ -109,3 +109,81 @@ def test_an_unfinished_imported_game_is_not_called_a_draw(
     outcome = page.inner_text("#outcome")
     assert outcome.startswith("Unfinished") and "Draw" not in outcome
     assert page.title().startswith("Unfinished game")
+
+
+SIGN_UP = """async (name) => {
+  const r = await fetch('/api/account/signup', {method: 'POST',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({username: name, password: 'correct horse battery'})});
+  if (!r.ok) throw new Error('sign-up answered ' + r.status + ': ' + await r.text());
+}"""
+POST = """async ([url, body]) => {
+  const r = await fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                              body: JSON.stringify(body)});
+  const text = await r.text();
+  if (!r.ok) throw new Error(url + ' answered ' + r.status + ': ' + text);
+  return text ? JSON.parse(text) : null;
+}"""
+
+
+def signed_up(page: Page, server: Server, name: str) -> None:
+    """The page's browser signs up as ``name`` (and is signed in), in any language."""
+    page.goto(server.url("/"))
+    page.evaluate(SIGN_UP, name)
+
+
+@pytest.mark.parametrize(("size", "language"), [("phone", "en"), ("laptop", "es")])
+def test_the_search_by_event_finds_a_tournaments_games_and_imported_games(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    ann, bob = new_page(), new_page()
+    signed_up(ann, server, f"Tia_{size}")
+    signed_up(bob, server, f"Ugo_{size}")
+    spec = {"name": f"APCA National {size}", "system": "round_robin",
+            "clock": {"initial": 600, "increment": 5}}  # fmt: skip
+    tid = ann.evaluate(POST, ["/api/tournaments", spec])["id"]
+    for player in (ann, bob):
+        player.evaluate(POST, [f"/api/tournaments/{tid}/join", {}])
+    ann.evaluate(POST, [f"/api/tournaments/{tid}/start", {}])
+    pairing = "async (t) => (await (await fetch('/api/tournaments/' + t)).json()).pairings"
+    ann.wait_for_function(f"async () => ({pairing})('{tid}').then(p => p.some(x => x.game))")
+    played = [p["game"] for p in ann.evaluate(pairing, tid) if p["game"]]
+    pdn = f'[Event "APCA National {size}"]\n[Black "Cy"]\n[White "Dee"]\n[Result "2-0"]\n\n'
+    (imported,) = server.post_json("/api/import", {"pdn": pdn + "1. 9-13 2-0\n"})["imported"]
+
+    page = new_page(viewport=SIZES[size], locale=language)
+    page.goto(server.url("/archive?view=all"))
+    page.fill('#archive-filters input[name="event"]', f"apca NATIONAL {size}")
+    page.click('#archive-filters button[type="submit"]')
+    # the tournament's game (running) by its name, the imported game by its Event tag
+    page.wait_for_selector(f'#running-games tr[data-game="{played[0]}"]')
+    page.wait_for_selector(f'#finished-games tr[data-game="{imported}"]')
+    assert rows(page, "running") == played and rows(page, "finished") == [imported]
+    assert page.inner_text("#running-count") == page.inner_text("#finished-count") == "(1)"
+    overflow = page.evaluate(
+        "() => document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth"
+    )
+    assert not overflow
+    shot(page, f"archive-event-search-{size}-{language}")
+
+
+ENGINE_WORDS = {"en": "Engine (level 6)", "pt-BR": "Motor (nível 6)"}
+
+
+@pytest.mark.parametrize(("size", "language"), [("phone", "en"), ("laptop", "pt-BR")])
+def test_my_games_name_the_engine_opponent_with_its_level(
+    server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    server.require_engine()
+    page = new_page(viewport=SIZES[size], locale=language)
+    name = f"Vi_{size}"
+    signed_up(page, server, name)
+    gid = new_game(page, server.base_url, mode="engine", level=6, color="black")
+    page.goto(server.url("/archive"))
+    page.wait_for_selector("#view-mine[aria-pressed=true]")
+    row = page.locator(f'#running-games tr[data-game="{gid}"] td').first
+    row.wait_for()
+    # the player by their name, the engine by its level; no "?" for the side it plays
+    assert row.inner_text().startswith(f"{name} – {ENGINE_WORDS[language]}")
+    assert "?" not in row.inner_text()
+    shot(page, f"archive-my-engine-game-{size}-{language}")

@@ -142,7 +142,7 @@ def test_sign_up_seek_accept_play_rate(server: Server, new_page: PageFactory, si
         assert result in game_row.inner_text()
         assert ann_name in game_row.inner_text() and bob_name in game_row.inner_text()
         rating = page.inner_text('li[data-category="blitz"]')
-        assert "(1 game)" in rating
+        assert "1 rated game" in rating
         # the category's results and the best rating reached
         record = "+1 =0 −0" if result == "Won" else "+0 =0 −1"
         assert record in rating and "best " in rating

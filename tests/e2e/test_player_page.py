@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from poolcheckers import Board
+
 from .conftest import PageFactory, Server
 from .helpers import shot
 
@@ -203,3 +205,69 @@ def test_a_player_who_does_not_exist_is_shown_as_not_found(
     assert "no player named 'nobody-here'" in page.inner_text("[role=alert]")
     assert page.title().startswith("Not found")
     assert page.get_attribute("a:text('Back to the start page')", "href") == "/"
+
+
+def play_on(black: Page, white: Page, game_id: str, start: int, plies: int) -> None:
+    """Play ``plies`` more plies from ply ``start`` (each side's first legal move)."""
+    board = Board()
+    for ply in range(start + plies):
+        if ply < start:  # the moves game() played
+            move = ("11-15", "23-19")[ply]
+        else:
+            move = str(board.legal_moves[0])
+            post(black if ply % 2 == 0 else white, f"/api/games/{game_id}/move",
+                 {"move": move, "ply": ply})  # fmt: skip
+        board.push(board.parse_move(move))
+
+
+#: the game page's words before and after, and the player page's record, by language
+SHORT_WORDS = {
+    "en": ("Rated once each side has made 3 moves", "Too short to be rated", "1 rated game"),
+    "pt-BR": (
+        "Vale rating quando cada lado tiver feito 3 lances",
+        "Curta demais para valer rating",
+        "1 partida valendo rating",
+    ),
+}
+
+
+@pytest.mark.parametrize(("size", "language"), [("phone", "en"), ("laptop", "pt-BR")])
+def test_a_rated_game_too_short_to_be_rated_says_so_and_counts_in_no_record(
+    short_games_server: Server, new_page: PageFactory, size: str, language: str
+) -> None:
+    server = short_games_server  # rates a game from its 6th ply
+    before, after, one_game = SHORT_WORDS[language]
+    name, rival = f"Rui_{size}", f"Sol_{size}"
+    ann, bob = new_page(), new_page()
+    sign_up(ann, server, name, "198.51.100.21")
+    sign_up(bob, server, rival, "198.51.100.22")
+    # a rated game long enough (6 plies) that Ann wins: it changes both ratings
+    rated = game(ann, bob, BLITZ, rated=True)
+    play_on(ann, bob, rated, 2, 4)
+    post(bob, f"/api/games/{rated}/resign", {})
+    blitz = "async (n) => (await (await fetch('/api/users/' + n)).json()).ratings.blitz"
+    deadline = time.monotonic() + 30
+    while (ann.evaluate(blitz, name) or {}).get("games") != 1:
+        assert time.monotonic() < deadline, "the rated game did not change the ratings"
+        ann.wait_for_timeout(200)
+    # a rated game of 2 plies: its page says from when it counts, then that it did not
+    short = game(ann, bob, BLITZ, rated=True)
+    page = new_page(**SIZES[size], locale=language)
+    page.goto(server.url(f"/play/{short}"))
+    page.wait_for_selector("#rated-note:not([hidden])")
+    assert page.inner_text("#rated-note").startswith(before)
+    shot(page, f"short-rated-game-before-{size}-{language}")
+    post(ann, f"/api/games/{short}/resign", {})
+    page.wait_for_function(
+        "words => document.querySelector('#rated-note').textContent.startsWith(words)",
+        arg=after,
+    )
+    assert page.locator("#rating-change").is_hidden()
+    shot(page, f"short-rated-game-after-{size}-{language}")
+    # Ann's record: the one game her rating counts, not the short loss beside it
+    page.goto(server.url(f"/players/{name}"))
+    page.wait_for_selector('li[data-category="blitz"] .record')
+    line = page.inner_text('li[data-category="blitz"]')
+    assert one_game in line and "+1 =0 −0" in line, line
+    assert "−1" not in line
+    shot(page, f"player-record-after-short-game-{size}-{language}")

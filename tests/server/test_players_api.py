@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
+from poolcheckers.engine import native_available
 from poolcheckers.server.database.tables import RATINGS
 from poolcheckers.server.timesource import ManualTime
 
 from .conftest import AppFactory
 from .helpers import error_code, play_plies, server_context
-from .test_ratings_api import rated_game, user_id, wait_for_update
+from .test_ratings_api import BLITZ, rated_game, user_id, wait_for_update
 
 
 def test_player_page_has_ratings_and_games(make_client: AppFactory) -> None:
@@ -171,3 +173,40 @@ def test_player_page_statistics_per_category_and_chart_ranges(make_client: AppFa
     assert ann.get("/api/users/Ann/rating-history.svg?range=week").status_code in (400, 422)
     # the time axis fits the data: one game today spans hours, not the default years
     assert re.search(r"<!-- \d\d \d\d:\d\d -->", wide), "hour ticks"
+
+
+def test_a_players_record_counts_the_games_of_the_rating_and_no_other(
+    make_client: AppFactory,
+) -> None:
+    ann, bob, gid = rated_game(make_client)
+    assert bob.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    wait_for_update(ann, gid)
+    # a rated game Ann resigns after two plies: too short to be rated, so not a loss
+    # of her rating's either
+    seek = ann.post("/api/seeks", json=BLITZ).json()
+    short = bob.post(f"/api/seeks/{seek['id']}/accept").json()["game"]["id"]
+    play_plies(ann, bob, short, 2)
+    assert ann.post(f"/api/games/{short}/resign", json={}).status_code == 200
+    state = ann.get(f"/api/games/{short}").json()
+    assert state["rated"] is True and state["outcome"]["winner"] == "white"
+    server_context(ann).ratings.sweep()  # whatever a sweep would rate is rated now
+    page = ann.get("/api/users/Ann").json()
+    record = page["stats"]["blitz"]
+    assert page["ratings"]["blitz"]["games"] == record["games"] == 1
+    assert (record["wins"], record["draws"], record["losses"]) == (1, 0, 0)
+    assert page["total"] == 2  # both games are still in her list of games
+
+
+def test_a_game_against_the_engine_names_it_with_its_level_on_the_player_page(
+    make_client: AppFactory,
+) -> None:
+    if not native_available():
+        pytest.skip("needs the native core")
+    ann, _, between = rated_game(make_client)
+    body = {"mode": "engine", "level": 6, "color": "black"}
+    gid = ann.post("/api/games", json=body).json()["game"]["id"]
+    current = {g["id"]: g for g in TestClient(ann.app).get("/api/users/Ann").json()["current"]}
+    engine = current[gid]
+    assert (engine["black"], engine["white"]) == ("Ann", "Engine")
+    assert engine["level"] == 6  # shown "Engine (level 6)", in the reader's language
+    assert current[between]["level"] is None  # a game between two players has none

@@ -18,7 +18,7 @@ from .conftest import AppFactory
 
 
 def test_the_rules_carry_the_servers_limits(make_client: AppFactory) -> None:
-    client = make_client(analysis_max_time=12.5)
+    client = make_client(analysis_max_time=12.5, min_rated_plies=14)
     limits = client.get("/api/rules").json()["limits"]
     assert limits == {
         "analysis_lines": MAX_ANALYSIS_LINES,
@@ -36,6 +36,7 @@ def test_the_rules_carry_the_servers_limits(make_client: AppFactory) -> None:
         "username_length": {"minimum": accounts.USERNAME_MIN, "maximum": accounts.USERNAME_MAX},
         "password_length": {"minimum": accounts.PASSWORD_MIN, "maximum": accounts.PASSWORD_MAX},
         "pdn_bytes": MAX_PDN,
+        "min_rated_plies": 14,  # the game page says when a rated game starts to count
     }
 
 

@@ -357,6 +357,9 @@ class PlayerGame(Answer):
     rated: bool
     black: str = Field(description="username, 'Anonymous' or 'Engine'")
     white: str
+    level: int | None = Field(
+        default=None, description="the engine's level in a game against it (else null)"
+    )
     result: str | None = Field(description="PDN result: 2-0, 0-2, 1-1")
     player_result: Literal["win", "draw", "loss"] | None
     forfeit: bool = Field(
@@ -571,6 +574,10 @@ class RequestLimits(Answer):
     username_length: Bounds
     password_length: Bounds
     pdn_bytes: int = Field(description="largest PDN text read (import or analysis)")
+    min_rated_plies: int = Field(
+        description="plies a rated game must last for its result to change the ratings "
+        "(ended sooner, it changes none)"
+    )
 
 
 class RulesInfo(Answer):

@@ -224,6 +224,9 @@ class GameCreator:
             **player_tags(Seat(black[1], game.black_rating), Seat(white[1], game.white_rating), tc),
             **marks,
         }
+        # the archive's search by event finds a tournament's games by its name, as it
+        # finds an imported game by its Event tag
+        game.event = game.tags.get("Event")
         model.start_clock(game, "black", now)
         loaded = Loaded(game, [], model.replay(game, []))
         return Committed(loaded, now, False)

@@ -112,8 +112,9 @@ class GameRec:
     #: :func:`poolcheckers.pdn.game_tree` gives them; None without any
     annotations: dict[str, Any] | None = None
     #: the archive's search (migration 0012): an imported game's players and event as
-    #: its tags name them, and the day it was played (its Date tag; a site game's day
-    #: of creation, filled in when stored)
+    #: its tags name them (a tournament game's event: its tournament's name, its Event
+    #: tag too), and the day it was played (its Date tag; a site game's day of
+    #: creation, filled in when stored)
     black_name: str | None = None
     white_name: str | None = None
     event: str | None = None
@@ -503,7 +504,8 @@ class GameFilter:
     """What the archive asks for: every field narrows the list (None or empty: any).
 
     ``player`` and ``event`` match a part of the name, in any case (an account's
-    username, or the name an imported game's tags give); ``result`` is ``2-0``,
+    username, or the name an imported game's tags give; the event of a tournament's
+    game is the tournament's name); ``result`` is ``2-0``,
     ``0-2``, ``1-1`` or ``unfinished`` (no result, or ``*``); ``date_from`` and
     ``date_to`` bound the day played (``YYYY-MM-DD``, both included); ``account`` and
     ``ids`` together are "my games": the account's seats and the games whose ids the

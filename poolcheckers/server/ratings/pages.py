@@ -72,6 +72,7 @@ def player_game(g: GameRec, user_id: str, names: dict[str, str]) -> PlayerGame:
         rated=g.rated,
         black=_name(g.black_user_id, names, g.engine_color == "black"),
         white=_name(g.white_user_id, names, g.engine_color == "white"),
+        level=g.level if g.mode == "engine" else None,
         result=g.result,
         player_result=outcome,  # type: ignore[arg-type]
         forfeit=forfeit,

@@ -227,29 +227,32 @@ def player_games_query(
 
 
 def category_stats(db: Engine, user_id: str) -> dict[str, dict[str, int | None]]:
-    """The player's rated games by category: games, wins, draws, losses (finished games
-    with a result) and the best rating reached, in two aggregate queries."""
+    """The player's rated games by category: games, wins, draws, losses and the best
+    rating reached, in two aggregate queries.
+
+    The games are those that changed the player's rating (a rating update each), the
+    ones the rating's own ``games`` counts: a rated game that ended too soon to be
+    rated (``--min-rated-plies``) counts in neither, so "1 game" never comes with
+    "+1 =0 -1"."""
     g = GAMES.c
-    black = g.black_user_id == user_id
-    white = g.white_user_id == user_id
+    u = RATING_UPDATES.c
+    black = u.black_user_id == user_id
+    white = u.white_user_id == user_id
     won = or_(and_(black, g.winner == "black"), and_(white, g.winner == "white"))
     lost = or_(and_(black, g.winner == "white"), and_(white, g.winner == "black"))
-    drawn = and_(g.winner.is_(None), g.result == "1-1")
+    drawn = g.winner.is_(None)
     games = (
         select(
-            g.category,
+            u.category,
             func.count(),
             func.sum(case((won, 1), else_=0)),
             func.sum(case((drawn, 1), else_=0)),
             func.sum(case((lost, 1), else_=0)),
         )
-        .where(
-            or_(black, white), g.rated.is_(True), g.status == "finished", g.category.is_not(None)
-        )
-        .where(g.result.in_(("2-0", "0-2", "1-1")))
-        .group_by(g.category)
+        .select_from(RATING_UPDATES.join(GAMES, g.id == u.game_id))
+        .where(or_(black, white))
+        .group_by(u.category)
     )
-    u = RATING_UPDATES.c
     best = (
         select(
             u.category,

@@ -31,6 +31,7 @@ import {
   tokenKey,
 } from "./util.js";
 import { gameEnding } from "./outcome.js";
+import { players } from "./archive.js";
 
 // Every position shown here is the server's (POST /api/analysis/position: the rules
 // library): its board, side to move, legal moves with their paths, counters and
@@ -1480,14 +1481,10 @@ function variationText(moves, firstPly, startTurn) {
  * @returns {string}
  */
 function gameTitle(game) {
+  // the engine has no tag: the archive's words name it beside the player
+  if (game.mode === "engine") return players(game, Boolean(game.your_color));
   const tags = game.tags || {};
   if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
-  const seat = game.your_color;
-  const you = (/** @type {Color} */ c) => (seat === c ? t("You") : t("Human"));
-  if (game.mode === "engine") {
-    const engine = t("Engine (level {level})", { level: game.level ?? "?" });
-    return game.engine_color === "black" ? `${engine} – ${you("white")}` : `${you("black")} – ${engine}`;
-  }
   if (game.mode === "local") return t("A game on one screen");
   return t("Game {game}", { game: String(game.id) });
 }
@@ -1547,7 +1544,8 @@ function formatCount(n) {
  * @returns {string}
  */
 export function summaryText(g) {
-  const who = g.tags && (g.tags.Black || g.tags.White) ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
+  const named = g.tags && (g.tags.Black || g.tags.White);
+  const who = g.mode === "engine" && named ? players(g) : named ? `${g.tags.Black || "?"} – ${g.tags.White || "?"}` : modeName(g);
   const result = g.result || (g.status === "running" ? t("running") : "");
   const moves = g.moves_count;
   const seconds = g.updated ?? g.created;

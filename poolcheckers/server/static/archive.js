@@ -35,6 +35,15 @@ function when(g, key = "created") {
 }
 
 /**
+ * A player's name of the PDN tags, the server's "Anonymous" (no account) in words.
+ * @param {string} name
+ * @returns {string}
+ */
+function tagWords(name) {
+  return name === "Anonymous" ? t("Anonymous") : name;
+}
+
+/**
  * Black – White, in words anyone reading the archive can take; "You" only where this
  * browser holds the game's seat (`yours`: its seat token is stored here).
  * @param {GamePlayers} g
@@ -43,12 +52,14 @@ function when(g, key = "created") {
  */
 export function players(g, yours = false) {
   const tags = g.tags || {};
-  if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
+  // the engine has no tag: a signed-in player's game against it names only the player
   if (g.mode === "engine") {
     const engine = t("Engine (level {level})", { level: g.level ?? "?" });
-    const human = yours ? t("You") : t("Human");
+    const named = tags[g.engine_color === "black" ? "White" : "Black"];
+    const human = named ? tagWords(named) : yours ? t("You") : t("Human");
     return g.engine_color === "black" ? `${engine} – ${human}` : `${human} – ${engine}`;
   }
+  if (tags.Black || tags.White) return `${tags.Black || "?"} – ${tags.White || "?"}`;
   if (g.mode === "local") return yours ? t("Human – Human (one screen, yours)") : t("Human – Human (one screen)");
   if (g.mode === "online") return yours ? t("Human – Human (online, you play)") : t("Human – Human (online)");
   if (g.mode === "imported") return t("Imported game");

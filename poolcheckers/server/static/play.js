@@ -30,6 +30,7 @@ import {
   tokenKey,
 } from "./util.js";
 import { gameEnding } from "./outcome.js";
+import { requestLimits } from "./rules.js";
 
 const POLL_MS = 1500;
 const AUTO_TURN_KEY = "poolcheckers.autoTurn";
@@ -185,6 +186,10 @@ class GamePage {
     // "Rated · Blitz 5+3", "Casual · Correspondence, 3 days a move", "Against the engine · level 4"
     this.kind = h("p", { class: "game-kind", id: "game-kind" });
     this.ratingChange = h("p", { class: "rating-change", id: "rating-change", hidden: true });
+    // a rated game shorter than the server's minimum changes no rating: said before and after
+    this.ratedNote = h("p", { class: "hint", id: "rated-note", hidden: true });
+    /** @type {number} the plies a rated game must last to be rated (0: not known yet) */
+    this.minRatedPlies = 0;
     /** @type {string | null} the game whose rating change is asked or shown */
     this.ratingAsked = null;
     this.outcome = h("div", { class: "outcome", id: "outcome", hidden: true });
@@ -246,6 +251,14 @@ class GamePage {
     }
     this.connect();
     window.setInterval(() => this.tick(), 100);
+    requestLimits()
+      .then((limits) => {
+        this.minRatedPlies = limits.min_rated_plies;
+        if (this.state) this.renderStatus();
+      })
+      .catch(() => {
+        /* without the limit the page says nothing of it */
+      });
   }
 
   /**
@@ -299,6 +312,7 @@ class GamePage {
           this.status,
           this.outcome,
           this.ratingChange,
+          this.ratedNote,
           this.rulesLine,
           this.clockNote,
           this.counters,
@@ -794,7 +808,10 @@ class GamePage {
   renderStatus() {
     const s = this.game();
     this.kind.textContent = gameKind(s);
-    this.showRatingChange(s);
+    const short = shortOfRating(s, this.minRatedPlies);
+    this.ratedNote.textContent = short;
+    this.ratedNote.hidden = !short;
+    if (!short) this.showRatingChange(s);
     const mine = this.myColors();
     const text = this.statusText(s);
     const dot = s.status === "running" ? h("span", { class: `turn-dot ${s.turn}`, "aria-hidden": "true" }) : null;
@@ -1352,6 +1369,28 @@ function forfeited(s) {
 function endTitle(s) {
   if (s.status === "aborted" && !forfeited(s)) return t("Game aborted");
   return unfinished(s) ? t("Unfinished game") : t("Game over");
+}
+
+/**
+ * A rated game shorter than the plies the server rates (`minPlies`, 0 while unknown), in
+ * words: while it runs, from when it counts; once ended, that it was too short to be
+ * rated. "" for any other game.
+ * @param {GameState} s
+ * @param {number} minPlies
+ * @returns {string}
+ */
+function shortOfRating(s, minPlies) {
+  if (!s.rated || !minPlies || s.ply >= minPlies) return "";
+  const moves = Math.ceil(minPlies / 2);
+  if (s.status === "running") {
+    return tn(
+      "Rated once each side has made {n} move: a game ended sooner changes no rating.",
+      "Rated once each side has made {n} moves: a game ended sooner changes no rating.",
+      moves,
+    );
+  }
+  if (s.status !== "finished") return ""; // an aborted game has no result to rate
+  return tn("Too short to be rated: the game ended before each side had made {n} move.", "Too short to be rated: the game ended before each side had made {n} moves.", moves);
 }
 
 /**

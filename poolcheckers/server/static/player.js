@@ -45,22 +45,34 @@ const FILTERS = ["result", "category", "rated"];
 /**
  * @param {string} name
  * @param {number | null} rating
+ * @param {number | null} [level] the engine's, in a game against it
  * @returns {HTMLTableCellElement}
  */
-function nameCell(name, rating) {
-  return h("td", {}, playerName(name), rating ? ` (${rating})` : "");
+function nameCell(name, rating, level) {
+  return h("td", {}, playerName(name, level), rating ? ` (${rating})` : "");
 }
 
 /**
  * A player's name, linked to their page; the server's "Anonymous" and "Engine" (no
- * account, no page) in words.
+ * account, no page) in words, the engine with its level when the game has one.
  * @param {string} name
+ * @param {number | null} [level]
  * @returns {HTMLElement | string}
  */
-function playerName(name) {
+function playerName(name, level) {
+  return name === "Anonymous" || name === "Engine" ? nameText(name, level) : playerLink(name);
+}
+
+/**
+ * A player's name as text (no link), the server's "Anonymous" and "Engine" in words.
+ * @param {string} name
+ * @param {number | null} [level]
+ * @returns {string}
+ */
+function nameText(name, level) {
   if (name === "Anonymous") return t("Anonymous");
-  if (name === "Engine") return t("Engine");
-  return playerLink(name);
+  if (name === "Engine") return typeof level === "number" ? t("Engine (level {level})", { level }) : t("Engine");
+  return name;
 }
 
 /**
@@ -141,7 +153,7 @@ function currentSection(page) {
         h(
           "li",
           { dataset: { game: g.id } },
-          h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${g.black} – ${g.white}`),
+          h("a", { href: `/play/${encodeURIComponent(g.id)}` }, `${nameText(g.black, g.level)} – ${nameText(g.white, g.level)}`),
           ` · ${typeText(g)}`,
           " · ",
           g.ply ? t("move {number}", { number: Math.ceil(g.ply / 2) }) : t("no move yet"),
@@ -161,8 +173,8 @@ function gameRow(g) {
     "tr",
     { dataset: { game: g.id } },
     h("td", {}, h("a", { href: `/play/${encodeURIComponent(g.id)}` }, g.status === "running" ? t("Playing") : g.result || STATUS[g.status] || g.status)),
-    nameCell(g.black, g.black_rating),
-    nameCell(g.white, g.white_rating),
+    nameCell(g.black, g.black_rating, g.level),
+    nameCell(g.white, g.white_rating, g.level),
     h("td", {}, typeText(g)),
     h("td", {}, (g.player_result && g.forfeit && g.player_result !== "draw" ? FORFEIT[g.player_result] : g.player_result && RESULT[g.player_result]) || ""),
   );
@@ -235,13 +247,14 @@ function ratingsSection(page) {
   const ratings = Object.entries(page.ratings);
   const who = encodeURIComponent(page.username);
   const stats = page.stats || {};
-  // each category: the rating, then its rated games' results and the best rating reached
+  // each category: the rating, its rated games and their results (the same games: those
+  // that changed the rating), and the best rating reached
   const line = (/** @type {string} */ cat, /** @type {PerfInfo} */ perf) => {
     const s = stats[cat];
     const best = s && s.best !== null ? ` · ${t("best {rating}", { rating: String(s.best) })}` : "";
-    const record = s ? ` · +${s.wins} =${s.draws} −${s.losses}${best}` : "";
-    const games = tn("({n} game)", "({n} games)", perf.games);
-    return h("li", { dataset: { category: cat } }, `${CATEGORY_WORD[cat] ?? cat}: `, h("strong", {}, ratingText(perf)), ` ${games}`, h("span", { class: "record" }, record));
+    const record = s ? h("span", { class: "record", title: t("won, drawn, lost") }, `: +${s.wins} =${s.draws} −${s.losses}`) : "";
+    const games = h("span", { class: "rated-games" }, tn("{n} rated game", "{n} rated games", perf.games));
+    return h("li", { dataset: { category: cat } }, `${CATEGORY_WORD[cat] ?? cat}: `, h("strong", {}, ratingText(perf)), " · ", games, record, best);
   };
   // the chart over a time range, drawn for the screen it is seen on (larger type on a phone)
   const small = window.matchMedia("(max-width: 600px)").matches;

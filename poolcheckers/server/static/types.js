@@ -328,6 +328,7 @@
  * @property {Bounds} username_length
  * @property {Bounds} password_length
  * @property {number} pdn_bytes
+ * @property {number} min_rated_plies plies a rated game must last to change the ratings
  */
 
 /**
@@ -431,6 +432,7 @@
  * @property {boolean} rated
  * @property {string} black
  * @property {string} white
+ * @property {number | null} [level] the engine's level in a game against it
  * @property {string | null} result
  * @property {"win" | "draw" | "loss" | null} player_result
  * @property {boolean} [forfeit] won or lost by forfeit (a side did not make its first move)

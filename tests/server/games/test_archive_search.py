@@ -1,14 +1,15 @@
 """The archive's search: games found by player (an account's name or an imported game's
-tags), event, result (unfinished included), the day played (an imported game's PDN
-Date, not the day of its import) and "my games" (the account's seats and the games
-whose seat tokens the browser holds), a page at a time with the total; existing games
-are filled in by the migration."""
+tags), event (an imported game's Event tag, a tournament's name), result (unfinished
+included), the day played (an imported game's PDN Date, not the day of its import) and
+"my games" (the account's seats and the games whose seat tokens the browser holds), a
+page at a time with the total; existing games are filled in by the migrations."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from argon2.profiles import CHEAPEST
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
@@ -18,6 +19,7 @@ from poolcheckers.server.database.tables import GAMES
 from ..conftest import AppFactory
 from ..test_migration_community import migrate
 from ..test_ratings_api import rated_game
+from ..tournaments.test_tournament_api import RAPID, event, sign_up, wait_for
 
 CLUB = """[Event "Harlem Club Championship"]
 [Date "2026.11.14"]
@@ -64,6 +66,25 @@ def test_imported_games_are_found_by_player_event_result_and_date(client: TestCl
     assert ids(client, "player=100%25") == []  # a wildcard is a character, not a pattern
     listed = {g["id"]: g for g in client.get("/api/games?mode=imported").json()["games"]}
     assert listed[smith]["played_on"] == "2026-11-14"  # the PDN Date, not the import day
+
+
+def test_a_tournaments_games_and_imported_games_are_found_by_the_event_name(
+    make_client: AppFactory,
+) -> None:
+    site = make_client(password_parameters=CHEAPEST, signup_limit=(100, 3600.0))
+    ann, bob = sign_up(site, "ann"), sign_up(site, "bob")
+    spec = {"name": "APCA National 2025", "system": "round_robin", "clock": RAPID}
+    tid = ann.post("/api/tournaments", json=spec).json()["id"]
+    for player in (ann, bob):
+        assert player.post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    assert ann.post(f"/api/tournaments/{tid}/start").status_code == 200
+    played = wait_for(lambda: [p["game"] for p in event(site, tid)["pairings"] if p["game"]])
+    pdn = '[Event "APCA National 2025"]\n[Black "Cy"]\n[White "Dee"]\n[Result "*"]\n\n1. 9-13 *\n'
+    (imported,) = site.post("/api/import", content=pdn).json()["imported"]
+    assert set(ids(site, "event=apca national")) == {*played, imported}
+    assert ids(site, "event=NATIONAL 2025&mode=online") == played  # the tournament's game
+    assert ids(site, "event=national 2025&mode=imported") == [imported]  # the Event tag
+    assert ids(site, "event=national 2024") == []
 
 
 def test_pages_come_with_the_total(client: TestClient) -> None:
@@ -133,3 +154,26 @@ def test_the_migration_fills_in_existing_games(tmp_path: Path) -> None:
         "imp": ("Ann", "Bob", "Club", "2024-05-06"),
         "site": (None, None, None, "2025-12-01"),
     }
+
+
+def test_the_migration_gives_existing_tournament_games_their_event(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    migrate(engine, "0020")
+    row: dict[str, Any] = {
+        "mode": "online",
+        "status": "finished",
+        "rules": {},
+        "start_fen": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+        "ply": 0,
+        "version": 1,
+        "created_ms": 1_764_547_200_000,
+        "updated_ms": 1_764_547_200_000,
+    }
+    tags = {"Event": "Division 1", "Black": "ann", "White": "bob"}
+    with engine.begin() as conn:
+        conn.execute(insert(GAMES).values(id="event", tags=tags, tournament_id="t1", **row))
+        conn.execute(insert(GAMES).values(id="casual", tags=tags, **row))
+    migrate(engine, "head")
+    with engine.connect() as conn:
+        found = {r.id: r.event for r in conn.execute(select(GAMES.c.id, GAMES.c.event))}
+    assert found == {"event": "Division 1", "casual": None}  # only a tournament's games

@@ -111,6 +111,7 @@ def request_limits(settings: Settings) -> RequestLimits:
         username_length=Bounds(minimum=accounts.USERNAME_MIN, maximum=accounts.USERNAME_MAX),
         password_length=Bounds(minimum=accounts.PASSWORD_MIN, maximum=accounts.PASSWORD_MAX),
         pdn_bytes=MAX_PDN,
+        min_rated_plies=settings.min_rated_plies,
     )
 
 
