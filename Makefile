@@ -64,8 +64,9 @@ typecheck-js: system-deps $(NODE_STAMP)
 	node_modules/.bin/tsc -p .
 	node_modules/.bin/eslint --max-warnings 0 poolcheckers/server/static
 
+# the 25 slowest tests are printed at the end: CI must stay under 30 minutes
 pytest: system-deps setup
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q --durations=25 $(PYTEST_ARGS)
 
 native-sanitize: setup
 	bash scripts/native-sanitize.sh
