@@ -66,22 +66,17 @@ export function classify(loss) {
 }
 
 /**
- * Judge the moves of a line.
- *  blackScores[k]: Black's expected score in the position after k moves
- *    (0..n; undefined where not evaluated yet);
- *  plies[k - 1] = {mover: "black"|"white", forced: bool} for the move from
- *    position k - 1 to k (forced: the only legal move there).
- * Returns one entry per judged real choice with a loss in a class:
- *  {ply, mover, loss, cls, forced: [plies of forced moves whose loss is charged here]}.
- * A forced move is never an entry; its loss goes to the last non-forced move of
- * the same side before it (none: nobody chose, nothing is charged).
+ * What each real choice of a line lost: ply of the choice -> {loss, forced, known}.
+ * The loss is the mover's expected score before the choice less after it, plus what
+ * the forced moves of the same side after it lost (their plies in `forced`); `known`:
+ * the choice's own two positions are evaluated. Arguments as judgeMoves's.
  * @param {(number | undefined)[]} blackScores
  * @param {{mover: Color, forced: boolean}[]} plies
- * @returns {JudgedMove[]}
+ * @returns {Map<number, {loss: number, forced: number[], known: boolean}>}
  */
-export function judgeMoves(blackScores, plies) {
+function chargedLosses(blackScores, plies) {
   /** @type {Map<number, {loss: number, forced: number[], known: boolean}>} */
-  const charged = new Map(); // ply of a real choice -> {loss, forced: []}
+  const charged = new Map();
   /** @type {Record<Color, number | null>} */
   const lastChoice = { black: null, white: null };
   for (let k = 1; k <= plies.length; k++) {
@@ -101,9 +96,27 @@ export function judgeMoves(blackScores, plies) {
     if (forced) entry.forced.push(k);
     else entry.known = true;
   }
+  return charged;
+}
+
+/**
+ * Judge the moves of a line.
+ *  blackScores[k]: Black's expected score in the position after k moves
+ *    (0..n; undefined where not evaluated yet);
+ *  plies[k - 1] = {mover: "black"|"white", forced: bool} for the move from
+ *    position k - 1 to k (forced: the only legal move there).
+ * Returns one entry per judged real choice with a loss in a class:
+ *  {ply, mover, loss, cls, forced: [plies of forced moves whose loss is charged here]}.
+ * A forced move is never an entry; its loss goes to the last non-forced move of
+ * the same side before it (none: nobody chose, nothing is charged).
+ * @param {(number | undefined)[]} blackScores
+ * @param {{mover: Color, forced: boolean}[]} plies
+ * @returns {JudgedMove[]}
+ */
+export function judgeMoves(blackScores, plies) {
   /** @type {JudgedMove[]} */
   const out = [];
-  for (const [ply, entry] of charged) {
+  for (const [ply, entry] of chargedLosses(blackScores, plies)) {
     if (!entry.known) continue;
     const cls = classify(entry.loss);
     if (cls) out.push({ ply, mover: plies[ply - 1].mover, loss: entry.loss, cls, forced: entry.forced });
@@ -112,26 +125,64 @@ export function judgeMoves(blackScores, plies) {
 }
 
 /**
- * Each player's accuracy over the reviewed moves, 0 to 100, as lichess counts it: a
- * move's accuracy falls with the expected score it lost (103.17 e^(-4.354 loss) - 3.17,
- * the loss in 0..1 of the mover's expected score, 100 for no loss), and a player's is
- * the mean over their real choices (forced moves are not counted). null: no move known.
+ * A move's accuracy, 0 to 100, from the expected score (0..1) its side lost, as
+ * lichess counts it on its win percentage (100 times the expected score):
+ * 103.1668 e^(-0.04354 d) - 3.1669 for a loss of d percentage points, 100 for none.
+ * Half a man given away in an even position (0.50 -> 0.44) is 77, a man 61, a
+ * won game thrown away 0.
+ * @param {number} loss
+ * @returns {number}
+ */
+export function moveAccuracy(loss) {
+  if (loss <= 0) return 100;
+  return Math.min(100, Math.max(0, 103.1668 * Math.exp(-0.04354 * 100 * loss) - 3.1669));
+}
+
+/**
+ * How much the game was swinging around position k: the standard deviation, in
+ * percentage points of Black's expected score, of the `size` positions up to k
+ * (the first `size` near the start), held to 0.5..12. It weighs the move to k:
+ * a move in a sharp stretch of the game counts more than one in a dead position.
+ * @param {(number | undefined)[]} blackScores
+ * @param {number} k
+ * @param {number} size
+ * @returns {number}
+ */
+function volatility(blackScores, k, size) {
+  const from = Math.max(0, Math.min(k - size + 1, blackScores.length - size));
+  const xs = blackScores.slice(from, from + size).filter((v) => v !== undefined).map((v) => 100 * v);
+  if (xs.length < 2) return 0.5;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length);
+  return Math.min(12, Math.max(0.5, sd));
+}
+
+/**
+ * Each player's accuracy over the reviewed moves, 0 to 100, as lichess counts a
+ * game's: each real choice has its moveAccuracy (of the loss judgeMoves charges it,
+ * its forced moves' included; forced moves are not counted themselves), and a
+ * player's accuracy is the mean of two means of those: one weighted by the game's
+ * volatility at each move (windows of a tenth of the game, 2 to 8 positions), and the
+ * harmonic mean (each accuracy at least 1), which a few bad moves pull far down.
+ * So moves played once the game is decided, where nothing is left to lose, cannot
+ * lift a player who gave the game away to a high accuracy. null: no move known.
  * @param {(number | undefined)[]} blackScores Black's expected score after each ply (0: the start)
  * @param {{mover: Color, forced: boolean}[]} plies
  * @returns {Record<Color, number | null>}
  */
 export function accuracy(blackScores, plies) {
-  /** @type {Record<Color, number[]>} */
+  const size = Math.min(8, Math.max(2, Math.floor(plies.length / 10)));
+  /** @type {Record<Color, {acc: number, weight: number}[]>} */
   const moves = { black: [], white: [] };
-  for (let k = 1; k <= plies.length; k++) {
-    const { mover, forced } = plies[k - 1];
-    const before = blackScores[k - 1];
-    const after = blackScores[k];
-    if (forced || before === undefined || after === undefined) continue;
-    const own = (/** @type {number} */ v) => (mover === "black" ? v : 1 - v);
-    const loss = Math.max(0, own(before) - own(after));
-    moves[mover].push(loss <= 0 ? 100 : Math.min(100, Math.max(0, 103.1668 * Math.exp(-4.354 * loss) - 3.1669)));
+  for (const [ply, entry] of chargedLosses(blackScores, plies)) {
+    if (!entry.known) continue;
+    moves[plies[ply - 1].mover].push({ acc: moveAccuracy(entry.loss), weight: volatility(blackScores, ply, size) });
   }
-  const mean = (/** @type {number[]} */ xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-  return { black: mean(moves.black), white: mean(moves.white) };
+  const game = (/** @type {{acc: number, weight: number}[]} */ xs) => {
+    if (!xs.length) return null;
+    const weighted = xs.reduce((a, m) => a + m.acc * m.weight, 0) / xs.reduce((a, m) => a + m.weight, 0);
+    const harmonic = xs.length / xs.reduce((a, m) => a + 1 / Math.max(1, m.acc), 0);
+    return (weighted + harmonic) / 2;
+  };
+  return { black: game(moves.black), white: game(moves.white) };
 }
