@@ -227,6 +227,31 @@ def test_review_accuracy_per_player(util_page: Page) -> None:
     assert got["none"] == {"black": None, "white": None}
 
 
+def test_an_evaluation_says_which_side_is_better(util_page: Page) -> None:
+    # The engine's score is the side to move's; the words name the side ahead, its lead
+    # positive, whoever is to move.
+    cases = [
+        ("-0.07", "black", "White is slightly better (+0.07)", "White +0.07"),
+        ("-0.07", "white", "Black is slightly better (+0.07)", "Black +0.07"),
+        ("+0.20", "black", "Black is slightly better (+0.20)", "Black +0.20"),
+        ("+1.35", "white", "White is better (+1.35)", "White +1.35"),
+        ("-2.10", "white", "Black is better (+2.10)", "Black +2.10"),
+        ("+0.00", "white", "Even (0.00)", "Even (0.00)"),
+        ("win in 3", "white", "White wins in 3", "White wins in 3"),
+        ("loss in 1", "white", "Black wins in 1", "Black wins in 1"),
+        ("tablebase win", "black", "Black wins (tables)", "Black wins (tables)"),
+        ("tablebase loss", "black", "White wins (tables)", "White wins (tables)"),
+    ]
+    got = util_page.evaluate(
+        """cases => cases.map(([text, turn]) => [
+             window.review.evaluationWords(text, turn),
+             window.review.evaluationWords(text, turn, true),
+           ])""",
+        [[text, turn] for text, turn, _, _ in cases],
+    )
+    assert got == [[long, short] for _, _, long, short in cases]
+
+
 #: the review's cap on an evaluation, a proven end (analysis.js WIN), centi-men
 REVIEW_WIN = 1000
 

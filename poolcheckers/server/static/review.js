@@ -2,11 +2,12 @@
 // an evaluation becomes an expected score on a logistic curve, a move is judged
 // by the expected score it lost (as lichess does), and a forced move (the only
 // legal move, as the server counts them) is never judged: what is lost across
-// it belongs to its side's last real choice before it.
+// it belongs to its side's last real choice before it. And an evaluation in words
+// that say who is better.
 
 /** @import { Color } from "./types.js" */
 
-import { t } from "./i18n.js";
+import { formatNumber, t, tn } from "./i18n.js";
 
 /**
  * A class of bad moves: its name (the id the page's classes and values use), its
@@ -185,4 +186,41 @@ export function accuracy(blackScores, plies) {
     return (weighted + harmonic) / 2;
   };
   return { black: game(moves.black), white: game(moves.white) };
+}
+
+/** Up to this many men ahead (inclusive), a side is "slightly better". */
+export const SLIGHTLY = 0.2;
+
+/**
+ * An engine's evaluation in words that say who is better, whichever side is to move:
+ * the side ahead, named, with its lead in men always positive ("White is slightly
+ * better (+0.07)", short "White +0.07"), "Even (0.00)", or a proven end ("Black wins
+ * in 3", counting the winner's moves; "White wins (tables)").
+ * @param {string | null | undefined} text the engine facade's score_text, from the side
+ *   to move's view: "+0.35", "-0.07", "win in 3", "loss in 2", "tablebase win"
+ * @param {Color} turn the side to move in the evaluated position
+ * @param {boolean} [short] the short form, for a line of the engine's
+ * @returns {string}
+ */
+export function evaluationWords(text, turn, short = false) {
+  const other = turn === "black" ? "white" : "black";
+  const proven = /^(win|loss) in (\d+)$/.exec(text || "");
+  if (proven) {
+    const n = Number(proven[2]);
+    const winner = proven[1] === "win" ? turn : other;
+    return winner === "black" ? tn("Black wins in {n}", "Black wins in {n}", n) : tn("White wins in {n}", "White wins in {n}", n);
+  }
+  const tables = /^tablebase (win|loss)$/.exec(text || "");
+  if (tables) {
+    const winner = tables[1] === "win" ? turn : other;
+    return t("{result} (tables)", { result: winner === "black" ? t("Black wins") : t("White wins") });
+  }
+  const men = Number(text);
+  if (!text || !Number.isFinite(men)) return text ?? "";
+  const black = turn === "black" ? men : -men;
+  const score = formatNumber(Math.abs(black), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  if (Math.abs(black) < 0.005) return t("Even ({score})", { score });
+  if (short) return black > 0 ? t("Black +{score}", { score }) : t("White +{score}", { score });
+  if (Math.abs(black) <= SLIGHTLY + 1e-9) return black > 0 ? t("Black is slightly better (+{score})", { score }) : t("White is slightly better (+{score})", { score });
+  return black > 0 ? t("Black is better (+{score})", { score }) : t("White is better (+{score})", { score });
 }
