@@ -129,7 +129,7 @@ export function judgeMoves(blackScores, plies) {
  * A move's accuracy, 0 to 100, from the expected score (0..1) its side lost, as
  * lichess counts it on its win percentage (100 times the expected score):
  * 103.1668 e^(-0.04354 d) - 3.1669 for a loss of d percentage points, 100 for none.
- * Half a man given away in an even position (0.50 -> 0.44) is 77, a man 61, a
+ * Half a man given away in an even position (0.50 -> 0.44) is 78, a man 61, a
  * won game thrown away 0.
  * @param {number} loss
  * @returns {number}
