@@ -11,11 +11,21 @@ evaluates every position after the opening with a full-strength search of
 results (1 win, ½ draw, 0 loss for the side to move) over those evaluations.
 Positions already decided by the rules or by a found win (``mate_in``) are left out.
 
+With ``--pdn FILE ...`` it plays nothing: it reads the games of match PDN files
+(``benchmarks/results/*.pdn``: games between full-strength engines, or between
+the engine and another program) and fits ``SCALE`` to their results in the
+same way, each position after the game's ballot evaluated by the judge.
+
 Usage::
 
     .venv/bin/python benchmarks/expected_score_scale.py --games 308 --depth 10 \\
         --plot benchmarks/results/expected_score_scale.png \\
         --json benchmarks/results/expected_score_scale.json
+
+    .venv/bin/python benchmarks/expected_score_scale.py --depth 8 \\
+        --pdn benchmarks/results/strength_*.pdn benchmarks/results/sprt_final3_vs_baseline.pdn \\
+        --plot benchmarks/results/expected_score_scale_pdn.png \\
+        --json benchmarks/results/expected_score_scale_pdn.json
 
 It prints the games' W/D/L, the number of positions, the fitted ``SCALE`` with a
 95 % interval (bootstrap over games), and saves a plot of the results by
@@ -34,6 +44,7 @@ from tqdm import tqdm
 
 from poolcheckers import Board, Color
 from poolcheckers.engine import Engine, Limit
+from poolcheckers.pdn import read_file
 
 BALLOTS = Path(__file__).resolve().parents[1] / "poolcheckers" / "data" / "ballots.txt"
 #: evaluations past this (centi-men) are left out: a search that far ahead has found
@@ -71,6 +82,26 @@ def play(
     return samples, 1.0 if outcome.winner is Color.BLACK else 0.0
 
 
+def replay(path: Path, judge: Engine, depth: int) -> list[tuple[list[tuple[int, Color]], float]]:
+    """The games of a PDN file: each one's evaluations after its ballot (as :func:`play`
+    keeps them) and Black's result; unfinished games are left out."""
+    out = []
+    for game in read_file(path):
+        if game.normalized_result not in ("2-0", "1-1", "0-2"):
+            continue
+        opening = len(game.tags.get("Ballot", "").split())
+        samples: list[tuple[int, Color]] = []
+        for board in game.boards()[opening:]:
+            if board.outcome() is not None:
+                break
+            judged = judge.search(board, Limit(depth=depth))
+            if judged.mate_in is None and abs(judged.score) <= CLIP:
+                samples.append((judged.score, board.turn))
+        black = {"2-0": 1.0, "1-1": 0.5, "0-2": 0.0}[game.normalized_result]
+        out.append((samples, black))
+    return out
+
+
 def log_likelihood(counts: dict[tuple[int, float], int], scale: float) -> float:
     total = 0.0
     for (score, result), n in counts.items():
@@ -101,6 +132,25 @@ def fit(data: list[tuple[int, float]]) -> float:
     return math.exp((lo + hi) / 2)
 
 
+def played(args: argparse.Namespace) -> list[tuple[list[tuple[int, Color]], float]]:
+    lines = openings()
+    out = []
+    for i in tqdm(range(args.games), desc="games", unit="game"):
+        player = Engine(hash_mb=16, seed=args.seed * 100003 + i)
+        judge = Engine(hash_mb=16)
+        moves = lines[(i // 2) % len(lines)]
+        out.append(play(moves, player, judge, args.level, args.depth, args.max_plies))
+    return out
+
+
+def read(args: argparse.Namespace) -> list[tuple[list[tuple[int, Color]], float]]:
+    judge = Engine(hash_mb=16)
+    out = []
+    for path in tqdm(args.pdn, desc="files", unit="file"):
+        out.extend(replay(path, judge, args.depth))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=308, help="games (two per opening)")
@@ -111,17 +161,12 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=200)
     parser.add_argument("--plot", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--pdn", type=Path, nargs="+", help="fit to these files' games instead")
     args = parser.parse_args()
 
-    lines = openings()
     games: list[list[tuple[int, float]]] = []
     wdl = [0, 0, 0]
-    for i in tqdm(range(args.games), desc="games", unit="game"):
-        player = Engine(hash_mb=16, seed=args.seed * 100003 + i)
-        judge = Engine(hash_mb=16)
-        samples, black_result = play(
-            lines[(i // 2) % len(lines)], player, judge, args.level, args.depth, args.max_plies
-        )
+    for samples, black_result in played(args) if args.pdn is None else read(args):
         wdl[0 if black_result == 1.0 else 1 if black_result == 0.5 else 2] += 1
         games.append(
             [
@@ -138,7 +183,8 @@ def main() -> None:
     )
     low, high = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
     print(f"games: {len(games)} (Black won {wdl[0]}, drawn {wdl[1]}, White won {wdl[2]})")
-    print(f"positions: {len(data)}; level {args.level} players, judge depth {args.depth}")
+    players = f"level {args.level} players" if args.pdn is None else f"{len(args.pdn)} PDN files"
+    print(f"positions: {len(data)}; {players}, judge depth {args.depth}")
     print(f"SCALE = {scale:.0f} centi-men (95 % interval {low:.0f}..{high:.0f})")
     for s in (50, 100, 200, 300):
         print(f"  +{s / 100:.2f} men: expected score {1 / (1 + math.exp(-s / scale)):.3f}")
@@ -153,7 +199,8 @@ def main() -> None:
                     "drawn": wdl[1],
                     "white_won": wdl[2],
                     "positions": len(data),
-                    "level": args.level,
+                    "level": args.level if args.pdn is None else None,
+                    "pdn": [p.name for p in args.pdn or []],
                     "depth": args.depth,
                     "seed": args.seed,
                 },
@@ -187,7 +234,7 @@ def main() -> None:
         )
         ax.set_xlabel("evaluation s (centi-men, side to move)")
         ax.set_ylabel("expected score of the side to move")
-        ax.set_title(f"{len(games)} games, level {args.level} players, judge depth {args.depth}")
+        ax.set_title(f"{len(games)} games, {players}, judge depth {args.depth}")
         ax.grid(alpha=0.3)
         ax.legend()
         fig.tight_layout()

@@ -5,6 +5,7 @@ mistakes marked."""
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -167,7 +168,8 @@ def test_analysis_engine_and_evaluation_graph(server: Server, new_page: PageFact
     # move's arrow on the board (9x18: from 9 over 14 to 18)
     page.wait_for_selector("#eval-bar:not([hidden])", timeout=engine_wait)
     assert float(page.get_attribute("#eval-bar", "data-black") or 0) > 0.5
-    assert "for Black" in page.inner_text("#eval-bar")
+    # who is better, named: not the side to move's "+1.00 for Black"
+    assert page.inner_text("#eval-bar").startswith(("Black +", "Black wins"))
     # The arrow is the line's first move; the engine may change its mind between
     # depths (9x18, then 10x17), so the two are compared at one instant.
     page.wait_for_function(
@@ -313,7 +315,8 @@ def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
     server: Server, new_page: PageFactory
 ) -> None:
     # B:WK29:BK1,K2,K3,K4: the engine proves a win in 3 plies, that is 2 of Black's
-    # moves (1-15 29x8 3x12): the page says "win in 2", as the command line does.
+    # moves (1-15 29x8 3x12): the page says "Black wins in 2", as the command line
+    # says "win in 2".
     server.require_engine()
     page = new_page()
     fen = "B:WK29:BK1,K2,K3,K4"
@@ -322,13 +325,52 @@ def test_engine_score_counts_the_winners_moves_and_the_line_has_numbers(
     page.fill("#engine-time", "1")
     page.click("#engine-toggle")
     page.wait_for_function(
-        "() => document.querySelector('#engine-score')?.textContent.includes('win in 2')"
+        "() => document.querySelector('#engine-score')?.textContent.includes('Black wins in 2')"
     )
     # The best line as PDN move text from the library (Board.variation_notation).
     page.wait_for_function(
         "() => /^1\\. \\d+-\\d+ \\d+x\\d+ 2\\. /.test("
         "document.querySelector('#engine-pv')?.textContent ?? '')"
     )
+    page.click("#engine-toggle")
+
+
+@pytest.mark.parametrize(
+    ("language", "better", "short"),
+    [
+        (
+            "en-US",
+            r"^Black (is better \(\+\d+\.\d\d\)|wins in \d+)$",
+            r"^Black (\+\d+\.\d\d|wins in \d+)$",
+        ),
+        (
+            "pt-BR",
+            r"^As pretas (estão melhor \(\+\d+,\d\d\)|vencem em \d+ lances?)$",
+            r"^(Pretas \+\d+,\d\d|As pretas vencem em \d+ lances?)$",
+        ),
+    ],
+    ids=["en", "pt-BR"],
+)
+def test_the_evaluation_names_the_side_that_is_better(
+    server: Server, new_page: PageFactory, language: str, better: str, short: str
+) -> None:
+    # White to move, two men down: the engine's score is White's (about -2), which the page
+    # once showed as "-2.10 for White"; it says Black is better, by a positive lead.
+    server.require_engine()
+    page = new_page(locale=language)
+    fen = "W:W21,22,23,24,25:B1,2,3,4,5,6,7"
+    page.goto(server.url("/analysis?fen=" + fen))
+    wait_shown(page, Board(fen).fen())
+    page.fill("#engine-time", "1")
+    page.click("#engine-toggle")
+    page.wait_for_selector("#engine-lines .pv-score", timeout=60_000)
+    page.wait_for_selector("#eval-bar:not([hidden])", timeout=60_000)
+    assert re.match(better, page.inner_text("#engine-score strong")), page.inner_text(
+        "#engine-score"
+    )
+    assert re.match(short, page.inner_text("#eval-bar")), page.inner_text("#eval-bar")
+    assert re.match(short, page.inner_text("#engine-lines .pv-score >> nth=0"))
+    assert float(page.get_attribute("#eval-bar", "data-black") or 0) > 0.5
     page.click("#engine-toggle")
 
 

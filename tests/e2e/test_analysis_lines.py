@@ -8,12 +8,13 @@ legal moves shows as many lines as moves."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from poolcheckers import Board
+from poolcheckers import Board, Color
 from poolcheckers.server.api.schemas import MAX_ANALYSIS_LINES
 
 from .conftest import PageFactory, Server
@@ -68,17 +69,36 @@ def check_rows(board: Board, rows: list[dict[str, Any]]) -> None:
         assert r["moves"][0] == r["move"]
         assert r["text"] == board.variation_notation(r["moves"]), r
 
-    # scores in men from the side to move's view ("+0.05"), best first; a proven
-    # end is words ("win in 2") and ranks above or below every number
+    # scores name the side ahead with its lead ("Black +0.05", "White +0.12", "Even (0.00)");
+    # best first for the side to move, a proven end ("Black wins in 2") above or below
+    # every number
+    side = "Black" if board.turn is Color.BLACK else "White"
+
     def key(text: str) -> float:
-        if text.startswith("win in"):
-            return 1e6 - int(text.split()[-1])
-        if text.startswith("loss in"):
-            return -1e6 + int(text.split()[-1])
-        return float(text)
+        won = re.fullmatch(r"(Black|White) wins in (\d+)", text)
+        if won:
+            n = int(won.group(2))
+            return 1e6 - n if won.group(1) == side else -1e6 + n
+        if text == "Even (0.00)":
+            return 0.0
+        ahead, lead = text.split(" +")
+        return float(lead) if ahead == side else -float(lead)
 
     keys = [key(r["score"]) for r in rows]
     assert keys == sorted(keys, reverse=True), rows
+
+
+def named(score_text: str, board: Board) -> str:
+    """The engine's score (the side to move's: "-0.03", "win in 2") as a line shows it: the
+    side ahead and its lead ("White +0.03"), "Even (0.00)", "Black wins in 2"."""
+    side, other = ("Black", "White") if board.turn is Color.BLACK else ("White", "Black")
+    won = re.fullmatch(r"(win|loss) in (\d+)", score_text)
+    if won:
+        return f"{side if won.group(1) == 'win' else other} wins in {won.group(2)}"
+    men = float(score_text)
+    if abs(men) < 0.005:
+        return "Even (0.00)"
+    return f"{side if men > 0 else other} +{abs(men):.2f}"
 
 
 def received(frames: list[str], kind: str) -> list[dict[str, Any]]:
@@ -121,7 +141,14 @@ def test_three_best_lines_and_playing_them(
     page.click("#engine-toggle")
     rows = wait_done(page, 3)
     check_rows(board, rows)
-    assert page.inner_text("#engine-score").startswith(rows[0]["score"])
+    # the engine's score is the best line's, in words: "Black +0.05" is "Black is slightly
+    # better (+0.05)"
+    best, said = rows[0]["score"], page.inner_text("#engine-score")
+    if " +" in best:
+        ahead, lead = best.split(" +")
+        assert said.startswith(ahead) and f"(+{lead})" in said, (best, said)
+    else:
+        assert said.startswith(best.split(" (")[0]), (best, said)
     asked = [json.loads(f) for f in sent if '"analyse"' in f]
     assert asked[-1]["multipv"] == 3
     # every depth's message had the three lines, best first
@@ -129,7 +156,8 @@ def test_three_best_lines_and_playing_them(
     assert infos and all(len(m["lines"]) == 3 for m in infos)
     done = received(got, "done")[-1]
     assert [line["move"] for line in done["lines"]] == [r["move"] for r in rows]
-    assert [line["score_text"] for line in done["lines"]] == [r["score"] for r in rows]
+    said_lines = [named(line["score_text"], board) for line in done["lines"]]
+    assert said_lines == [r["score"] for r in rows]
 
     # every line fits the card (cut at its edge, not wider than the screen)
     page.locator("#engine-lines").scroll_into_view_if_needed()

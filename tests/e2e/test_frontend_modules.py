@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poolcheckers import Board
+from poolcheckers import Board, Color
+from poolcheckers.engine import Engine, make_limit, open_engine
 
 from .conftest import PageFactory, Server
 
@@ -210,13 +211,113 @@ def test_review_accuracy_per_player(util_page: Page) -> None:
              return {
                acc: r.accuracy(scores, plies),
                none: r.accuracy([0.5, undefined], [{ mover: B, forced: false }]),
+               moves: [0, 0.05, 0.11, 0.25, 1].map((x) => r.moveAccuracy(x)),
              };
            }"""
     )
-    lost = min(100.0, 103.1668 * math.exp(-4.354 * 0.25) - 3.1669)
-    assert abs(got["acc"]["black"] - (100 + lost) / 2) < 1e-9
+    lost = 103.1668 * math.exp(-0.04354 * 25) - 3.1669  # lichess's, on 25 points of win %
+    assert got["moves"][0] == 100 and got["moves"][-1] == 0
+    assert [round(x) for x in got["moves"][1:4]] == [80, 61, round(lost)]
+    # Black: 100 and `lost`, the latter in the sharper window (the weighted mean leans to
+    # it); the harmonic mean is pulled towards the worse move.
+    weighted_lo, harmonic = (100 + lost) / 2, 2 / (1 / 100 + 1 / lost)
+    assert lost < got["acc"]["black"] < (weighted_lo + 100) / 2
+    assert got["acc"]["black"] < (harmonic + 100) / 2
     assert got["acc"]["white"] == 100
     assert got["none"] == {"black": None, "white": None}
+
+
+def test_an_evaluation_says_which_side_is_better(util_page: Page) -> None:
+    # The engine's score is the side to move's; the words name the side ahead, its lead
+    # positive, whoever is to move.
+    cases = [
+        ("-0.07", "black", "White is slightly better (+0.07)", "White +0.07"),
+        ("-0.07", "white", "Black is slightly better (+0.07)", "Black +0.07"),
+        ("+0.20", "black", "Black is slightly better (+0.20)", "Black +0.20"),
+        ("+1.35", "white", "White is better (+1.35)", "White +1.35"),
+        ("-2.10", "white", "Black is better (+2.10)", "Black +2.10"),
+        ("+0.00", "white", "Even (0.00)", "Even (0.00)"),
+        ("win in 3", "white", "White wins in 3", "White wins in 3"),
+        ("loss in 1", "white", "Black wins in 1", "Black wins in 1"),
+        ("tablebase win", "black", "Black wins (tables)", "Black wins (tables)"),
+        ("tablebase loss", "black", "White wins (tables)", "White wins (tables)"),
+    ]
+    got = util_page.evaluate(
+        """cases => cases.map(([text, turn]) => [
+             window.review.evaluationWords(text, turn),
+             window.review.evaluationWords(text, turn, true),
+           ])""",
+        [[text, turn] for text, turn, _, _ in cases],
+    )
+    assert got == [[long, short] for _, _, long, short in cases]
+
+
+#: the review's cap on an evaluation, a proven end (analysis.js WIN), centi-men
+REVIEW_WIN = 1000
+
+
+def review_position(board: Board, judge: Engine, depth: int) -> dict[str, object]:
+    """A position as the review evaluates it (analysis.js evaluate): its side to move, and
+    an end by the rules as a proven win or loss, else a short search's score and found end."""
+    turn = "black" if board.turn is Color.BLACK else "white"
+    outcome = board.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return {"turn": turn, "score": 0, "mate": None}
+        won = outcome.winner is board.turn
+        return {"turn": turn, "score": REVIEW_WIN if won else -REVIEW_WIN, "mate": 1 if won else -1}
+    found = judge.search(board, make_limit(depth=depth))
+    score = max(-REVIEW_WIN, min(REVIEW_WIN, found.score))
+    return {"turn": turn, "score": score, "mate": found.mate_in}
+
+
+def engine_v_random(seed: int, engine_side: Color) -> dict[str, object]:
+    """A game of the engine (depth 4) against a mover that picks uniformly among the
+    legal moves (seeded), each position evaluated as the review does (depth 6)."""
+    rng = random.Random(seed)
+    player, judge = open_engine(hash_mb=4), open_engine(hash_mb=4)
+    board = Board()
+    positions = [review_position(board, judge, 6)]
+    plies: list[dict[str, object]] = []
+    while board.outcome() is None and board.ply < 300:
+        mover = board.turn
+        forced = len(board.legal_moves) == 1
+        if mover is engine_side:
+            move = player.search(board, make_limit(depth=4)).move
+        else:
+            move = rng.choice(board.legal_moves)
+        board.push(move)
+        plies.append({"mover": "black" if mover is Color.BLACK else "white", "forced": forced})
+        positions.append(review_position(board, judge, 6))
+    engine = "black" if engine_side is Color.BLACK else "white"
+    return {"positions": positions, "plies": plies, "engine": engine}
+
+
+def test_review_accuracy_of_a_random_mover_is_far_below_the_engines(util_page: Page) -> None:
+    # A mover that plays any legal move is not "96 % accurate": the moves it makes once the
+    # game is lost (nothing left to lose, each 100 on its own) must not hide the ones that
+    # gave the game away.
+    games = [engine_v_random(seed, (Color.BLACK, Color.WHITE)[seed % 2]) for seed in range(8)]
+    got = util_page.evaluate(
+        """games => games.map((g) => {
+             const r = window.review;
+             const black = g.positions.map((p) => {
+               const es = r.expectedScore(p.score, p.mate);
+               return p.turn === "black" ? es : 1 - es;
+             });
+             const acc = r.accuracy(black, g.plies);
+             const random = g.engine === "black" ? "white" : "black";
+             return { engine: acc[g.engine], random: acc[random] };
+           })""",
+        games,
+    )
+    engine = [g["engine"] for g in got]
+    randoms = [g["random"] for g in got]
+    print("engine", [round(x, 1) for x in engine], "random", [round(x, 1) for x in randoms])
+    assert min(engine) > 90
+    assert max(randoms) < 85
+    assert sum(randoms) / len(randoms) < 80
+    assert all(e - r > 15 for e, r in zip(engine, randoms, strict=True))
 
 
 NO_SHOWS = [

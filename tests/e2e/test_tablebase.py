@@ -134,7 +134,7 @@ def test_table_values_and_a_review_that_keeps_the_win(
     page.fill("#engine-time", "0.5")
     page.click("#engine-toggle")
     page.wait_for_function(
-        "() => document.querySelector('#engine-score')?.textContent.includes('tablebase win')"
+        "() => document.querySelector('#engine-score')?.textContent.includes('White wins (tables)')"
     )
     page.click("#engine-toggle")
     assert page.get_attribute("#engine-toggle", "aria-pressed") == "false"

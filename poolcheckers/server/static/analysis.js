@@ -13,9 +13,8 @@
 import { LiveSocket, api, errorText } from "./api.js";
 import { BoardView } from "./board.js";
 import { formatDate, formatNumber, t, tn } from "./i18n.js";
-import { CLASSES, accuracy, expectedScore, judgeMoves } from "./review.js";
+import { CLASSES, accuracy, evaluationWords, expectedScore, judgeMoves } from "./review.js";
 import { pdnTooLong, ruleFields, ruleOptions } from "./rules.js";
-import { withNodes } from "./community.js";
 import { MoveTree, moveLabel, rowNote } from "./tree.js";
 import {
   announce,
@@ -1078,9 +1077,8 @@ class AnalysisPage {
     const es = expectedScore(clampScore(data.score ?? 0, data.win_in), data.win_in ?? null);
     const black = turn === "black" ? es : 1 - es;
     this.evalFill.style.width = `${(black * 100).toFixed(1)}%`;
-    const score = scoreWords(data.score_text);
-    this.evalText.textContent = turn === "black" ? t("{score} for Black", { score }) : t("{score} for White", { score });
-    this.evalBar.setAttribute("aria-label", turn === "black" ? t("Evaluation: {score} for Black", { score }) : t("Evaluation: {score} for White", { score }));
+    this.evalText.textContent = evaluationWords(data.score_text, turn, true);
+    this.evalBar.setAttribute("aria-label", t("Evaluation: {evaluation}", { evaluation: evaluationWords(data.score_text, turn) }));
     this.evalBar.dataset.black = black.toFixed(3);
     this.evalBar.hidden = false;
     const best = data.pv && data.pv.length ? data.pv[0] : null;
@@ -1112,7 +1110,6 @@ class AnalysisPage {
    */
   renderEngine(data, turn, done) {
     const lines = data.lines;
-    const bv = blackView(clampScore(data.score ?? 0, data.win_in), turn);
     const legal = this.infos.get(data.ply)?.legal_moves || [];
     const progress = [t("depth {depth}", { depth: data.depth ?? "?" }), t("{count} nodes", { count: formatCount(data.nodes) })];
     if (data.nps) progress.push(t("{count} n/s", { count: formatCount(data.nps) }));
@@ -1126,12 +1123,11 @@ class AnalysisPage {
       h(
         "p",
         { class: "score", id: "engine-score" },
-        // The engine facade's words: "+0.35", "win in 2" (the winner's moves, not plies).
-        ...withNodes(turn === "black" ? t("{score} for Black") : t("{score} for White"), { score: h("strong", {}, scoreWords(data.score_text)) }),
-        " · ",
-        bv > 20 ? t("Black is better") : bv < -20 ? t("White is better") : t("about equal"),
+        // Who is better and by how much (review.js evaluationWords): "White is slightly
+        // better (+0.07)", "Black wins in 2" (the winner's moves, not plies).
+        h("strong", {}, evaluationWords(data.score_text, turn)),
       ),
-      h("ol", { class: "pv-lines", id: "engine-lines", "aria-label": linesLabel }, ...lines.map((line, i) => this.lineItem(line, i, data.ply))),
+      h("ol", { class: "pv-lines", id: "engine-lines", "aria-label": linesLabel }, ...lines.map((line, i) => this.lineItem(line, i, data.ply, turn))),
       h("p", { class: "hint", id: "engine-depth" }, progress.join(" · ")),
     );
     this.bestButton.disabled = !data.pv.length;
@@ -1150,9 +1146,10 @@ class AnalysisPage {
    * @param {AnalysisLine} line
    * @param {number} rank 0: the best
    * @param {number} ply the position's
+   * @param {Color} turn the side to move in it
    * @returns {HTMLLIElement}
    */
-  lineItem(line, rank, ply) {
+  lineItem(line, rank, ply, turn) {
     /** @type {(HTMLElement | string)[]} */
     const moves = [];
     let k = 0;
@@ -1173,8 +1170,8 @@ class AnalysisPage {
       { class: "pv-row", "data-rank": rank + 1, "data-move": line.move },
       h(
         "button",
-        { type: "button", class: "pv-score", "data-move": line.move, title: t("Play {move}", { move: line.move }), "aria-label": t("Line {rank}, {score}: play {move}", { rank: rank + 1, score: scoreWords(line.score_text), move: line.move }), onclick: () => this.playLine(line.pv, 1, ply) },
-        scoreWords(line.score_text),
+        { type: "button", class: "pv-score", "data-move": line.move, title: t("Play {move}", { move: line.move }), "aria-label": t("Line {rank}, {score}: play {move}", { rank: rank + 1, score: evaluationWords(line.score_text, turn, true), move: line.move }), onclick: () => this.playLine(line.pv, 1, ply) },
+        evaluationWords(line.score_text, turn, true),
       ),
       h("span", { class: "pv", id: rank === 0 ? "engine-pv" : null }, ...moves),
     );
@@ -1644,21 +1641,4 @@ export async function render(root) {
   // For debugging in the console and for the end-to-end tests.
   Object.assign(window, { poolcheckersAnalysis: page });
   await page.start();
-}
-
-/**
- * The engine's score in the page's language: "+0.35" as it is, a proven end in words
- * (the engine facade says "win in 3", "loss in 2", "tablebase win").
- * @param {string | null | undefined} text
- * @returns {string}
- */
-function scoreWords(text) {
-  const proven = /^(win|loss) in (\d+)$/.exec(text || "");
-  if (proven) {
-    const n = Number(proven[2]);
-    return proven[1] === "win" ? tn("win in {n}", "win in {n}", n) : tn("loss in {n}", "loss in {n}", n);
-  }
-  if (text === "tablebase win") return t("tablebase win");
-  if (text === "tablebase loss") return t("tablebase loss");
-  return text ?? "";
 }
