@@ -260,17 +260,24 @@ def test_online_game_through_caddy_survives_a_process_restart_then_backup_restor
     assert any(json.loads(line)["request"]["uri"] == f"/api/games/{gid}" for line in lines)
 
 
+#: the game page's waits before it sends a move again after no answer or a proxy's
+#: 502/503/504 (static/api.js, MOVE_RETRY_WAITS), in seconds
+PAGE_RETRY_WAITS = (0.25, 0.5, 1.0, 2.0, 3.5)
+
+
 class MovesInPlay:
     """Two players' seats in online games through the proxy, posting one move after
-    another (a new game when one ends) as the pages do, counting the answers that
-    were not a success.  ``sending`` is set just before each move goes out."""
+    another (a new game when one ends) as the pages do, sending a move again with its
+    ply after a proxy's failure as the page does; counting the moves that failed even
+    so, and the proxy's answers that a resend covered.  ``sending`` is set just before
+    each move goes out."""
 
     def __init__(self, origin: str, tls: ssl.SSLContext) -> None:
         self.client = httpx2.Client(
             base_url=origin, verify=tls, timeout=60, headers={"Origin": origin}
         )
         self.sending, self.done = threading.Event(), threading.Event()
-        self.attempts, self.failures = 0, list[str]()
+        self.attempts, self.failures, self.resent = 0, list[str](), list[str]()
         self.thread = threading.Thread(target=self._play, daemon=True)
 
     def _new_game(self) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -292,13 +299,28 @@ class MovesInPlay:
             headers = {"X-Seat-Token": tokens[state["turn"]]}
             self.attempts += 1
             self.sending.set()
-            r = self.client.post(f"/api/games/{gid}/move", json=move, headers=headers)
+            r = self._send(f"/api/games/{gid}/move", move, headers)
             if r.status_code == 200:
                 state = r.json()
             else:
                 self.failures.append(f"{r.status_code} {r.text[:200]}")
                 state = self.client.get(f"/api/games/{gid}").json()
             time.sleep(0.05)  # a player's pace: a few games a minute
+
+    def _send(self, url: str, move: dict[str, Any], headers: dict[str, str]) -> httpx2.Response:
+        for wait in (*PAGE_RETRY_WAITS, None):
+            try:
+                r = self.client.post(url, json=move, headers=headers)
+            except httpx2.TransportError as error:
+                if wait is None:
+                    raise
+                self.resent.append(type(error).__name__)
+            else:
+                if r.status_code not in (502, 503, 504) or wait is None:
+                    return r
+                self.resent.append(str(r.status_code))
+            time.sleep(wait)
+        raise AssertionError("unreachable")
 
     def at_next_move(self) -> None:
         """Return the instant the next move is sent."""
@@ -312,7 +334,10 @@ def test_no_move_fails_while_the_processes_are_restarted_one_after_the_other(
     """docs/DEPLOY.md §5's rolling restart under play: each process gets its SIGTERM
     the instant a move is sent, then starts again and answers its health check
     before the next one stops.  Caddy sends the move elsewhere (or again: a move
-    carries its ply, so a repeat is answered, not played twice); none fails."""
+    carries its ply, so a repeat is answered, not played twice); none fails.  The
+    mover sends a move again after a proxy's failure as the page does: on a loaded
+    machine Caddy's health check can see the stopping process's 503 later than its
+    port closes, and one in about 200 moves then needs its resend."""
     play = MovesInPlay(site["origin"], site["tls"])
     play.thread.start()
     try:
@@ -328,4 +353,6 @@ def test_no_move_fails_while_the_processes_are_restarted_one_after_the_other(
         play.done.set()
         play.thread.join(timeout=60)
     assert play.failures == [], f"{len(play.failures)} of {play.attempts} moves failed"
+    # a resend is the exception, not the way moves get through
+    assert len(play.resent) <= 2, f"{len(play.resent)} resends: {play.resent}"
     assert play.attempts >= 20

@@ -30,10 +30,27 @@ PASSWORD = "correct horse battery"
 BLITZ = {"clock": {"initial": 180, "increment": 2}, "rated": True, "color": "black"}
 
 
-def signed_in(make_client: AppFactory, name: str, same: TestClient | None = None) -> TestClient:
+#: a server whose background sweeps (flags, idle games, events) do not run while a
+#: test counts the statements of one request: on a loaded machine a sweep's query
+#: would fall inside the count
+NO_SWEEPS: dict[str, Any] = {
+    "sweep_interval": 3600.0,
+    "idle_sweep_interval": 3600.0,
+    "tournament_sweep_interval": 3600.0,
+}
+
+
+def signed_in(
+    make_client: AppFactory, name: str, same: TestClient | None = None, **settings: Any
+) -> TestClient:
     """A device signed in as ``name``; with ``same``, on the same server (process) as
-    that client: the lobby's live messages stay within one process here."""
-    client = TestClient(same.app) if same is not None else make_client(password_parameters=CHEAPEST)
+    that client: the lobby's live messages stay within one process here; ``settings``
+    for a new server."""
+    client = (
+        TestClient(same.app)
+        if same is not None
+        else make_client(password_parameters=CHEAPEST, **settings)
+    )
     r = client.post("/api/account/signup", json={"username": name, "password": PASSWORD})
     assert r.status_code == 200, r.text
     client.headers["X-CSRF-Token"] = r.json()["csrf_token"]
@@ -47,6 +64,14 @@ def cookie(client: TestClient) -> dict[str, str]:
 @pytest.fixture
 def ann_bob(make_client: AppFactory) -> tuple[TestClient, TestClient]:
     ann = signed_in(make_client, "Ann")
+    return ann, signed_in(make_client, "Bob", same=ann)
+
+
+@pytest.fixture
+def ann_bob_counted(make_client: AppFactory) -> tuple[TestClient, TestClient]:
+    """:func:`ann_bob` on a server without background sweeps: a request's statements
+    are counted alone."""
+    ann = signed_in(make_client, "Ann", **NO_SWEEPS)
     return ann, signed_in(make_client, "Bob", same=ann)
 
 
@@ -425,12 +450,14 @@ def accept_counted_of(
     return statements, len(checkouts)
 
 
-def test_taking_a_seek_costs_four_statements(ann_bob: tuple[TestClient, TestClient]) -> None:
+def test_taking_a_seek_costs_four_statements(
+    ann_bob_counted: tuple[TestClient, TestClient],
+) -> None:
     """Who the taker is (session and account), the seek with what taking it needs
     (the players' other seeks, whether they are bots, their rated games today, their
     ratings), then the seek's delete and the game's insert in one transaction
     (PostgreSQL does the two in one statement: tests/server/test_postgres.py)."""
-    ann, bob = ann_bob
+    ann, bob = ann_bob_counted
     commits: list[str] = []
     statements, checkouts = accept_counted(ann, bob, commits)
     assert len(statements) == 4, statements
@@ -458,7 +485,7 @@ def test_taking_a_seek_needs_a_live_session(
 
 
 def test_a_seek_stored_with_another_category_pairs_with_the_ratings_of_its_clock(
-    ann_bob: tuple[TestClient, TestClient],
+    ann_bob_counted: tuple[TestClient, TestClient],
 ) -> None:
     """A seek stored by another version, whose stored category is not what its clock
     makes now: the ratings are read in the clock's category, in a statement apart."""
@@ -466,7 +493,7 @@ def test_a_seek_stored_with_another_category_pairs_with_the_ratings_of_its_clock
 
     from poolcheckers.server.database.tables import SEEKS
 
-    ann, bob = ann_bob
+    ann, bob = ann_bob_counted
     seek = post(ann)
     ctx = server_context(ann)
     with ctx.db.begin() as conn:

@@ -187,9 +187,10 @@ def test_taking_a_seek_costs_three_statements_on_postgres(pg_app: AppFactory) ->
     (autocommit), all on one connection."""
     from argon2.profiles import CHEAPEST
 
-    from .test_lobby_api import accept_counted, signed_in
+    from .test_lobby_api import NO_SWEEPS, accept_counted, signed_in
 
-    with pg_app(password_parameters=CHEAPEST) as one, pg_app(password_parameters=CHEAPEST) as two:
+    quiet = {"password_parameters": CHEAPEST, **NO_SWEEPS}
+    with pg_app(**quiet) as one, pg_app(**quiet) as two:
         ann = signed_in(lambda **_kw: TestClient(one.app), "Ann")
         bob = signed_in(lambda **_kw: TestClient(two.app), "Bob")
         transactions: list[str] = []
