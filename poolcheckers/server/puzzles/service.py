@@ -40,6 +40,7 @@ from poolcheckers.server.puzzles.model import (
 from poolcheckers.server.puzzles.repository import DbPuzzleStore, Run, StoredPuzzle
 from poolcheckers.server.quotas import Quotas, Rate
 from poolcheckers.server.ratings.model import LICHESS, Perf
+from poolcheckers.server.throttle import address_key
 from poolcheckers.server.timesource import TimeSource
 
 log = logging.getLogger("poolcheckers.server")
@@ -54,6 +55,9 @@ RETRIES = 5
 
 #: puzzles one account may ask the engine to make from the board editor, per hour
 PROPOSALS_PER_HOUR = Rate("puzzles:proposed", 20, 3600)
+#: attempts one account (or one address, signed out) may start in an hour: each is a
+#: stored row, and a solver at full speed starts a few a minute
+ATTEMPTS_PER_HOUR = Rate("puzzles:attempts", 600, 3600)
 
 
 class PuzzleService:
@@ -203,26 +207,42 @@ class PuzzleService:
         return self.get(pid)
 
     # ------------------------------------------------------------------ attempts
-    def start(self, pid: str, user: User | None) -> dict[str, Any]:
+    def start(self, pid: str, user: User | None, address: str = "") -> dict[str, Any]:
         """Start an attempt at ``pid``; a signed-in player's open attempt at it goes on
         where it stopped (a page reloaded).  That player's attempts at other puzzles
         that have begun (a move played, a hint asked for) end as misses: leaving a
-        puzzle half-played is no way around its rating; those not begun are dropped."""
+        puzzle half-played is no way around its rating; those not begun are dropped.
+        A new attempt counts against :data:`ATTEMPTS_PER_HOUR` of the account, or of
+        ``address`` when signed out."""
         stored = self.get(pid)
-        if user is not None:
-            for run in self.store.open_runs(user.id):
-                if run.puzzle_id == pid:
-                    return _started(run, stored)
-                if run.ply or run.hinted:
-                    with contextlib.suppress(AttemptOver):  # a racing request ended it
-                        self._end(run, self.get(run.puzzle_id), solved=False)
-                else:
-                    self.store.drop_run(run)
+        runs = [] if user is None else self.store.open_runs(user.id)
+        for run in runs:
+            if run.puzzle_id == pid:
+                return _started(run, stored)
+        self._count_attempt(user, address)
+        for run in runs:
+            if run.ply or run.hinted:
+                with contextlib.suppress(AttemptOver):  # a racing request ended it
+                    self._end(run, self.get(run.puzzle_id), solved=False)
+            else:
+                self.store.drop_run(run)
         run = Run(
             secrets.token_urlsafe(16), None if user is None else user.id, pid, 0, "open", False
         )
         self.store.start_run(run, self._now_ms())
         return _started(run, stored)
+
+    def _count_attempt(self, user: User | None, address: str) -> None:
+        if self.quotas is None:
+            return
+        decision = self.quotas.hit(
+            ATTEMPTS_PER_HOUR, user.id if user is not None else f"address:{address_key(address)}"
+        )
+        if not decision.allowed:
+            raise errors.limit_reached(
+                M_("at most {limit} puzzle attempts an hour", limit=ATTEMPTS_PER_HOUR.limit),
+                decision.retry_after,
+            )
 
     def play(self, rid: str, user: User | None, ply: int, move: str) -> dict[str, Any]:
         """Judge the solver's move at ``ply``: the puzzle's reply when it is the

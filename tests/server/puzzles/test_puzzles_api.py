@@ -205,6 +205,31 @@ def test_a_signed_out_player_trains_unrated(site: TestClient) -> None:
     assert site.get("/api/puzzles/9810d542").json()["plays"] == 0
 
 
+def test_one_address_or_one_account_cannot_flood_the_attempts(
+    site: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every new attempt is a stored row: one account, or one address signed out,
+    starts a bounded number an hour (counted in the database, for every process);
+    going on with an open attempt costs nothing."""
+    from poolcheckers.server.puzzles import service
+    from poolcheckers.server.quotas import Rate
+
+    monkeypatch.setattr(service, "ATTEMPTS_PER_HOUR", Rate("puzzles:attempts", 3, 3600))
+    pids = list(BY_ID)
+    for pid in pids[:3]:
+        attempt(site, pid)  # signed out: the address counts
+    refused = site.post(f"/api/puzzles/{pids[3]}/attempts")
+    assert refused.status_code == 429 and error_code(refused) == "rate_limited", refused.text
+    assert "at most 3 puzzle attempts an hour" in refused.json()["error"]["message"]
+    ann = sign_up(site, "ann")  # an account counts apart from its address
+    first = attempt(ann, pids[0])
+    for pid in pids[1:3]:
+        attempt(ann, pid)
+    assert ann.post(f"/api/puzzles/{pids[3]}/attempts").status_code == 429
+    assert attempt(ann, pids[2])["attempt"]  # the open attempt goes on, uncounted
+    assert first["attempt"] != attempt(ann, pids[2])["attempt"]
+
+
 def test_an_attempt_of_another_account_is_refused(site: TestClient) -> None:
     ann, bob = sign_up(site, "ann"), sign_up(site, "bob")
     rid = attempt(ann, "2074e0a7")["attempt"]

@@ -19,6 +19,7 @@ from poolcheckers.server.api.schemas import Text
 from poolcheckers.server.i18n import Translator
 from poolcheckers.server.puzzles.model import GOAL_TEXT
 from poolcheckers.server.puzzles.repository import StoredPuzzle
+from poolcheckers.server.throttle import client_address
 
 router = APIRouter(tags=["puzzles"], route_class=ApiRoute, responses=ERROR_RESPONSES)
 
@@ -113,7 +114,8 @@ async def one(pid: str, ctx: Ctx, words: Lang) -> Response:
 @router.post("/api/puzzles/{pid}/attempts", summary="Start an attempt at a puzzle")
 async def start(pid: str, request: Request, ctx: Ctx) -> Response:
     user = await ctx.accounts.user_of(request)
-    return json_response(await ctx.run(ctx.puzzles.start, pid, user))
+    address = client_address(request)
+    return json_response(await ctx.run(ctx.puzzles.start, pid, user, address))
 
 
 @router.post(
