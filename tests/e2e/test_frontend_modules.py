@@ -313,11 +313,11 @@ def test_review_accuracy_of_a_random_mover_is_far_below_the_engines(util_page: P
     )
     engine = [g["engine"] for g in got]
     randoms = [g["random"] for g in got]
-    print("engine", [round(x, 1) for x in engine], "random", [round(x, 1) for x in randoms])
-    assert min(engine) > 90
-    assert max(randoms) < 85
-    assert sum(randoms) / len(randoms) < 80
-    assert all(e - r > 15 for e, r in zip(engine, randoms, strict=True))
+    figures = f"engine {[round(x, 1) for x in engine]}, random {[round(x, 1) for x in randoms]}"
+    assert min(engine) > 90, figures
+    assert max(randoms) < 85, figures
+    assert sum(randoms) / len(randoms) < 80, figures
+    assert all(e - r > 15 for e, r in zip(engine, randoms, strict=True)), figures
 
 
 NO_SHOWS = [
